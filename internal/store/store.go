@@ -1,0 +1,85 @@
+// Package store owns every SQL statement of hubctl: the connection pool,
+// transactions, schema migrations and the typed errors (ErrNotFound,
+// ErrConflict, ErrUnavailable) that the API and CLI map to codes.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Store is the shared handle on the database.
+type Store struct {
+	Pool *pgxpool.Pool
+}
+
+// Options tune the pool.
+type Options struct {
+	MaxConns int32
+	// AppName shows in pg_stat_activity so operators can tell hub
+	// connections (and roles) apart.
+	AppName string
+}
+
+// Open connects a pool and checks that the server answers.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	cfg, err := parseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	if opts.AppName != "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = opts.AppName
+	}
+	cfg.HealthCheckPeriod = 15 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, classify(fmt.Errorf("connect to PostgreSQL: %w", err))
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, classify(fmt.Errorf("connect to PostgreSQL at %s: %w", describeTarget(cfg), err))
+	}
+	return &Store{Pool: pool}, nil
+}
+
+// Close releases every connection.
+func (s *Store) Close() { s.Pool.Close() }
+
+// Ping reports whether the database answers; readiness probes use it.
+func (s *Store) Ping(ctx context.Context) error {
+	return classify(s.Pool.Ping(ctx))
+}
+
+// InTx runs fn in one transaction, committing when fn returns nil and rolling
+// back otherwise. Errors come back classified.
+func (s *Store) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return classify(pgx.BeginFunc(ctx, s.Pool, fn))
+}
+
+func parseConfig(dsn string) (*pgxpool.Config, error) {
+	if dsn == "" {
+		return nil, errors.New("no database configured: set STREAMING_HUB_POSTGRES_DSN or --database-url")
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's parse errors can echo the DSN, password included.
+		return nil, errors.New("invalid STREAMING_HUB_POSTGRES_DSN: not a PostgreSQL URL or key=value connection string")
+	}
+	return cfg, nil
+}
+
+// describeTarget names the server without credentials, for error messages.
+func describeTarget(cfg *pgxpool.Config) string {
+	cc := cfg.ConnConfig
+	return fmt.Sprintf("%s:%d/%s", cc.Host, cc.Port, cc.Database)
+}

@@ -1,0 +1,10 @@
+DROP TABLE IF EXISTS kafka_offsets;
+DROP TABLE IF EXISTS pull_cursors;
+DROP TABLE IF EXISTS pull_entries;
+DROP TABLE IF EXISTS delivery_attempts;
+DROP TABLE IF EXISTS delivery_jobs;
+DROP TABLE IF EXISTS quarantine;
+DROP TABLE IF EXISTS events;
+DROP TABLE IF EXISTS subscriptions;
+DROP TABLE IF EXISTS tenant_api_keys;
+DROP TABLE IF EXISTS tenants;

@@ -1,0 +1,189 @@
+-- hubctl schema, version 1. The whole contract of SPEC.md lives here: tenants
+-- and their API keys, subscriptions, the event inbox, quarantine, delivery jobs
+-- and attempts, pull streams and cursors, and the Kafka offsets that make
+-- ingest consume-once.
+
+CREATE TABLE tenants (
+    id          text PRIMARY KEY CHECK (id ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$'),
+    status      text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'inactive')),
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+
+-- Tokens are 32 random bytes, so a fast hash (SHA-256) is as good as a slow
+-- one here and keeps authentication a single index probe.
+CREATE TABLE tenant_api_keys (
+    id            uuid PRIMARY KEY,
+    tenant_id     text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    name          text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 200),
+    token_hash    bytea NOT NULL UNIQUE,
+    token_prefix  text NOT NULL,
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    last_used_at  timestamptz,
+    revoked_at    timestamptz
+);
+CREATE INDEX tenant_api_keys_by_tenant ON tenant_api_keys (tenant_id, created_at, id);
+
+-- Secrets and credentials are AES-256-GCM envelopes (internal/crypto) bound to
+-- the row id and column name; sink_config holds only what may be shown.
+-- destination is the circuit-breaker key derived from sink_config, free of
+-- credentials. Rows are soft-deleted so their jobs and history stay readable
+-- and a deleted subscription can be told apart from a missing one.
+CREATE TABLE subscriptions (
+    id                          uuid PRIMARY KEY,
+    tenant_id                   text NOT NULL REFERENCES tenants (id),
+    name                        text NOT NULL CHECK (char_length(name) <= 200),
+    sink_type                   text NOT NULL CHECK (sink_type IN ('webhook', 'sqs', 'rabbitmq', 'eventbridge', 'pull')),
+    sink_config                 jsonb NOT NULL DEFAULT '{}',
+    sink_credentials            text,
+    destination                 text NOT NULL,
+    event_types                 text[] NOT NULL CHECK (cardinality(event_types) > 0),
+    schema_major                integer NOT NULL DEFAULT 1 CHECK (schema_major >= 1),
+    origin                      text,
+    -- Go durations as the user gave them; dispatch falls back to the default
+    -- curve when a stored value no longer parses (SPEC §3.2).
+    retry_schedule              text[],
+    attempt_timeout_ms          integer NOT NULL DEFAULT 10000 CHECK (attempt_timeout_ms BETWEEN 1000 AND 60000),
+    enabled                     boolean NOT NULL DEFAULT true,
+    verification_state          text NOT NULL DEFAULT 'pending' CHECK (verification_state IN ('pending', 'active', 'failed')),
+    verification_error          text,
+    verified_at                 timestamptz,
+    disabled_reason             text CHECK (disabled_reason IN ('auto_disabled')),
+    failing_since               timestamptz,
+    last_failure_at             timestamptz,
+    signing_secret              text,
+    previous_secret             text,
+    previous_secret_expires_at  timestamptz,
+    created_at                  timestamptz NOT NULL DEFAULT now(),
+    updated_at                  timestamptz NOT NULL DEFAULT now(),
+    deleted_at                  timestamptz,
+    CHECK ((sink_type = 'webhook') = (signing_secret IS NOT NULL) OR deleted_at IS NOT NULL)
+);
+CREATE INDEX subscriptions_by_tenant ON subscriptions (tenant_id, created_at, id) WHERE deleted_at IS NULL;
+-- Matching reads only the live, deliverable subscriptions of one tenant.
+CREATE INDEX subscriptions_matchable ON subscriptions (tenant_id)
+    WHERE deleted_at IS NULL AND enabled AND verification_state = 'active';
+
+-- The inbox. seq is arrival order; ingest serialises its commits so that seq
+-- order is also commit order, which is what lets a pull cursor never skip a
+-- row that was still in flight. payload is the record value byte for byte;
+-- headers keeps every record header (keys and values are bytes on the wire).
+CREATE TABLE events (
+    seq              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant_id        text NOT NULL,
+    id               uuid NOT NULL,
+    event_key        text NOT NULL,
+    schema_version   text NOT NULL,
+    schema_major     integer NOT NULL,
+    source           text NOT NULL,
+    type             text NOT NULL,
+    time             timestamptz NOT NULL,
+    subject          text,
+    datacontenttype  text,
+    dataschema       text,
+    traceparent      text,
+    tracestate       text,
+    header_keys      bytea[] NOT NULL,
+    header_values    bytea[] NOT NULL,
+    payload          bytea NOT NULL,
+    topic            text NOT NULL,
+    kafka_partition  integer NOT NULL,
+    kafka_offset     bigint NOT NULL,
+    received_at      timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (tenant_id, id)
+);
+
+-- Poison records, kept raw for forensics and never retried. One row per
+-- stream position: reprocessing the same offset cannot quarantine it twice.
+CREATE TABLE quarantine (
+    id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    reason           text NOT NULL,
+    detail           text NOT NULL DEFAULT '',
+    topic            text NOT NULL,
+    kafka_partition  integer NOT NULL,
+    kafka_offset     bigint NOT NULL,
+    record_key       bytea,
+    header_keys      bytea[] NOT NULL,
+    header_values    bytea[] NOT NULL,
+    value            bytea NOT NULL,
+    received_at      timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (topic, kafka_partition, kafka_offset)
+);
+CREATE INDEX quarantine_newest ON quarantine (received_at DESC, id DESC);
+
+-- One job per (event, push subscription). State machine (ARCHITECTURE.md):
+-- pending -> in_flight -> succeeded | pending (retry) | dead; lease expiry
+-- returns in_flight -> pending with recoveries + 1; replay dead -> pending;
+-- subscription delete pending -> canceled.
+CREATE TABLE delivery_jobs (
+    id               uuid PRIMARY KEY,
+    tenant_id        text NOT NULL,
+    subscription_id  uuid NOT NULL REFERENCES subscriptions (id),
+    event_seq        bigint NOT NULL REFERENCES events (seq),
+    state            text NOT NULL DEFAULT 'pending'
+                     CHECK (state IN ('pending', 'in_flight', 'succeeded', 'dead', 'canceled')),
+    attempts         integer NOT NULL DEFAULT 0,
+    recoveries       integer NOT NULL DEFAULT 0,
+    next_attempt_at  timestamptz NOT NULL DEFAULT now(),
+    lease_owner      text,
+    lease_until      timestamptz,
+    last_error       text,
+    last_status      integer,
+    dead_reason      text CHECK (dead_reason IN ('exhausted', 'poison', 'subscription_disabled')),
+    dead_at          timestamptz,
+    succeeded_at     timestamptz,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (subscription_id, event_seq),
+    CHECK ((state = 'dead') = (dead_reason IS NOT NULL)),
+    CHECK ((state = 'in_flight') = (lease_until IS NOT NULL))
+);
+-- Due-job claim, interleaved by tenant: a loose index scan over tenant_id
+-- followed by each tenant's oldest due jobs.
+CREATE INDEX delivery_jobs_due ON delivery_jobs (tenant_id, next_attempt_at, event_seq) WHERE state = 'pending';
+CREATE INDEX delivery_jobs_due_global ON delivery_jobs (next_attempt_at) WHERE state = 'pending';
+-- Lease-expiry recovery.
+CREATE INDEX delivery_jobs_leases ON delivery_jobs (lease_until) WHERE state = 'in_flight';
+-- Dead-letter listing and replay filters.
+CREATE INDEX delivery_jobs_dead ON delivery_jobs (tenant_id, dead_at DESC, id) WHERE state = 'dead';
+-- A subscription's deliveries, newest first.
+CREATE INDEX delivery_jobs_by_subscription ON delivery_jobs (subscription_id, created_at DESC, id);
+
+-- One row per attempt; id is the X-Lerian-Delivery-Id the destination saw.
+CREATE TABLE delivery_attempts (
+    id                uuid PRIMARY KEY,
+    job_id            uuid NOT NULL REFERENCES delivery_jobs (id) ON DELETE CASCADE,
+    attempt           integer NOT NULL CHECK (attempt >= 1),
+    started_at        timestamptz NOT NULL,
+    duration_ms       integer NOT NULL CHECK (duration_ms >= 0),
+    outcome           text NOT NULL CHECK (outcome IN ('succeeded', 'failed')),
+    status_code       integer,
+    error             text,
+    response_snippet  bytea CHECK (octet_length(response_snippet) <= 1024),
+    UNIQUE (job_id, attempt)
+);
+
+-- A pull subscription's stream: the seqs of its matched events. Reading is
+-- the ack, so the durable cursor lives beside it.
+CREATE TABLE pull_entries (
+    subscription_id  uuid NOT NULL REFERENCES subscriptions (id) ON DELETE CASCADE,
+    event_seq        bigint NOT NULL REFERENCES events (seq),
+    PRIMARY KEY (subscription_id, event_seq)
+);
+
+CREATE TABLE pull_cursors (
+    subscription_id  uuid PRIMARY KEY REFERENCES subscriptions (id) ON DELETE CASCADE,
+    cursor_seq       bigint NOT NULL DEFAULT 0 CHECK (cursor_seq >= 0),
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+
+-- The next offset to read per partition, written in the same transaction as
+-- the records before it, so a lost Kafka commit never re-ingests them.
+CREATE TABLE kafka_offsets (
+    consumer_group   text NOT NULL,
+    topic            text NOT NULL,
+    kafka_partition  integer NOT NULL,
+    next_offset      bigint NOT NULL CHECK (next_offset >= 0),
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (consumer_group, topic, kafka_partition)
+);
