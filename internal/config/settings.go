@@ -1,0 +1,206 @@
+package config
+
+import (
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// EnvPrefix starts the name of every setting's environment variable.
+const EnvPrefix = "STREAMING_HUB_"
+
+// Setting describes one configuration value.
+type Setting struct {
+	Env         string // environment variable, e.g. STREAMING_HUB_DISPATCH_WORKERS
+	Key         string // YAML key in the --config file, e.g. dispatch_workers
+	Default     string // written as an operator would write it
+	Description string
+	Secret      bool // never shown or logged in clear
+
+	codec codec
+	// mask hides a secret for display; nil means hide it whole.
+	mask func(string) string
+}
+
+// Allowed describes the values the setting accepts, e.g. "an integer from
+// 1 to 1024".
+func (s Setting) Allowed() string { return s.codec.allowed }
+
+// Mask returns value as it may be displayed: unchanged for ordinary
+// settings, "****" for secrets, with only the password hidden for the DSN.
+// An empty secret stays empty so an operator can see it is unset.
+func (s Setting) Mask(value string) string {
+	switch {
+	case !s.Secret || value == "":
+		return value
+	case s.mask != nil:
+		return s.mask(value)
+	default:
+		return masked
+	}
+}
+
+// Settings returns every setting in display order. The slice is a copy.
+func Settings() []Setting { return slices.Clone(registry) }
+
+// lookupSetting finds a setting by its environment variable name.
+func lookupSetting(env string) (Setting, bool) {
+	i := slices.IndexFunc(registry, func(s Setting) bool { return s.Env == env })
+	if i < 0 {
+		return Setting{}, false
+	}
+	return registry[i], true
+}
+
+func setting(name, def, description string, c codec) Setting {
+	return Setting{
+		Env:         EnvPrefix + name,
+		Key:         strings.ToLower(name),
+		Default:     def,
+		Description: description,
+		codec:       c,
+	}
+}
+
+func secret(s Setting) Setting {
+	s.Secret = true
+	return s
+}
+
+// partlySecret is a secret whose display keeps what mask leaves visible.
+func partlySecret(mask func(string) string, s Setting) Setting {
+	s = secret(s)
+	s.mask = mask
+	return s
+}
+
+// registry lists every setting SPEC.md names, grouped as an operator reads
+// them. Its order is the order of `config show` and of validation messages.
+var registry = []Setting{
+	setting("ENV", "production",
+		"Deployment environment; production unless said otherwise, hubctl dev sets local.",
+		oneOf(func(c *Config) *Environment { return &c.Environment },
+			EnvironmentLocal, EnvironmentStaging, EnvironmentProduction)),
+	setting("LOG_LEVEL", "info",
+		"Lowest level of log records written.",
+		logLevel(func(c *Config) *slog.Level { return &c.LogLevel })),
+	setting("ROLE", "all",
+		"Which part of the hub hubctl serve runs: ingest, delivery or both.",
+		oneOf(func(c *Config) *Role { return &c.Role }, RoleAll, RoleIngest, RoleDelivery)),
+	setting("HTTP_LISTEN_ADDR", ":8080",
+		"Address of the HTTP listener (health, metrics, tenant and admin APIs).",
+		listenAddress(func(c *Config) *string { return &c.HTTPListenAddr })),
+	setting("METRICS_ENABLED", "true",
+		"Serve Prometheus metrics on /metrics.",
+		boolean(func(c *Config) *bool { return &c.MetricsEnabled })),
+
+	partlySecret(maskDSN, setting("POSTGRES_DSN", "",
+		"PostgreSQL connection string, URL or key=value form.",
+		text(func(c *Config) *string { return &c.Postgres.DSN }))),
+	setting("POSTGRES_MAX_OPEN_CONNS", "25",
+		"Most connections the process opens to PostgreSQL.",
+		intBetween(1, 1000, func(c *Config) *int { return &c.Postgres.MaxOpenConns })),
+
+	setting("KAFKA_BROKERS", "localhost:9092",
+		"Kafka bootstrap brokers.",
+		hostPortList(func(c *Config) *[]string { return &c.Kafka.Brokers })),
+	setting("KAFKA_GROUP", "streaming-hub",
+		"Kafka consumer group shared by every ingesting instance.",
+		nonEmptyText(func(c *Config) *string { return &c.Kafka.Group })),
+	setting("KAFKA_TOPICS", `^lerian\.streaming\..+`,
+		"Topics to consume: every topic whose name matches this pattern.",
+		pattern(false, func(c *Config) **regexp.Regexp { return &c.Kafka.Topics })),
+	setting("KAFKA_TOPICS_EXCLUDE", `\.(commands|dlq)$`,
+		"Topics matching this pattern are not consumed even when KAFKA_TOPICS matches.",
+		pattern(true, func(c *Config) **regexp.Regexp { return &c.Kafka.TopicsExclude })),
+	setting("KAFKA_METADATA_REFRESH", "30s",
+		"How soon topics created after start are picked up.",
+		durationAtLeast(time.Second, func(c *Config) *time.Duration { return &c.Kafka.MetadataRefresh })),
+	setting("KAFKA_TLS_ENABLED", "false",
+		"Connect to the brokers over TLS.",
+		boolean(func(c *Config) *bool { return &c.Kafka.TLSEnabled })),
+	setting("KAFKA_SCRAM_MECHANISM", "",
+		"SASL/SCRAM mechanism; empty disables SASL.",
+		oneOf(func(c *Config) *SCRAMMechanism { return &c.Kafka.SCRAMMechanism },
+			SCRAMNone, SCRAMSHA256, SCRAMSHA512)),
+	setting("KAFKA_SCRAM_USERNAME", "",
+		"SASL/SCRAM user; required with a mechanism.",
+		text(func(c *Config) *string { return &c.Kafka.SCRAMUsername })),
+	secret(setting("KAFKA_SCRAM_PASSWORD", "",
+		"SASL/SCRAM password; required with a mechanism.",
+		text(func(c *Config) *string { return &c.Kafka.SCRAMPassword }))),
+
+	setting("TYPE_PREFIX", "studio.lerian.",
+		"Prefix every accepted CloudEvents type starts with.",
+		text(func(c *Config) *string { return &c.Ingest.TypePrefix })),
+	setting("MAX_EVENT_BYTES", "1048576",
+		"Largest record value accepted; larger ones are quarantined.",
+		intBetween(1, 100<<20, func(c *Config) *int { return &c.Ingest.MaxEventBytes })),
+	setting("ROSTER_REFRESH", "5s",
+		"How soon tenant roster changes take effect.",
+		durationAtLeast(100*time.Millisecond, func(c *Config) *time.Duration { return &c.Ingest.RosterRefresh })),
+
+	setting("DISPATCH_WORKERS", "8",
+		"Delivery workers per process.",
+		intBetween(1, 1024, func(c *Config) *int { return &c.Dispatch.Workers })),
+	setting("DISPATCH_CLAIM_BATCH", "16",
+		"Delivery jobs claimed per database round trip.",
+		intBetween(1, 1000, func(c *Config) *int { return &c.Dispatch.ClaimBatch })),
+	setting("DISPATCH_IDLE_INTERVAL", "250ms",
+		"How often idle workers look for work when no notification arrives.",
+		durationAtLeast(10*time.Millisecond, func(c *Config) *time.Duration { return &c.Dispatch.IdleInterval })),
+	setting("POISON_THRESHOLD", "5",
+		"Lease recoveries after which a job is dead-lettered as poison.",
+		intAtLeast(1, func(c *Config) *int { return &c.Dispatch.PoisonThreshold })),
+
+	setting("BREAKER_FAILURES", "5",
+		"Consecutive failures that open a destination's circuit breaker.",
+		intAtLeast(1, func(c *Config) *int { return &c.Breaker.Failures })),
+	setting("BREAKER_COOLDOWN", "30s",
+		"How long an open breaker sheds jobs before letting a probe through.",
+		positiveDuration(func(c *Config) *time.Duration { return &c.Breaker.Cooldown })),
+
+	setting("ALLOW_PRIVATE_SINKS", "false",
+		"Allow deliveries to loopback, private and other non-public addresses.",
+		boolean(func(c *Config) *bool { return &c.AllowPrivateSinks })),
+
+	setting("AUTODISABLE_ENABLED", "true",
+		"Disable subscriptions whose deliveries keep failing.",
+		boolean(func(c *Config) *bool { return &c.AutoDisable.Enabled })),
+	setting("AUTODISABLE_FAILURE_WINDOW", "120h",
+		"How long a failure span must last before auto-disable.",
+		positiveDuration(func(c *Config) *time.Duration { return &c.AutoDisable.FailureWindow })),
+	setting("AUTODISABLE_FAILURE_SPREAD", "12h",
+		"How far apart the first and last failures of the span must be.",
+		durationAtLeast(0, func(c *Config) *time.Duration { return &c.AutoDisable.FailureSpread })),
+
+	setting("ROTATION_OVERLAP", "24h",
+		"How long a rotated signing secret stays valid beside the new one.",
+		durationAtLeast(0, func(c *Config) *time.Duration { return &c.RotationOverlap })),
+
+	setting("PULL_RATE", "100",
+		"Pull requests allowed per second per tenant (token bucket rate).",
+		positiveFloat(func(c *Config) *float64 { return &c.Pull.Rate })),
+	setting("PULL_BURST", "200",
+		"Pull requests a tenant may make in a burst (token bucket size).",
+		intAtLeast(1, func(c *Config) *int { return &c.Pull.Burst })),
+
+	setting("KEK_SOURCE", "env",
+		"Where the key-encryption key comes from.",
+		oneOf(func(c *Config) *KEKSource { return &c.KEK.Source }, KEKSourceEnv)),
+	setting("KEK_REF", "",
+		"Name of the environment variable holding the key-encryption key.",
+		envVarReference(func(c *Config) *string { return &c.KEK.Ref })),
+	secret(setting("DEV_KEK", "",
+		"Key-encryption key for local development only.",
+		text(func(c *Config) *string { return &c.KEK.DevKEK }))),
+
+	setting("SHUTDOWN_TIMEOUT", "30s",
+		"How long SIGTERM waits for in-flight work before exiting.",
+		positiveDuration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })),
+	secret(setting("ADMIN_TOKEN", "",
+		"Bearer token of the admin API (/admin).",
+		optionalSecret(16, func(c *Config) *string { return &c.AdminToken }))),
+}
