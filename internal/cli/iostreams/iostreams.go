@@ -1,0 +1,68 @@
+// Package iostreams is the CLI's one handle on the terminal: where commands
+// read and write, whether output is a terminal, and whether colour is wanted.
+// Tests swap in buffers with Test().
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// IOStreams bundles the standard streams with what is known about them.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	inTTY, outTTY, errTTY bool
+	colorDisabled         bool
+}
+
+// System wires the process's own streams. NO_COLOR (any non-empty value, see
+// no-color.org) and TERM=dumb turn colour off.
+func System() *IOStreams {
+	return &IOStreams{
+		In:            os.Stdin,
+		Out:           os.Stdout,
+		ErrOut:        os.Stderr,
+		inTTY:         isTerminal(os.Stdin),
+		outTTY:        isTerminal(os.Stdout),
+		errTTY:        isTerminal(os.Stderr),
+		colorDisabled: os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb",
+	}
+}
+
+// Test returns streams over buffers: stdin, stdout, stderr.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, colorDisabled: true}, in, out, errOut
+}
+
+func isTerminal(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// IsStdoutTTY reports whether output goes to a terminal (a person reads it).
+func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
+
+// IsStdinTTY reports whether a person can answer a prompt.
+func (s *IOStreams) IsStdinTTY() bool { return s.inTTY }
+
+// IsStderrTTY reports whether progress and hints on stderr reach a person.
+func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
+
+// SetStdoutTTY overrides detection; tests use it to exercise terminal output.
+func (s *IOStreams) SetStdoutTTY(v bool) { s.outTTY = v }
+
+// SetStdinTTY overrides detection.
+func (s *IOStreams) SetStdinTTY(v bool) { s.inTTY = v }
+
+// DisableColor turns colour off (--no-color).
+func (s *IOStreams) DisableColor() { s.colorDisabled = true }
+
+// ColorEnabled reports whether output may carry ANSI colour: only for a
+// terminal, and never against the user's wish.
+func (s *IOStreams) ColorEnabled() bool { return s.outTTY && !s.colorDisabled }

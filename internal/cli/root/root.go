@@ -1,0 +1,65 @@
+// Package root assembles the hubctl command tree.
+package root
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/hubctl/hubctl/internal/buildinfo"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	configcmd "github.com/hubctl/hubctl/internal/cli/config"
+//DEV	"github.com/hubctl/hubctl/internal/cli/dev"
+	"github.com/hubctl/hubctl/internal/cli/man"
+	"github.com/hubctl/hubctl/internal/cli/migrate"
+	"github.com/hubctl/hubctl/internal/cli/version"
+)
+
+// NewCmd returns the root command with every subcommand attached.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	var configFile string
+	var noColor bool
+	cmd := &cobra.Command{
+		Use:   "hubctl",
+		Short: "Event streaming hub: CloudEvents from Kafka to your destinations",
+		Long: `hubctl consumes CloudEvents from Kafka, keeps each event once in a PostgreSQL
+inbox, matches it against per-tenant subscriptions and delivers it: signed
+webhooks, AWS SQS, RabbitMQ, AWS EventBridge, or a pull cursor.
+
+The same binary runs the hub (hubctl serve), a complete local setup
+(hubctl dev) and every admin and consumer tool.
+
+Settings come from flags, then STREAMING_HUB_* environment variables, then the
+YAML file named by --config, then defaults; see hubctl config show.`,
+		Version:       buildinfo.Get().Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if noColor {
+				f.IOStreams.DisableColor()
+			}
+			f.UseFlags(cmd.Flags(), configFile)
+			return nil
+		},
+	}
+	cmd.SetVersionTemplate("hubctl {{.Version}}\n")
+	cmd.SetOut(f.IOStreams.Out)
+	cmd.SetErr(f.IOStreams.ErrOut)
+	cmd.SetIn(f.IOStreams.In)
+
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&configFile, "config", "", "YAML config file (keys: setting names without STREAMING_HUB_, lower case)")
+	pf.String("database-url", "", "PostgreSQL connection URL (STREAMING_HUB_POSTGRES_DSN)")
+	pf.String("log-level", "", "debug, info, warn or error (STREAMING_HUB_LOG_LEVEL)")
+	pf.BoolVar(&noColor, "no-color", false, "no colour in output (also NO_COLOR=1)")
+	cmdutil.MustBindFlag(pf, "database-url", "STREAMING_HUB_POSTGRES_DSN")
+	cmdutil.MustBindFlag(pf, "log-level", "STREAMING_HUB_LOG_LEVEL")
+
+	cmd.AddCommand(
+//DEV		dev.NewCmd(f),
+		migrate.NewCmd(f),
+		configcmd.NewCmd(f),
+		version.NewCmd(f),
+		man.NewCmd(f),
+	)
+	cmdutil.MarkUsageErrors(cmd)
+	return cmd
+}
