@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
@@ -38,8 +40,9 @@ type Migrator struct {
 }
 
 // NewMigrator connects to dsn with its own short-lived connection, so
-// migrations never compete with the pool for connections.
-func NewMigrator(dsn string) (*Migrator, error) {
+// migrations never compete with the pool for connections. ctx bounds the
+// connection attempt: a server that hangs must not hang start-up.
+func NewMigrator(ctx context.Context, dsn string) (*Migrator, error) {
 	src, err := iofs.New(migrations.FS, ".")
 	if err != nil {
 		return nil, fmt.Errorf("load embedded migrations: %w", err)
@@ -49,6 +52,12 @@ func NewMigrator(dsn string) (*Migrator, error) {
 		return nil, err
 	}
 	db := stdlib.OpenDB(*cfg.ConnConfig)
+	pingCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		_ = db.Close()
+		return nil, classify(fmt.Errorf("connect to PostgreSQL at %s: %w", describeTarget(cfg), err))
+	}
 	drv, err := migratepgx.WithInstance(db, &migratepgx.Config{})
 	if err != nil {
 		_ = db.Close()
@@ -84,7 +93,10 @@ func (mg *Migrator) Down(steps int) error {
 	} else {
 		err = mg.m.Steps(-steps)
 	}
-	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
+	// Rolling back more steps than are applied, or any from an empty
+	// schema, leaves the schema empty: what was asked, not an error.
+	var short migrate.ErrShortLimit
+	if err != nil && !errors.Is(err, migrate.ErrNoChange) && !errors.Is(err, os.ErrNotExist) && !errors.As(err, &short) {
 		return fmt.Errorf("migrate down: %w", err)
 	}
 	return nil
@@ -128,7 +140,7 @@ func (mg *Migrator) Status() (SchemaStatus, error) {
 // CheckSchema fails with ErrSchemaOutdated (and a message telling the
 // operator what to run) unless dsn's schema is exactly this binary's.
 func CheckSchema(ctx context.Context, dsn string) error {
-	mg, err := NewMigrator(dsn)
+	mg, err := NewMigrator(ctx, dsn)
 	if err != nil {
 		return err
 	}
@@ -149,8 +161,8 @@ func CheckSchema(ctx context.Context, dsn string) error {
 }
 
 // MigrateUp is the one-call form used by `hubctl dev` and the test harness.
-func MigrateUp(dsn string) error {
-	mg, err := NewMigrator(dsn)
+func MigrateUp(ctx context.Context, dsn string) error {
+	mg, err := NewMigrator(ctx, dsn)
 	if err != nil {
 		return err
 	}

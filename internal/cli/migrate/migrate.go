@@ -2,6 +2,7 @@
 package migrate
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -26,12 +27,12 @@ hubctl serve refuses to start on a schema that is not exactly its own version.`,
 	return cmd
 }
 
-func withMigrator(f *cmdutil.Factory, fn func(*store.Migrator) error) error {
+func withMigrator(ctx context.Context, f *cmdutil.Factory, fn func(*store.Migrator) error) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	mg, err := store.NewMigrator(cfg.Postgres.DSN)
+	mg, err := store.NewMigrator(ctx, cfg.Postgres.DSN)
 	if err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func newUpCmd(f *cmdutil.Factory) *cobra.Command {
 		Example: `  hubctl migrate up --database-url postgres://hub@db/hub`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withMigrator(f, func(mg *store.Migrator) error {
+			return withMigrator(cmd.Context(), f, func(mg *store.Migrator) error {
 				if err := mg.Up(); err != nil {
 					return err
 				}
@@ -82,7 +83,7 @@ Rolling back drops tables and the data in them.`,
 			if all {
 				steps = 0
 			}
-			return withMigrator(f, func(mg *store.Migrator) error {
+			return withMigrator(cmd.Context(), f, func(mg *store.Migrator) error {
 				if err := mg.Down(steps); err != nil {
 					return err
 				}
@@ -124,7 +125,7 @@ they differ, so scripts can gate a deploy on it.`,
 			if err != nil {
 				return cmdutil.WithCode(cmdutil.ExitUsage, err)
 			}
-			return withMigrator(f, func(mg *store.Migrator) error {
+			return withMigrator(cmd.Context(), f, func(mg *store.Migrator) error {
 				st, err := mg.Status()
 				if err != nil {
 					return err
@@ -168,7 +169,7 @@ any SQL. Use it only after repairing, by hand, a migration that failed half-way.
 			if err != nil || version < 0 {
 				return cmdutil.UsageErrorf("invalid VERSION %q: must be a migration number", args[0])
 			}
-			return withMigrator(f, func(mg *store.Migrator) error { return mg.Force(version) })
+			return withMigrator(cmd.Context(), f, func(mg *store.Migrator) error { return mg.Force(version) })
 		},
 	}
 }
