@@ -1,0 +1,106 @@
+// Package api is hubctl's HTTP surface: probes, metrics, version, and (as it
+// grows) the tenant and admin APIs, on net/http's ServeMux. Errors are JSON
+// {"code","message","details"} with the codes of SPEC §6.1.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/hubctl/hubctl/internal/buildinfo"
+)
+
+// ReadinessCheck reports why the process cannot take traffic, or nil.
+type ReadinessCheck func(ctx context.Context) error
+
+// Options wires the handler to the rest of the process.
+type Options struct {
+	Logger *slog.Logger
+	// Gatherer serves /metrics; nil disables the endpoint
+	// (STREAMING_HUB_METRICS_ENABLED=false).
+	Gatherer prometheus.Gatherer
+	// Checks must all pass for /readyz to answer 200.
+	Checks map[string]ReadinessCheck
+}
+
+// Server is the HTTP handler plus the draining switch that SIGTERM flips.
+type Server struct {
+	opts     Options
+	mux      *http.ServeMux
+	draining atomic.Bool
+}
+
+// New builds the handler.
+func New(opts Options) *Server {
+	s := &Server{opts: opts, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("GET /version", s.version)
+	if opts.Gatherer != nil {
+		s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
+	}
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Drain makes /readyz answer 503 from now on: the first step of shutdown, so
+// load balancers stop sending work before anything stops.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// healthz is liveness: 200 while the process runs, draining included, so an
+// orchestrator never kills a process that is finishing its work.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		WriteError(w, http.StatusServiceUnavailable, "draining", "the hub is shutting down", nil)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	failures := map[string]any{}
+	for name, check := range s.opts.Checks {
+		if err := check(ctx); err != nil {
+			failures[name] = err.Error()
+		}
+	}
+	if len(failures) > 0 {
+		WriteError(w, http.StatusServiceUnavailable, "not_ready", "a dependency is not ready", failures)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, buildinfo.Get())
+}
+
+// errorBody is the error shape of SPEC §6.1.
+type errorBody struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// WriteError writes a SPEC §6.1 error response.
+func WriteError(w http.ResponseWriter, status int, code, message string, details map[string]any) {
+	writeJSON(w, status, errorBody{Code: code, Message: message, Details: details})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
