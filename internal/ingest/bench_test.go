@@ -1,0 +1,79 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// BenchmarkIngest measures records/s from Kafka into the inbox: 1 KiB events
+// of one tenant spread over three partitions, with no subscription and with
+// three subscriptions that match every event (three delivery jobs each).
+//
+// One op is one event. The consumer has joined and stored a first record
+// before the clock starts; the b.N records are produced while its fetching is
+// paused, so the figure is ingest alone: poll, verdicts, the batch
+// transactions and the Kafka commits, against whatever PostgreSQL pgtest
+// uses: its durability settings are part of the figure.
+func BenchmarkIngest(b *testing.B) {
+	for _, subscriptions := range []int{0, 3} {
+		b.Run(fmt.Sprintf("subscriptions=%d", subscriptions), func(b *testing.B) {
+			benchmarkIngest(b, subscriptions)
+		})
+	}
+}
+
+func benchmarkIngest(b *testing.B, subscriptions int) {
+	e := newEnv(b)
+	e.addTenants("t-bench")
+	for i := range subscriptions {
+		e.exec(`
+INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret)
+VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}', 'active', 'ciphertext')`,
+			fmt.Sprint("bench-", i))
+	}
+	m := e.start(func(o *Options) { o.MaxPollRecords = DefaultMaxPollRecords })
+	e.produce(cloudEvent(0, "t-bench", eventID(0), []byte("{}")))
+	e.waitStored(testTopic, 1)
+
+	value := benchmarkPayload()
+	m.client.PauseFetchTopics(testTopic)
+	const produceChunk = 5000
+	records := make([]*kgo.Record, 0, produceChunk)
+	for i := 1; i <= b.N; i++ {
+		records = append(records, cloudEvent(int32(i%testPartitions), "t-bench", eventID(i), value))
+		if len(records) == produceChunk || i == b.N {
+			e.produce(records...)
+			records = records[:0]
+		}
+	}
+
+	b.ResetTimer()
+	start := time.Now()
+	m.client.ResumeFetchTopics(testTopic)
+	for e.storedTotal(testTopic) < int64(b.N)+1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
+	if want := int64((b.N + 1) * subscriptions); subscriptions > 0 && e.count(`SELECT count(*) FROM delivery_jobs`) != want {
+		b.Fatalf("delivery jobs = %d, want %d", e.count(`SELECT count(*) FROM delivery_jobs`), want)
+	}
+	m.stop()
+}
+
+// benchmarkPayload is a 1 KiB JSON document.
+func benchmarkPayload() []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"transaction_id":"0190b6a2-7c1e-7d3a-9f00-123456789abc","amount":1000,"memo":"`)
+	for buf.Len() < 1022 {
+		buf.WriteByte('x')
+	}
+	buf.WriteString(`"}`)
+	return buf.Bytes()
+}

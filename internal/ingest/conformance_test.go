@@ -1,0 +1,128 @@
+package ingest
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hubctl/hubctl/internal/conformance"
+)
+
+// ingestVectors is testdata/conformance/ingest-verdicts.json.
+type ingestVectors struct {
+	Roster       map[string]string `json:"roster"`
+	StoredEvents []struct {
+		TenantID string `json:"tenant_id"`
+		ID       string `json:"id"`
+	} `json:"stored_events"`
+	MaxEventBytes int `json:"max_event_bytes"`
+	Cases         []struct {
+		Name        string      `json:"name"`
+		Headers     [][2]string `json:"headers"`
+		Value       *string     `json:"value"`
+		ValueRepeat *struct {
+			Char  string `json:"char"`
+			Count int    `json:"count"`
+		} `json:"value_repeat"`
+		Expect      string `json:"expect"`
+		Reason      string `json:"reason"`
+		EventKey    string `json:"event_key"`
+		SchemaMajor int    `json:"schema_major"`
+	} `json:"cases"`
+}
+
+func loadVectors(t *testing.T) ingestVectors {
+	t.Helper()
+	path, err := conformance.Path("ingest-verdicts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v ingestVectors
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(v.Cases) == 0 {
+		t.Fatalf("%s holds no cases", path)
+	}
+	return v
+}
+
+// TestConformanceVectorsThroughKafka runs every ingest vector through the
+// whole path: a Kafka record, the consumer, the batch write, and the outcome
+// in the inbox, the quarantine or the discard counter.
+//
+// The cases are produced one at a time to one partition, each checked once
+// its offset is stored. Several accepted cases share an event id, so each
+// accepted event is removed after its check: every case meets the state the
+// vectors describe, not the leftovers of the cases before it.
+func TestConformanceVectorsThroughKafka(t *testing.T) {
+	vectors := loadVectors(t)
+	e := newEnv(t)
+	e.allowLargeRecords(testTopic) // for the payload_too_large case
+	for tenant, status := range vectors.Roster {
+		e.exec(`INSERT INTO tenants (id, status) VALUES ($1, $2)`, tenant, status)
+	}
+	for _, ev := range vectors.StoredEvents {
+		e.exec(`
+INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
+                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted', now(),
+        '{}', '{}', '', 'lerian.streaming.earlier', 0, 0)`, ev.TenantID, ev.ID)
+	}
+	m := e.start(func(o *Options) { o.Ingest.MaxEventBytes = vectors.MaxEventBytes })
+
+	const partition = 0
+	for i, c := range vectors.Cases {
+		offset := int64(i)
+		rec := &kgo.Record{Topic: testTopic, Partition: partition}
+		for _, h := range c.Headers {
+			rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h[0], Value: []byte(h[1])})
+		}
+		switch {
+		case c.ValueRepeat != nil:
+			rec.Value = []byte(strings.Repeat(c.ValueRepeat.Char, c.ValueRepeat.Count))
+		case c.Value != nil:
+			rec.Value = []byte(*c.Value)
+		}
+		before := m.metric(t, "streaming_hub_ingest_records_total", "verdict", c.Expect, "reason", c.Reason)
+		e.produce(rec)
+		e.waitStored(testTopic, offset+1)
+
+		if got := m.metric(t, "streaming_hub_ingest_records_total", "verdict", c.Expect, "reason", c.Reason) - before; got != 1 {
+			t.Errorf("%s: records_total{verdict=%q,reason=%q} rose by %v, want 1", c.Name, c.Expect, c.Reason, got)
+		}
+		inbox := e.count(`SELECT count(*) FROM events WHERE topic = $1 AND kafka_offset = $2`, testTopic, offset)
+		quarantined := e.count(`SELECT count(*) FROM quarantine WHERE topic = $1 AND kafka_offset = $2`, testTopic, offset)
+		switch c.Expect {
+		case "accept":
+			n := e.count(`SELECT count(*) FROM events WHERE topic = $1 AND kafka_offset = $2 AND event_key = $3 AND schema_major = $4`,
+				testTopic, offset, c.EventKey, c.SchemaMajor)
+			if n != 1 || quarantined != 0 {
+				t.Errorf("%s: %d inbox rows with key %q and major %d, %d quarantine rows; want 1 and 0",
+					c.Name, n, c.EventKey, c.SchemaMajor, quarantined)
+			}
+			e.exec(`DELETE FROM events WHERE topic = $1 AND kafka_offset = $2`, testTopic, offset)
+		case "quarantine":
+			n := e.count(`SELECT count(*) FROM quarantine WHERE topic = $1 AND kafka_offset = $2 AND reason = $3`, testTopic, offset, c.Reason)
+			if n != 1 || inbox != 0 {
+				t.Errorf("%s: %d quarantine rows with reason %q, %d inbox rows; want 1 and 0", c.Name, n, c.Reason, inbox)
+			}
+		case "discard":
+			if inbox != 0 || quarantined != 0 {
+				t.Errorf("%s: discarded record stored (%d inbox rows, %d quarantine rows)", c.Name, inbox, quarantined)
+			}
+		default:
+			t.Fatalf("%s: unknown expectation %q", c.Name, c.Expect)
+		}
+	}
+	if n := e.count(`SELECT count(*) FROM events`); n != int64(len(vectors.StoredEvents)) {
+		t.Errorf("inbox holds %d events after the run, want only the %d stored beforehand", n, len(vectors.StoredEvents))
+	}
+}

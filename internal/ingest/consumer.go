@@ -1,0 +1,470 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/kafkaclient"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+const (
+	// DefaultMaxPollRecords bounds the records one poll hands to ingest.
+	// Bigger polls make bigger transactions, which is where throughput
+	// comes from, but every one of them holds rebalances until stored.
+	DefaultMaxPollRecords = 10_000
+	// DefaultDrainTimeout bounds finishing the batch in hand at shutdown.
+	DefaultDrainTimeout = 30 * time.Second
+	// defaultRosterRefresh is STREAMING_HUB_ROSTER_REFRESH's default.
+	defaultRosterRefresh = 5 * time.Second
+	// fetchMaxPartitionBytes lets one fetch carry several thousand typical
+	// events of a partition; franz-go's default of 1 MiB caps batches at
+	// about a thousand 1 KiB events.
+	fetchMaxPartitionBytes = 16 << 20
+	// kgoDefaultMetadataMinAge is franz-go's default; MetadataMaxAge may
+	// not be below it.
+	kgoDefaultMetadataMinAge = 5 * time.Second
+	// maxConcurrentBatches bounds the partitions of one poll handled at
+	// once. The store writes one batch at a time (its ingest lock), so a
+	// second one overlaps only its own preparation — verdicts, connection,
+	// queueing on the lock — with the write in progress; more would only
+	// hold connections.
+	maxConcurrentBatches = 2
+)
+
+// Options configure a Consumer.
+type Options struct {
+	Kafka  config.KafkaConfig
+	Ingest config.IngestConfig
+	Store  *store.Store
+	// Logger receives structured logs; they name tenant, topic, partition,
+	// offset and reason, never payloads or header values. Nil discards.
+	Logger *slog.Logger
+	// Registerer receives ingest's metrics; nil leaves them unregistered.
+	Registerer prometheus.Registerer
+	// Clock times batches; nil means time.Now.
+	Clock func() time.Time
+	// DrainTimeout bounds how long Run may keep storing and committing the
+	// records in hand after its context ends; 0 means DefaultDrainTimeout.
+	DrainTimeout time.Duration
+	// MaxPollRecords bounds one poll; 0 means DefaultMaxPollRecords.
+	MaxPollRecords int
+}
+
+// Consumer is ingest's Kafka consumer group member: it reads the subscribed
+// topics and stores every record's verdict in the database, one transaction
+// per partition per poll, committing to Kafka only what is stored.
+type Consumer struct {
+	opts      Options
+	log       *slog.Logger
+	clock     func() time.Time
+	client    *kgo.Client
+	metrics   *metrics
+	roster    roster
+	eventOpts event.Options
+
+	started atomic.Bool // Run was called; it never runs twice
+	running atomic.Bool
+	joined  atomic.Bool
+	// rebalanceWaiting is signalled when the group wants to rebalance
+	// while a poll is held; batches stuck retrying then give up their
+	// records instead of holding the group until it evicts this member.
+	rebalanceWaiting chan struct{}
+	closeOnce        sync.Once
+	// clientSet is closed once client is assigned: franz-go may call back
+	// into the consumer from its own goroutines as soon as it starts.
+	clientSet chan struct{}
+
+	// commit sends stored offsets to Kafka. Tests replace it to simulate a
+	// crash between the database commit and the Kafka commit.
+	commit func(ctx context.Context, offsets map[string]map[int32]kgo.EpochOffset) error
+}
+
+// New builds a consumer from the configuration. It creates the Kafka client,
+// which starts joining the group in the background; nothing is read before
+// Run.
+func New(opts Options) (*Consumer, error) {
+	if opts.Store == nil {
+		return nil, errors.New("ingest: no store")
+	}
+	if len(opts.Kafka.Brokers) == 0 {
+		return nil, errors.New("ingest: no Kafka brokers configured (STREAMING_HUB_KAFKA_BROKERS)")
+	}
+	if opts.Kafka.Group == "" {
+		return nil, errors.New("ingest: no consumer group configured (STREAMING_HUB_KAFKA_GROUP)")
+	}
+	if opts.Kafka.Topics == nil {
+		return nil, errors.New("ingest: no topic pattern configured (STREAMING_HUB_KAFKA_TOPICS)")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = DefaultDrainTimeout
+	}
+	if opts.MaxPollRecords <= 0 {
+		opts.MaxPollRecords = DefaultMaxPollRecords
+	}
+	if opts.Ingest.RosterRefresh <= 0 {
+		opts.Ingest.RosterRefresh = defaultRosterRefresh
+	}
+	m, err := newMetrics(opts.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: register metrics: %w", err)
+	}
+	c := &Consumer{
+		opts:             opts,
+		log:              opts.Logger.With(slog.String("component", "ingest")),
+		clock:            opts.Clock,
+		metrics:          m,
+		eventOpts:        event.Options{TypePrefix: opts.Ingest.TypePrefix, MaxEventBytes: opts.Ingest.MaxEventBytes},
+		rebalanceWaiting: make(chan struct{}, 1),
+		clientSet:        make(chan struct{}),
+	}
+	c.commit = c.commitToKafka
+	kopts, err := c.clientOptions()
+	if err != nil {
+		return nil, err
+	}
+	if c.client, err = kgo.NewClient(kopts...); err != nil {
+		return nil, fmt.Errorf("ingest: Kafka client: %w", err)
+	}
+	close(c.clientSet)
+	return c, nil
+}
+
+func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
+	k := c.opts.Kafka
+	opts, err := kafkaclient.Options(k, "hubctl")
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	opts = append(opts,
+		kgo.WithLogger(kgoLogger{c.log}),
+		kgo.ConsumerGroup(k.Group),
+		// Topics are chosen by pattern, so topics created later are
+		// picked up at the next metadata refresh (SPEC §1.1).
+		kgo.ConsumeRegex(),
+		kgo.ConsumeTopics(k.Topics.String()),
+		kgo.MetadataMaxAge(k.MetadataRefresh),
+		// Records of aborted producer transactions never become events.
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchMaxPartitionBytes(fetchMaxPartitionBytes),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.AdjustFetchOffsetsFn(c.adjustStartOffsets),
+		kgo.OnPartitionsAssigned(c.onAssigned),
+		kgo.OnPartitionsRevoked(c.onRevoked),
+		kgo.OnPartitionsLost(c.onLost),
+		kgo.OnPartitionsCallbackBlocked(c.onRebalanceBlocked),
+	)
+	if k.MetadataRefresh < kgoDefaultMetadataMinAge {
+		opts = append(opts, kgo.MetadataMinAge(k.MetadataRefresh))
+	}
+	// The client never subscribes to an excluded topic: nothing of it is
+	// fetched, judged or committed.
+	if k.TopicsExclude != nil {
+		opts = append(opts, kgo.ConsumeExcludeTopics(k.TopicsExclude.String()))
+	}
+	return opts, nil
+}
+
+// Ready reports whether Run is consuming and the client has joined its
+// group; /readyz uses it.
+func (c *Consumer) Ready() bool { return c.running.Load() && c.joined.Load() }
+
+// Close leaves the group and releases the Kafka client. Run does this itself
+// when it returns; Close is for a consumer whose Run was never called. It may
+// be called more than once.
+func (c *Consumer) Close() {
+	c.closeOnce.Do(func() {
+		c.joined.Store(false)
+		c.client.CloseAllowingRebalance()
+	})
+}
+
+// Run consumes until ctx ends, then stores and commits the records in hand
+// (within DrainTimeout), leaves the group and returns nil (SPEC §6.5). It
+// returns an error only when called twice.
+func (c *Consumer) Run(ctx context.Context) error {
+	if !c.started.CompareAndSwap(false, true) {
+		return errors.New("ingest: Run called more than once")
+	}
+	defer c.Close()
+
+	work, stopWork := drainContext(ctx, c.opts.DrainTimeout)
+	defer stopWork()
+
+	if err := c.loadRoster(ctx); err != nil {
+		return nil // stopped before the database answered: nothing was read
+	}
+	c.running.Store(true)
+	defer c.running.Store(false)
+	var refresher sync.WaitGroup
+	refreshCtx, stopRefresh := context.WithCancel(ctx)
+	refresher.Go(func() { c.refreshRoster(refreshCtx, c.opts.Ingest.RosterRefresh) })
+	defer refresher.Wait()
+	defer stopRefresh()
+
+	c.log.Info("ingest started", slog.String("group", c.opts.Kafka.Group), slog.String("topics", c.opts.Kafka.Topics.String()))
+	for {
+		fetches := c.client.PollRecords(ctx, c.opts.MaxPollRecords)
+		if fetches.IsClientClosed() {
+			return nil
+		}
+		c.logFetchErrors(fetches)
+		if parts := splitByPartition(fetches); len(parts) > 0 {
+			c.handlePoll(ctx, work, parts)
+		}
+		c.client.AllowRebalance()
+		select {
+		case <-c.rebalanceWaiting: // that rebalance has just been allowed
+		default:
+		}
+		if ctx.Err() != nil {
+			c.log.Info("ingest stopped")
+			return nil
+		}
+	}
+}
+
+// handlePoll stores each partition's records in its own transaction, then
+// commits to Kafka the offsets of the partitions that were stored.
+//
+// Rebalances wait while this runs (BlockRebalanceOnPoll), so every partition
+// handled here is still owned when its offset is committed, and
+// OnPartitionsRevoked never runs with a record between read and stored. A
+// member evicted anyway (held past the rebalance timeout) has its commit
+// refused by the group, and its late database write is harmless: the stored
+// offset lets only one writer store each record.
+func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecords) {
+	// Retries of a batch the database refuses stop at shutdown, or when
+	// the group wants to rebalance: the member must not hold the group
+	// until it is evicted.
+	giveUp := make(chan struct{})
+	handled := make(chan struct{})
+	defer close(handled)
+	go func() {
+		select {
+		case <-c.rebalanceWaiting:
+		case <-ctx.Done():
+		case <-handled:
+			return
+		}
+		close(giveUp)
+	}()
+
+	outcomes := make([]batchOutcome, len(parts))
+	slots := make(chan struct{}, maxConcurrentBatches)
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
+			res, ok := c.storeBatch(ctx, work, giveUp, batch)
+			outcomes[i] = batchOutcome{batch: batch, result: res, stored: ok}
+		})
+	}
+	wg.Wait()
+
+	stored := make(map[string]map[int32]kgo.EpochOffset, len(parts))
+	for i, p := range parts {
+		o := outcomes[i]
+		if !o.stored {
+			// Not stored, so not committed either. The client has
+			// already fetched past these records: move it back so that
+			// whoever owns the partition next reads them again.
+			c.rewind(p)
+			continue
+		}
+		c.report(o.batch, o.result)
+		next := kgo.EpochOffset{Epoch: p.records[len(p.records)-1].LeaderEpoch, Offset: o.result.NextOffset}
+		if o.result.NextOffset > o.batch.NextOffset {
+			// An earlier writer stored records beyond this poll; skip
+			// reading them again.
+			next.Epoch = -1
+			c.client.SetOffsets(map[string]map[int32]kgo.EpochOffset{p.topic: {p.partition: next}})
+		}
+		if stored[p.topic] == nil {
+			stored[p.topic] = make(map[int32]kgo.EpochOffset)
+		}
+		stored[p.topic][p.partition] = next
+	}
+	if len(stored) == 0 {
+		return
+	}
+	if err := c.commit(work, stored); err != nil {
+		// The stored offsets still make a restart resume correctly; the
+		// next successful commit catches Kafka up.
+		c.metrics.commitFailures.Inc()
+		c.log.Warn("Kafka offset commit failed after the batch was stored", slog.Any("error", err))
+	}
+}
+
+// batchOutcome is what became of one partition's batch.
+type batchOutcome struct {
+	batch  store.IngestBatch
+	result store.IngestResult
+	stored bool
+}
+
+// storeBatch writes one partition batch, retrying for as long as the
+// database refuses it. It gives up, reporting false, only once giveUp is
+// closed (shutdown or a rebalance waiting): the records are then read again,
+// by this member after a restart or by the partition's next owner.
+func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch store.IngestBatch) (store.IngestResult, bool) {
+	log := c.log.With(slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
+		slog.Int64("first_offset", batch.Records[0].Offset), slog.Int("records", len(batch.Records)))
+	start := c.clock()
+	for attempt := 0; ; attempt++ {
+		attemptCtx, cancel := context.WithTimeout(work, attemptTimeout)
+		res, err := c.opts.Store.WriteIngestBatch(attemptCtx, batch)
+		cancel()
+		if err == nil {
+			c.metrics.batchSeconds.Observe(c.clock().Sub(start).Seconds())
+			c.metrics.batchRecords.Observe(float64(len(batch.Records)))
+			if attempt > 0 {
+				log.Info("batch stored after retrying", slog.Int("attempts", attempt+1))
+			}
+			return res, true
+		}
+		c.metrics.storeRetries.Inc()
+		if attempt == 0 {
+			log.Warn("storing batch failed; retrying until it succeeds",
+				slog.Bool("database_unavailable", store.IsUnavailable(err)), slog.Any("error", err))
+		}
+		select {
+		case <-giveUp:
+			c.metrics.abandoned.Inc()
+			if ctx.Err() != nil {
+				log.Warn("shutting down with the batch not stored; it is read again after the restart")
+			} else {
+				log.Warn("giving up the batch for a rebalance; it is read again by the partition's owner")
+			}
+			return store.IngestResult{}, false
+		case <-time.After(backoffDelay(attempt, rand.Float64())):
+		}
+	}
+}
+
+// rewind points the client back at the first record of a partition's
+// batch, so nothing fetched but not stored is skipped.
+func (c *Consumer) rewind(p partitionRecords) {
+	c.client.SetOffsets(map[string]map[int32]kgo.EpochOffset{
+		p.topic: {p.partition: {Epoch: -1, Offset: p.records[0].Offset}},
+	})
+}
+
+// report counts a stored batch and logs its quarantined and discarded
+// records. Quarantine details are not logged: they quote header values.
+func (c *Consumer) report(batch store.IngestBatch, res store.IngestResult) {
+	c.metrics.observe(res)
+	if res.Skipped > 0 {
+		c.log.Info("skipped records an earlier writer had stored", slog.String("topic", batch.Topic),
+			slog.Int("partition", int(batch.Partition)), slog.Int("records", res.Skipped))
+	}
+	for i, v := range res.Verdicts {
+		r := &batch.Records[res.Skipped+i]
+		switch v.Kind {
+		case event.Quarantine:
+			c.log.Warn("record quarantined", slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
+				slog.Int64("offset", r.Offset), slog.String("reason", string(v.Reason)))
+		case event.Discard:
+			c.log.Debug("record discarded", slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
+				slog.Int64("offset", r.Offset), slog.String("reason", string(v.Reason)), slog.String("tenant", r.Event.TenantID))
+		}
+	}
+}
+
+// commitToKafka commits offsets synchronously and returns the first error,
+// of the request or of any partition.
+func (c *Consumer) commitToKafka(ctx context.Context, offsets map[string]map[int32]kgo.EpochOffset) error {
+	var errs []error
+	c.client.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+					errs = append(errs, fmt.Errorf("%s/%d: %w", t.Topic, p.Partition, err))
+				}
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func (c *Consumer) logFetchErrors(fetches kgo.Fetches) {
+	fetches.EachError(func(topic string, partition int32, err error) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) {
+			return
+		}
+		c.log.Warn("Kafka fetch failed", slog.String("topic", topic), slog.Int("partition", int(partition)), slog.Any("error", err))
+	})
+}
+
+func (c *Consumer) onAssigned(_ context.Context, _ *kgo.Client, assigned map[string][]int32) {
+	c.joined.Store(true)
+	if len(assigned) > 0 {
+		c.log.Info("partitions assigned", slog.Any("partitions", assigned))
+	}
+}
+
+// onRevoked has nothing to flush: with BlockRebalanceOnPoll it runs between
+// polls, when every stored batch has been committed and nothing unstored
+// has been committed.
+func (c *Consumer) onRevoked(_ context.Context, _ *kgo.Client, revoked map[string][]int32) {
+	if len(revoked) > 0 {
+		c.log.Info("partitions revoked", slog.Any("partitions", revoked))
+	}
+}
+
+// onLost is the same as a revoke, except that the group has already moved
+// on; a commit now would be refused, and the stored offsets are what the
+// partitions' next owners resume from.
+func (c *Consumer) onLost(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+	c.joined.Store(false)
+	c.log.Warn("partitions lost; rejoining the group", slog.Any("partitions", lost))
+}
+
+func (c *Consumer) onRebalanceBlocked(context.Context, *kgo.Client) {
+	select {
+	case c.rebalanceWaiting <- struct{}{}:
+	default:
+	}
+}
+
+// drainContext returns a context that ends grace after parent does (or when
+// the returned cancel is called): work in hand when the process is told to
+// stop may finish, but not forever.
+func drainContext(parent context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	var timer atomic.Pointer[time.Timer]
+	stop := context.AfterFunc(parent, func() { timer.Store(time.AfterFunc(grace, cancel)) })
+	return ctx, func() {
+		stop()
+		if t := timer.Load(); t != nil {
+			t.Stop()
+		}
+		cancel()
+	}
+}

@@ -1,0 +1,38 @@
+// Package ingest is the first stage of the hub (SPEC §1): a Kafka consumer
+// group member that gives every record on the subscribed topics exactly one
+// verdict and stores the outcome in PostgreSQL, consume-once.
+//
+// Per poll, each partition's records are judged (event.Parse for rules 1–4,
+// the cached tenant roster for rules 5–6) and written in ONE transaction by
+// store.WriteIngestBatch: new events into the inbox (rule 7 is its ON
+// CONFLICT), quarantined records, the delivery jobs and pull entries matching
+// creates, and the partition's next offset. Only then is the partition's
+// offset committed to Kafka.
+//
+// Decisions worth knowing:
+//
+//   - Topics are subscribed by regex (STREAMING_HUB_KAFKA_TOPICS) with
+//     franz-go's exclude list (STREAMING_HUB_KAFKA_TOPICS_EXCLUDE), so an
+//     excluded topic is never fetched, judged or committed.
+//   - The stored offset, not Kafka's, is the truth: on assignment a partition
+//     resumes from the stored offset when it is ahead of Kafka's committed
+//     one, and the batch write skips records below it. A record is therefore
+//     stored once even when a Kafka commit was lost or two members briefly
+//     both held a partition. A stored offset beyond a partition's end means
+//     the topic was recreated: the partition is read from its start and the
+//     stored offset rewritten.
+//   - Rebalances wait while a poll is being stored (BlockRebalanceOnPoll). A
+//     write the database refuses is retried with backoff, holding the poll,
+//     until it succeeds; it is given up (and the client rewound to the first
+//     unstored record) only at shutdown or when the group wants to
+//     rebalance. Nothing unstored is ever committed to Kafka.
+//   - The store writes one batch at a time (an advisory lock makes event seq
+//     order equal commit order), so the partitions of a poll are handled two
+//     at a time: one judging its records and queueing while the other
+//     writes. A stuck partition does not block the commit of the others.
+//   - The roster is loaded before the first record is judged and reloaded
+//     every STREAMING_HUB_ROSTER_REFRESH; a failed reload keeps the last one.
+//   - Logs name topic, partition, offset, reason and tenant, never payloads
+//     or header values (quarantine details quote header values, so they go
+//     to the database only).
+package ingest

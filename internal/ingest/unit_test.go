@@ -1,0 +1,159 @@
+package ingest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hubctl/hubctl/internal/event"
+)
+
+func TestDecideStart(t *testing.T) {
+	committed := func(o int64) kgo.Offset { return kgo.NewOffset().At(o).WithEpoch(3) }
+	noCommit := kgo.NewOffset().AtStart() // what franz-go passes for a partition without a commit
+	at := func(o int64) kgo.Offset { return kgo.NewOffset().At(o).WithEpoch(-1) }
+	tests := []struct {
+		name       string
+		in         partitionStart
+		want       kgo.Offset
+		wantSource startSource
+	}{
+		{"nothing stored", partitionStart{kafka: committed(40), stored: -1}, committed(40), startAtKafka},
+		{"nothing stored, nothing committed", partitionStart{kafka: noCommit, stored: -1}, noCommit, startAtKafka},
+		{"stored equals committed", partitionStart{kafka: committed(40), stored: 40, logEnd: 90, hasBounds: true}, committed(40), startAtKafka},
+		{"Kafka commit lost", partitionStart{kafka: committed(40), stored: 55, logEnd: 90, hasBounds: true}, at(55), startAtStored},
+		{"stored but never committed", partitionStart{kafka: noCommit, stored: 55, logEnd: 90, hasBounds: true}, at(55), startAtStored},
+		{"stored at the log end", partitionStart{kafka: noCommit, stored: 90, logEnd: 90, hasBounds: true}, at(90), startAtStored},
+		// Kafka ahead of the database: a restored backup. Kafka's
+		// position is the one that does not re-read.
+		{"Kafka ahead", partitionStart{kafka: committed(70), stored: 55, logEnd: 90, hasBounds: true}, committed(70), startAtKafka},
+		{"stored beyond the log end", partitionStart{kafka: noCommit, stored: 5000, logStart: 0, logEnd: 3, hasBounds: true}, at(0), startAtLogStart},
+		{"beyond the end of a log that starts later", partitionStart{kafka: committed(4000), stored: 5000, logStart: 12, logEnd: 30, hasBounds: true}, at(12), startAtLogStart},
+		{"bounds unknown", partitionStart{kafka: committed(40), stored: 5000}, at(5000), startAtStored},
+	}
+	for _, tt := range tests {
+		got, source := decideStart(tt.in)
+		if got != tt.want || source != tt.wantSource {
+			t.Errorf("%s: decideStart = %v from %s, want %v from %s", tt.name, got, source, tt.want, tt.wantSource)
+		}
+	}
+}
+
+func TestBackoffDelay(t *testing.T) {
+	tests := []struct {
+		attempt  int
+		jitter   float64
+		min, max time.Duration
+	}{
+		{0, 0, 50 * time.Millisecond, 50 * time.Millisecond},
+		{0, 0.999, 50 * time.Millisecond, 100 * time.Millisecond},
+		{1, 0.5, 150 * time.Millisecond, 150 * time.Millisecond},
+		{5, 0, 1600 * time.Millisecond, 1600 * time.Millisecond},
+		{6, 0.999, 2500 * time.Millisecond, retryMaxDelay},
+		{40, 0.999, 2500 * time.Millisecond, retryMaxDelay},
+		{1 << 30, 0, 2500 * time.Millisecond, 2500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		got := backoffDelay(tt.attempt, tt.jitter)
+		if got < tt.min || got > tt.max {
+			t.Errorf("backoffDelay(%d, %v) = %v, want within [%v, %v]", tt.attempt, tt.jitter, got, tt.min, tt.max)
+		}
+	}
+}
+
+func TestDecideBatch(t *testing.T) {
+	roster := map[string]event.TenantStatus{"t-on": event.TenantActive, "t-off": event.TenantInactive}
+	lookup := func(id string) event.TenantStatus { return roster[id] }
+	ok := cloudEvent(0, "t-on", eventID(1), []byte("{}"))
+	ok.Offset = 7
+	ok.Key = []byte("key")
+	inactive := cloudEvent(0, "t-off", eventID(2), []byte("{}"))
+	inactive.Offset = 8
+	unknown := cloudEvent(0, "t-who", eventID(3), []byte("{}"))
+	unknown.Offset = 9
+	malformed := &kgo.Record{Offset: 12, Headers: []kgo.RecordHeader{{Key: "ce-specversion", Value: []byte("0.3")}}}
+	tooBig := cloudEvent(0, "t-on", eventID(4), make([]byte, 11))
+	tooBig.Offset = 13
+
+	batch := decideBatch("g", partitionRecords{topic: testTopic, partition: 2, records: []*kgo.Record{ok, inactive, unknown, malformed, tooBig}},
+		event.Options{MaxEventBytes: 10}, lookup)
+
+	if batch.Group != "g" || batch.Topic != testTopic || batch.Partition != 2 || batch.NextOffset != 14 {
+		t.Fatalf("batch %s %s/%d next %d, want g %s/2 next 14", batch.Group, batch.Topic, batch.Partition, batch.NextOffset, testTopic)
+	}
+	want := []struct {
+		offset int64
+		kind   event.Kind
+		reason event.Reason
+	}{
+		{7, event.Accept, ""},
+		{8, event.Discard, event.ReasonInactiveTenant},
+		{9, event.Discard, event.ReasonUnknownTenant},
+		{12, event.Quarantine, event.ReasonInvalidSpecVersion},
+		{13, event.Quarantine, event.ReasonPayloadTooLarge},
+	}
+	for i, w := range want {
+		r := batch.Records[i]
+		if r.Offset != w.offset || r.Verdict.Kind != w.kind || r.Verdict.Reason != w.reason {
+			t.Errorf("record %d: offset %d verdict %v, want %d %s %s", i, r.Offset, r.Verdict, w.offset, w.kind, w.reason)
+		}
+	}
+	first := batch.Records[0]
+	if first.Event.TenantID != "t-on" || first.Event.Key != "transaction.posted" || string(first.Key) != "key" {
+		t.Errorf("accepted record: event %+v key %q", first.Event, first.Key)
+	}
+	if len(first.Headers) != len(ok.Headers) || first.Headers[1].Key != "ce-id" || len(batch.Records[3].Headers) != 1 {
+		t.Errorf("headers not carried record by record: %v / %v", first.Headers, batch.Records[3].Headers)
+	}
+}
+
+func TestSplitByPartition(t *testing.T) {
+	rec := func(topic string, partition int32, offset int64) *kgo.Record {
+		return &kgo.Record{Topic: topic, Partition: partition, Offset: offset}
+	}
+	fetches := kgo.Fetches{
+		{Topics: []kgo.FetchTopic{
+			{Topic: "a", Partitions: []kgo.FetchPartition{
+				{Partition: 1, Records: []*kgo.Record{rec("a", 1, 4), rec("a", 1, 5)}},
+				{Partition: 0, Records: nil},
+			}},
+			{Topic: "b", Partitions: []kgo.FetchPartition{{Partition: 1, Records: []*kgo.Record{rec("b", 1, 0)}}}},
+		}},
+		{Topics: []kgo.FetchTopic{
+			{Topic: "a", Partitions: []kgo.FetchPartition{{Partition: 1, Records: []*kgo.Record{rec("a", 1, 6)}}}},
+		}},
+	}
+	parts := splitByPartition(fetches)
+	if len(parts) != 2 {
+		t.Fatalf("%d partitions, want 2 (empty ones left out): %+v", len(parts), parts)
+	}
+	if parts[0].topic != "a" || parts[0].partition != 1 || len(parts[0].records) != 3 || parts[0].records[2].Offset != 6 {
+		t.Errorf("first partition %s/%d with %d records, want a/1 with offsets 4, 5, 6", parts[0].topic, parts[0].partition, len(parts[0].records))
+	}
+	if parts[1].topic != "b" || len(parts[1].records) != 1 {
+		t.Errorf("second partition %s/%d, want b/1", parts[1].topic, parts[1].partition)
+	}
+}
+
+func TestDrainContextOutlivesItsParentByTheGrace(t *testing.T) {
+	parent, cancelParent := context.WithCancel(context.Background())
+	work, stop := drainContext(parent, 50*time.Millisecond)
+	defer stop()
+	cancelParent()
+	if work.Err() != nil {
+		t.Fatal("work ended with its parent")
+	}
+	select {
+	case <-work.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("work did not end after the grace")
+	}
+
+	work, stop = drainContext(context.Background(), time.Hour)
+	stop()
+	if work.Err() == nil {
+		t.Fatal("stop did not end work")
+	}
+}

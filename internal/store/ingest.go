@@ -1,0 +1,644 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/match"
+)
+
+// JobsChannel is the PostgreSQL notification channel an ingest transaction
+// signals, at commit, when it created delivery jobs: dispatch workers LISTEN
+// on it to wake without polling. The payload is empty.
+const JobsChannel = "hubctl_jobs"
+
+// ingestLockKey is the transaction-level advisory lock every ingest batch
+// holds from before it inserts events until it commits (see WriteIngestBatch).
+// Its value spells "hubctl" in ASCII; nothing else in the hub takes it.
+const ingestLockKey int64 = 0x6875_6263_746c
+
+// IngestRecord is one Kafka record of a partition batch, with the verdict
+// ingest reached without the database: accept (for records that passed rules
+// 1–6; rule 7, the duplicate check, happens here), discard or quarantine.
+type IngestRecord struct {
+	Offset  int64
+	Key     []byte // nil when the record has no key
+	Headers []event.Header
+	Value   []byte
+	Verdict event.Verdict
+	// Event is the parsed event when Verdict.Kind is event.Accept.
+	Event event.Event
+}
+
+// IngestBatch is what one poll returned for one partition.
+type IngestBatch struct {
+	Group     string
+	Topic     string
+	Partition int32
+	// Records in ascending offset order. Offsets may have gaps: compacted
+	// records, transaction markers.
+	Records []IngestRecord
+	// NextOffset is the offset to read after this batch: the last record's
+	// offset + 1.
+	NextOffset int64
+}
+
+// IngestResult says what WriteIngestBatch did with a batch.
+type IngestResult struct {
+	// NextOffset is the partition's stored next offset after the call. It
+	// is larger than the batch's NextOffset when an earlier writer already
+	// stored records beyond this batch; the consumer should resume there.
+	NextOffset int64
+	// Skipped counts the leading records an earlier writer (a previous
+	// owner of the partition that crashed before its Kafka commit, or one
+	// still running after a rebalance) had already stored. They were
+	// neither written nor judged again.
+	Skipped int
+	// Verdicts are the final verdicts of Records[Skipped:], in order: an
+	// accepted record whose (tenant, id) the inbox already held, or that
+	// repeats an earlier record of the batch, became a duplicate discard.
+	Verdicts []event.Verdict
+	// Jobs and PullEntries count the delivery work matching created.
+	Jobs        int
+	PullEntries int
+}
+
+// VerdictCount is one line of IngestResult.Counts.
+type VerdictCount struct {
+	Kind   event.Kind
+	Reason event.Reason
+	Count  int
+}
+
+// Counts tallies Verdicts by kind and reason, in order of first appearance.
+func (r IngestResult) Counts() []VerdictCount {
+	var counts []VerdictCount
+next:
+	for _, v := range r.Verdicts {
+		for i := range counts {
+			if counts[i].Kind == v.Kind && counts[i].Reason == v.Reason {
+				counts[i].Count++
+				continue next
+			}
+		}
+		counts = append(counts, VerdictCount{Kind: v.Kind, Reason: v.Reason, Count: 1})
+	}
+	return counts
+}
+
+// WriteIngestBatch stores one partition batch in ONE transaction (SPEC §1.3):
+// the accepted events that are new to the inbox, the quarantined records, the
+// delivery jobs and pull entries that matching creates for the new events, and
+// the partition's next offset. The caller commits the offset to Kafka only
+// after this returns nil.
+//
+// The stored offset makes the write idempotent per stream position: records
+// below it were stored by an earlier writer and are skipped, so a batch
+// replayed after a lost Kafka commit, or written by a consumer that lost the
+// partition in a rebalance, stores nothing twice. Errors are classified;
+// IsUnavailable(err) means the caller should retry the same batch later.
+func (s *Store) WriteIngestBatch(ctx context.Context, b IngestBatch) (IngestResult, error) {
+	if err := b.validate(); err != nil {
+		return IngestResult{}, err
+	}
+	var res IngestResult
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		res, err = writeIngestBatch(ctx, tx, b)
+		return err
+	})
+	if err != nil {
+		return IngestResult{}, err
+	}
+	return res, nil
+}
+
+func (b IngestBatch) validate() error {
+	last := int64(-1)
+	for _, r := range b.Records {
+		if r.Offset <= last {
+			return fmt.Errorf("ingest batch %s/%d: offsets not ascending (%d after %d)", b.Topic, b.Partition, r.Offset, last)
+		}
+		last = r.Offset
+	}
+	if b.NextOffset <= last || b.NextOffset < 0 {
+		return fmt.Errorf("ingest batch %s/%d: next offset %d is not past the last record %d", b.Topic, b.Partition, b.NextOffset, last)
+	}
+	return nil
+}
+
+func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResult, error) {
+	// Rule 7 inside the batch: the first record with a (tenant, id) is the
+	// one the inbox may take, later ones are duplicates whatever the inbox
+	// holds.
+	candidates, tenants := firstOfEachEvent(b.Records)
+	state, err := lockAndLoad(ctx, tx, b, candidates, tenants)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	skipped := countBelow(b.Records, state.stored)
+	if state.stored >= b.NextOffset {
+		return IngestResult{NextOffset: state.stored, Skipped: skipped}, nil
+	}
+
+	var unwritten []int // candidates at or past the stored offset
+	for _, i := range candidates {
+		if b.Records[i].Offset >= state.stored {
+			unwritten = append(unwritten, i)
+		}
+	}
+	inserted, err := insertEvents(ctx, tx, b, unwritten, state.firstSeq)
+	if err != nil {
+		return IngestResult{}, err
+	}
+
+	res := IngestResult{NextOffset: b.NextOffset, Skipped: skipped}
+	res.Verdicts = finalVerdicts(b.Records[skipped:], inserted)
+	work := matchNewEvents(b.Records, inserted, state.subs)
+	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
+	if len(work.jobs) > 0 {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"delivery_jobs"}, jobColumns, pgx.CopyFromRows(work.jobs)); err != nil {
+			return IngestResult{}, fmt.Errorf("create delivery jobs of %s/%d: %w", b.Topic, b.Partition, err)
+		}
+	}
+
+	pipe := &pgx.Batch{}
+	work.queuePullEntries(pipe)
+	queueQuarantine(pipe, b, skipped)
+	pipe.Queue(upsertOffset, b.Group, b.Topic, b.Partition, b.NextOffset)
+	if len(work.jobs) > 0 {
+		// Delivered at commit, and only then: a worker woken by it sees
+		// the jobs.
+		pipe.Queue(`SELECT pg_notify($1, '')`, JobsChannel)
+	}
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
+		return IngestResult{}, fmt.Errorf("write ingest batch %s/%d: %w", b.Topic, b.Partition, err)
+	}
+	return res, nil
+}
+
+// eventRef is an event's identity in the inbox.
+type eventRef struct{ tenant, id string }
+
+// firstOfEachEvent picks the accepted records the inbox may take, by index:
+// the first of each (tenant, id) in the batch. It also lists their tenants.
+func firstOfEachEvent(records []IngestRecord) (candidates []int, tenants []string) {
+	seen := make(map[eventRef]bool)
+	seenTenant := make(map[string]bool)
+	for i, r := range records {
+		if r.Verdict.Kind != event.Accept {
+			continue
+		}
+		ref := eventRef{r.Event.TenantID, r.Event.ID}
+		if seen[ref] {
+			continue
+		}
+		seen[ref] = true
+		candidates = append(candidates, i)
+		if !seenTenant[r.Event.TenantID] {
+			seenTenant[r.Event.TenantID] = true
+			tenants = append(tenants, r.Event.TenantID)
+		}
+	}
+	return candidates, tenants
+}
+
+// ingestState is what a batch write reads under the ingest lock.
+type ingestState struct {
+	stored   int64 // the partition's stored next offset; -1 when none
+	subs     map[string][]candidate
+	firstSeq int64 // the first of one reserved seq per candidate
+}
+
+// lockAndLoad takes the ingest lock, then reads the partition's stored
+// offset and the candidate subscriptions of the batch's tenants, and
+// reserves a run of seqs, one per candidate. The statements travel in one
+// round trip; each runs after the one before it with its own snapshot, so
+// every read sees all that was committed before the lock was granted.
+//
+// Why one lock for every batch: seqs come from a sequence, which hands out
+// numbers when asked, not at commit. Two transactions holding seqs at once
+// could commit in the opposite order of their seqs, and a pull reader could
+// see seq N+1 committed while N is still in flight, move its cursor past N
+// and never see it. Reserving seqs only under this lock and holding it until
+// commit (a transaction-level advisory lock is released only once the commit
+// is durable and visible) makes seq order equal commit order. The lock also
+// serialises the compare-and-set of the stored offset, so two writers of one
+// partition (an old owner and a new one after a rebalance) cannot both store
+// the same records, and the duplicate check, so two batches cannot both take
+// the same (tenant, id).
+func lockAndLoad(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, tenants []string) (st ingestState, err error) {
+	pipe := &pgx.Batch{}
+	pipe.Queue(`SELECT pg_advisory_xact_lock($1)`, ingestLockKey)
+	pipe.Queue(`SELECT next_offset FROM kafka_offsets WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3`,
+		b.Group, b.Topic, b.Partition)
+	if len(candidates) > 0 {
+		pipe.Queue(selectCandidates, tenants)
+		pipe.Queue(reserveSeqs, len(candidates))
+	}
+	results := tx.SendBatch(ctx, pipe)
+	defer func() {
+		if closeErr := results.Close(); err == nil && closeErr != nil {
+			err = fmt.Errorf("read ingest state: %w", closeErr)
+		}
+	}()
+
+	if _, err := results.Exec(); err != nil {
+		return ingestState{}, fmt.Errorf("take the ingest lock: %w", err)
+	}
+	st.stored = -1
+	if err := results.QueryRow().Scan(&st.stored); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return ingestState{}, fmt.Errorf("read stored offset of %s/%d: %w", b.Topic, b.Partition, err)
+	}
+	if len(candidates) == 0 {
+		return st, nil
+	}
+	if st.subs, err = scanCandidates(results); err != nil {
+		return ingestState{}, err
+	}
+	var last int64
+	if err := results.QueryRow().Scan(&last); err != nil {
+		return ingestState{}, fmt.Errorf("reserve seqs: %w", err)
+	}
+	st.firstSeq = last - int64(len(candidates)) + 1
+	return st, nil
+}
+
+// reserveSeqs moves the inbox's sequence on by $1 in two calls instead of $1
+// and returns the last number of the run. Only ingest draws from this
+// sequence, and only under the ingest lock, so nobody can draw in between.
+const reserveSeqs = `
+SELECT setval(pg_get_serial_sequence('events', 'seq'), nextval(pg_get_serial_sequence('events', 'seq')) + $1 - 1)`
+
+// countBelow counts the records below offset; records are ascending.
+func countBelow(records []IngestRecord, offset int64) int {
+	n := 0
+	for n < len(records) && records[n].Offset < offset {
+		n++
+	}
+	return n
+}
+
+// insertEvents copies the candidate events into the inbox, giving them the
+// reserved seqs in offset order so seq follows the partition's order
+// (SPEC §1.5), and returns the seq of each new event by offset.
+//
+// The rest of rule 7 — candidates the inbox already holds are duplicates —
+// is checked optimistically: duplicates are rare, and the unique index
+// checks every row as it goes in anyway. The copy runs inside a savepoint;
+// only when the index refuses a row does it roll back to the savepoint,
+// look up which candidates are stored, and copy the others.
+func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, firstSeq int64) (map[int64]int64, error) {
+	if len(candidates) == 0 {
+		return nil, nil
+	}
+	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+		_, err := sp.CopyFrom(ctx, pgx.Identifier{"events"}, eventColumns, newEventSource(&b, candidates, firstSeq))
+		return err
+	})
+	if err != nil {
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "23505" || pgErr.ConstraintName != eventIdentityConstraint {
+			return nil, fmt.Errorf("insert events of %s/%d: %w", b.Topic, b.Partition, err)
+		}
+		stored, err := storedEvents(ctx, tx, b, candidates)
+		if err != nil {
+			return nil, err
+		}
+		candidates = slices.DeleteFunc(slices.Clone(candidates), func(i int) bool {
+			return stored[eventRef{b.Records[i].Event.TenantID, b.Records[i].Event.ID}]
+		})
+		if len(candidates) > 0 {
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"events"}, eventColumns, newEventSource(&b, candidates, firstSeq)); err != nil {
+				return nil, fmt.Errorf("insert events of %s/%d: %w", b.Topic, b.Partition, err)
+			}
+		}
+	}
+	inserted := make(map[int64]int64, len(candidates))
+	for k, i := range candidates {
+		inserted[b.Records[i].Offset] = firstSeq + int64(k)
+	}
+	return inserted, nil
+}
+
+// eventIdentityConstraint is the name PostgreSQL gave the inbox's
+// UNIQUE (tenant_id, id) (migration 1).
+const eventIdentityConstraint = "events_tenant_id_id_key"
+
+// storedEvents returns which candidate events the inbox already holds.
+func storedEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int) (map[eventRef]bool, error) {
+	tenantIDs := make([]string, len(candidates))
+	ids := make([]string, len(candidates))
+	for k, i := range candidates {
+		tenantIDs[k], ids[k] = b.Records[i].Event.TenantID, b.Records[i].Event.ID
+	}
+	rows, err := tx.Query(ctx, `
+SELECT tenant_id, id::text FROM events
+WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`, tenantIDs, ids)
+	if err != nil {
+		return nil, fmt.Errorf("look up stored events: %w", err)
+	}
+	stored := make(map[eventRef]bool)
+	var ref eventRef
+	if _, err := pgx.ForEachRow(rows, []any{&ref.tenant, &ref.id}, func() error { stored[ref] = true; return nil }); err != nil {
+		return nil, fmt.Errorf("look up stored events: %w", err)
+	}
+	return stored, nil
+}
+
+// finalVerdicts applies rule 7's outcome to the pre-database verdicts: an
+// accepted record the inbox did not take is a duplicate, of a stored event or
+// of an earlier record of the batch.
+func finalVerdicts(records []IngestRecord, inserted map[int64]int64) []event.Verdict {
+	out := make([]event.Verdict, len(records))
+	for i, r := range records {
+		v := r.Verdict
+		if v.Kind == event.Accept {
+			if _, isNew := inserted[r.Offset]; !isNew {
+				v = event.Duplicate()
+			}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// candidate is a subscription matching may pick, as loaded for one batch.
+type candidate struct {
+	id   [16]byte
+	pull bool
+	sub  match.Subscription
+}
+
+// selectCandidates narrows by what the partial index subscriptions_matchable
+// covers; match.Matches makes the decision.
+const selectCandidates = `
+SELECT id, tenant_id, sink_type, enabled, verification_state, event_types, schema_major, coalesce(origin, '')
+FROM subscriptions
+WHERE tenant_id = ANY($1) AND deleted_at IS NULL AND enabled AND verification_state = 'active'
+ORDER BY tenant_id, id`
+
+func scanCandidates(results pgx.BatchResults) (map[string][]candidate, error) {
+	rows, err := results.Query()
+	if err != nil {
+		return nil, fmt.Errorf("load subscriptions: %w", err)
+	}
+	subs := make(map[string][]candidate)
+	var c candidate
+	var sinkType string
+	_, err = pgx.ForEachRow(rows, []any{&c.id, &c.sub.TenantID, &sinkType, &c.sub.Enabled, &c.sub.VerificationState,
+		&c.sub.EventTypes, &c.sub.SchemaMajor, &c.sub.Origin}, func() error {
+		c.pull = sinkType == "pull"
+		subs[c.sub.TenantID] = append(subs[c.sub.TenantID], c)
+		c = candidate{} // EventTypes must not be shared between rows
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load subscriptions: %w", err)
+	}
+	return subs, nil
+}
+
+// deliveryWork is what matching produced: delivery job rows for COPY, and
+// parallel columns of pull entries for unnest.
+type deliveryWork struct {
+	jobs              [][]any // jobColumns
+	pullSubscriptions [][16]byte
+	pullSeqs          []int64
+}
+
+// jobColumns are the delivery_jobs columns ingest sets; state and
+// next_attempt_at take their defaults: pending, due now by the database's
+// clock, which dispatch compares against.
+var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq"}
+
+// matchNewEvents decides, for each event the inbox took, which candidate
+// subscriptions want it. Events are visited in offset (and so seq) order, so
+// jobs are created in the order dispatch should first attempt them.
+func matchNewEvents(records []IngestRecord, inserted map[int64]int64, subs map[string][]candidate) deliveryWork {
+	var w deliveryWork
+	for _, r := range records {
+		seq, isNew := inserted[r.Offset]
+		if !isNew {
+			continue
+		}
+		ev := match.Event{TenantID: r.Event.TenantID, Key: r.Event.Key, SchemaMajor: r.Event.SchemaMajor, Source: r.Event.Source}
+		for _, c := range subs[ev.TenantID] {
+			if !match.Matches(c.sub, ev) {
+				continue
+			}
+			if c.pull {
+				w.pullSubscriptions = append(w.pullSubscriptions, c.id)
+				w.pullSeqs = append(w.pullSeqs, seq)
+				continue
+			}
+			w.jobs = append(w.jobs, []any{newJobID(), ev.TenantID, c.id, seq})
+		}
+	}
+	return w
+}
+
+func (w deliveryWork) queuePullEntries(pipe *pgx.Batch) {
+	if len(w.pullSubscriptions) > 0 {
+		pipe.Queue(`
+INSERT INTO pull_entries (subscription_id, event_seq)
+SELECT * FROM unnest($1::uuid[], $2::bigint[])`,
+			w.pullSubscriptions, w.pullSeqs)
+	}
+}
+
+// queueQuarantine stores the raw quarantined records past the skipped prefix.
+// ON CONFLICT keeps one row per stream position whatever happens upstream.
+func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
+	for _, r := range b.Records[skipped:] {
+		if r.Verdict.Kind != event.Quarantine {
+			continue
+		}
+		keys, values := headerColumns(r.Headers)
+		pipe.Queue(`
+INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset, record_key, header_keys, header_values, value)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (topic, kafka_partition, kafka_offset) DO NOTHING`,
+			string(r.Verdict.Reason), r.Verdict.Detail, b.Topic, b.Partition, r.Offset, r.Key, keys, values, notNull(r.Value))
+	}
+}
+
+// upsertOffset never moves the stored offset back; under the ingest lock it
+// only ever moves forward anyway, and GREATEST keeps that true if it did not.
+const upsertOffset = `
+INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (consumer_group, topic, kafka_partition)
+DO UPDATE SET next_offset = GREATEST(kafka_offsets.next_offset, excluded.next_offset), updated_at = now()`
+
+// eventColumns are the events columns ingest writes; received_at takes its
+// default. COPY writes the reserved seq into the identity column (it always
+// overrides GENERATED ALWAYS, like INSERT ... OVERRIDING SYSTEM VALUE).
+var eventColumns = []string{
+	"seq", "tenant_id", "id", "event_key", "schema_version", "schema_major", "source", "type", "time",
+	"subject", "datacontenttype", "dataschema", "traceparent", "tracestate", "header_keys", "header_values", "payload",
+	"topic", "kafka_partition", "kafka_offset",
+}
+
+// eventSource feeds candidate events to COPY, the k-th with seq firstSeq+k,
+// without building every row up front; the row slice is reused, which pgx
+// allows because it encodes each row before asking for the next.
+type eventSource struct {
+	batch      *IngestBatch
+	candidates []int // indexes into batch.Records
+	firstSeq   int64
+	next       int
+	row        []any
+}
+
+func newEventSource(b *IngestBatch, candidates []int, firstSeq int64) *eventSource {
+	return &eventSource{batch: b, candidates: candidates, firstSeq: firstSeq}
+}
+
+func (s *eventSource) Next() bool {
+	s.next++
+	return s.next <= len(s.candidates)
+}
+
+func (s *eventSource) Values() ([]any, error) {
+	k := s.next - 1
+	r := &s.batch.Records[s.candidates[k]]
+	ev := &r.Event
+	keys, values := headerColumns(r.Headers)
+	s.row = append(s.row[:0],
+		s.firstSeq+int64(k), ev.TenantID, ev.ID, ev.Key, ev.SchemaVersion, int32(ev.SchemaMajor), ev.Source, ev.Type, ev.Time,
+		optional(ev.Subject), optional(ev.DataContentType), optional(ev.DataSchema), optional(ev.TraceParent), optional(ev.TraceState),
+		keys, values, notNull(ev.Data),
+		s.batch.Topic, s.batch.Partition, r.Offset)
+	return s.row, nil
+}
+
+func (s *eventSource) Err() error { return nil }
+
+// headerColumns splits headers into the parallel bytea[] columns. Keys are
+// copied into one buffer: Kafka header keys are strings on the client but
+// bytes on the wire, and the column keeps them as bytes.
+func headerColumns(headers []event.Header) (keys, values [][]byte) {
+	size := 0
+	for _, h := range headers {
+		size += len(h.Key)
+	}
+	buf := make([]byte, 0, size)
+	keys = make([][]byte, len(headers))
+	values = make([][]byte, len(headers))
+	for i, h := range headers {
+		start := len(buf)
+		buf = append(buf, h.Key...)
+		keys[i] = buf[start:len(buf):len(buf)]
+		values[i] = h.Value // a null header value stays a NULL element
+	}
+	return keys, values
+}
+
+// optional maps an absent attribute to NULL.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// notNull keeps an empty record value an empty bytea: pgx sends a nil slice
+// as NULL, which the NOT NULL columns would refuse.
+func notNull(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// newJobID returns a UUIDv7. google/uuid's are strictly increasing within
+// the process (RFC 9562 §6.2), so new jobs go to the right edge of the
+// primary key's index, the cheapest place to insert.
+func newJobID() [16]byte { return uuid.Must(uuid.NewV7()) }
+
+// LoadOffsets returns the stored next offsets of group for the given
+// partitions; partitions with nothing stored are absent from the result.
+func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[string][]int32) (map[string]map[int32]int64, error) {
+	topics := make([]string, 0, len(partitions))
+	for topic := range partitions {
+		topics = append(topics, topic)
+	}
+	rows, err := s.Pool.Query(ctx, `
+SELECT topic, kafka_partition, next_offset FROM kafka_offsets
+WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
+	if err != nil {
+		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
+	}
+	wanted := make(map[string]map[int32]bool, len(partitions))
+	for topic, parts := range partitions {
+		wanted[topic] = make(map[int32]bool, len(parts))
+		for _, p := range parts {
+			wanted[topic][p] = true
+		}
+	}
+	out := make(map[string]map[int32]int64)
+	var topic string
+	var partition int32
+	var next int64
+	_, err = pgx.ForEachRow(rows, []any{&topic, &partition, &next}, func() error {
+		if !wanted[topic][partition] {
+			return nil
+		}
+		if out[topic] == nil {
+			out[topic] = make(map[int32]int64)
+		}
+		out[topic][partition] = next
+		return nil
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
+	}
+	return out, nil
+}
+
+// ResetOffset overwrites the stored next offset of one partition, also
+// backwards. Ingest uses it when the stored offset lies beyond the
+// partition's end, which means the topic was deleted and recreated: the
+// stored position belongs to a log that no longer exists.
+func (s *Store) ResetOffset(ctx context.Context, group, topic string, partition int32, next int64) error {
+	_, err := s.Pool.Exec(ctx, `
+INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (consumer_group, topic, kafka_partition)
+DO UPDATE SET next_offset = excluded.next_offset, updated_at = now()`, group, topic, partition, next)
+	if err != nil {
+		return classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
+	}
+	return nil
+}
+
+// LoadRoster returns every tenant's status for the ingest roster gate
+// (SPEC §1.4). Tenants that are absent are unknown.
+func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT id, status FROM tenants`)
+	if err != nil {
+		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
+	}
+	roster := make(map[string]event.TenantStatus)
+	var id, status string
+	_, err = pgx.ForEachRow(rows, []any{&id, &status}, func() error {
+		if status == "active" {
+			roster[id] = event.TenantActive
+		} else {
+			roster[id] = event.TenantInactive
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
+	}
+	return roster, nil
+}
