@@ -1,0 +1,6 @@
+package events
+
+import "github.com/google/uuid"
+
+// newEventID returns a fresh UUIDv7, the id rule of SPEC §1.1.
+func newEventID() string { return uuid.Must(uuid.NewV7()).String() }

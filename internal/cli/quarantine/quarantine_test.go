@@ -1,0 +1,216 @@
+package quarantine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/iostreams"
+	"github.com/hubctl/hubctl/internal/cli/quarantine"
+	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// hubctl runs `hubctl <args>` with the quarantine command mounted under a
+// bare root and dsn as the configured database.
+func hubctl(t *testing.T, dsn string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, LookupEnv: func(k string) (string, bool) {
+		if k == "STREAMING_HUB_POSTGRES_DSN" {
+			return dsn, true
+		}
+		return "", false
+	}}
+	root := &cobra.Command{
+		Use:           "hubctl",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			f.UseFlags(cmd.Flags(), "")
+			return nil
+		},
+	}
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.AddCommand(quarantine.NewCmd(f))
+	cmdutil.MarkUsageErrors(root)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err != nil {
+		fmt.Fprintln(errOut, "Error: "+err.Error())
+	}
+	return cmdutil.ExitCode(err), out.String(), errOut.String()
+}
+
+type header struct{ key, value []byte }
+
+// insert stores a poison record as ingest would.
+func insert(t *testing.T, dsn, reason string, offset int64, key []byte, headers []header, value []byte, at time.Time) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	keys, values := [][]byte{}, [][]byte{}
+	for _, h := range headers {
+		keys, values = append(keys, h.key), append(values, h.value)
+	}
+	_, err = conn.Exec(context.Background(), `
+		INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset,
+		                        record_key, header_keys, header_values, value, received_at)
+		VALUES ($1, 'the detail', 'lerian.streaming.midaz_transaction.posted', 1, $2, $3, $4, $5, $6, $7)`,
+		reason, offset, key, keys, values, value, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+func TestQuarantineListJSONIsTheSpecifiedItem(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	insert(t, dsn, "missing_id", 10, nil, nil, []byte{}, t0)
+	insert(t, dsn, "invalid_tenantid", 11, []byte("acme"), []header{
+		{[]byte("ce-specversion"), []byte("1.0")},
+		{[]byte("ce-tenantid"), []byte{0xff, 0xfe, 0x00}},
+	}, []byte(`{"a":1}`), t0.Add(time.Minute))
+
+	code, stdout, stderr := hubctl(t, dsn, "quarantine", "list", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var page struct {
+		Items      []json.RawMessage `json:"items"`
+		NextCursor *string           `json:"next_cursor"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &page); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(page.Items) != 2 || page.NextCursor != nil {
+		t.Fatalf("want 2 items and no next cursor:\n%s", stdout)
+	}
+	want := []string{
+		`{"id":2,"reason":"invalid_tenantid","detail":"the detail","topic":"lerian.streaming.midaz_transaction.posted",` +
+			`"partition":1,"offset":11,"key":"acme",` +
+			`"headers":[{"key":"ce-specversion","value":"1.0"},{"key":"ce-tenantid","value":"//4A","encoding":"base64"}],` +
+			`"value_base64":"eyJhIjoxfQ==","received_at":"2025-06-01T12:01:00Z"}`,
+		`{"id":1,"reason":"missing_id","detail":"the detail","topic":"lerian.streaming.midaz_transaction.posted",` +
+			`"partition":1,"offset":10,"key":null,"headers":[],"value_base64":"","received_at":"2025-06-01T12:00:00Z"}`,
+	}
+	for i, item := range page.Items {
+		if got := compact(t, item); got != want[i] {
+			t.Errorf("item %d\n got  %s\n want %s", i, got, want[i])
+		}
+	}
+}
+
+func TestQuarantineListTable(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	insert(t, dsn, "invalid_subject", 7, []byte{0x80}, []header{
+		{[]byte("ce-subject"), []byte("\x1b[2Jgotcha\n")},
+	}, []byte("x"), t0)
+
+	code, stdout, stderr := hubctl(t, dsn, "quarantine", "list", "-o", "table")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want a header and one row, got:\n%s", stdout)
+	}
+	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "RECEIVED REASON TOPIC/PARTITION/OFFSET KEY HEADERS DETAIL" {
+		t.Errorf("header %q", lines[0])
+	}
+	for _, want := range []string{
+		"2025-06-01T12:00:00Z", "invalid_subject", "lerian.streaming.midaz_transaction.posted/1/7",
+		"base64:gA==", `ce-subject=\x1b[2Jgotcha\x0a`, "the detail",
+	} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("row lacks %q: %q", want, lines[1])
+		}
+	}
+	if strings.ContainsRune(stdout, 0x1b) {
+		t.Error("an escape character from the record reached the terminal")
+	}
+}
+
+func TestQuarantineListFiltersAndPages(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	for i, reason := range []string{"missing_id", "invalid_time", "missing_id", "missing_id"} {
+		insert(t, dsn, reason, int64(i), nil, nil, []byte{}, t0.Add(time.Duration(i)*time.Second))
+	}
+	type page struct {
+		Items []struct {
+			Offset int64 `json:"offset"`
+		} `json:"items"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	list := func(args ...string) page {
+		t.Helper()
+		code, stdout, stderr := hubctl(t, dsn, append([]string{"quarantine", "list", "-o", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var p page
+		if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	first := list("--reason", "missing_id", "--limit", "2")
+	if len(first.Items) != 2 || first.Items[0].Offset != 3 || first.Items[1].Offset != 2 || first.NextCursor == nil {
+		t.Fatalf("first page %+v", first)
+	}
+	second := list("--reason", "missing_id", "--limit", "2", "--cursor", *first.NextCursor)
+	if len(second.Items) != 1 || second.Items[0].Offset != 0 || second.NextCursor != nil {
+		t.Errorf("second page %+v", second)
+	}
+	if other := list("--topic", "some.other.topic"); len(other.Items) != 0 {
+		t.Errorf("topic filter let through %+v", other)
+	}
+
+	_, _, stderr := hubctl(t, dsn, "quarantine", "list", "-o", "table", "--reason", "missing_id", "--limit", "2")
+	if want := `hubctl quarantine list --limit 2 --reason "missing_id" --cursor ` + *first.NextCursor; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks %q", stderr, want)
+	}
+}
+
+func TestQuarantineListUsageErrors(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	for _, c := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"--limit", "0"}, "invalid --limit 0"},
+		{[]string{"--limit", "1001"}, "invalid --limit 1001"},
+		{[]string{"--cursor", "forged"}, "invalid cursor"},
+		{[]string{"extra"}, "unknown command"},
+	} {
+		code, stdout, stderr := hubctl(t, dsn, append([]string{"quarantine", "list"}, c.args...)...)
+		if code != cmdutil.ExitUsage || !strings.Contains(stderr, c.wantErr) || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 mentioning %q", c.args, code, stdout, stderr, c.wantErr)
+		}
+	}
+}
+
+// compact strips the indentation, keeping the printed field order.
+func compact(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

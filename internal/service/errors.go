@@ -1,0 +1,70 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// Codes of SPEC §6.1 that the use cases produce.
+const (
+	CodeInvalidRequest      = "invalid_request"
+	CodeTenantNotFound      = "tenant_not_found"
+	CodeTenantAlreadyExists = "tenant_already_exists"
+)
+
+// ValidationError rejects input before anything is read or written. Field
+// names the offending input as the API spells it (a JSON field or query
+// parameter), so the API can report it in details.field.
+type ValidationError struct {
+	Field   string
+	Code    string
+	Message string
+}
+
+func (e *ValidationError) Error() string { return e.Message }
+
+func invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: field, Code: CodeInvalidRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFoundError says the named resource does not exist (or, for a tenant
+// API caller, belongs to another tenant: the two must look the same).
+type NotFoundError struct {
+	Code    string
+	Message string
+	Err     error
+}
+
+func (e *NotFoundError) Error() string { return e.Message }
+
+// Unwrap exposes the store's ErrNotFound, and through it the store's message.
+func (e *NotFoundError) Unwrap() error { return e.Err }
+
+// ConflictError says the request clashes with what exists, such as creating
+// a tenant twice.
+type ConflictError struct {
+	Code    string
+	Message string
+	Err     error
+}
+
+func (e *ConflictError) Error() string { return e.Message }
+
+// Unwrap exposes the store's ErrConflict.
+func (e *ConflictError) Unwrap() error { return e.Err }
+
+// tenantError turns the store's typed answers about one tenant into the
+// service's errors; other errors pass through unchanged.
+func tenantError(id string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrNotFound):
+		return &NotFoundError{Code: CodeTenantNotFound, Message: fmt.Sprintf("tenant %q not found", id), Err: err}
+	case errors.Is(err, store.ErrConflict):
+		return &ConflictError{Code: CodeTenantAlreadyExists, Message: fmt.Sprintf("tenant %q already exists", id), Err: err}
+	}
+	return err
+}

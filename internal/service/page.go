@@ -1,0 +1,97 @@
+package service
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Page bounds of every listing (SPEC §6.1 lists page with limit + cursor).
+const (
+	DefaultPageLimit = 100
+	MaxPageLimit     = 1000
+)
+
+// Page is one page of a listing: SPEC §6.1's `{"items": [...],
+// "next_cursor": "<opaque>"|null}`. NextCursor is nil on the last page.
+type Page[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+// ListParams page through a listing. A zero Limit means DefaultPageLimit;
+// an empty Cursor starts at the beginning.
+type ListParams struct {
+	Limit  int
+	Cursor string
+}
+
+// pageLimit applies the default and the bounds.
+func pageLimit(limit int) (int, error) {
+	switch {
+	case limit == 0:
+		return DefaultPageLimit, nil
+	case limit < 1 || limit > MaxPageLimit:
+		return 0, invalid("limit", "invalid limit %d: must be between 1 and %d", limit, MaxPageLimit)
+	}
+	return limit, nil
+}
+
+// Cursors are opaque to clients: base64url of "<listing>:<position>". The
+// listing name stops a cursor of one listing from being replayed against
+// another, where its position would mean something else.
+const (
+	tenantsCursor    = "tenants"
+	quarantineCursor = "quarantine"
+)
+
+func encodeCursor(listing, position string) *string {
+	c := base64.RawURLEncoding.EncodeToString([]byte(listing + ":" + position))
+	return &c
+}
+
+// decodeCursor returns the position a cursor of listing holds.
+func decodeCursor(listing, cursor string) (string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return "", errBadCursor()
+	}
+	name, position, ok := strings.Cut(string(raw), ":")
+	if !ok || name != listing || !utf8.ValidString(position) {
+		return "", errBadCursor()
+	}
+	return position, nil
+}
+
+func errBadCursor() error {
+	return invalid("cursor", "invalid cursor: pass the next_cursor of a previous page of the same listing, unchanged")
+}
+
+// A quarantine position is the last record's received_at in Unix
+// microseconds (PostgreSQL's own precision, so it round-trips exactly) and
+// its id.
+func formatQuarantinePosition(at time.Time, id int64) string {
+	return strconv.FormatInt(at.UnixMicro(), 10) + "." + strconv.FormatInt(id, 10)
+}
+
+// A forged cursor must not reach the database with a time PostgreSQL cannot
+// hold; every real one lies well inside years 1–9999.
+var (
+	minCursorMicros = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	maxCursorMicros = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+)
+
+func parseQuarantinePosition(position string) (time.Time, int64, error) {
+	microsText, idText, ok := strings.Cut(position, ".")
+	if !ok {
+		return time.Time{}, 0, errBadCursor()
+	}
+	micros, err1 := strconv.ParseInt(microsText, 10, 64)
+	id, err2 := strconv.ParseInt(idText, 10, 64)
+	if err1 != nil || err2 != nil || micros < minCursorMicros || micros >= maxCursorMicros {
+		return time.Time{}, 0, errBadCursor()
+	}
+	return time.UnixMicro(micros).UTC(), id, nil
+}

@@ -1,0 +1,122 @@
+package service
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// TenantIDRule is the form of a tenant id (SPEC §1.1 tenantid), as error
+// messages show it.
+const TenantIDRule = `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`
+
+var tenantIDPattern = regexp.MustCompile(`^` + TenantIDRule + `$`)
+
+// CheckTenantID rejects an id that no event could carry, so that a typo
+// fails with the rule instead of creating a tenant ingest can never admit
+// or answering "not found" for a name that cannot exist.
+func CheckTenantID(id string) error {
+	if !tenantIDPattern.MatchString(id) {
+		return invalid("id", "invalid tenant id %q: must match %s", id, TenantIDRule)
+	}
+	return nil
+}
+
+// Tenant statuses as the API and CLI spell them.
+const (
+	TenantActive   = string(store.TenantActive)
+	TenantInactive = string(store.TenantInactive)
+)
+
+// Tenant is the API's and CLI's view of a tenant (SPEC §6.1).
+type Tenant struct {
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+func tenantView(t store.Tenant) Tenant {
+	return Tenant{ID: t.ID, Status: string(t.Status), CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
+}
+
+// Tenants manages the tenant roster that ingest's gate reads (SPEC §1.4).
+type Tenants struct {
+	store *store.Store
+	now   func() time.Time
+}
+
+// NewTenants returns the tenant use cases over st; now stamps created_at and
+// updated_at.
+func NewTenants(st *store.Store, now func() time.Time) *Tenants {
+	return &Tenants{store: st, now: now}
+}
+
+// Create adds an active tenant.
+func (s *Tenants) Create(ctx context.Context, id string) (Tenant, error) {
+	if err := CheckTenantID(id); err != nil {
+		return Tenant{}, err
+	}
+	t, err := s.store.CreateTenant(ctx, id, s.now())
+	if err != nil {
+		return Tenant{}, tenantError(id, err)
+	}
+	return tenantView(t), nil
+}
+
+// Get reads one tenant.
+func (s *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
+	if err := CheckTenantID(id); err != nil {
+		return Tenant{}, err
+	}
+	t, err := s.store.GetTenant(ctx, id)
+	if err != nil {
+		return Tenant{}, tenantError(id, err)
+	}
+	return tenantView(t), nil
+}
+
+// List pages through the tenants in id order.
+func (s *Tenants) List(ctx context.Context, p ListParams) (Page[Tenant], error) {
+	limit, err := pageLimit(p.Limit)
+	if err != nil {
+		return Page[Tenant]{}, err
+	}
+	after := ""
+	if p.Cursor != "" {
+		if after, err = decodeCursor(tenantsCursor, p.Cursor); err != nil {
+			return Page[Tenant]{}, err
+		}
+	}
+	rows, more, err := s.store.ListTenants(ctx, after, limit)
+	if err != nil {
+		return Page[Tenant]{}, err
+	}
+	page := Page[Tenant]{Items: make([]Tenant, len(rows))}
+	for i, t := range rows {
+		page.Items[i] = tenantView(t)
+	}
+	if more {
+		page.NextCursor = encodeCursor(tenantsCursor, rows[len(rows)-1].ID)
+	}
+	return page, nil
+}
+
+// SetStatus makes a tenant active or inactive. Ingest instances see the
+// change within STREAMING_HUB_ROSTER_REFRESH. Setting the status a tenant
+// already has succeeds and changes nothing.
+func (s *Tenants) SetStatus(ctx context.Context, id, status string) (Tenant, error) {
+	if err := CheckTenantID(id); err != nil {
+		return Tenant{}, err
+	}
+	if status != TenantActive && status != TenantInactive {
+		return Tenant{}, invalid("status", "invalid status %q: must be %s or %s", status, TenantActive, TenantInactive)
+	}
+	t, err := s.store.SetTenantStatus(ctx, id, store.TenantStatus(status), s.now())
+	if err != nil {
+		return Tenant{}, tenantError(id, err)
+	}
+	return tenantView(t), nil
+}

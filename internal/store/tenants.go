@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TenantStatus is a tenant's place in the roster (SPEC §1.4). Ingest admits
+// events only for active tenants.
+type TenantStatus string
+
+// The statuses the tenants table allows.
+const (
+	TenantActive   TenantStatus = "active"
+	TenantInactive TenantStatus = "inactive"
+)
+
+// Tenant is one row of the roster.
+type Tenant struct {
+	ID        string
+	Status    TenantStatus
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+const tenantColumns = `id, status, created_at, updated_at`
+
+func scanTenant(row pgx.Row) (Tenant, error) {
+	var t Tenant
+	err := row.Scan(&t.ID, &t.Status, &t.CreatedAt, &t.UpdatedAt)
+	return t, err
+}
+
+// CreateTenant adds an active tenant created at `at`. A tenant that already
+// exists is an ErrConflict naming it; the existing row is left untouched.
+func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tenant, error) {
+	// ON CONFLICT DO NOTHING rather than catching the unique violation: the
+	// violation would abort a surrounding transaction, and "exists" is an
+	// expected answer here, not a failure of the statement.
+	t, err := scanTenant(s.Pool.QueryRow(ctx, `
+		INSERT INTO tenants (id, status, created_at, updated_at)
+		VALUES ($1, $2, $3, $3)
+		ON CONFLICT (id) DO NOTHING
+		RETURNING `+tenantColumns,
+		id, TenantActive, at))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Tenant{}, fmt.Errorf("%w: tenant %q already exists", ErrConflict, id)
+	}
+	if err != nil {
+		return Tenant{}, classify(fmt.Errorf("create tenant %q: %w", id, err))
+	}
+	return t, nil
+}
+
+// GetTenant reads one tenant; ErrNotFound when there is none with that id.
+func (s *Store) GetTenant(ctx context.Context, id string) (Tenant, error) {
+	t, err := scanTenant(s.Pool.QueryRow(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Tenant{}, tenantNotFound(id)
+	}
+	if err != nil {
+		return Tenant{}, classify(fmt.Errorf("read tenant %q: %w", id, err))
+	}
+	return t, nil
+}
+
+// ListTenants returns up to limit tenants in id order, starting after the
+// tenant afterID ("" starts at the beginning). more reports whether tenants
+// follow the last one returned. Paging by id is stable under concurrent
+// inserts: a page never repeats or skips a tenant that existed when the
+// listing began.
+func (s *Store) ListTenants(ctx context.Context, afterID string, limit int) (tenants []Tenant, more bool, err error) {
+	if limit < 1 {
+		return nil, false, fmt.Errorf("list tenants: limit %d must be at least 1", limit)
+	}
+	// One row beyond the page tells whether another page exists without a
+	// second query.
+	rows, err := s.Pool.Query(ctx, `
+		SELECT `+tenantColumns+` FROM tenants
+		WHERE id > $1
+		ORDER BY id
+		LIMIT $2`,
+		afterID, limit+1)
+	if err != nil {
+		return nil, false, classify(fmt.Errorf("list tenants: %w", err))
+	}
+	tenants, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Tenant, error) { return scanTenant(r) })
+	if err != nil {
+		return nil, false, classify(fmt.Errorf("list tenants: %w", err))
+	}
+	if len(tenants) > limit {
+		return tenants[:limit], true, nil
+	}
+	return tenants, false, nil
+}
+
+// SetTenantStatus moves a tenant to status. updated_at records the last real
+// change, so setting the status a tenant already has leaves it alone.
+func (s *Store) SetTenantStatus(ctx context.Context, id string, status TenantStatus, at time.Time) (Tenant, error) {
+	t, err := scanTenant(s.Pool.QueryRow(ctx, `
+		UPDATE tenants
+		SET status = $2,
+		    updated_at = CASE WHEN status = $2 THEN updated_at ELSE $3 END
+		WHERE id = $1
+		RETURNING `+tenantColumns,
+		id, status, at))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Tenant{}, tenantNotFound(id)
+	}
+	if err != nil {
+		return Tenant{}, classify(fmt.Errorf("set status of tenant %q: %w", id, err))
+	}
+	return t, nil
+}
+
+func tenantNotFound(id string) error {
+	return fmt.Errorf("%w: tenant %q", ErrNotFound, id)
+}
