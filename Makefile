@@ -37,12 +37,12 @@ lint: ## gofmt, go vet and staticcheck (pinned)
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-docs: ## man pages and shell completions (committed: the release ships them)
-	$(GO) run ./cmd/hubctl man --dir man
+docs: build ## man pages and shell completions (committed: the release ships them)
+	bin/hubctl man --dir man --date "$$(git log -1 --format=%cI -- cmd internal/cli 2>/dev/null)"
 	mkdir -p completions
-	$(GO) run ./cmd/hubctl completion bash > completions/hubctl.bash
-	$(GO) run ./cmd/hubctl completion zsh  > completions/_hubctl
-	$(GO) run ./cmd/hubctl completion fish > completions/hubctl.fish
+	bin/hubctl completion bash > completions/hubctl.bash
+	bin/hubctl completion zsh  > completions/_hubctl
+	bin/hubctl completion fish > completions/hubctl.fish
 
 bench: ## micro-benchmarks of every package (see docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCH_TIME) ./...

@@ -20,6 +20,10 @@ type KafkaOptions struct {
 	// DataDir, when set, keeps topics, records and committed offsets
 	// across restarts. Empty keeps everything in memory.
 	DataDir string
+	// AutoCreateTopics creates a topic the first time a client asks for it,
+	// like a broker with auto.create.topics.enable: a developer can produce
+	// to any topic without creating it first.
+	AutoCreateTopics bool
 }
 
 // Kafka is a single-broker, in-process Kafka cluster (franz-go's kfake)
@@ -42,6 +46,9 @@ func StartKafka(opts KafkaOptions) (*Kafka, error) {
 	kopts := []kfake.Opt{kfake.Ports(opts.Port), kfake.DefaultNumPartitions(int(partitions))}
 	if opts.DataDir != "" {
 		kopts = append(kopts, kfake.DataDir(opts.DataDir))
+	}
+	if opts.AutoCreateTopics {
+		kopts = append(kopts, kfake.AllowAutoTopicCreation())
 	}
 	cluster, err := kfake.NewCluster(kopts...)
 	if err != nil {

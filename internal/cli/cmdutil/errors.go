@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -59,12 +60,13 @@ func SilentExit(code int) error { return &ExitError{Code: code, Silent: true} }
 func ExitCode(err error) int {
 	var exitErr *ExitError
 	var cfgErr *config.ValidationError
+	var invalid *service.ValidationError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &exitErr):
 		return exitErr.Code
-	case errors.As(err, &cfgErr):
+	case errors.As(err, &cfgErr), errors.As(err, &invalid):
 		return ExitUsage
 	case errors.Is(err, store.ErrNotFound):
 		return ExitNotFound

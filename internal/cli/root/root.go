@@ -7,9 +7,13 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	configcmd "github.com/hubctl/hubctl/internal/cli/config"
-//DEV	"github.com/hubctl/hubctl/internal/cli/dev"
+	"github.com/hubctl/hubctl/internal/cli/dev"
+	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/man"
 	"github.com/hubctl/hubctl/internal/cli/migrate"
+	"github.com/hubctl/hubctl/internal/cli/quarantine"
+	"github.com/hubctl/hubctl/internal/cli/serve"
+	"github.com/hubctl/hubctl/internal/cli/tenants"
 	"github.com/hubctl/hubctl/internal/cli/version"
 )
 
@@ -54,8 +58,12 @@ YAML file named by --config, then defaults; see hubctl config show.`,
 	cmdutil.MustBindFlag(pf, "log-level", "STREAMING_HUB_LOG_LEVEL")
 
 	cmd.AddCommand(
-//DEV		dev.NewCmd(f),
+		serve.NewCmd(f),
+		dev.NewCmd(f),
 		migrate.NewCmd(f),
+		tenants.NewCmd(f),
+		events.NewCmd(f),
+		quarantine.NewCmd(f),
 		configcmd.NewCmd(f),
 		version.NewCmd(f),
 		man.NewCmd(f),

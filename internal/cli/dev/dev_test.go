@@ -1,0 +1,181 @@
+package dev_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hubctl/hubctl/internal/cli"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/iostreams"
+)
+
+// syncBuffer lets the test read what the running command writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+var (
+	brokersLine  = regexp.MustCompile(`Kafka brokers\s+(\S+)`)
+	postgresLine = regexp.MustCompile(`PostgreSQL\s+(postgres://\S+)`)
+)
+
+// TestDevRunsTheHubEndToEnd starts `hubctl dev` in-process on free ports,
+// uses what its banner prints the way a developer would (a PostgreSQL client
+// on the DSN, a Kafka producer on the brokers), and checks that Ctrl-C stops
+// it cleanly and that a restart keeps the data.
+func TestDevRunsTheHubEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	dataDir := reachableTempDir(t)
+	var stderr *syncBuffer
+
+	start := func() (cancel func() int, dsn, brokers string) {
+		stderr = &syncBuffer{}
+		ios, _, _, _ := iostreams.Test()
+		ios.ErrOut = stderr
+		f := &cmdutil.Factory{IOStreams: ios, LookupEnv: func(string) (string, bool) { return "", false }}
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan int, 1)
+		go func() {
+			done <- cli.Run(ctx, f, []string{"dev", "--data-dir", dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0"})
+		}()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			out := stderr.String()
+			if m, k := postgresLine.FindStringSubmatch(out), brokersLine.FindStringSubmatch(out); m != nil && k != nil {
+				dsn, brokers = m[1], k[1]
+				break
+			}
+			select {
+			case code := <-done:
+				t.Fatalf("dev exited early with %d:\n%s", code, out)
+			default:
+			}
+			if time.Now().After(deadline) {
+				stop()
+				t.Fatalf("no banner within 60s:\n%s", out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return func() int {
+			stop()
+			select {
+			case code := <-done:
+				return code
+			case <-time.After(60 * time.Second):
+				t.Fatal("dev did not stop within 60s of Ctrl-C")
+				return -1
+			}
+		}, dsn, brokers
+	}
+
+	stop, dsn, brokers := start()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect to the printed DSN: %v", err)
+	}
+	var status string
+	if err := conn.QueryRow(ctx, `SELECT status FROM tenants WHERE id = 'default'`).Scan(&status); err != nil || status != "active" {
+		t.Fatalf("tenant default: status %q, err %v", status, err)
+	}
+
+	producer, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &kgo.Record{
+		Topic: "lerian.streaming.midaz_transaction.posted",
+		Value: []byte(`{"amount":1000}`),
+		Headers: []kgo.RecordHeader{
+			{Key: "ce-specversion", Value: []byte("1.0")},
+			{Key: "ce-id", Value: []byte("0190b6a2-7c1e-7d3a-9f00-123456789abc")},
+			{Key: "ce-source", Value: []byte("midaz")},
+			{Key: "ce-type", Value: []byte("studio.lerian.midaz.transaction.posted")},
+			{Key: "ce-time", Value: []byte("2026-11-29T12:00:00Z")},
+			{Key: "ce-schemaversion", Value: []byte("1.0.0")},
+			{Key: "ce-resourcetype", Value: []byte("transaction")},
+			{Key: "ce-eventtype", Value: []byte("posted")},
+			{Key: "ce-tenantid", Value: []byte("default")},
+		},
+	}
+	if err := producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		t.Fatalf("produce to the printed brokers: %v", err)
+	}
+	producer.Close()
+
+	var key string
+	for {
+		err := conn.QueryRow(ctx, `SELECT event_key FROM events WHERE tenant_id = 'default'`).Scan(&key)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the event never reached the inbox: %v\n%s", err, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if key != "transaction.posted" {
+		t.Errorf("event key = %q", key)
+	}
+	conn.Close(ctx)
+
+	if code := stop(); code != 0 {
+		t.Fatalf("dev exited %d after Ctrl-C:\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "postgres", "postmaster.pid")); !os.IsNotExist(err) {
+		t.Errorf("PostgreSQL still running (postmaster.pid present) after dev stopped: %v", err)
+	}
+
+	// A restart on the same data dir keeps the inbox.
+	stop, dsn, _ = start()
+	defer stop()
+	conn, err = pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("after restart: %d events, err %v; want the 1 from before", n, err)
+	}
+}
+
+// reachableTempDir is a temp dir the postgres OS user can enter: when the
+// test runs as root, PostgreSQL runs as that user, and Go's temp dirs are
+// private to their creator.
+func reachableTempDir(t *testing.T) string {
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "dev")
+}

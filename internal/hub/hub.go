@@ -1,0 +1,152 @@
+// Package hub assembles a running hub from its parts — store, ingest,
+// HTTP API — for `hubctl serve` and `hubctl dev`, and owns the shutdown
+// sequence of SPEC §6.5.
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hubctl/hubctl/internal/api"
+	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// Options are what Run needs besides the configuration.
+type Options struct {
+	Config    *config.Config
+	LookupEnv func(string) (string, bool)
+	Logger    *slog.Logger
+	// OnListening, when set, is called once the API listener is bound, with
+	// its address (dev mode prints its banner then).
+	OnListening func(addr net.Addr)
+}
+
+// component is a long-running part of the hub. Run returns when ctx is
+// cancelled, after finishing the work in hand, or earlier on a fatal error.
+type component interface {
+	Run(ctx context.Context) error
+}
+
+// Run starts the hub and blocks until ctx is cancelled (SIGTERM) or a part
+// fails. Shutdown: /readyz answers 503 at once, the parts finish what they
+// hold within STREAMING_HUB_SHUTDOWN_TIMEOUT, then the listener closes.
+func Run(ctx context.Context, opts Options) error {
+	cfg, log := opts.Config, opts.Logger
+	if _, err := LoadKeyring(cfg, opts.LookupEnv); err != nil {
+		return err
+	}
+	if err := store.CheckSchema(ctx, cfg.Postgres.DSN); err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, cfg.Postgres.DSN, store.Options{
+		MaxConns: int32(cfg.Postgres.MaxOpenConns),
+		AppName:  "hubctl serve (" + string(cfg.Role) + ")",
+	})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+
+	checks := map[string]api.ReadinessCheck{"database": st.Ping}
+	var parts []component
+	if cfg.Role.RunsIngest() {
+		consumer, err := newIngest(cfg, st, log, registry)
+		if err != nil {
+			return err
+		}
+		defer consumer.Close() // when start-up fails before Run
+		parts = append(parts, consumer)
+		checks["ingest"] = func(context.Context) error {
+			if !consumer.Ready() {
+				return errors.New("the Kafka consumer has not joined its group")
+			}
+			return nil
+		}
+	}
+
+	var gatherer prometheus.Gatherer
+	if cfg.MetricsEnabled {
+		gatherer = registry
+	}
+	server := api.New(api.Options{Logger: log, Gatherer: gatherer, Checks: checks})
+	httpServer := &http.Server{
+		Handler:           server,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	listener, err := net.Listen("tcp", cfg.HTTPListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen on STREAMING_HUB_HTTP_LISTEN_ADDR=%s: %w", cfg.HTTPListenAddr, err)
+	}
+	log.Info("hub started", "role", cfg.Role, "http", listener.Addr().String(), "env", cfg.Environment)
+	if opts.OnListening != nil {
+		opts.OnListening(listener.Addr())
+	}
+
+	// Parts run under their own context: it is cancelled when shutdown
+	// starts, not when a sibling fails first, so each part's own shutdown
+	// path (finish the batch in hand) always runs.
+	partsCtx, stopParts := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopParts()
+	group, groupCtx := errgroup.WithContext(partsCtx)
+	for _, p := range parts {
+		group.Go(func() error { return p.Run(partsCtx) })
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpServer.Serve(listener) }()
+
+	var failure error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	case <-groupCtx.Done():
+		failure = errors.New("a hub component stopped unexpectedly")
+	case err := <-serveErr:
+		failure = fmt.Errorf("HTTP server: %w", err)
+	}
+
+	server.Drain()
+	stopParts()
+	done := make(chan error, 1)
+	go func() { done <- group.Wait() }()
+	timer := time.NewTimer(cfg.ShutdownTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			failure = errors.Join(failure, err)
+		}
+	case <-timer.C:
+		// Unfinished leases expire and are recovered by another process
+		// (SPEC §6.5); leaving now is safe.
+		log.Warn("shutdown timeout reached; abandoning work in flight", "timeout", cfg.ShutdownTimeout)
+	}
+
+	httpCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = httpServer.Shutdown(httpCtx)
+	if failure != nil {
+		return failure
+	}
+	log.Info("hub stopped")
+	return nil
+}

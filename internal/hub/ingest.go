@@ -1,0 +1,24 @@
+package hub
+
+import (
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/ingest"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// newIngest builds the Kafka consumer. It may keep storing the batch in hand
+// for the whole shutdown timeout after the hub starts stopping.
+func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer) (*ingest.Consumer, error) {
+	return ingest.New(ingest.Options{
+		Kafka:        cfg.Kafka,
+		Ingest:       cfg.Ingest,
+		Store:        st,
+		Logger:       log,
+		Registerer:   reg,
+		DrainTimeout: cfg.ShutdownTimeout,
+	})
+}
