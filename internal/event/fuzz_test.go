@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/hubctl/hubctl/internal/conformance"
 )
 
 // The reference below restates SPEC §1.1–§1.2 (and the package's documented
@@ -312,10 +314,14 @@ func encodeFuzzHeaders(headers []Header) string {
 // satisfies the §1.1 rules. The corpus starts from every conformance vector
 // plus testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
-	for _, c := range loadIngestVectors(f).Cases {
-		headers, value := c.record()
+	vectors, err := conformance.LoadIngestVerdicts()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range vectors.Cases {
+		headers, value := recordOf(c)
 		limit := uint16(0)
-		if c.ValueRepeat != nil {
+		if c.Repeat != nil {
 			// Keep the seed small: the same rule with a small limit.
 			value, limit = value[:17], 16
 		}

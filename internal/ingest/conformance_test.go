@@ -1,58 +1,12 @@
 package ingest
 
 import (
-	"encoding/json"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/conformance"
 )
-
-// ingestVectors is testdata/conformance/ingest-verdicts.json.
-type ingestVectors struct {
-	Roster       map[string]string `json:"roster"`
-	StoredEvents []struct {
-		TenantID string `json:"tenant_id"`
-		ID       string `json:"id"`
-	} `json:"stored_events"`
-	MaxEventBytes int `json:"max_event_bytes"`
-	Cases         []struct {
-		Name        string      `json:"name"`
-		Headers     [][2]string `json:"headers"`
-		Value       *string     `json:"value"`
-		ValueRepeat *struct {
-			Char  string `json:"char"`
-			Count int    `json:"count"`
-		} `json:"value_repeat"`
-		Expect      string `json:"expect"`
-		Reason      string `json:"reason"`
-		EventKey    string `json:"event_key"`
-		SchemaMajor int    `json:"schema_major"`
-	} `json:"cases"`
-}
-
-func loadVectors(t *testing.T) ingestVectors {
-	t.Helper()
-	path, err := conformance.Path("ingest-verdicts.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v ingestVectors
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(v.Cases) == 0 {
-		t.Fatalf("%s holds no cases", path)
-	}
-	return v
-}
 
 // TestConformanceVectorsThroughKafka runs every ingest vector through the
 // whole path: a Kafka record, the consumer, the batch write, and the outcome
@@ -63,7 +17,10 @@ func loadVectors(t *testing.T) ingestVectors {
 // accepted event is removed after its check: every case meets the state the
 // vectors describe, not the leftovers of the cases before it.
 func TestConformanceVectorsThroughKafka(t *testing.T) {
-	vectors := loadVectors(t)
+	vectors, err := conformance.LoadIngestVerdicts()
+	if err != nil {
+		t.Fatal(err)
+	}
 	e := newEnv(t)
 	e.allowLargeRecords(testTopic) // for the payload_too_large case
 	for tenant, status := range vectors.Roster {
@@ -81,15 +38,9 @@ VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transa
 	const partition = 0
 	for i, c := range vectors.Cases {
 		offset := int64(i)
-		rec := &kgo.Record{Topic: testTopic, Partition: partition}
+		rec := &kgo.Record{Topic: testTopic, Partition: partition, Value: c.Value()}
 		for _, h := range c.Headers {
 			rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h[0], Value: []byte(h[1])})
-		}
-		switch {
-		case c.ValueRepeat != nil:
-			rec.Value = []byte(strings.Repeat(c.ValueRepeat.Char, c.ValueRepeat.Count))
-		case c.Value != nil:
-			rec.Value = []byte(*c.Value)
 		}
 		before := m.metric(t, "streaming_hub_ingest_records_total", "verdict", c.Expect, "reason", c.Reason)
 		e.produce(rec)

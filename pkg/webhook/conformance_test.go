@@ -3,11 +3,9 @@ package webhook_test
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,56 +13,6 @@ import (
 	"github.com/hubctl/hubctl/internal/conformance"
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
-
-// signatureVectors mirrors testdata/conformance/signatures.json. Decoding
-// rejects unknown fields and unknown sections, so a vector the contract grows
-// later fails this test until it is understood rather than being skipped.
-type signatureVectors struct {
-	About  string       `json:"about"`
-	Sign   []signCase   `json:"sign"`
-	Verify []verifyCase `json:"verify"`
-}
-
-type signCase struct {
-	Name              string `json:"name"`
-	Secret            string `json:"secret"`
-	Timestamp         string `json:"timestamp"`
-	BodyBase64        string `json:"body_base64"`
-	ExpectedSignature string `json:"expected_signature"`
-}
-
-type verifyCase struct {
-	Name             string   `json:"name"`
-	Secrets          []string `json:"secrets"`
-	SignatureHeaders []string `json:"signature_headers"`
-	Timestamp        string   `json:"timestamp"`
-	Now              int64    `json:"now"`
-	ToleranceSeconds int64    `json:"tolerance_seconds"`
-	BodyBase64       string   `json:"body_base64"`
-	Expect           string   `json:"expect"`
-}
-
-func loadSignatureVectors(t *testing.T) signatureVectors {
-	t.Helper()
-	path, err := conformance.Path("signatures.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var vectors signatureVectors
-	if err := dec.Decode(&vectors); err != nil {
-		t.Fatalf("%s: %v (a new section or field needs a runner here)", path, err)
-	}
-	if len(vectors.Sign) == 0 || len(vectors.Verify) == 0 {
-		t.Fatalf("%s: expected both sign and verify cases, got %d and %d", path, len(vectors.Sign), len(vectors.Verify))
-	}
-	return vectors
-}
 
 func decodeBody(t *testing.T, b64 string) []byte {
 	t.Helper()
@@ -76,7 +24,13 @@ func decodeBody(t *testing.T, b64 string) []byte {
 }
 
 func TestConformance(t *testing.T) {
-	vectors := loadSignatureVectors(t)
+	// The loader rejects unknown fields and sections, so a vector the
+	// contract grows later fails this test until it is understood rather
+	// than being skipped.
+	vectors, err := conformance.LoadSignatures()
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	t.Run("sign", func(t *testing.T) {
 		for _, tc := range vectors.Sign {

@@ -39,6 +39,15 @@ func RunWithStdin(t testing.TB, env map[string]string, stdin string, args ...str
 	return Result{Code: code, Stdout: out.String(), Stderr: errOut.String()}
 }
 
+// Database is an environment naming dsn as the configured database and
+// nothing else; "" names none.
+func Database(dsn string) map[string]string {
+	if dsn == "" {
+		return nil
+	}
+	return map[string]string{"STREAMING_HUB_POSTGRES_DSN": dsn}
+}
+
 // Process is hubctl running in the background, for long-lived commands such
 // as serve and dev that a test drives while they run and then stops.
 type Process struct {

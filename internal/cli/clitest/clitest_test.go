@@ -66,3 +66,13 @@ func TestStartReportsACommandThatEndsOnItsOwn(t *testing.T) {
 		t.Errorf("Stop after the end returned %d, want the exit code 0", code)
 	}
 }
+
+func TestDatabaseNamesOnlyTheDSN(t *testing.T) {
+	if env := clitest.Database(""); env != nil {
+		t.Errorf(`Database("") = %v, want no environment at all`, env)
+	}
+	env := clitest.Database("postgres://db/hub")
+	if len(env) != 1 || env["STREAMING_HUB_POSTGRES_DSN"] != "postgres://db/hub" {
+		t.Errorf("Database(dsn) = %v", env)
+	}
+}

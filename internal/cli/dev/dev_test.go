@@ -1,41 +1,19 @@
 package dev_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hubctl/hubctl/internal/cli"
-	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/iostreams"
+	"github.com/hubctl/hubctl/internal/cli/clitest"
 )
-
-// syncBuffer lets the test read what the running command writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 var (
 	brokersLine  = regexp.MustCompile(`Kafka brokers\s+(\S+)`)
@@ -51,49 +29,29 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	dataDir := reachableTempDir(t)
-	var stderr *syncBuffer
+	const stopTimeout = 60 * time.Second
 
-	start := func() (cancel func() int, dsn, brokers string) {
-		stderr = &syncBuffer{}
-		ios, _, _, _ := iostreams.Test()
-		ios.ErrOut = stderr
-		f := &cmdutil.Factory{IOStreams: ios, LookupEnv: func(string) (string, bool) { return "", false }}
-		ctx, stop := context.WithCancel(context.Background())
-		done := make(chan int, 1)
-		go func() {
-			done <- cli.Run(ctx, f, []string{"dev", "--data-dir", dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0"})
-		}()
+	start := func() (dev *clitest.Process, dsn, brokers string) {
+		dev = clitest.Start(t, nil, "dev", "--data-dir", dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0")
 		deadline := time.Now().Add(60 * time.Second)
 		for {
-			out := stderr.String()
+			out := dev.Stderr()
 			if m, k := postgresLine.FindStringSubmatch(out), brokersLine.FindStringSubmatch(out); m != nil && k != nil {
 				dsn, brokers = m[1], k[1]
 				break
 			}
-			select {
-			case code := <-done:
+			if code, exited := dev.Exited(); exited {
 				t.Fatalf("dev exited early with %d:\n%s", code, out)
-			default:
 			}
 			if time.Now().After(deadline) {
-				stop()
 				t.Fatalf("no banner within 60s:\n%s", out)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		return func() int {
-			stop()
-			select {
-			case code := <-done:
-				return code
-			case <-time.After(60 * time.Second):
-				t.Fatal("dev did not stop within 60s of Ctrl-C")
-				return -1
-			}
-		}, dsn, brokers
+		return dev, dsn, brokers
 	}
 
-	stop, dsn, brokers := start()
+	dev, dsn, brokers := start()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -137,7 +95,7 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 			break
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("the event never reached the inbox: %v\n%s", err, stderr.String())
+			t.Fatalf("the event never reached the inbox: %v\n%s", err, dev.Stderr())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -146,16 +104,16 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 	}
 	conn.Close(ctx)
 
-	if code := stop(); code != 0 {
-		t.Fatalf("dev exited %d after Ctrl-C:\n%s", code, stderr.String())
+	if code := dev.Stop(stopTimeout); code != 0 {
+		t.Fatalf("dev exited %d after Ctrl-C:\n%s", code, dev.Stderr())
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, "postgres", "postmaster.pid")); !os.IsNotExist(err) {
 		t.Errorf("PostgreSQL still running (postmaster.pid present) after dev stopped: %v", err)
 	}
 
 	// A restart on the same data dir keeps the inbox.
-	stop, dsn, _ = start()
-	defer stop()
+	dev, dsn, _ = start()
+	defer dev.Stop(stopTimeout)
 	conn, err = pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)

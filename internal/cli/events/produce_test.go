@@ -8,47 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/events"
-	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 )
-
-// run executes `hubctl <args>` with the events command mounted under a bare
-// root, env as the whole environment and stdin as standard input.
-func run(t *testing.T, env map[string]string, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.WriteString(stdin)
-	f := &cmdutil.Factory{IOStreams: ios, LookupEnv: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}}
-	root := &cobra.Command{
-		Use:           "hubctl",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			f.UseFlags(cmd.Flags(), "")
-			return nil
-		},
-	}
-	root.SetIn(ios.In)
-	root.SetOut(ios.Out)
-	root.SetErr(ios.ErrOut)
-	root.AddCommand(events.NewCmd(f))
-	cmdutil.MarkUsageErrors(root)
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	if err != nil {
-		fmt.Fprintln(errOut, "Error: "+err.Error())
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
-}
 
 const defaultTopic = "lerian.streaming.midaz_transaction.posted"
 
@@ -58,13 +24,13 @@ func brokersEnv(c *kafkatest.Cluster) map[string]string {
 
 func TestProduceOneEventToTheDefaultTopic(t *testing.T) {
 	cluster := kafkatest.New(t, defaultTopic)
-	code, stdout, stderr := run(t, brokersEnv(cluster), "",
+	r := clitest.Run(t, brokersEnv(cluster),
 		"events", "produce", "--tenant", "acme", "--type", "transaction.posted",
 		"--data", `{"amount": 100}`, "--subject", "account/42")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	id := strings.TrimSuffix(stdout, "\n")
+	id := strings.TrimSuffix(r.Stdout, "\n")
 
 	rec := cluster.Consume(t, context.Background(), defaultTopic, 1)[0]
 	wantHeaders := []string{
@@ -111,11 +77,11 @@ func TestProduceDataFromStdinAndFileToAnExplicitTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := []string{"events", "produce", "--tenant", "acme", "--type", "balance.config-changed", "--topic", topic}
-	if code, _, stderr := run(t, brokersEnv(cluster), `{"from":"stdin"}`, append(base, "--data", "-")...); code != 0 {
-		t.Fatalf("stdin: exit %d: %s", code, stderr)
+	if r := clitest.RunWithStdin(t, brokersEnv(cluster), `{"from":"stdin"}`, append(base, "--data", "-")...); r.Code != 0 {
+		t.Fatalf("stdin: exit %d: %s", r.Code, r.Stderr)
 	}
-	if code, _, stderr := run(t, brokersEnv(cluster), "", append(base, "--data", "@"+file)...); code != 0 {
-		t.Fatalf("file: exit %d: %s", code, stderr)
+	if r := clitest.Run(t, brokersEnv(cluster), append(base, "--data", "@"+file)...); r.Code != 0 {
+		t.Fatalf("file: exit %d: %s", r.Code, r.Stderr)
 	}
 	values := map[string]bool{}
 	for _, rec := range cluster.Consume(t, context.Background(), topic, 2) {
@@ -132,10 +98,10 @@ func TestProduceDataFromStdinAndFileToAnExplicitTopic(t *testing.T) {
 func TestProduceDefaultTopicTurnsHyphensIntoUnderscores(t *testing.T) {
 	const topic = "lerian.streaming.plugin_fees_fee_rule.config_changed"
 	cluster := kafkatest.New(t, topic)
-	code, _, stderr := run(t, brokersEnv(cluster), "",
+	r := clitest.Run(t, brokersEnv(cluster),
 		"events", "produce", "--tenant", "acme", "--type", "fee-rule.config-changed", "--source", "plugin-fees")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	rec := cluster.Consume(t, context.Background(), topic, 1)[0]
 	if ev, verdict, ok := event.Parse(headersOf(rec), rec.Value, event.Options{}); !ok || ev.Type != "studio.lerian.plugin-fees.fee-rule.config-changed" {
@@ -146,16 +112,16 @@ func TestProduceDefaultTopicTurnsHyphensIntoUnderscores(t *testing.T) {
 func TestProduceCountPublishesDistinctEvents(t *testing.T) {
 	const n = 500
 	cluster := kafkatest.New(t, defaultTopic)
-	code, stdout, stderr := run(t, brokersEnv(cluster), "",
+	r := clitest.Run(t, brokersEnv(cluster),
 		"events", "produce", "--tenant", "acme", "--type", "transaction.posted", "--count", fmt.Sprint(n))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	if stdout != "" {
-		t.Errorf("with --count, stdout must stay empty, got %q", stdout)
+	if r.Stdout != "" {
+		t.Errorf("with --count, stdout must stay empty, got %q", r.Stdout)
 	}
-	if !strings.Contains(stderr, fmt.Sprintf("Published %d events to %s in ", n, defaultTopic)) || !strings.Contains(stderr, "events/s") {
-		t.Errorf("summary on stderr = %q", stderr)
+	if !strings.Contains(r.Stderr, fmt.Sprintf("Published %d events to %s in ", n, defaultTopic)) || !strings.Contains(r.Stderr, "events/s") {
+		t.Errorf("summary on stderr = %q", r.Stderr)
 	}
 	ids := map[string]bool{}
 	for _, rec := range cluster.Consume(t, context.Background(), defaultTopic, n) {
@@ -195,12 +161,12 @@ func TestProduceFailuresExitWithTheirCodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := run(t, c.env, "", c.args...)
-			if code != c.wantCode || !strings.Contains(stderr, c.wantErr) {
-				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, c.wantCode, c.wantErr)
+			r := clitest.Run(t, c.env, c.args...)
+			if r.Code != c.wantCode || !strings.Contains(r.Stderr, c.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", r.Code, r.Stderr, c.wantCode, c.wantErr)
 			}
-			if code != 0 && stdout != "" {
-				t.Errorf("failed run printed %q on stdout", stdout)
+			if r.Code != 0 && r.Stdout != "" {
+				t.Errorf("failed run printed %q on stdout", r.Stdout)
 			}
 		})
 	}
@@ -209,12 +175,12 @@ func TestProduceFailuresExitWithTheirCodes(t *testing.T) {
 func TestProduceWarnsAboutTopicsTheHubIgnores(t *testing.T) {
 	const topic = "lerian.streaming.midaz_transaction.dlq"
 	cluster := kafkatest.New(t, topic)
-	code, _, stderr := run(t, brokersEnv(cluster), "", "events", "produce", "--tenant", "acme", "--type", "transaction.dlq")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	r := clitest.Run(t, brokersEnv(cluster), "events", "produce", "--tenant", "acme", "--type", "transaction.dlq")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	if !strings.Contains(stderr, "does not consume topic "+topic) {
-		t.Errorf("no warning on stderr: %q", stderr)
+	if !strings.Contains(r.Stderr, "does not consume topic "+topic) {
+		t.Errorf("no warning on stderr: %q", r.Stderr)
 	}
 }
 

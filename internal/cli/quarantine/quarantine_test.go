@@ -4,53 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/spf13/cobra"
 
+	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/iostreams"
-	"github.com/hubctl/hubctl/internal/cli/quarantine"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
-
-// hubctl runs `hubctl <args>` with the quarantine command mounted under a
-// bare root and dsn as the configured database.
-func hubctl(t *testing.T, dsn string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, LookupEnv: func(k string) (string, bool) {
-		if k == "STREAMING_HUB_POSTGRES_DSN" {
-			return dsn, true
-		}
-		return "", false
-	}}
-	root := &cobra.Command{
-		Use:           "hubctl",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			f.UseFlags(cmd.Flags(), "")
-			return nil
-		},
-	}
-	root.SetOut(ios.Out)
-	root.SetErr(ios.ErrOut)
-	root.AddCommand(quarantine.NewCmd(f))
-	cmdutil.MarkUsageErrors(root)
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	if err != nil {
-		fmt.Fprintln(errOut, "Error: "+err.Error())
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
-}
 
 type header struct{ key, value []byte }
 
@@ -86,19 +51,19 @@ func TestQuarantineListJSONIsTheSpecifiedItem(t *testing.T) {
 		{[]byte("ce-tenantid"), []byte{0xff, 0xfe, 0x00}},
 	}, []byte(`{"a":1}`), t0.Add(time.Minute))
 
-	code, stdout, stderr := hubctl(t, dsn, "quarantine", "list", "-o", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	r := clitest.Run(t, clitest.Database(dsn), "quarantine", "list", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	var page struct {
 		Items      []json.RawMessage `json:"items"`
 		NextCursor *string           `json:"next_cursor"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &page); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &page); err != nil {
+		t.Fatalf("%v\n%s", err, r.Stdout)
 	}
 	if len(page.Items) != 2 || page.NextCursor != nil {
-		t.Fatalf("want 2 items and no next cursor:\n%s", stdout)
+		t.Fatalf("want 2 items and no next cursor:\n%s", r.Stdout)
 	}
 	want := []string{
 		`{"id":2,"reason":"invalid_tenantid","detail":"the detail","topic":"lerian.streaming.midaz_transaction.posted",` +
@@ -121,13 +86,13 @@ func TestQuarantineListTable(t *testing.T) {
 		{[]byte("ce-subject"), []byte("\x1b[2Jgotcha\n")},
 	}, []byte("x"), t0)
 
-	code, stdout, stderr := hubctl(t, dsn, "quarantine", "list", "-o", "table")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	r := clitest.Run(t, clitest.Database(dsn), "quarantine", "list", "-o", "table")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
-	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(r.Stdout, "\n"), "\n")
 	if len(lines) != 2 {
-		t.Fatalf("want a header and one row, got:\n%s", stdout)
+		t.Fatalf("want a header and one row, got:\n%s", r.Stdout)
 	}
 	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "RECEIVED REASON TOPIC/PARTITION/OFFSET KEY HEADERS DETAIL" {
 		t.Errorf("header %q", lines[0])
@@ -140,7 +105,7 @@ func TestQuarantineListTable(t *testing.T) {
 			t.Errorf("row lacks %q: %q", want, lines[1])
 		}
 	}
-	if strings.ContainsRune(stdout, 0x1b) {
+	if strings.ContainsRune(r.Stdout, 0x1b) {
 		t.Error("an escape character from the record reached the terminal")
 	}
 }
@@ -158,12 +123,12 @@ func TestQuarantineListFiltersAndPages(t *testing.T) {
 	}
 	list := func(args ...string) page {
 		t.Helper()
-		code, stdout, stderr := hubctl(t, dsn, append([]string{"quarantine", "list", "-o", "json"}, args...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		r := clitest.Run(t, clitest.Database(dsn), append([]string{"quarantine", "list", "-o", "json"}, args...)...)
+		if r.Code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.Code, r.Stderr)
 		}
 		var p page
-		if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+		if err := json.Unmarshal([]byte(r.Stdout), &p); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -181,9 +146,9 @@ func TestQuarantineListFiltersAndPages(t *testing.T) {
 		t.Errorf("topic filter let through %+v", other)
 	}
 
-	_, _, stderr := hubctl(t, dsn, "quarantine", "list", "-o", "table", "--reason", "missing_id", "--limit", "2")
-	if want := `hubctl quarantine list --limit 2 --reason "missing_id" --cursor ` + *first.NextCursor; !strings.Contains(stderr, want) {
-		t.Errorf("stderr %q lacks %q", stderr, want)
+	r := clitest.Run(t, clitest.Database(dsn), "quarantine", "list", "-o", "table", "--reason", "missing_id", "--limit", "2")
+	if want := `hubctl quarantine list --limit 2 --reason "missing_id" --cursor ` + *first.NextCursor; !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr %q lacks %q", r.Stderr, want)
 	}
 }
 
@@ -198,9 +163,9 @@ func TestQuarantineListUsageErrors(t *testing.T) {
 		{[]string{"--cursor", "forged"}, "invalid cursor"},
 		{[]string{"extra"}, "unknown command"},
 	} {
-		code, stdout, stderr := hubctl(t, dsn, append([]string{"quarantine", "list"}, c.args...)...)
-		if code != cmdutil.ExitUsage || !strings.Contains(stderr, c.wantErr) || stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 mentioning %q", c.args, code, stdout, stderr, c.wantErr)
+		r := clitest.Run(t, clitest.Database(dsn), append([]string{"quarantine", "list"}, c.args...)...)
+		if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, c.wantErr) || r.Stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 mentioning %q", c.args, r.Code, r.Stdout, r.Stderr, c.wantErr)
 		}
 	}
 }

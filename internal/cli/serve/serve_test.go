@@ -1,20 +1,16 @@
 package serve_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/cli"
+	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
@@ -22,32 +18,6 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 const testKEK = "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=" // 32 bytes, base64
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func factory(env map[string]string, stderr *lockedBuffer) *cmdutil.Factory {
-	ios, _, _, _ := iostreams.Test()
-	ios.ErrOut = stderr
-	return &cmdutil.Factory{IOStreams: ios, LookupEnv: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}}
-}
 
 func TestServeRefusesToStart(t *testing.T) {
 	migrated := pgtest.DSN(t)
@@ -79,10 +49,9 @@ func TestServeRefusesToStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stderr := &lockedBuffer{}
-			code := cli.Run(context.Background(), factory(tt.env, stderr), []string{"serve", "--listen", "127.0.0.1:0"})
-			if code != cmdutil.ExitFailure || !strings.Contains(stderr.String(), tt.want) {
-				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr.String(), tt.want)
+			r := clitest.Run(t, tt.env, "serve", "--listen", "127.0.0.1:0")
+			if r.Code != cmdutil.ExitFailure || !strings.Contains(r.Stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 1 and %q", r.Code, r.Stderr, tt.want)
 			}
 		})
 	}
@@ -101,12 +70,7 @@ func TestServeRunsAndDrains(t *testing.T) {
 		"HUB_KEK":                        testKEK,
 		"STREAMING_HUB_SHUTDOWN_TIMEOUT": "10s",
 	}
-	stderr := &lockedBuffer{}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- cli.Run(ctx, factory(env, stderr), []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port)})
-	}()
+	hub := clitest.Start(t, env, "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port))
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	deadline := time.Now().Add(30 * time.Second)
@@ -115,14 +79,11 @@ func TestServeRunsAndDrains(t *testing.T) {
 		if status == http.StatusOK {
 			break
 		}
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited %d before it was ready:\n%s", code, stderr.String())
-		default:
+		if code, exited := hub.Exited(); exited {
+			t.Fatalf("serve exited %d before it was ready:\n%s", code, hub.Stderr())
 		}
 		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("not ready after 30s: %d %v\n%s", status, body, stderr.String())
+			t.Fatalf("not ready after 30s: %d %v\n%s", status, body, hub.Stderr())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -130,18 +91,12 @@ func TestServeRunsAndDrains(t *testing.T) {
 		t.Errorf("healthz = %d", status)
 	}
 
-	stop()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("serve exited %d after SIGTERM:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop within 30s of SIGTERM")
+	if code := hub.Stop(30 * time.Second); code != 0 {
+		t.Fatalf("serve exited %d after SIGTERM:\n%s", code, hub.Stderr())
 	}
 	for _, line := range []string{"shutting down", "hub stopped"} {
-		if !strings.Contains(stderr.String(), line) {
-			t.Errorf("log lacks %q:\n%s", line, stderr.String())
+		if !strings.Contains(hub.Stderr(), line) {
+			t.Errorf("log lacks %q:\n%s", line, hub.Stderr())
 		}
 	}
 }

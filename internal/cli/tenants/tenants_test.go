@@ -1,54 +1,17 @@
 package tenants_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
+	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/iostreams"
-	"github.com/hubctl/hubctl/internal/cli/tenants"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
-
-// hubctl runs `hubctl <args>` with the tenants command mounted under a bare
-// root and dsn as the configured database ("" for none).
-func hubctl(t *testing.T, dsn string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, LookupEnv: func(k string) (string, bool) {
-		if k == "STREAMING_HUB_POSTGRES_DSN" && dsn != "" {
-			return dsn, true
-		}
-		return "", false
-	}}
-	root := &cobra.Command{
-		Use:           "hubctl",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			f.UseFlags(cmd.Flags(), "")
-			return nil
-		},
-	}
-	root.SetOut(ios.Out)
-	root.SetErr(ios.ErrOut)
-	root.AddCommand(tenants.NewCmd(f))
-	cmdutil.MarkUsageErrors(root)
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	if err != nil {
-		fmt.Fprintln(errOut, "Error: "+err.Error())
-	}
-	return cmdutil.ExitCode(err), out.String(), errOut.String()
-}
 
 type tenantJSON struct {
 	ID        string `json:"id"`
@@ -67,20 +30,20 @@ func decode[T any](t *testing.T, stdout string) T {
 }
 
 func TestTenantLifecycle(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	db := clitest.Database(pgtest.DSN(t))
 
-	code, stdout, stderr := hubctl(t, dsn, "tenants", "create", "acme", "-o", "json")
-	if code != 0 {
-		t.Fatalf("create: exit %d: %s", code, stderr)
+	r := clitest.Run(t, db, "tenants", "create", "acme", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("create: exit %d: %s", r.Code, r.Stderr)
 	}
-	created := decode[tenantJSON](t, stdout)
+	created := decode[tenantJSON](t, r.Stdout)
 	if created.ID != "acme" || created.Status != "active" || created.CreatedAt == "" {
 		t.Errorf("create printed %+v", created)
 	}
 
-	code, _, stderr = hubctl(t, dsn, "tenants", "create", "acme")
-	if code != cmdutil.ExitFailure || !strings.Contains(stderr, `tenant "acme" already exists`) {
-		t.Errorf("second create: exit %d, stderr %q; want 1 saying it exists", code, stderr)
+	r = clitest.Run(t, db, "tenants", "create", "acme")
+	if r.Code != cmdutil.ExitFailure || !strings.Contains(r.Stderr, `tenant "acme" already exists`) {
+		t.Errorf("second create: exit %d, stderr %q; want 1 saying it exists", r.Code, r.Stderr)
 	}
 
 	for _, step := range []struct{ verb, want string }{
@@ -88,25 +51,25 @@ func TestTenantLifecycle(t *testing.T) {
 		{"deactivate", "inactive"},
 		{"activate", "active"},
 	} {
-		code, stdout, stderr = hubctl(t, dsn, "tenants", step.verb, "acme", "-o", "json")
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", step.verb, code, stderr)
+		r = clitest.Run(t, db, "tenants", step.verb, "acme", "-o", "json")
+		if r.Code != 0 {
+			t.Fatalf("%s: exit %d: %s", step.verb, r.Code, r.Stderr)
 		}
-		if got := decode[tenantJSON](t, stdout); got.Status != step.want {
+		if got := decode[tenantJSON](t, r.Stdout); got.Status != step.want {
 			t.Errorf("%s: status %q, want %q", step.verb, got.Status, step.want)
 		}
 	}
 
-	code, stdout, _ = hubctl(t, dsn, "tenants", "get", "acme", "-o", "json")
-	if got := decode[tenantJSON](t, stdout); code != 0 || got.ID != "acme" || got.Status != "active" || got.CreatedAt != created.CreatedAt {
-		t.Errorf("get: exit %d, %+v", code, got)
+	r = clitest.Run(t, db, "tenants", "get", "acme", "-o", "json")
+	if got := decode[tenantJSON](t, r.Stdout); r.Code != 0 || got.ID != "acme" || got.Status != "active" || got.CreatedAt != created.CreatedAt {
+		t.Errorf("get: exit %d, %+v", r.Code, got)
 	}
 }
 
 func TestTenantExitCodes(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	if code, _, stderr := hubctl(t, dsn, "tenants", "create", "acme"); code != 0 {
-		t.Fatalf("create: exit %d: %s", code, stderr)
+	if r := clitest.Run(t, clitest.Database(dsn), "tenants", "create", "acme"); r.Code != 0 {
+		t.Fatalf("create: exit %d: %s", r.Code, r.Stderr)
 	}
 	rule := "[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 	cases := []struct {
@@ -132,40 +95,40 @@ func TestTenantExitCodes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := hubctl(t, c.dsn, c.args...)
-			if code != c.wantCode || !strings.Contains(stderr, c.wantErr) {
-				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, c.wantCode, c.wantErr)
+			r := clitest.Run(t, clitest.Database(c.dsn), c.args...)
+			if r.Code != c.wantCode || !strings.Contains(r.Stderr, c.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", r.Code, r.Stderr, c.wantCode, c.wantErr)
 			}
-			if stdout != "" {
-				t.Errorf("failed command printed %q on stdout", stdout)
+			if r.Stdout != "" {
+				t.Errorf("failed command printed %q on stdout", r.Stdout)
 			}
 		})
 	}
 }
 
 func TestTenantTableAndYAML(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	if code, _, stderr := hubctl(t, dsn, "tenants", "create", "acme"); code != 0 {
-		t.Fatalf("create: exit %d: %s", code, stderr)
+	db := clitest.Database(pgtest.DSN(t))
+	if r := clitest.Run(t, db, "tenants", "create", "acme"); r.Code != 0 {
+		t.Fatalf("create: exit %d: %s", r.Code, r.Stderr)
 	}
 
-	code, stdout, _ := hubctl(t, dsn, "tenants", "get", "acme", "-o", "table")
+	r := clitest.Run(t, db, "tenants", "get", "acme", "-o", "table")
 	row := regexp.MustCompile(`(?m)^ID\s+STATUS\s+CREATED\s*\nacme\s+active\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s*$`)
-	if code != 0 || !row.MatchString(stdout) {
-		t.Errorf("table: exit %d:\n%s", code, stdout)
+	if r.Code != 0 || !row.MatchString(r.Stdout) {
+		t.Errorf("table: exit %d:\n%s", r.Code, r.Stdout)
 	}
 
-	code, stdout, _ = hubctl(t, dsn, "tenants", "get", "acme", "-o", "yaml")
-	if code != 0 || !strings.HasPrefix(stdout, "id: acme\nstatus: active\ncreated_at: ") {
-		t.Errorf("yaml: exit %d:\n%s", code, stdout)
+	r = clitest.Run(t, db, "tenants", "get", "acme", "-o", "yaml")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "id: acme\nstatus: active\ncreated_at: ") {
+		t.Errorf("yaml: exit %d:\n%s", r.Code, r.Stdout)
 	}
 }
 
 func TestTenantListPages(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	db := clitest.Database(pgtest.DSN(t))
 	for _, id := range []string{"charlie", "alpha", "bravo"} {
-		if code, _, stderr := hubctl(t, dsn, "tenants", "create", id); code != 0 {
-			t.Fatalf("create %s: exit %d: %s", id, code, stderr)
+		if r := clitest.Run(t, db, "tenants", "create", id); r.Code != 0 {
+			t.Fatalf("create %s: exit %d: %s", id, r.Code, r.Stderr)
 		}
 	}
 
@@ -173,29 +136,29 @@ func TestTenantListPages(t *testing.T) {
 		Items      []tenantJSON `json:"items"`
 		NextCursor *string      `json:"next_cursor"`
 	}
-	code, stdout, stderr := hubctl(t, dsn, "tenants", "list", "--limit", "2", "-o", "json")
-	first := decode[page](t, stdout)
-	if code != 0 || len(first.Items) != 2 || first.Items[0].ID != "alpha" || first.Items[1].ID != "bravo" || first.NextCursor == nil {
-		t.Fatalf("first page: exit %d %s: %+v", code, stderr, first)
+	r := clitest.Run(t, db, "tenants", "list", "--limit", "2", "-o", "json")
+	first := decode[page](t, r.Stdout)
+	if r.Code != 0 || len(first.Items) != 2 || first.Items[0].ID != "alpha" || first.Items[1].ID != "bravo" || first.NextCursor == nil {
+		t.Fatalf("first page: exit %d %s: %+v", r.Code, r.Stderr, first)
 	}
-	code, stdout, _ = hubctl(t, dsn, "tenants", "list", "--limit", "2", "--cursor", *first.NextCursor, "-o", "json")
-	second := decode[page](t, stdout)
-	if code != 0 || len(second.Items) != 1 || second.Items[0].ID != "charlie" || second.NextCursor != nil {
-		t.Errorf("second page: exit %d: %+v", code, second)
+	r = clitest.Run(t, db, "tenants", "list", "--limit", "2", "--cursor", *first.NextCursor, "-o", "json")
+	second := decode[page](t, r.Stdout)
+	if r.Code != 0 || len(second.Items) != 1 || second.Items[0].ID != "charlie" || second.NextCursor != nil {
+		t.Errorf("second page: exit %d: %+v", r.Code, second)
 	}
 
 	// The table tells on stderr how to get the next page.
-	code, stdout, stderr = hubctl(t, dsn, "tenants", "list", "--limit", "2", "-o", "table")
-	if code != 0 || strings.Count(stdout, "\n") != 3 {
-		t.Errorf("table page: exit %d:\n%s", code, stdout)
+	r = clitest.Run(t, db, "tenants", "list", "--limit", "2", "-o", "table")
+	if r.Code != 0 || strings.Count(r.Stdout, "\n") != 3 {
+		t.Errorf("table page: exit %d:\n%s", r.Code, r.Stdout)
 	}
-	if want := "hubctl tenants list --limit 2 --cursor " + *first.NextCursor; !strings.Contains(stderr, want) {
-		t.Errorf("stderr %q lacks %q", stderr, want)
+	if want := "hubctl tenants list --limit 2 --cursor " + *first.NextCursor; !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr %q lacks %q", r.Stderr, want)
 	}
 
 	// An empty roster is an empty list, not null.
-	code, stdout, _ = hubctl(t, pgtest.DSN(t), "tenants", "list", "-o", "json")
-	if code != 0 || strings.Join(strings.Fields(stdout), "") != `{"items":[],"next_cursor":null}` {
-		t.Errorf("empty list: exit %d: %s", code, stdout)
+	r = clitest.Run(t, clitest.Database(pgtest.DSN(t)), "tenants", "list", "-o", "json")
+	if r.Code != 0 || strings.Join(strings.Fields(r.Stdout), "") != `{"items":[],"next_cursor":null}` {
+		t.Errorf("empty list: exit %d: %s", r.Code, r.Stdout)
 	}
 }
