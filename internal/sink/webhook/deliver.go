@@ -1,0 +1,249 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/netguard"
+	"github.com/hubctl/hubctl/internal/sink"
+	whsign "github.com/hubctl/hubctl/pkg/webhook"
+)
+
+const (
+	// maxDrainBytes is how much of a response beyond the recorded snippet
+	// is read and thrown away so its connection can serve the next
+	// delivery; a longer answer costs its connection instead.
+	maxDrainBytes = 64 << 10
+	// maxRetryAfter caps a receiver's Retry-After (SPEC §3.2).
+	maxRetryAfter = 10 * time.Hour
+	// maxErrorBytes keeps recorded transport errors short.
+	maxErrorBytes = 200
+	// maxProbeSnippetBytes is how much of a refusing receiver's answer a
+	// probe error quotes: enough for "signature_mismatch" or a short reason.
+	maxProbeSnippetBytes = 200
+	// probeSchemaVersion versions the verification message itself, which
+	// is the hub's own document rather than any event's.
+	probeSchemaVersion = "1"
+)
+
+// hookSink is one subscription's webhook.
+type hookSink struct {
+	typ     *Type
+	url     string
+	secrets []string // newest first
+}
+
+// Deliver makes one POST (SPEC §3.5) within d.Timeout and reports it. Only
+// a 2xx is a success; a 3xx is a failure, not followed. net/http resends a
+// POST only when a kept-alive connection died before any of it was written,
+// so the receiver still sees at most one request per attempt.
+func (s *hookSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
+	timeout := d.Timeout
+	if timeout <= 0 {
+		timeout = DefaultAttemptTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	req, err := s.newRequest(ctx, d)
+	if err != nil {
+		return sink.Outcome{Error: "cannot build the request: " + truncate(err.Error(), maxErrorBytes)}
+	}
+	resp, err := s.typ.client.Do(req)
+	if err != nil {
+		return sink.Outcome{Error: describeError(ctx, err, timeout)}
+	}
+	defer resp.Body.Close()
+	return readOutcome(resp, s.typ.now())
+}
+
+// newRequest builds the signed request. The timestamp is taken here, per
+// attempt, so a retry is never signed with a stale one.
+func (s *hookSink) newRequest(ctx context.Context, d sink.Delivery) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(d.Payload))
+	if err != nil {
+		// http.NewRequest errors quote the URL, whose query may hold a token.
+		return nil, errors.New("the stored url is not usable")
+	}
+	contentType := d.DataContentType
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	h := req.Header
+	h.Set("Content-Type", contentType)
+	h.Set("User-Agent", s.typ.userAgent)
+	h.Set(whsign.HeaderEventID, d.EventID)
+	h.Set(whsign.HeaderEventType, d.EventKey)
+	h.Set(whsign.HeaderTenantID, d.TenantID)
+	h.Set(whsign.HeaderDeliveryID, d.DeliveryID)
+	h.Set(whsign.HeaderSchemaVersion, d.SchemaVersion)
+	// Written as the W3C Trace Context spells them; HTTP/1 sends map keys
+	// as stored.
+	if d.TraceParent != "" {
+		h["traceparent"] = []string{d.TraceParent}
+	}
+	if d.TraceState != "" {
+		h["tracestate"] = []string{d.TraceState}
+	}
+	whsign.SignHeader(h, s.secrets, s.typ.now().Unix(), d.Payload)
+	return req, nil
+}
+
+// verificationMessage is the body of a probe (SPEC §2.2).
+type verificationMessage struct {
+	Type           string `json:"type"`
+	SubscriptionID string `json:"subscription_id"`
+	Challenge      string `json:"challenge"`
+}
+
+// Probe sends the verification message, signed and headed like a delivery
+// with X-Lerian-Event-Type: hub.verification, and succeeds on a 2xx within
+// p.Timeout. Its error is what the tenant sees as verification_error: the
+// failure and the start of the receiver's answer, if it gave one.
+func (s *hookSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
+	body, err := json.Marshal(verificationMessage{
+		Type:           whsign.VerificationEventType,
+		SubscriptionID: p.SubscriptionID,
+		Challenge:      rand.Text(),
+	})
+	if err != nil {
+		return fmt.Errorf("verification probe: %w", err)
+	}
+	eventID, err := uuid.NewV7()
+	if err != nil {
+		return fmt.Errorf("verification probe: %w", err)
+	}
+	deliveryID, err := uuid.NewV7()
+	if err != nil {
+		return fmt.Errorf("verification probe: %w", err)
+	}
+	out := s.Deliver(ctx, sink.Delivery{
+		DeliveryID:      deliveryID.String(),
+		EventID:         eventID.String(),
+		EventKey:        whsign.VerificationEventType,
+		TenantID:        p.TenantID,
+		SchemaVersion:   probeSchemaVersion,
+		DataContentType: "application/json",
+		Payload:         body,
+		Timeout:         p.Timeout,
+	})
+	if out.OK {
+		return nil
+	}
+	if quoted := printable(out.Response, maxProbeSnippetBytes); quoted != "" {
+		return errors.New(out.Error + ": " + quoted)
+	}
+	return errors.New(out.Error)
+}
+
+// Close does nothing: connections belong to the Type, shared by all sinks.
+func (s *hookSink) Close() error { return nil }
+
+// readOutcome records the answer and leaves the connection reusable.
+func readOutcome(resp *http.Response, now time.Time) sink.Outcome {
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, sink.MaxResponseBytes))
+	// The status already decides the outcome; a body that stops early or
+	// overruns the drain only costs this connection.
+	_, _ = io.CopyN(io.Discard, resp.Body, maxDrainBytes)
+	if len(snippet) == 0 {
+		snippet = nil
+	}
+	out := sink.Outcome{StatusCode: resp.StatusCode, Response: snippet}
+	status := strings.TrimSpace("HTTP " + strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode))
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		out.OK = true
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+		out.Error = status + ": redirects are not followed"
+	default:
+		out.Error = status
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		out.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), now)
+	}
+	return out
+}
+
+// parseRetryAfter reads a Retry-After value, delay-seconds or an HTTP date
+// (RFC 9110 §10.2.3), as a wait from now capped at maxRetryAfter. Anything
+// else, or a time already past, is no request to wait.
+func parseRetryAfter(value string, now time.Time) time.Duration {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return 0
+	}
+	if strings.TrimLeft(value, "0123456789") == "" {
+		seconds, err := strconv.ParseUint(value, 10, 64)
+		// Digits only, so the one possible error is a value too large.
+		if err != nil || seconds > uint64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
+		}
+		return time.Duration(seconds) * time.Second
+	}
+	when, err := http.ParseTime(value)
+	if err != nil {
+		return 0
+	}
+	return min(max(when.Sub(now), 0), maxRetryAfter)
+}
+
+// describeError turns a failed round trip into a short reason. It strips
+// the *url.Error wrapper, whose message quotes the full URL and so perhaps
+// a token in its query; what is left names hosts and addresses at most.
+func describeError(attemptCtx context.Context, err error, timeout time.Duration) string {
+	if urlErr, ok := errors.AsType[*url.Error](err); ok {
+		err = urlErr.Err
+	}
+	if refused, ok := errors.AsType[*netguard.RefusedError](err); ok {
+		return "destination refused: " + refused.Error()
+	}
+	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) {
+		return fmt.Sprintf("no response within %s", timeout)
+	}
+	if netErr, ok := errors.AsType[net.Error](err); ok && netErr.Timeout() {
+		return fmt.Sprintf("no response within %s", timeout)
+	}
+	if errors.Is(err, context.Canceled) {
+		return "attempt cancelled"
+	}
+	return truncate(err.Error(), maxErrorBytes)
+}
+
+// printable renders a receiver's answer for an error message: valid UTF-8,
+// no control characters, whitespace collapsed, at most limit bytes.
+func printable(b []byte, limit int) string {
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(string(b), "\uFFFD"))
+	return truncate(strings.Join(strings.Fields(s), " "), limit)
+}
+
+// truncate cuts s to at most limit bytes without splitting a character.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,256 @@
+// Package webhook is the webhook sink (SPEC §3.5): one signed HTTP POST per
+// attempt, to a URL the tenant chose, through a dialer that refuses private
+// and reserved addresses after DNS.
+//
+// A Type owns one http.Transport that every subscription's sink shares, so
+// deliveries to one receiver reuse kept-alive connections however many
+// subscriptions point at it, and Open is cheap enough to call per attempt.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/buildinfo"
+	"github.com/hubctl/hubctl/internal/netguard"
+	"github.com/hubctl/hubctl/internal/sink"
+)
+
+// Name is the sink.type of webhook subscriptions.
+const Name = "webhook"
+
+const (
+	// DefaultAttemptTimeout applies when a delivery or probe carries none
+	// (the default attempt_timeout of SPEC §2).
+	DefaultAttemptTimeout = 10 * time.Second
+	// MaxAttemptTimeout is the largest attempt_timeout a subscription may
+	// have; the transport's own timeouts sit at this backstop so that the
+	// attempt's deadline is always the one that fires.
+	MaxAttemptTimeout = 60 * time.Second
+	// MaxURLLength bounds the stored URL; real webhook URLs are far shorter.
+	MaxURLLength = 2048
+)
+
+// Options are what every webhook sink of one hub shares.
+type Options struct {
+	// AllowPrivate lets deliveries reach loopback, private and reserved
+	// addresses (STREAMING_HUB_ALLOW_PRIVATE_SINKS).
+	AllowPrivate bool
+	// UserAgent of every request; "" means buildinfo.UserAgent().
+	UserAgent string
+	// Resolver answers host lookups at dial time; nil means the system's.
+	Resolver netguard.Resolver
+	// Dial connects to one already-checked IP address; nil means a
+	// net.Dialer.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// RootCAs verifies receivers' certificates; nil means the system pool.
+	RootCAs *x509.CertPool
+	// Now stamps X-Webhook-Timestamp; nil means time.Now.
+	Now func() time.Time
+}
+
+// Type is the webhook sink type. It is safe for concurrent use.
+type Type struct {
+	allowPrivate bool
+	userAgent    string
+	now          func() time.Time
+	transport    *http.Transport
+	client       *http.Client
+}
+
+var _ sink.Type = (*Type)(nil)
+
+// NewType builds the webhook sink type and its shared transport.
+func NewType(opts Options) *Type {
+	dialer := &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver, Dial: opts.Dial}
+	transport := &http.Transport{
+		// Never a proxy from the environment: the proxy would make the
+		// connection to the receiver, out of the dialer's sight.
+		Proxy:       nil,
+		DialContext: dialer.DialContext,
+		TLSClientConfig: &tls.Config{
+			MinVersion: tls.VersionTLS12,
+			RootCAs:    opts.RootCAs,
+		},
+		// A custom dialer and TLS configuration turn HTTP/2 off unless
+		// asked for; receivers that speak it multiplex deliveries.
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   MaxAttemptTimeout,
+		ResponseHeaderTimeout: MaxAttemptTimeout,
+		// The workers of all subscriptions of a busy receiver share its
+		// idle connections; the net/http default of 2 per host would make
+		// most deliveries open a new one.
+		MaxIdleConns:        1024,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		// A receiver's answer is read for 1 KiB at most; its headers need
+		// no more room than this.
+		MaxResponseHeaderBytes: 64 << 10,
+		// Without an Accept-Encoding of our own, the request carries
+		// exactly the headers of SPEC §3.5 and the response snippet is
+		// what the receiver wrote.
+		DisableCompression: true,
+	}
+	t := &Type{
+		allowPrivate: opts.AllowPrivate,
+		userAgent:    opts.UserAgent,
+		now:          opts.Now,
+		transport:    transport,
+		client: &http.Client{
+			Transport: transport,
+			// A 3xx is the receiver's answer, recorded as a failure: a
+			// redirect would send a signed event somewhere nobody verified.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+	}
+	if t.userAgent == "" {
+		t.userAgent = buildinfo.UserAgent()
+	}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	return t
+}
+
+// Name returns "webhook".
+func (t *Type) Name() string { return Name }
+
+// CloseIdleConnections closes the kept-alive connections of every sink of
+// this type; call it at shutdown.
+func (t *Type) CloseIdleConnections() { t.transport.CloseIdleConnections() }
+
+// publicConfig is the stored, shown configuration of a webhook sink.
+type publicConfig struct {
+	URL string `json:"url"`
+}
+
+// Parse validates {"type":"webhook","url":"…"}. The URL must pass
+// netguard.CheckURL; a literal IP address in it must also pass the address
+// policy unless private sinks are allowed, so an obviously unreachable
+// destination is refused when it is configured rather than at verification.
+// Hostnames are judged at dial time only. The URL is stored as given; the
+// destination is its normalised scheme://host:port.
+func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return sink.Config{}, &sink.FieldError{Field: "sink", Message: "must be a JSON object"}
+	}
+	// Sorted, so the same bad object always reports the same field.
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if name != "type" && name != "url" {
+			return sink.Config{}, &sink.FieldError{Field: "sink." + name, Message: "unknown field; a webhook sink has only type and url"}
+		}
+	}
+	var typ string
+	if err := json.Unmarshal(fields["type"], &typ); err != nil || typ != Name {
+		return sink.Config{}, &sink.FieldError{Field: "sink.type", Message: `must be "webhook"`}
+	}
+
+	rawURL, present := fields["url"]
+	if !present {
+		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: "is required"}
+	}
+	var target string
+	if err := json.Unmarshal(rawURL, &target); err != nil {
+		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: "must be a string"}
+	}
+	if target == "" {
+		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: "is required"}
+	}
+	if len(target) > MaxURLLength {
+		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: fmt.Sprintf("must be at most %d characters", MaxURLLength)}
+	}
+	if err := netguard.CheckURL(target); err != nil {
+		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: err.Error()}
+	}
+	u, err := url.Parse(target)
+	if err != nil { // CheckURL has parsed it already
+		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: "not a valid URL"}
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !t.allowPrivate {
+		if err := netguard.Allowed(ip); err != nil {
+			return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: err.Error()}
+		}
+	}
+
+	public, err := marshalPublic(publicConfig{URL: target})
+	if err != nil {
+		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: "cannot be stored"}
+	}
+	return sink.Config{Public: public, Destination: Destination(u)}, nil
+}
+
+// marshalPublic keeps & < > as typed, so a stored URL with a query reads
+// back the way the tenant wrote it.
+func marshalPublic(c publicConfig) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Destination is the circuit-breaker key of a webhook URL (SPEC §3.4):
+// scheme://host:port with the scheme's default port filled in, the host
+// lowercased without a trailing dot and IP addresses in canonical form, so
+// that spellings of one receiver share one breaker. It never includes user
+// information, path or query.
+func Destination(u *url.URL) string {
+	host := strings.ToLower(u.Hostname())
+	if ip, err := netip.ParseAddr(host); err == nil {
+		host = ip.String()
+	} else {
+		host = strings.TrimSuffix(host, ".")
+	}
+	port := u.Port()
+	if n, err := strconv.Atoi(port); err == nil {
+		port = strconv.Itoa(n)
+	} else if u.Scheme == "https" {
+		port = "443"
+	} else {
+		port = "80"
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(host, port)
+}
+
+// Open builds the sink of one subscription. signingSecrets are its secrets,
+// newest first: one, or two during a rotation overlap (SPEC §2.3). The sink
+// holds no connection of its own, so Open is cheap and Close is a no-op.
+func (t *Type) Open(cfg sink.Config, signingSecrets []string) (sink.Sink, error) {
+	var c publicConfig
+	if err := json.Unmarshal(cfg.Public, &c); err != nil {
+		return nil, errors.New("webhook sink: stored configuration is not a JSON object with a url")
+	}
+	if err := netguard.CheckURL(c.URL); err != nil {
+		return nil, fmt.Errorf("webhook sink: stored url: %w", err)
+	}
+	if len(signingSecrets) == 0 || len(signingSecrets) > 2 {
+		return nil, fmt.Errorf("webhook sink: want 1 or 2 signing secrets, got %d", len(signingSecrets))
+	}
+	for _, secret := range signingSecrets {
+		if secret == "" {
+			return nil, errors.New("webhook sink: empty signing secret")
+		}
+	}
+	return &hookSink{
+		typ:     t,
+		url:     c.URL,
+		secrets: slices.Clone(signingSecrets),
+	}, nil
+}
