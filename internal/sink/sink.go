@@ -12,6 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -138,3 +141,30 @@ func (r *Registry) Lookup(name string) (Type, error) {
 
 // Names lists the registered types in registration order.
 func (r *Registry) Names() []string { return append([]string(nil), r.names...) }
+
+// DecodeObject reads a sink object for Type.Parse: a JSON object whose
+// "type" is typeName and whose other fields are all in allowed. Fields are
+// checked in sorted order, so one bad object always reports the same field.
+func DecodeObject(raw json.RawMessage, typeName string, allowed ...string) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, &FieldError{Field: "sink", Message: "must be a JSON object"}
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if name != "type" && !slices.Contains(allowed, name) {
+			return nil, &FieldError{Field: "sink." + name, Message: unknownFieldMessage(typeName, allowed)}
+		}
+	}
+	var typ string
+	if err := json.Unmarshal(fields["type"], &typ); err != nil || typ != typeName {
+		return nil, &FieldError{Field: "sink.type", Message: fmt.Sprintf("must be %q", typeName)}
+	}
+	return fields, nil
+}
+
+func unknownFieldMessage(typeName string, allowed []string) string {
+	if len(allowed) == 0 {
+		return fmt.Sprintf("unknown field; a %s sink has only type", typeName)
+	}
+	return fmt.Sprintf("unknown field; a %s sink has only type and %s", typeName, strings.Join(allowed, ", "))
+}

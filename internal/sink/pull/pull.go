@@ -6,8 +6,6 @@ package pull
 import (
 	"context"
 	"encoding/json"
-	"maps"
-	"slices"
 
 	"github.com/hubctl/hubctl/internal/sink"
 )
@@ -36,18 +34,8 @@ func (Type) Name() string { return Name }
 
 // Parse accepts exactly {"type":"pull"}; any other field is a *sink.FieldError.
 func (Type) Parse(raw json.RawMessage) (sink.Config, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return sink.Config{}, &sink.FieldError{Field: "sink", Message: "must be a JSON object"}
-	}
-	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		if name != "type" {
-			return sink.Config{}, &sink.FieldError{Field: "sink." + name, Message: "unknown field; a pull sink has only type"}
-		}
-	}
-	var typ string
-	if err := json.Unmarshal(fields["type"], &typ); err != nil || typ != Name {
-		return sink.Config{}, &sink.FieldError{Field: "sink.type", Message: `must be "pull"`}
+	if _, err := sink.DecodeObject(raw, Name); err != nil {
+		return sink.Config{}, err
 	}
 	return sink.Config{Public: json.RawMessage(`{}`), Destination: Destination}, nil
 }

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -145,19 +144,9 @@ type publicConfig struct {
 // Hostnames are judged at dial time only. The URL is stored as given; the
 // destination is its normalised scheme://host:port.
 func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return sink.Config{}, &sink.FieldError{Field: "sink", Message: "must be a JSON object"}
-	}
-	// Sorted, so the same bad object always reports the same field.
-	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		if name != "type" && name != "url" {
-			return sink.Config{}, &sink.FieldError{Field: "sink." + name, Message: "unknown field; a webhook sink has only type and url"}
-		}
-	}
-	var typ string
-	if err := json.Unmarshal(fields["type"], &typ); err != nil || typ != Name {
-		return sink.Config{}, &sink.FieldError{Field: "sink.type", Message: `must be "webhook"`}
+	fields, err := sink.DecodeObject(raw, Name, "url")
+	if err != nil {
+		return sink.Config{}, err
 	}
 
 	rawURL, present := fields["url"]
