@@ -36,6 +36,9 @@ CREATE TABLE subscriptions (
     sink_type                   text NOT NULL CHECK (sink_type IN ('webhook', 'sqs', 'rabbitmq', 'eventbridge', 'pull')),
     sink_config                 jsonb NOT NULL DEFAULT '{}',
     sink_credentials            text,
+    -- The top-level keys of the credentials object. Names are not secret;
+    -- keeping them lets reads show each as "****" without decrypting.
+    sink_credential_fields      text[] NOT NULL DEFAULT '{}',
     destination                 text NOT NULL,
     event_types                 text[] NOT NULL CHECK (cardinality(event_types) > 0),
     schema_major                integer NOT NULL DEFAULT 1 CHECK (schema_major >= 1),

@@ -68,3 +68,34 @@ func tenantError(id string, err error) error {
 	}
 	return err
 }
+
+// Codes of the subscription use cases (SPEC §6.1). not_a_webhook_subscription
+// is the hub's own: rotating the secret of a sink that signs nothing is a
+// conflict with the resource's kind, like not_a_pull_subscription.
+const (
+	CodeSubscriptionNotFound    = "subscription_not_found"
+	CodeInvalidSink             = "invalid_sink"
+	CodeInvalidRetrySchedule    = "invalid_retry_schedule"
+	CodeVerificationFailed      = "verification_failed"
+	CodeNotAPullSubscription    = "not_a_pull_subscription"
+	CodeNotAWebhookSubscription = "not_a_webhook_subscription"
+)
+
+// UnprocessableError says the request was well formed and the resource
+// exists, but what it asked for could not be achieved (422): a verification
+// probe that failed carries the probe's own message.
+type UnprocessableError struct {
+	Code    string
+	Message string
+}
+
+func (e *UnprocessableError) Error() string { return e.Message }
+
+// subscriptionError turns the store's ErrNotFound about one subscription
+// into the service's error; other errors pass through unchanged.
+func subscriptionError(id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return &NotFoundError{Code: CodeSubscriptionNotFound, Message: fmt.Sprintf("subscription %q not found", id), Err: err}
+	}
+	return err
+}

@@ -1,0 +1,341 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Columns that hold crypto envelopes. Each envelope is bound to its row id
+// and to the column's name (SPEC §6.3), so these names are the field half of
+// the additional data and must never change.
+const (
+	ColumnSinkCredentials = "sink_credentials"
+	ColumnSigningSecret   = "signing_secret"
+	ColumnPreviousSecret  = "previous_secret"
+)
+
+// pullSinkType is the sink type whose subscriptions read from a cursor
+// instead of receiving jobs (SPEC §5); the schema's CHECK lists it.
+const pullSinkType = "pull"
+
+// Subscription is one live row of subscriptions. Fields that may hold a
+// secret hold crypto envelopes, never plaintext; "" and nil stand for NULL.
+type Subscription struct {
+	ID       uuid.UUID
+	TenantID string
+	Name     string
+	SinkType string
+	// SinkConfig is the part of the sink configuration reads may show.
+	SinkConfig json.RawMessage
+	// SinkCredentials is the envelope of the credentials object, "" when
+	// the sink has none; SinkCredentialFields are its top-level keys.
+	SinkCredentials      string
+	SinkCredentialFields []string
+	Destination          string
+	EventTypes           []string
+	SchemaMajor          int
+	Origin               string
+	// RetrySchedule holds Go durations as the user wrote them; nil means
+	// the default curve.
+	RetrySchedule     []string
+	AttemptTimeout    time.Duration
+	Enabled           bool
+	VerificationState string
+	VerificationError string
+	VerifiedAt        *time.Time
+	DisabledReason    string
+	FailingSince      *time.Time
+	LastFailureAt     *time.Time
+	// SigningSecret and PreviousSecret are envelopes (webhooks only).
+	SigningSecret           string
+	PreviousSecret          string
+	PreviousSecretExpiresAt *time.Time
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// SubscriptionPosition is where a page of subscriptions ends: listings run
+// in (created_at, id) order.
+type SubscriptionPosition struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
+}
+
+const subscriptionColumns = `id, tenant_id, name, sink_type, sink_config, sink_credentials, sink_credential_fields,
+	destination, event_types, schema_major, origin, retry_schedule, attempt_timeout_ms, enabled,
+	verification_state, verification_error, verified_at, disabled_reason, failing_since, last_failure_at,
+	signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at`
+
+func scanSubscription(row pgx.Row) (Subscription, error) {
+	var (
+		s                                                              Subscription
+		config                                                         []byte
+		credentials, origin, verificationError, disabledReason, secret *string
+		previous                                                       *string
+		timeoutMillis                                                  int64
+	)
+	err := row.Scan(&s.ID, &s.TenantID, &s.Name, &s.SinkType, &config, &credentials, &s.SinkCredentialFields,
+		&s.Destination, &s.EventTypes, &s.SchemaMajor, &origin, &s.RetrySchedule, &timeoutMillis, &s.Enabled,
+		&s.VerificationState, &verificationError, &s.VerifiedAt, &disabledReason, &s.FailingSince, &s.LastFailureAt,
+		&secret, &previous, &s.PreviousSecretExpiresAt, &s.CreatedAt, &s.UpdatedAt)
+	if err != nil {
+		return Subscription{}, err
+	}
+	s.SinkConfig = config
+	s.SinkCredentials = deref(credentials)
+	s.Origin = deref(origin)
+	s.AttemptTimeout = time.Duration(timeoutMillis) * time.Millisecond
+	s.VerificationError = deref(verificationError)
+	s.DisabledReason = deref(disabledReason)
+	s.SigningSecret = deref(secret)
+	s.PreviousSecret = deref(previous)
+	return s, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// nullIfEmpty stores "" as NULL, the schema's "not set".
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// CreateSubscription inserts sub as given, stamped created and updated at
+// sub.CreatedAt, and gives a pull subscription its cursor in the same
+// transaction. An unknown tenant is an ErrNotFound naming the tenant (the
+// only ErrNotFound this method returns).
+func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) (Subscription, error) {
+	var created Subscription
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		created, err = scanSubscription(tx.QueryRow(ctx, `
+			INSERT INTO subscriptions (id, tenant_id, name, sink_type, sink_config, sink_credentials,
+				sink_credential_fields, destination, event_types, schema_major, origin, retry_schedule,
+				attempt_timeout_ms, enabled, verification_state, verification_error, verified_at,
+				signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21)
+			RETURNING `+subscriptionColumns,
+			sub.ID, sub.TenantID, sub.Name, sub.SinkType, []byte(sub.SinkConfig), nullIfEmpty(sub.SinkCredentials),
+			nonNil(sub.SinkCredentialFields), sub.Destination, sub.EventTypes, sub.SchemaMajor, nullIfEmpty(sub.Origin),
+			sub.RetrySchedule, sub.AttemptTimeout.Milliseconds(), sub.Enabled, sub.VerificationState,
+			nullIfEmpty(sub.VerificationError), sub.VerifiedAt, nullIfEmpty(sub.SigningSecret),
+			nullIfEmpty(sub.PreviousSecret), sub.PreviousSecretExpiresAt, sub.CreatedAt))
+		if err != nil {
+			return err
+		}
+		if sub.SinkType != pullSinkType {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO pull_cursors (subscription_id, updated_at) VALUES ($1, $2)`, sub.ID, sub.CreatedAt)
+		return err
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign_key_violation: tenants is the only parent
+		return Subscription{}, tenantNotFound(sub.TenantID)
+	}
+	if err != nil {
+		return Subscription{}, classify(fmt.Errorf("create subscription: %w", err))
+	}
+	return created, nil
+}
+
+// nonNil keeps a NOT NULL array column from receiving NULL.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// GetSubscription reads one live subscription of tenantID. A deleted one,
+// and one of another tenant, are ErrNotFound exactly like a missing one.
+func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UUID) (Subscription, error) {
+	sub, err := scanSubscription(s.Pool.QueryRow(ctx, `
+		SELECT `+subscriptionColumns+` FROM subscriptions
+		WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
+		id, tenantID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Subscription{}, subscriptionNotFound(id)
+	}
+	if err != nil {
+		return Subscription{}, classify(fmt.Errorf("read subscription %s: %w", id, err))
+	}
+	return sub, nil
+}
+
+// ListSubscriptions returns up to limit live subscriptions of tenantID in
+// (created_at, id) order, starting after `after` (nil starts at the
+// beginning). more reports whether subscriptions follow the last one.
+func (s *Store) ListSubscriptions(ctx context.Context, tenantID string, after *SubscriptionPosition, limit int) (subs []Subscription, more bool, err error) {
+	if limit < 1 {
+		return nil, false, fmt.Errorf("list subscriptions: limit %d must be at least 1", limit)
+	}
+	// A row-value comparison walks subscriptions_by_tenant from the
+	// position; one extra row tells whether another page exists.
+	query := `SELECT ` + subscriptionColumns + ` FROM subscriptions
+		WHERE tenant_id = $1 AND deleted_at IS NULL`
+	args := []any{tenantID, limit + 1}
+	if after != nil {
+		query += ` AND (created_at, id) > ($3, $4)`
+		args = append(args, after.CreatedAt, after.ID)
+	}
+	query += ` ORDER BY created_at, id LIMIT $2`
+	rows, err := s.Pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, false, classify(fmt.Errorf("list subscriptions: %w", err))
+	}
+	subs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Subscription, error) { return scanSubscription(r) })
+	if err != nil {
+		return nil, false, classify(fmt.Errorf("list subscriptions: %w", err))
+	}
+	if len(subs) > limit {
+		return subs[:limit], true, nil
+	}
+	return subs, false, nil
+}
+
+// UpdateSubscription changes one live subscription of tenantID: it locks the
+// row, lets change edit a copy, and writes the copy back in the same
+// transaction, so concurrent changes (a PATCH, a rotation, dispatch's
+// failure bookkeeping) never overwrite each other. An error from change
+// aborts the update and is returned as it is.
+//
+// change may edit everything except ID, TenantID, SinkType, CreatedAt and
+// UpdatedAt, which are not written back: a sink type is fixed for life
+// because pull cursors and signing secrets hang off it. updated_at becomes
+// `at` only when change altered something.
+func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time, change func(*Subscription) error) (Subscription, error) {
+	var updated Subscription
+	var changeErr error
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		current, err := scanSubscription(tx.QueryRow(ctx, `
+			SELECT `+subscriptionColumns+` FROM subscriptions
+			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
+			FOR UPDATE`,
+			id, tenantID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return subscriptionNotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		next := cloneSubscription(current)
+		if changeErr = change(&next); changeErr != nil {
+			return changeErr
+		}
+		if reflect.DeepEqual(next, current) {
+			updated = current
+			return nil
+		}
+		updated, err = scanSubscription(tx.QueryRow(ctx, `
+			UPDATE subscriptions SET
+				name = $2, sink_config = $3, sink_credentials = $4, sink_credential_fields = $5,
+				destination = $6, event_types = $7, schema_major = $8, origin = $9, retry_schedule = $10,
+				attempt_timeout_ms = $11, enabled = $12, verification_state = $13, verification_error = $14,
+				verified_at = $15, disabled_reason = $16, failing_since = $17, last_failure_at = $18,
+				signing_secret = $19, previous_secret = $20, previous_secret_expires_at = $21, updated_at = $22
+			WHERE id = $1
+			RETURNING `+subscriptionColumns,
+			id, next.Name, []byte(next.SinkConfig), nullIfEmpty(next.SinkCredentials), nonNil(next.SinkCredentialFields),
+			next.Destination, next.EventTypes, next.SchemaMajor, nullIfEmpty(next.Origin), next.RetrySchedule,
+			next.AttemptTimeout.Milliseconds(), next.Enabled, next.VerificationState, nullIfEmpty(next.VerificationError),
+			next.VerifiedAt, nullIfEmpty(next.DisabledReason), next.FailingSince, next.LastFailureAt,
+			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at))
+		return err
+	})
+	switch {
+	case changeErr != nil:
+		return Subscription{}, changeErr
+	case errors.Is(err, ErrNotFound):
+		return Subscription{}, err
+	case err != nil:
+		return Subscription{}, classify(fmt.Errorf("update subscription %s: %w", id, err))
+	}
+	return updated, nil
+}
+
+// cloneSubscription copies the slices and pointers of sub, so that change
+// cannot alter the row it is compared against.
+func cloneSubscription(sub Subscription) Subscription {
+	c := sub
+	c.SinkConfig = append(json.RawMessage(nil), sub.SinkConfig...)
+	c.SinkCredentialFields = cloneStrings(sub.SinkCredentialFields)
+	c.EventTypes = cloneStrings(sub.EventTypes)
+	c.RetrySchedule = cloneStrings(sub.RetrySchedule)
+	c.VerifiedAt = cloneTime(sub.VerifiedAt)
+	c.FailingSince = cloneTime(sub.FailingSince)
+	c.LastFailureAt = cloneTime(sub.LastFailureAt)
+	c.PreviousSecretExpiresAt = cloneTime(sub.PreviousSecretExpiresAt)
+	return c
+}
+
+// cloneStrings keeps nil apart from empty: a nil retry schedule means NULL.
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string{}, s...)
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
+}
+
+// DeleteSubscription soft-deletes one live subscription of tenantID at `at`
+// and, in the same transaction, cancels its pending delivery jobs, returning
+// how many. Jobs in flight finish their current attempt. The row's secrets
+// and credentials are erased: a deleted subscription never delivers again,
+// so keeping them would only keep something to leak.
+func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time) (canceledJobs int64, err error) {
+	err = s.InTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			UPDATE subscriptions
+			SET deleted_at = $3, updated_at = $3,
+			    sink_credentials = NULL, signing_secret = NULL,
+			    previous_secret = NULL, previous_secret_expires_at = NULL
+			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
+			id, tenantID, at)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return subscriptionNotFound(id)
+		}
+		tag, err = tx.Exec(ctx, `
+			UPDATE delivery_jobs SET state = 'canceled', updated_at = $2
+			WHERE subscription_id = $1 AND state = 'pending'`,
+			id, at)
+		canceledJobs = tag.RowsAffected()
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return 0, err
+	}
+	if err != nil {
+		return 0, classify(fmt.Errorf("delete subscription %s: %w", id, err))
+	}
+	return canceledJobs, nil
+}
+
+func subscriptionNotFound(id uuid.UUID) error {
+	return fmt.Errorf("%w: subscription %s", ErrNotFound, id)
+}
