@@ -1,6 +1,12 @@
-// Package api is hubctl's HTTP surface: probes, metrics, version, and (as it
-// grows) the tenant and admin APIs, on net/http's ServeMux. Errors are JSON
-// {"code","message","details"} with the codes of SPEC §6.1.
+// Package api is hubctl's HTTP surface (SPEC §6.1): probes, metrics,
+// version, the admin API under /admin and the tenant API under /v1, on
+// net/http's ServeMux. Every error, the mux's own 404 and 405 included, is
+// JSON {"code","message","details"} with the codes of SPEC §6.1.
+//
+// Handlers return errors instead of writing them; respondError is the one
+// place that maps an error to a status and code. Every request passes
+// through the same middleware: request id, access log, panic recovery and
+// the 1 MiB body limit.
 package api
 
 import (
@@ -15,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
+	"github.com/hubctl/hubctl/internal/service"
 )
 
 // ReadinessCheck reports why the process cannot take traffic, or nil.
@@ -28,29 +35,52 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 	// Checks must all pass for /readyz to answer 200.
 	Checks map[string]ReadinessCheck
+	// AdminToken is STREAMING_HUB_ADMIN_TOKEN. Empty disables the admin API:
+	// /admin answers 403, and the admin token cannot act on /v1.
+	AdminToken string
+	// ControlPlane serves /admin and /v1; nil serves only the probes,
+	// /version and /metrics.
+	ControlPlane *ControlPlane
+}
+
+// ControlPlane holds the use cases behind /admin and /v1, the same ones the
+// CLI's direct mode calls.
+type ControlPlane struct {
+	Tenants    *service.Tenants
+	APIKeys    *service.APIKeys
+	Quarantine *service.Quarantine
 }
 
 // Server is the HTTP handler plus the draining switch that SIGTERM flips.
 type Server struct {
 	opts     Options
+	log      *slog.Logger
 	mux      *http.ServeMux
+	handler  http.Handler
 	draining atomic.Bool
 }
 
 // New builds the handler.
 func New(opts Options) *Server {
-	s := &Server{opts: opts, mux: http.NewServeMux()}
+	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux()}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("GET /version", s.version)
 	if opts.Gatherer != nil {
 		s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
 	}
+	if opts.ControlPlane != nil {
+		s.controlPlaneRoutes()
+	}
+	s.handler = s.middleware(http.HandlerFunc(s.route))
 	return s
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // Drain makes /readyz answer 503 from now on: the first step of shutdown, so
 // load balancers stop sending work before anything stops.

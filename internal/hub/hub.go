@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/api"
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -84,7 +85,17 @@ func Run(ctx context.Context, opts Options) error {
 	if cfg.MetricsEnabled {
 		gatherer = registry
 	}
-	server := api.New(api.Options{Logger: log, Gatherer: gatherer, Checks: checks})
+	server := api.New(api.Options{
+		Logger:     log,
+		Gatherer:   gatherer,
+		Checks:     checks,
+		AdminToken: cfg.AdminToken,
+		ControlPlane: &api.ControlPlane{
+			Tenants:    service.NewTenants(st, time.Now),
+			APIKeys:    service.NewAPIKeys(st, time.Now),
+			Quarantine: service.NewQuarantine(st),
+		},
+	})
 	httpServer := &http.Server{
 		Handler:           server,
 		ReadHeaderTimeout: 10 * time.Second,

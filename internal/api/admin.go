@@ -1,0 +1,140 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/hubctl/hubctl/internal/service"
+)
+
+// controlPlaneRoutes registers /admin and /v1, one line per endpoint.
+// /admin routes go through handleAdmin, /v1 routes through handleTenant,
+// which authenticate before the handler runs.
+func (s *Server) controlPlaneRoutes() {
+	s.handleAdmin("POST /admin/tenants", s.createTenant)
+	s.handleAdmin("GET /admin/tenants", s.listTenants)
+	s.handleAdmin("GET /admin/tenants/{id}", s.getTenant)
+	s.handleAdmin("PATCH /admin/tenants/{id}", s.updateTenant)
+	s.handleAdmin("POST /admin/tenants/{id}/keys", s.createAPIKey)
+	s.handleAdmin("GET /admin/tenants/{id}/keys", s.listAPIKeys)
+	s.handleAdmin("DELETE /admin/tenants/{id}/keys/{key_id}", s.revokeAPIKey)
+	s.handleAdmin("GET /admin/quarantine", s.listQuarantine)
+}
+
+func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		ID string `json:"id"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	tenant, err := s.opts.ControlPlane.Tenants.Create(r.Context(), body.ID)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/admin/tenants/"+url.PathEscape(tenant.ID))
+	writeJSON(w, http.StatusCreated, tenant)
+	return nil
+}
+
+func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
+	params, err := listParams(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	page, err := s.opts.ControlPlane.Tenants.List(r.Context(), params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {
+	tenant, err := s.opts.ControlPlane.Tenants.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, tenant)
+	return nil
+}
+
+func (s *Server) updateTenant(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Status *string `json:"status"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	// status is the only writable field, so a PATCH without it would be a
+	// no-op that hides a client's mistake.
+	if body.Status == nil {
+		return invalidRequest("status", `status is required: "`+service.TenantActive+`" or "`+service.TenantInactive+`"`)
+	}
+	tenant, err := s.opts.ControlPlane.Tenants.SetStatus(r.Context(), r.PathValue("id"), *body.Status)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, tenant)
+	return nil
+}
+
+func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	key, err := s.opts.ControlPlane.APIKeys.Create(r.Context(), r.PathValue("id"), body.Name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, key)
+	return nil
+}
+
+func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
+	params, err := listParams(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	page, err := s.opts.ControlPlane.APIKeys.List(r.Context(), r.PathValue("id"), params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// revokeAPIKey answers 200 with the revoked key, so the caller sees when it
+// stopped working; revoking twice is not an error.
+func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
+	key, err := s.opts.ControlPlane.APIKeys.Revoke(r.Context(), r.PathValue("id"), r.PathValue("key_id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, key)
+	return nil
+}
+
+func (s *Server) listQuarantine(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	page, err := listParams(q)
+	if err != nil {
+		return err
+	}
+	params := service.QuarantineListParams{ListParams: page}
+	if params.Reason, err = filterParam(q, "reason"); err != nil {
+		return err
+	}
+	if params.Topic, err = filterParam(q, "topic"); err != nil {
+		return err
+	}
+	items, err := s.opts.ControlPlane.Quarantine.List(r.Context(), params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, items)
+	return nil
+}

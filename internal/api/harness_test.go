@@ -1,0 +1,165 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+)
+
+// TestMain stops the PostgreSQL server pgtest may start for this package.
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+const testAdminToken = "admin-token-for-tests-0123456789"
+
+// whoamiPattern is a /v1 route only the tests register: it answers with
+// the tenant the request acts on, which is what tenant authentication
+// decides.
+const whoamiPattern = "GET /v1/test/whoami"
+
+// harness is the real handler behind a real HTTP server on a fresh
+// database, with its log captured.
+type harness struct {
+	url   string
+	store *store.Store
+	logs  *syncBuffer
+	// stop waits for the requests in flight, whose access log lines are
+	// written after their answers reach the client.
+	stop func()
+}
+
+// newHarness starts a hub API. adminToken "" disables the admin API.
+func newHarness(t testing.TB, adminToken string) *harness {
+	t.Helper()
+	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(st.Close)
+	logs := &syncBuffer{}
+	server := New(Options{
+		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		AdminToken: adminToken,
+		ControlPlane: &ControlPlane{
+			Tenants:    service.NewTenants(st, time.Now),
+			APIKeys:    service.NewAPIKeys(st, time.Now),
+			Quarantine: service.NewQuarantine(st),
+		},
+	})
+	server.handleTenant(whoamiPattern, func(w http.ResponseWriter, _ *http.Request, tenantID string) error {
+		writeJSON(w, http.StatusOK, map[string]string{"tenant": tenantID})
+		return nil
+	})
+	server.handlePublic("GET /test/panic", func(http.ResponseWriter, *http.Request) error {
+		panic("boom: the handler broke")
+	})
+	ts := httptest.NewServer(server)
+	t.Cleanup(ts.Close)
+	return &harness{url: ts.URL, store: st, logs: logs, stop: ts.Close}
+}
+
+// call is one request to the harness.
+type call struct {
+	method, path string
+	token        string
+	body         string
+	header       map[string]string
+}
+
+type reply struct {
+	status int
+	header http.Header
+	raw    string
+	body   map[string]any
+}
+
+func (h *harness) send(t testing.TB, c call) reply {
+	t.Helper()
+	var body io.Reader
+	if c.body != "" {
+		body = strings.NewReader(c.body)
+	}
+	req, err := http.NewRequest(c.method, h.url+c.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	for name, value := range c.header {
+		req.Header.Set(name, value)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", c.method, c.path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reply{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+	if len(raw) > 0 {
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Fatalf("%s %s: Content-Type %q, body %s", c.method, c.path, ct, raw)
+		}
+		if err := json.Unmarshal(raw, &r.body); err != nil {
+			t.Fatalf("%s %s: body is not a JSON object: %v: %s", c.method, c.path, err, raw)
+		}
+	}
+	return r
+}
+
+// must sends c and fails the test unless it answers want.
+func (h *harness) must(t testing.TB, want int, c call) reply {
+	t.Helper()
+	r := h.send(t, c)
+	if r.status != want {
+		t.Fatalf("%s %s = %d %s, want %d", c.method, c.path, r.status, r.raw, want)
+	}
+	return r
+}
+
+// admin sends c with the admin token.
+func (h *harness) admin(t testing.TB, want int, method, path, body string) reply {
+	t.Helper()
+	return h.must(t, want, call{method: method, path: path, token: testAdminToken, body: body})
+}
+
+// tenantWithKey creates a tenant and a key for it, returning the key's id
+// and token.
+func (h *harness) tenantWithKey(t testing.TB, tenant string) (keyID, token string) {
+	t.Helper()
+	h.admin(t, http.StatusCreated, "POST", "/admin/tenants", `{"id":"`+tenant+`"}`)
+	key := h.admin(t, http.StatusCreated, "POST", "/admin/tenants/"+tenant+"/keys", `{"name":"key of `+tenant+`"}`)
+	return key.body["id"].(string), key.body["key"].(string)
+}
+
+// syncBuffer is a log destination the server's goroutines share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

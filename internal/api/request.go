@@ -1,0 +1,174 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hubctl/hubctl/internal/service"
+)
+
+// decodeJSON reads r's body, which must be one JSON object with only the
+// fields of dst, into dst. Every way a body can be wrong is a 400 naming
+// what is wrong: the size, the offset of a syntax error, the field that is
+// unknown or of the wrong type.
+func decodeJSON(r *http.Request, dst any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return &apiError{status: http.StatusBadRequest, code: CodeRequestTooLarge,
+				message: fmt.Sprintf("the request body exceeds %d bytes", tooLarge.Limit),
+				details: map[string]any{"limit_bytes": tooLarge.Limit}}
+		}
+		if r.Context().Err() != nil {
+			return r.Context().Err()
+		}
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest, message: "the request body could not be read"}
+	}
+	return decodeJSONBody(body, dst)
+}
+
+// decodeJSONBody is decodeJSON once the body is read.
+func decodeJSONBody(body []byte, dst any) error {
+	start := bytes.IndexFunc(body, func(r rune) bool { return !isJSONSpace(r) })
+	if start < 0 {
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest, message: "a JSON object request body is required"}
+	}
+	// Checked up front because null would decode into dst without error,
+	// silently standing for an empty object.
+	if body[start] != '{' {
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
+			message: "the request body must be a JSON object", details: map[string]any{"offset": start}}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err, len(body))
+	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		offset := end + int64(bytes.IndexFunc(body[end:], func(r rune) bool { return !isJSONSpace(r) }))
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
+			message: "unexpected data after the JSON object", details: map[string]any{"offset": offset}}
+	}
+	return nil
+}
+
+func isJSONSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' }
+
+// decodeError turns encoding/json's errors into 400s. Only an
+// InvalidUnmarshalError (a bad dst) is the hub's own fault.
+func decodeError(err error, bodyLength int) error {
+	var (
+		syntax      *json.SyntaxError
+		typeErr     *json.UnmarshalTypeError
+		invalidDest *json.InvalidUnmarshalError
+	)
+	switch {
+	case errors.As(err, &invalidDest):
+		return err
+	case errors.As(err, &syntax):
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
+			message: "the request body is not valid JSON: " + syntax.Error(), details: map[string]any{"offset": syntax.Offset}}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
+			message: "the request body ends in the middle of a JSON value", details: map[string]any{"offset": bodyLength}}
+	case errors.As(err, &typeErr):
+		return invalidRequest(typeErr.Field, fmt.Sprintf("field %q must be %s, not a JSON %s", typeErr.Field, describeJSONType(typeErr.Type), typeErr.Value))
+	}
+	// encoding/json has no type for an unknown field, only this message.
+	if quoted, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		field, unquoteErr := strconv.Unquote(quoted)
+		if unquoteErr != nil {
+			field = quoted
+		}
+		return invalidRequest(field, fmt.Sprintf("unknown field %q", field))
+	}
+	// Errors of a field's own UnmarshalJSON (a malformed time, say).
+	return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest, message: "invalid request body: " + err.Error()}
+}
+
+// describeJSONType names the JSON a Go type is decoded from.
+func describeJSONType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer in the range of " + t.Kind().String()
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return describeJSONType(t.Elem())
+	}
+	return "a " + t.String()
+}
+
+// listParams reads the limit and cursor query parameters of a listing. The
+// service checks the limit's range; here it must be a number at all.
+func listParams(q url.Values) (service.ListParams, error) {
+	var p service.ListParams
+	limit, present, err := singleParam(q, "limit")
+	if err != nil {
+		return p, err
+	}
+	if present {
+		n, err := strconv.Atoi(limit)
+		if err != nil || n < 1 {
+			return p, invalidRequest("limit", fmt.Sprintf("invalid limit %q: must be an integer between 1 and %d", limit, service.MaxPageLimit))
+		}
+		p.Limit = n
+	}
+	if p.Cursor, _, err = singleParam(q, "cursor"); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// maxFilterLength bounds a free-text filter; no reason code or topic name
+// comes close.
+const maxFilterLength = 256
+
+// filterParam reads an optional exact-match filter. It must be text the
+// database can compare: UTF-8 without control characters (PostgreSQL
+// refuses NUL outright).
+func filterParam(q url.Values, name string) (string, error) {
+	value, _, err := singleParam(q, name)
+	if err != nil {
+		return "", err
+	}
+	if len(value) > maxFilterLength || !utf8.ValidString(value) || strings.ContainsFunc(value, unicode.IsControl) {
+		return "", invalidRequest(name, fmt.Sprintf("invalid %s: at most %d characters of text without control characters", name, maxFilterLength))
+	}
+	return value, nil
+}
+
+// singleParam reads a query parameter that may be given at most once, so
+// that ?limit=1&limit=1000 cannot mean one thing here and another to a
+// proxy.
+func singleParam(q url.Values, name string) (value string, present bool, err error) {
+	values, present := q[name]
+	switch {
+	case !present:
+		return "", false, nil
+	case len(values) > 1:
+		return "", true, invalidRequest(name, fmt.Sprintf("query parameter %s is given more than once", name))
+	}
+	return values[0], true, nil
+}

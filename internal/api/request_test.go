@@ -1,0 +1,155 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+func TestDecodeJSONBody(t *testing.T) {
+	type target struct {
+		Name  string   `json:"name"`
+		Count int8     `json:"count"`
+		Tags  []string `json:"tags"`
+	}
+	cases := []struct {
+		body   string
+		field  string // details.field wanted; "" for none
+		offset any    // details.offset wanted; nil for none
+		ok     bool
+	}{
+		{body: `{"name":"a","count":1,"tags":["x"]}`, ok: true},
+		{body: " \n{}\t ", ok: true},
+		{body: ``},
+		{body: "  \n"},
+		{body: `null`, offset: 0},
+		{body: `  "text"`, offset: 2},
+		{body: `{"name":"a","color":"red"}`, field: "color"},
+		{body: `{"name":1}`, field: "name"},
+		{body: `{"count":300}`, field: "count"},
+		{body: `{"tags":"x"}`, field: "tags"},
+		{body: `{"tags":[1]}`, field: "tags"},
+		{body: `{"name" "a"}`, offset: int64(9)}, // encoding/json counts the offending byte
+		{body: `{"name":"a"`, offset: 11},
+		{body: `{"name":"a"} x`, offset: int64(13)},
+		{body: `{}{}`, offset: int64(2)},
+	}
+	for _, c := range cases {
+		var dst target
+		err := decodeJSONBody([]byte(c.body), &dst)
+		if c.ok {
+			if err != nil {
+				t.Errorf("%q: %v", c.body, err)
+			}
+			continue
+		}
+		var apiErr *apiError
+		if !errors.As(err, &apiErr) || apiErr.status != http.StatusBadRequest || apiErr.code != CodeInvalidRequest {
+			t.Errorf("%q: err = %#v, want a 400 invalid_request", c.body, err)
+			continue
+		}
+		if got := apiErr.details["field"]; c.field != "" && got != c.field {
+			t.Errorf("%q: details.field = %v, want %q", c.body, got, c.field)
+		}
+		if got := apiErr.details["offset"]; c.offset != nil && got != c.offset {
+			t.Errorf("%q: details.offset = %#v, want %#v", c.body, got, c.offset)
+		}
+	}
+}
+
+func TestBearerToken(t *testing.T) {
+	cases := []struct {
+		header string
+		token  string
+		err    error
+	}{
+		{"Bearer abc", "abc", nil},
+		{"bearer abc", "abc", nil},
+		{"BEARER  abc", "abc", nil},
+		{"", "", errNoCredentials},
+		{"Bearer", "", errMalformedCredentials},
+		{"Bearer ", "", errMalformedCredentials},
+		{"Basic abc", "", errMalformedCredentials},
+		{"Bearer a b", "", errMalformedCredentials},
+		{"abc", "", errMalformedCredentials},
+	}
+	for _, c := range cases {
+		token, err := bearerToken(c.header)
+		if token != c.token || err != c.err {
+			t.Errorf("bearerToken(%q) = %q, %v; want %q, %v", c.header, token, err, c.token, c.err)
+		}
+	}
+}
+
+func TestSaneRequestID(t *testing.T) {
+	cases := map[string]bool{
+		"abc":                              true,
+		"0196a1c2-7d3e-7f00-8a4b-1c2d3e4f": true,
+		"svc:trace_1.2":                    true,
+		"":                                 false,
+		"has space":                        false,
+		"new\nline":                        false,
+		`quote"`:                           false,
+		"ünïcode":                          false,
+		fmt.Sprintf("%0129d", 0):           false,
+		fmt.Sprintf("%0128d", 0):           true,
+	}
+	for id, want := range cases {
+		if got := saneRequestID(id); got != want {
+			t.Errorf("saneRequestID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+func TestResponseFor(t *testing.T) {
+	cases := []struct {
+		name       string
+		err        error
+		status     int
+		code       string
+		field      string
+		retryAfter string
+	}{
+		{"validation", fmt.Errorf("wrapped: %w", &service.ValidationError{Field: "name", Code: "invalid_request", Message: "bad"}), 400, "invalid_request", "name", ""},
+		{"not found", &service.NotFoundError{Code: "tenant_not_found", Message: "no", Err: store.ErrNotFound}, 404, "tenant_not_found", "", ""},
+		{"conflict", &service.ConflictError{Code: "tenant_already_exists", Message: "dup", Err: store.ErrConflict}, 409, "tenant_already_exists", "", ""},
+		{"store unavailable", fmt.Errorf("list: %w", store.ErrUnavailable), 503, "store_unavailable", "", "5"},
+		{"api error", errInvalidToken, 401, "unauthorized", "", ""},
+		{"anything else", errors.New("pq: relation does not exist"), 500, "internal", "", ""},
+	}
+	for _, c := range cases {
+		resp := responseFor(c.err)
+		if resp.status != c.status || resp.body.Code != c.code || resp.header.Get("Retry-After") != c.retryAfter {
+			t.Errorf("%s: %d %s (Retry-After %q), want %d %s (%q)", c.name, resp.status, resp.body.Code, resp.header.Get("Retry-After"), c.status, c.code, c.retryAfter)
+		}
+		if got, _ := resp.body.Details["field"].(string); got != c.field {
+			t.Errorf("%s: details.field = %q, want %q", c.name, got, c.field)
+		}
+		if c.status == 500 && resp.body.Message == c.err.Error() {
+			t.Errorf("%s: a 500 shows the internal error text", c.name)
+		}
+	}
+}
+
+func TestAbandonedRequestsGetNoAnswer(t *testing.T) {
+	s := New(Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	s.respondError(rec, httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx), context.Canceled)
+	if rec.Body.Len() != 0 || rec.Code != http.StatusOK && rec.Code != 0 {
+		t.Errorf("answered an abandoned request: %d %q", rec.Code, rec.Body.String())
+	}
+	// The same error while the client is still there is the hub's own.
+	rec = httptest.NewRecorder()
+	s.respondError(rec, httptest.NewRequest(http.MethodGet, "/", nil), context.Canceled)
+	if rec.Code != http.StatusInternalServerError {
+		t.Errorf("context.Canceled with the client present: %d, want 500", rec.Code)
+	}
+}

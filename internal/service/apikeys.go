@@ -1,0 +1,278 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/crypto"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// CodeAPIKeyNotFound answers for a key that does not exist or belongs to
+// another tenant.
+const CodeAPIKeyNotFound = "api_key_not_found"
+
+// Errors of Authenticate. The API answers ErrInvalidAPIKey with 401 and
+// ErrTenantInactive with 403: the key is genuine, so trying another one of
+// the same tenant would not help.
+var (
+	// ErrInvalidAPIKey means the token is not a live key: malformed,
+	// unknown or revoked. The causes are not told apart, so a caller cannot
+	// learn which tokens once existed.
+	ErrInvalidAPIKey = errors.New("invalid or revoked API key")
+	// ErrTenantInactive means the key is live but its tenant is inactive.
+	// Deactivating a tenant (SPEC §1.4) is the operator's off switch:
+	// ingest stops admitting its events, and its keys stop working too,
+	// until it is activated again. The admin token still acts on it.
+	ErrTenantInactive = errors.New("the tenant of this API key is inactive")
+)
+
+const (
+	// MaxAPIKeyNameLength matches the tenant_api_keys.name constraint.
+	MaxAPIKeyNameLength = 200
+	// apiKeyPrefixLength is how much of a token is kept in the clear to
+	// recognise it: "hub_" and 8 random characters, 48 of its 256 bits,
+	// leaving 208 secret.
+	apiKeyPrefixLength = len(crypto.APITokenPrefix) + 8
+	// maxAPITokenLength bounds what is worth hashing and looking up; a
+	// hub token is 47 characters.
+	maxAPITokenLength = 256
+	// lastUseResolution is how stale a key's last_used_at may get: the
+	// field tells operators which keys are still in use, for which a minute
+	// is plenty, and it costs one write per key per minute at most.
+	lastUseResolution = time.Minute
+	apiKeysCursor     = "api_keys"
+)
+
+// APIKey is a tenant API key as lists show it: never the token or its
+// hash, only the prefix it starts with.
+type APIKey struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+}
+
+// CreatedAPIKey is SPEC §6.1's answer to creating a key: the only time the
+// token itself is shown.
+type CreatedAPIKey struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Key       string    `json:"key"`
+	Prefix    string    `json:"prefix"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// KeyHolder is who a token authenticates.
+type KeyHolder struct {
+	TenantID string
+	KeyID    string
+}
+
+func apiKeyView(k store.APIKey) APIKey {
+	return APIKey{
+		ID:         k.ID,
+		Name:       k.Name,
+		Prefix:     k.TokenPrefix,
+		CreatedAt:  k.CreatedAt.UTC(),
+		LastUsedAt: utcOrNil(k.LastUsedAt),
+		RevokedAt:  utcOrNil(k.RevokedAt),
+	}
+}
+
+func utcOrNil(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// APIKeys issues, lists, revokes and checks tenant API keys. Keys are
+// stored as hashes (crypto.HashAPIToken), so a token is shown once, on
+// creation, and can be replaced but never recovered.
+type APIKeys struct {
+	store *store.Store
+	now   func() time.Time
+}
+
+// NewAPIKeys returns the API key use cases over st; now stamps creation,
+// revocation and last use.
+func NewAPIKeys(st *store.Store, now func() time.Time) *APIKeys {
+	return &APIKeys{store: st, now: now}
+}
+
+// CheckAPIKeyName rejects a name the key could not be stored or shown with:
+// empty, too long, not UTF-8, or holding control characters (which would
+// garble tables and which PostgreSQL refuses when NUL).
+func CheckAPIKeyName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return invalid("name", "invalid API key name: it is required and must not be blank")
+	case !utf8.ValidString(name):
+		return invalid("name", "invalid API key name: it must be UTF-8 text")
+	case utf8.RuneCountInString(name) > MaxAPIKeyNameLength:
+		return invalid("name", "invalid API key name: at most %d characters", MaxAPIKeyNameLength)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return invalid("name", "invalid API key name: it must not contain control characters")
+	}
+	return nil
+}
+
+// checkAPIKeyID rejects a key id that no key could have, before it reaches
+// the database as a malformed uuid.
+func checkAPIKeyID(id string) error {
+	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+		return invalid("key_id", "invalid API key id %q: must be a UUID such as 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b", id)
+	}
+	return nil
+}
+
+// Create issues a key for a tenant. The token is in the result and nowhere
+// else.
+func (s *APIKeys) Create(ctx context.Context, tenantID, name string) (CreatedAPIKey, error) {
+	if err := CheckTenantID(tenantID); err != nil {
+		return CreatedAPIKey{}, err
+	}
+	if err := CheckAPIKeyName(name); err != nil {
+		return CreatedAPIKey{}, err
+	}
+	token, hash, err := crypto.NewAPIToken()
+	if err != nil {
+		return CreatedAPIKey{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return CreatedAPIKey{}, fmt.Errorf("new API key id: %w", err)
+	}
+	k, err := s.store.CreateAPIKey(ctx, store.NewAPIKey{
+		ID:          id.String(),
+		TenantID:    tenantID,
+		Name:        name,
+		TokenHash:   hash,
+		TokenPrefix: token[:apiKeyPrefixLength],
+		CreatedAt:   s.now(),
+	})
+	if err != nil {
+		return CreatedAPIKey{}, tenantError(tenantID, err)
+	}
+	return CreatedAPIKey{ID: k.ID, Name: k.Name, Key: token, Prefix: k.TokenPrefix, CreatedAt: k.CreatedAt.UTC()}, nil
+}
+
+// List pages through a tenant's keys, revoked ones included, oldest first.
+func (s *APIKeys) List(ctx context.Context, tenantID string, p ListParams) (Page[APIKey], error) {
+	if err := CheckTenantID(tenantID); err != nil {
+		return Page[APIKey]{}, err
+	}
+	limit, err := pageLimit(p.Limit)
+	if err != nil {
+		return Page[APIKey]{}, err
+	}
+	var after *store.APIKeyPosition
+	if p.Cursor != "" {
+		position, err := decodeCursor(apiKeysCursor, p.Cursor)
+		if err != nil {
+			return Page[APIKey]{}, err
+		}
+		if after, err = parseAPIKeyPosition(position); err != nil {
+			return Page[APIKey]{}, err
+		}
+	}
+	// An unknown tenant has no keys, but saying so would hide a typo:
+	// the listing answers tenant_not_found instead.
+	if _, err := s.store.GetTenant(ctx, tenantID); err != nil {
+		return Page[APIKey]{}, tenantError(tenantID, err)
+	}
+	rows, more, err := s.store.ListAPIKeys(ctx, tenantID, after, limit)
+	if err != nil {
+		return Page[APIKey]{}, err
+	}
+	page := Page[APIKey]{Items: make([]APIKey, len(rows))}
+	for i, k := range rows {
+		page.Items[i] = apiKeyView(k)
+	}
+	if more {
+		last := rows[len(rows)-1]
+		page.NextCursor = encodeCursor(apiKeysCursor, formatAPIKeyPosition(last.CreatedAt, last.ID))
+	}
+	return page, nil
+}
+
+// Revoke stops a key from authenticating, at once and for good. Revoking a
+// revoked key succeeds and keeps the first revocation time. Another
+// tenant's key answers api_key_not_found, exactly like a missing one.
+func (s *APIKeys) Revoke(ctx context.Context, tenantID, keyID string) (APIKey, error) {
+	if err := CheckTenantID(tenantID); err != nil {
+		return APIKey{}, err
+	}
+	if err := checkAPIKeyID(keyID); err != nil {
+		return APIKey{}, err
+	}
+	k, err := s.store.RevokeAPIKey(ctx, tenantID, keyID, s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		// Only on this path is it worth a second look: a missing tenant
+		// deserves its own answer.
+		if _, tenantErr := s.store.GetTenant(ctx, tenantID); tenantErr != nil {
+			return APIKey{}, tenantError(tenantID, tenantErr)
+		}
+		return APIKey{}, &NotFoundError{Code: CodeAPIKeyNotFound, Message: fmt.Sprintf("API key %s of tenant %q not found", keyID, tenantID), Err: err}
+	}
+	if err != nil {
+		return APIKey{}, err
+	}
+	return apiKeyView(k), nil
+}
+
+// Authenticate says which tenant a token acts for: ErrInvalidAPIKey for a
+// token that is not a live key, ErrTenantInactive when its tenant is
+// inactive, a store error (ErrUnavailable) when the answer is unknown.
+func (s *APIKeys) Authenticate(ctx context.Context, token string) (KeyHolder, error) {
+	if !plausibleAPIToken(token) {
+		return KeyHolder{}, ErrInvalidAPIKey
+	}
+	h, err := s.store.AuthenticateAPIKey(ctx, crypto.HashAPIToken(token), s.now(), lastUseResolution)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return KeyHolder{}, ErrInvalidAPIKey
+	case err != nil:
+		return KeyHolder{}, err
+	case h.Key.RevokedAt != nil:
+		return KeyHolder{}, ErrInvalidAPIKey
+	case h.TenantStatus != store.TenantActive:
+		return KeyHolder{}, ErrTenantInactive
+	}
+	return KeyHolder{TenantID: h.Key.TenantID, KeyID: h.Key.ID}, nil
+}
+
+// plausibleAPIToken turns away, without a database round trip, tokens no
+// key could have: another scheme's credential, a pasted blob.
+func plausibleAPIToken(token string) bool {
+	return strings.HasPrefix(token, crypto.APITokenPrefix) && len(token) <= maxAPITokenLength
+}
+
+// An API key position is its created_at in Unix microseconds and its id.
+func formatAPIKeyPosition(at time.Time, id string) string {
+	return strconv.FormatInt(at.UnixMicro(), 10) + "." + id
+}
+
+func parseAPIKeyPosition(position string) (*store.APIKeyPosition, error) {
+	microsText, id, ok := strings.Cut(position, ".")
+	if !ok {
+		return nil, errBadCursor()
+	}
+	micros, err := strconv.ParseInt(microsText, 10, 64)
+	if err != nil || micros < minCursorMicros || micros >= maxCursorMicros || checkAPIKeyID(id) != nil {
+		return nil, errBadCursor()
+	}
+	return &store.APIKeyPosition{CreatedAt: time.UnixMicro(micros).UTC(), ID: id}, nil
+}
