@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // controlPlaneRoutes registers /admin and /v1, one line per endpoint.
@@ -22,9 +23,7 @@ func (s *Server) controlPlaneRoutes() {
 }
 
 func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		ID string `json:"id"`
-	}
+	var body hubapi.TenantCreate
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
@@ -60,9 +59,7 @@ func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) updateTenant(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		Status *string `json:"status"`
-	}
+	var body hubapi.TenantUpdate
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
@@ -80,9 +77,7 @@ func (s *Server) updateTenant(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		Name string `json:"name"`
-	}
+	var body hubapi.APIKeyCreate
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}

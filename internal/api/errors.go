@@ -8,6 +8,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Codes the API itself answers with (SPEC §6.1); the use cases bring their
@@ -50,7 +51,7 @@ func invalidRequest(field, message string) *apiError {
 // that go with them.
 type errorResponse struct {
 	status int
-	body   errorBody
+	body   hubapi.Error
 	header http.Header
 }
 
@@ -67,7 +68,7 @@ func responseFor(err error) errorResponse {
 	)
 	switch {
 	case errors.As(err, &apiErr):
-		resp := errorResponse{status: apiErr.status, body: errorBody{Code: apiErr.code, Message: apiErr.message, Details: apiErr.details}}
+		resp := errorResponse{status: apiErr.status, body: hubapi.Error{Code: apiErr.code, Message: apiErr.message, Details: apiErr.details}}
 		if apiErr.challenge != "" {
 			resp.header = http.Header{"Www-Authenticate": {apiErr.challenge}}
 		}
@@ -77,19 +78,19 @@ func responseFor(err error) errorResponse {
 		if validation.Field != "" {
 			details = map[string]any{"field": validation.Field}
 		}
-		return errorResponse{status: http.StatusBadRequest, body: errorBody{Code: validation.Code, Message: validation.Message, Details: details}}
+		return errorResponse{status: http.StatusBadRequest, body: hubapi.Error{Code: validation.Code, Message: validation.Message, Details: details}}
 	case errors.As(err, &notFound):
-		return errorResponse{status: http.StatusNotFound, body: errorBody{Code: notFound.Code, Message: notFound.Message}}
+		return errorResponse{status: http.StatusNotFound, body: hubapi.Error{Code: notFound.Code, Message: notFound.Message}}
 	case errors.As(err, &conflict):
-		return errorResponse{status: http.StatusConflict, body: errorBody{Code: conflict.Code, Message: conflict.Message}}
+		return errorResponse{status: http.StatusConflict, body: hubapi.Error{Code: conflict.Code, Message: conflict.Message}}
 	case errors.Is(err, store.ErrUnavailable):
 		return errorResponse{
 			status: http.StatusServiceUnavailable,
-			body:   errorBody{Code: CodeStoreUnavailable, Message: "the database is unavailable; retry later"},
+			body:   hubapi.Error{Code: CodeStoreUnavailable, Message: "the database is unavailable; retry later"},
 			header: http.Header{"Retry-After": {strconv.Itoa(storeRetryAfterSeconds)}},
 		}
 	}
-	return errorResponse{status: http.StatusInternalServerError, body: errorBody{Code: CodeInternal, Message: "internal error; the request id identifies it in the hub's log"}}
+	return errorResponse{status: http.StatusInternalServerError, body: hubapi.Error{Code: CodeInternal, Message: "internal error; the request id identifies it in the hub's log"}}
 }
 
 // respondError writes err's answer, logging what operators need: the cause

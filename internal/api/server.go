@@ -22,6 +22,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // ReadinessCheck reports why the process cannot take traffic, or nil.
@@ -116,16 +117,9 @@ func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, buildinfo.Get())
 }
 
-// errorBody is the error shape of SPEC §6.1.
-type errorBody struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details,omitempty"`
-}
-
 // WriteError writes a SPEC §6.1 error response.
 func WriteError(w http.ResponseWriter, status int, code, message string, details map[string]any) {
-	writeJSON(w, status, errorBody{Code: code, Message: message, Details: details})
+	writeJSON(w, status, hubapi.Error{Code: code, Message: message, Details: details})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // CodeAPIKeyNotFound answers for a key that does not exist or belongs to
@@ -52,35 +53,14 @@ const (
 	apiKeysCursor     = "api_keys"
 )
 
-// APIKey is a tenant API key as lists show it: never the token or its
-// hash, only the prefix it starts with.
-type APIKey struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Prefix     string     `json:"prefix"`
-	CreatedAt  time.Time  `json:"created_at"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-}
-
-// CreatedAPIKey is SPEC §6.1's answer to creating a key: the only time the
-// token itself is shown.
-type CreatedAPIKey struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Key       string    `json:"key"`
-	Prefix    string    `json:"prefix"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
 // KeyHolder is who a token authenticates.
 type KeyHolder struct {
 	TenantID string
 	KeyID    string
 }
 
-func apiKeyView(k store.APIKey) APIKey {
-	return APIKey{
+func apiKeyView(k store.APIKey) hubapi.APIKey {
+	return hubapi.APIKey{
 		ID:         k.ID,
 		Name:       k.Name,
 		Prefix:     k.TokenPrefix,
@@ -140,20 +120,20 @@ func checkAPIKeyID(id string) error {
 
 // Create issues a key for a tenant. The token is in the result and nowhere
 // else.
-func (s *APIKeys) Create(ctx context.Context, tenantID, name string) (CreatedAPIKey, error) {
+func (s *APIKeys) Create(ctx context.Context, tenantID, name string) (hubapi.CreatedAPIKey, error) {
 	if err := CheckTenantID(tenantID); err != nil {
-		return CreatedAPIKey{}, err
+		return hubapi.CreatedAPIKey{}, err
 	}
 	if err := CheckAPIKeyName(name); err != nil {
-		return CreatedAPIKey{}, err
+		return hubapi.CreatedAPIKey{}, err
 	}
 	token, hash, err := crypto.NewAPIToken()
 	if err != nil {
-		return CreatedAPIKey{}, err
+		return hubapi.CreatedAPIKey{}, err
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
-		return CreatedAPIKey{}, fmt.Errorf("new API key id: %w", err)
+		return hubapi.CreatedAPIKey{}, fmt.Errorf("new API key id: %w", err)
 	}
 	k, err := s.store.CreateAPIKey(ctx, store.NewAPIKey{
 		ID:          id.String(),
@@ -164,40 +144,40 @@ func (s *APIKeys) Create(ctx context.Context, tenantID, name string) (CreatedAPI
 		CreatedAt:   s.now(),
 	})
 	if err != nil {
-		return CreatedAPIKey{}, tenantError(tenantID, err)
+		return hubapi.CreatedAPIKey{}, tenantError(tenantID, err)
 	}
-	return CreatedAPIKey{ID: k.ID, Name: k.Name, Key: token, Prefix: k.TokenPrefix, CreatedAt: k.CreatedAt.UTC()}, nil
+	return hubapi.CreatedAPIKey{ID: k.ID, Name: k.Name, Key: token, Prefix: k.TokenPrefix, CreatedAt: k.CreatedAt.UTC()}, nil
 }
 
 // List pages through a tenant's keys, revoked ones included, oldest first.
-func (s *APIKeys) List(ctx context.Context, tenantID string, p ListParams) (Page[APIKey], error) {
+func (s *APIKeys) List(ctx context.Context, tenantID string, p ListParams) (hubapi.Page[hubapi.APIKey], error) {
 	if err := CheckTenantID(tenantID); err != nil {
-		return Page[APIKey]{}, err
+		return hubapi.Page[hubapi.APIKey]{}, err
 	}
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
-		return Page[APIKey]{}, err
+		return hubapi.Page[hubapi.APIKey]{}, err
 	}
 	var after *store.APIKeyPosition
 	if p.Cursor != "" {
 		position, err := decodeCursor(apiKeysCursor, p.Cursor)
 		if err != nil {
-			return Page[APIKey]{}, err
+			return hubapi.Page[hubapi.APIKey]{}, err
 		}
 		if after, err = parseAPIKeyPosition(position); err != nil {
-			return Page[APIKey]{}, err
+			return hubapi.Page[hubapi.APIKey]{}, err
 		}
 	}
 	// An unknown tenant has no keys, but saying so would hide a typo:
 	// the listing answers tenant_not_found instead.
 	if _, err := s.store.GetTenant(ctx, tenantID); err != nil {
-		return Page[APIKey]{}, tenantError(tenantID, err)
+		return hubapi.Page[hubapi.APIKey]{}, tenantError(tenantID, err)
 	}
 	rows, more, err := s.store.ListAPIKeys(ctx, tenantID, after, limit)
 	if err != nil {
-		return Page[APIKey]{}, err
+		return hubapi.Page[hubapi.APIKey]{}, err
 	}
-	page := Page[APIKey]{Items: make([]APIKey, len(rows))}
+	page := hubapi.Page[hubapi.APIKey]{Items: make([]hubapi.APIKey, len(rows))}
 	for i, k := range rows {
 		page.Items[i] = apiKeyView(k)
 	}
@@ -211,24 +191,24 @@ func (s *APIKeys) List(ctx context.Context, tenantID string, p ListParams) (Page
 // Revoke stops a key from authenticating, at once and for good. Revoking a
 // revoked key succeeds and keeps the first revocation time. Another
 // tenant's key answers api_key_not_found, exactly like a missing one.
-func (s *APIKeys) Revoke(ctx context.Context, tenantID, keyID string) (APIKey, error) {
+func (s *APIKeys) Revoke(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error) {
 	if err := CheckTenantID(tenantID); err != nil {
-		return APIKey{}, err
+		return hubapi.APIKey{}, err
 	}
 	if err := checkAPIKeyID(keyID); err != nil {
-		return APIKey{}, err
+		return hubapi.APIKey{}, err
 	}
 	k, err := s.store.RevokeAPIKey(ctx, tenantID, keyID, s.now())
 	if errors.Is(err, store.ErrNotFound) {
 		// Only on this path is it worth a second look: a missing tenant
 		// deserves its own answer.
 		if _, tenantErr := s.store.GetTenant(ctx, tenantID); tenantErr != nil {
-			return APIKey{}, tenantError(tenantID, tenantErr)
+			return hubapi.APIKey{}, tenantError(tenantID, tenantErr)
 		}
-		return APIKey{}, &NotFoundError{Code: CodeAPIKeyNotFound, Message: fmt.Sprintf("API key %s of tenant %q not found", keyID, tenantID), Err: err}
+		return hubapi.APIKey{}, &NotFoundError{Code: CodeAPIKeyNotFound, Message: fmt.Sprintf("API key %s of tenant %q not found", keyID, tenantID), Err: err}
 	}
 	if err != nil {
-		return APIKey{}, err
+		return hubapi.APIKey{}, err
 	}
 	return apiKeyView(k), nil
 }

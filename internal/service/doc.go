@@ -10,6 +10,7 @@
 // layers; anything else (ErrUnavailable above all) passes through as the store
 // returned it.
 //
-// Views returned by the use cases carry the JSON tags of the API contract;
-// the CLI prints those same values for -o json and -o yaml.
+// Use cases take and return the wire types of package hubapi, so the API
+// answers, and the CLI prints for -o json and -o yaml, exactly the shapes
+// pkg/client decodes.
 package service

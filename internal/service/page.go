@@ -14,13 +14,6 @@ const (
 	MaxPageLimit     = 1000
 )
 
-// Page is one page of a listing: SPEC §6.1's `{"items": [...],
-// "next_cursor": "<opaque>"|null}`. NextCursor is nil on the last page.
-type Page[T any] struct {
-	Items      []T     `json:"items"`
-	NextCursor *string `json:"next_cursor"`
-}
-
 // ListParams page through a listing. A zero Limit means DefaultPageLimit;
 // an empty Cursor starts at the beginning.
 type ListParams struct {

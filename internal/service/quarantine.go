@@ -3,46 +3,11 @@ package service
 import (
 	"context"
 	"encoding/base64"
-	"time"
 	"unicode/utf8"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
-
-// EncodingBase64 marks a field whose bytes were not valid UTF-8 and are shown
-// in standard base64 instead.
-const EncodingBase64 = "base64"
-
-// QuarantineItem is a poison record as the API and CLI show it: SPEC §6.1's
-// quarantine item. Text that is valid UTF-8 is shown as it is, so operators
-// can read the headers that got the record rejected; anything else is
-// base64, flagged by an "encoding" beside it, so no byte is lost or altered.
-type QuarantineItem struct {
-	ID        int64  `json:"id"`
-	Reason    string `json:"reason"`
-	Detail    string `json:"detail"`
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Offset    int64  `json:"offset"`
-	// Key is the record key; null when the record had none.
-	Key *string `json:"key"`
-	// Encoding is "base64" when Key is base64.
-	Encoding    string             `json:"encoding,omitempty"`
-	Headers     []QuarantineHeader `json:"headers"`
-	ValueBase64 string             `json:"value_base64"`
-	ReceivedAt  time.Time          `json:"received_at"`
-}
-
-// QuarantineHeader is one record header of a quarantine item.
-type QuarantineHeader struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-	// Encoding is "base64" when Value is base64.
-	Encoding string `json:"encoding,omitempty"`
-	// KeyEncoding is "base64" when Key is base64. Kafka header names are
-	// meant to be text, but a poison record is exactly where they may not be.
-	KeyEncoding string `json:"key_encoding,omitempty"`
-}
 
 // QuarantineListParams select a page of the quarantine, newest first.
 // Reason and Topic, when set, keep only records with exactly that reason
@@ -64,28 +29,28 @@ func NewQuarantine(st *store.Store) *Quarantine {
 }
 
 // List pages through the quarantine, newest first.
-func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (Page[QuarantineItem], error) {
+func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.Page[hubapi.QuarantineItem], error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
-		return Page[QuarantineItem]{}, err
+		return hubapi.Page[hubapi.QuarantineItem]{}, err
 	}
 	q := store.QuarantineQuery{Limit: limit, Reason: p.Reason, Topic: p.Topic}
 	if p.Cursor != "" {
 		position, err := decodeCursor(quarantineCursor, p.Cursor)
 		if err != nil {
-			return Page[QuarantineItem]{}, err
+			return hubapi.Page[hubapi.QuarantineItem]{}, err
 		}
 		at, id, err := parseQuarantinePosition(position)
 		if err != nil {
-			return Page[QuarantineItem]{}, err
+			return hubapi.Page[hubapi.QuarantineItem]{}, err
 		}
 		q.After = &store.QuarantinePosition{ReceivedAt: at, ID: id}
 	}
 	rows, more, err := s.store.ListQuarantine(ctx, q)
 	if err != nil {
-		return Page[QuarantineItem]{}, err
+		return hubapi.Page[hubapi.QuarantineItem]{}, err
 	}
-	page := Page[QuarantineItem]{Items: make([]QuarantineItem, len(rows))}
+	page := hubapi.Page[hubapi.QuarantineItem]{Items: make([]hubapi.QuarantineItem, len(rows))}
 	for i, r := range rows {
 		page.Items[i] = quarantineView(r)
 	}
@@ -96,15 +61,15 @@ func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (Page[Qua
 	return page, nil
 }
 
-func quarantineView(r store.QuarantinedRecord) QuarantineItem {
-	item := QuarantineItem{
+func quarantineView(r store.QuarantinedRecord) hubapi.QuarantineItem {
+	item := hubapi.QuarantineItem{
 		ID:          r.ID,
 		Reason:      r.Reason,
 		Detail:      r.Detail,
 		Topic:       r.Topic,
 		Partition:   r.Partition,
 		Offset:      r.Offset,
-		Headers:     make([]QuarantineHeader, len(r.Headers)),
+		Headers:     make([]hubapi.QuarantineHeader, len(r.Headers)),
 		ValueBase64: base64.StdEncoding.EncodeToString(r.Value),
 		ReceivedAt:  r.ReceivedAt.UTC(),
 	}
@@ -113,7 +78,7 @@ func quarantineView(r store.QuarantinedRecord) QuarantineItem {
 		item.Key, item.Encoding = &key, encoding
 	}
 	for i, h := range r.Headers {
-		var view QuarantineHeader
+		var view hubapi.QuarantineHeader
 		view.Key, view.KeyEncoding = textOrBase64(h.Key)
 		view.Value, view.Encoding = textOrBase64(h.Value)
 		item.Headers[i] = view
@@ -127,5 +92,5 @@ func textOrBase64(b []byte) (text, encoding string) {
 	if utf8.Valid(b) {
 		return string(b), ""
 	}
-	return base64.StdEncoding.EncodeToString(b), EncodingBase64
+	return base64.StdEncoding.EncodeToString(b), hubapi.EncodingBase64
 }

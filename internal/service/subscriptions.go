@@ -19,6 +19,7 @@ import (
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Limits of the writable subscription fields (SPEC §2).
@@ -39,9 +40,6 @@ const (
 	sinkPull    = "pull"
 )
 
-// Masked stands in for each credential of a sink on every read (SPEC §2).
-const Masked = "****"
-
 const (
 	// maxVerificationErrorBytes bounds the probe message kept on the row.
 	maxVerificationErrorBytes = 1000
@@ -49,110 +47,6 @@ const (
 	// context cuts the probe short.
 	probeGrace = 5 * time.Second
 )
-
-// Subscription is the API's and CLI's view of a subscription: SPEC §2's
-// fields without the signing secret, which only Create and RotateSecret
-// return.
-type Subscription struct {
-	ID       string `json:"id"`
-	TenantID string `json:"tenant_id"`
-	Name     string `json:"name"`
-	// Sink is the public configuration with its type; each credential
-	// shows as "****".
-	Sink              map[string]any `json:"sink"`
-	EventTypes        []string       `json:"event_types"`
-	SchemaMajor       int            `json:"schema_major"`
-	Origin            *string        `json:"origin"`
-	RetrySchedule     []string       `json:"retry_schedule"`
-	AttemptTimeout    string         `json:"attempt_timeout"`
-	Enabled           bool           `json:"enabled"`
-	VerificationState string         `json:"verification_state"`
-	// VerificationError is the last failed probe's message while the state
-	// is failed.
-	VerificationError       string     `json:"verification_error,omitempty"`
-	DisabledReason          *string    `json:"disabled_reason"`
-	FailingSince            *time.Time `json:"failing_since"`
-	LastFailureAt           *time.Time `json:"last_failure_at"`
-	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
-	CreatedAt               time.Time  `json:"created_at"`
-	UpdatedAt               time.Time  `json:"updated_at"`
-}
-
-// CreateInput is the body of POST /v1/subscriptions: the writable fields of
-// SPEC §2. Fields left out take their defaults.
-type CreateInput struct {
-	Name       string          `json:"name"`
-	Sink       json.RawMessage `json:"sink"`
-	EventTypes []string        `json:"event_types"`
-	// SchemaMajor defaults to 1.
-	SchemaMajor *int    `json:"schema_major,omitempty"`
-	Origin      *string `json:"origin,omitempty"`
-	// RetrySchedule nil keeps the default curve.
-	RetrySchedule []string `json:"retry_schedule,omitempty"`
-	// AttemptTimeout "" means 10s.
-	AttemptTimeout string `json:"attempt_timeout,omitempty"`
-	// Enabled defaults to true.
-	Enabled *bool `json:"enabled,omitempty"`
-	// SigningSecret "" has the hub generate one (webhooks only).
-	SigningSecret string `json:"signing_secret,omitempty"`
-}
-
-// UpdateInput is the body of PATCH /v1/subscriptions/{id}: any subset of the
-// writable fields. Absent fields (nil, or a Nullable that is not Set) stay
-// as they are; origin and retry_schedule may be set to null to clear them.
-type UpdateInput struct {
-	Name           *string            `json:"name,omitempty"`
-	Sink           json.RawMessage    `json:"sink,omitempty"`
-	EventTypes     []string           `json:"event_types,omitempty"`
-	SchemaMajor    *int               `json:"schema_major,omitempty"`
-	Origin         Nullable[string]   `json:"origin,omitzero"`
-	RetrySchedule  Nullable[[]string] `json:"retry_schedule,omitzero"`
-	AttemptTimeout *string            `json:"attempt_timeout,omitempty"`
-	Enabled        *bool              `json:"enabled,omitempty"`
-	// SigningSecret rotates to the given secret, with the overlap of
-	// RotateSecret.
-	SigningSecret *string `json:"signing_secret,omitempty"`
-}
-
-// Nullable is a PATCH field that can be absent, null or a value: Set says
-// the request named it, Null that it named it as null.
-type Nullable[T any] struct {
-	Set   bool
-	Null  bool
-	Value T
-}
-
-// SetTo returns a Nullable holding v.
-func SetTo[T any](v T) Nullable[T] { return Nullable[T]{Set: true, Value: v} }
-
-// SetNull returns a Nullable that clears its field.
-func SetNull[T any]() Nullable[T] { return Nullable[T]{Set: true, Null: true} }
-
-// UnmarshalJSON records that the field was present, and whether as null.
-func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
-	*n = Nullable[T]{Set: true}
-	if string(b) == "null" {
-		n.Null = true
-		return nil
-	}
-	return json.Unmarshal(b, &n.Value)
-}
-
-// MarshalJSON writes null or the value; with omitzero an unset field is
-// left out.
-func (n Nullable[T]) MarshalJSON() ([]byte, error) {
-	if n.Null || !n.Set {
-		return []byte("null"), nil
-	}
-	return json.Marshal(n.Value)
-}
-
-// SecretRotation is what RotateSecret returns (SPEC §6.1). The previous
-// secret's expiry is null when the hub keeps no overlap.
-type SecretRotation struct {
-	SigningSecret           string     `json:"signing_secret"`
-	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
-}
 
 // SubscriptionOptions tune the subscription use cases.
 type SubscriptionOptions struct {
@@ -189,86 +83,86 @@ func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registr
 // secret, returned only here and by RotateSecret ("" for other sinks).
 // Creating for a tenant that is inactive is allowed: the roster only gates
 // ingest, and a tenant may set up subscriptions before it goes live.
-func (s *Subscriptions) Create(ctx context.Context, tenantID string, in CreateInput) (view Subscription, secret string, err error) {
+func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.SubscriptionCreate) (view hubapi.Subscription, secret string, err error) {
 	spec, err := s.checkCreate(in)
 	if err != nil {
-		return Subscription{}, "", err
+		return hubapi.Subscription{}, "", err
 	}
 	if !tenantIDPattern.MatchString(tenantID) {
-		return Subscription{}, "", tenantError(tenantID, store.ErrNotFound)
+		return hubapi.Subscription{}, "", tenantError(tenantID, store.ErrNotFound)
 	}
 	if spec.row.SinkType == sinkWebhook {
 		if secret = in.SigningSecret; secret == "" {
 			if secret, err = crypto.RandomSecret(); err != nil {
-				return Subscription{}, "", err
+				return hubapi.Subscription{}, "", err
 			}
 		}
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
-		return Subscription{}, "", fmt.Errorf("new subscription id: %w", err)
+		return hubapi.Subscription{}, "", fmt.Errorf("new subscription id: %w", err)
 	}
 	row := spec.row
 	row.ID, row.TenantID, row.CreatedAt = id, tenantID, s.now()
 	if err := s.sealSink(&row, spec.sink); err != nil {
-		return Subscription{}, "", err
+		return hubapi.Subscription{}, "", err
 	}
 	if secret != "" {
 		if row.SigningSecret, err = s.seal(secret, id, store.ColumnSigningSecret); err != nil {
-			return Subscription{}, "", err
+			return hubapi.Subscription{}, "", err
 		}
 	}
 	created, err := s.store.CreateSubscription(ctx, row)
 	if errors.Is(err, store.ErrNotFound) {
-		return Subscription{}, "", tenantError(tenantID, err)
+		return hubapi.Subscription{}, "", tenantError(tenantID, err)
 	}
 	if err != nil {
-		return Subscription{}, "", err
+		return hubapi.Subscription{}, "", err
 	}
 	if created, err = s.verifyChange(ctx, created); err != nil {
-		return Subscription{}, "", err
+		return hubapi.Subscription{}, "", err
 	}
 	view, err = s.view(created)
 	return view, secret, err
 }
 
 // Get reads one subscription.
-func (s *Subscriptions) Get(ctx context.Context, tenantID, id string) (Subscription, error) {
+func (s *Subscriptions) Get(ctx context.Context, tenantID, id string) (hubapi.Subscription, error) {
 	sub, err := s.read(ctx, tenantID, id)
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
 	return s.view(sub)
 }
 
 // List pages through a tenant's subscriptions, oldest first.
-func (s *Subscriptions) List(ctx context.Context, tenantID string, p ListParams) (Page[Subscription], error) {
+func (s *Subscriptions) List(ctx context.Context, tenantID string, p ListParams) (hubapi.Page[hubapi.Subscription], error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
-		return Page[Subscription]{}, err
+		return hubapi.Page[hubapi.Subscription]{}, err
 	}
 	var after *store.SubscriptionPosition
 	if p.Cursor != "" {
 		position, err := decodeCursor(subscriptionsCursor, p.Cursor)
 		if err != nil {
-			return Page[Subscription]{}, err
+			return hubapi.Page[hubapi.Subscription]{}, err
 		}
 		if after, err = parseSubscriptionPosition(position); err != nil {
-			return Page[Subscription]{}, err
+			return hubapi.Page[hubapi.Subscription]{}, err
 		}
 	}
-	page := Page[Subscription]{Items: []Subscription{}}
+	page := hubapi.Page[hubapi.Subscription]{Items: []hubapi.Subscription{}}
 	if !tenantIDPattern.MatchString(tenantID) {
 		return page, nil
 	}
 	rows, more, err := s.store.ListSubscriptions(ctx, tenantID, after, limit)
 	if err != nil {
-		return Page[Subscription]{}, err
+		return hubapi.Page[hubapi.Subscription]{}, err
 	}
 	for _, row := range rows {
 		v, err := s.view(row)
 		if err != nil {
-			return Page[Subscription]{}, err
+			return hubapi.Page[hubapi.Subscription]{}, err
 		}
 		page.Items = append(page.Items, v)
 	}
@@ -285,14 +179,14 @@ func (s *Subscriptions) List(ctx context.Context, tenantID string, p ListParams)
 // the same sink changes nothing, so matching never pauses for it. The sink
 // type cannot change (pull cursors and secrets hang off it); a new
 // subscription is the way to switch.
-func (s *Subscriptions) Update(ctx context.Context, tenantID, id string, in UpdateInput) (Subscription, error) {
+func (s *Subscriptions) Update(ctx context.Context, tenantID, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error) {
 	patch, err := s.checkUpdate(in)
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
 	subID, err := s.scope(tenantID, id)
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
 	var sinkChanged bool
 	updated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, now time.Time) error {
@@ -301,11 +195,11 @@ func (s *Subscriptions) Update(ctx context.Context, tenantID, id string, in Upda
 		return err
 	})
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
 	if sinkChanged {
 		if updated, err = s.verifyChange(ctx, updated); err != nil {
-			return Subscription{}, err
+			return hubapi.Subscription{}, err
 		}
 	}
 	return s.view(updated)
@@ -327,26 +221,26 @@ func (s *Subscriptions) Delete(ctx context.Context, tenantID, id string) (cancel
 // explains only a subscription the hub has disabled; it leaves the failure
 // span and the verification state alone, so an auto-disabled destination
 // that still fails is disabled again, and only Verify recovers it fully.
-func (s *Subscriptions) Enable(ctx context.Context, tenantID, id string) (Subscription, error) {
+func (s *Subscriptions) Enable(ctx context.Context, tenantID, id string) (hubapi.Subscription, error) {
 	return s.setEnabled(ctx, tenantID, id, true)
 }
 
 // Disable stops delivery; a reason the hub recorded stays.
-func (s *Subscriptions) Disable(ctx context.Context, tenantID, id string) (Subscription, error) {
+func (s *Subscriptions) Disable(ctx context.Context, tenantID, id string) (hubapi.Subscription, error) {
 	return s.setEnabled(ctx, tenantID, id, false)
 }
 
-func (s *Subscriptions) setEnabled(ctx context.Context, tenantID, id string, enabled bool) (Subscription, error) {
+func (s *Subscriptions) setEnabled(ctx context.Context, tenantID, id string, enabled bool) (hubapi.Subscription, error) {
 	subID, err := s.scope(tenantID, id)
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
 	updated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, _ time.Time) error {
 		applyEnabled(sub, enabled)
 		return nil
 	})
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
 	return s.view(updated)
 }
@@ -363,21 +257,21 @@ func applyEnabled(sub *store.Subscription, enabled bool) {
 // failure span: this recovers an auto-disabled subscription in place. A
 // failure sets the state to failed, keeps the probe's message, changes
 // nothing else, and comes back as a verification_failed error.
-func (s *Subscriptions) Verify(ctx context.Context, tenantID, id string) (Subscription, error) {
+func (s *Subscriptions) Verify(ctx context.Context, tenantID, id string) (hubapi.Subscription, error) {
 	sub, err := s.read(ctx, tenantID, id)
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
 	failure, err := s.probe(ctx, sub)
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
 	recorded, err := s.recordVerification(ctx, sub, failure, true)
 	if err != nil {
-		return Subscription{}, subscriptionError(id, err)
+		return hubapi.Subscription{}, subscriptionError(id, err)
 	}
 	if failure != nil {
-		return Subscription{}, &UnprocessableError{Code: CodeVerificationFailed, Message: "verification failed: " + probeMessage(failure)}
+		return hubapi.Subscription{}, &UnprocessableError{Code: CodeVerificationFailed, Message: "verification failed: " + probeMessage(failure)}
 	}
 	return s.view(recorded)
 }
@@ -386,20 +280,20 @@ func (s *Subscriptions) Verify(ctx context.Context, tenantID, id string) (Subscr
 // 24 characters) or a generated one (SPEC §2.3). The current secret keeps
 // signing for the rotation overlap; rotating again within it drops the
 // oldest, so at most two secrets ever sign.
-func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingSecret string) (SecretRotation, error) {
+func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingSecret string) (hubapi.SecretRotation, error) {
 	if signingSecret != "" {
 		if err := checkSigningSecret(signingSecret); err != nil {
-			return SecretRotation{}, err
+			return hubapi.SecretRotation{}, err
 		}
 	}
 	subID, err := s.scope(tenantID, id)
 	if err != nil {
-		return SecretRotation{}, err
+		return hubapi.SecretRotation{}, err
 	}
 	secret := signingSecret
 	if secret == "" {
 		if secret, err = crypto.RandomSecret(); err != nil {
-			return SecretRotation{}, err
+			return hubapi.SecretRotation{}, err
 		}
 	}
 	rotated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, now time.Time) error {
@@ -410,9 +304,9 @@ func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingS
 		return s.rotate(sub, secret, now)
 	})
 	if err != nil {
-		return SecretRotation{}, err
+		return hubapi.SecretRotation{}, err
 	}
-	return SecretRotation{SigningSecret: secret, PreviousSecretExpiresAt: utcPtr(rotated.PreviousSecretExpiresAt)}, nil
+	return hubapi.SecretRotation{SigningSecret: secret, PreviousSecretExpiresAt: utcPtr(rotated.PreviousSecretExpiresAt)}, nil
 }
 
 // SigningSecrets returns the secrets a delivery to sub is signed with,
@@ -718,12 +612,12 @@ func probeMessage(failure error) string {
 
 // --- views -------------------------------------------------------------------
 
-func (s *Subscriptions) view(sub store.Subscription) (Subscription, error) {
+func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error) {
 	sinkView, err := maskedSink(sub)
 	if err != nil {
-		return Subscription{}, err
+		return hubapi.Subscription{}, err
 	}
-	v := Subscription{
+	v := hubapi.Subscription{
 		ID:                sub.ID.String(),
 		TenantID:          sub.TenantID,
 		Name:              sub.Name,
@@ -767,7 +661,7 @@ func maskedSink(sub store.Subscription) (map[string]any, error) {
 	view["type"] = sub.SinkType
 	for _, field := range sub.SinkCredentialFields {
 		if _, shown := view[field]; !shown {
-			view[field] = Masked
+			view[field] = hubapi.Masked
 		}
 	}
 	return view, nil
@@ -790,14 +684,14 @@ type parsedSink struct {
 	credentialFields []string
 }
 
-// createSpec is a validated CreateInput: the row to insert, less what
-// Create assigns (id, tenant, time, sealed secrets).
+// createSpec is a validated hubapi.SubscriptionCreate: the row to insert,
+// less what Create assigns (id, tenant, time, sealed secrets).
 type createSpec struct {
 	row  store.Subscription
 	sink parsedSink
 }
 
-func (s *Subscriptions) checkCreate(in CreateInput) (createSpec, error) {
+func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, error) {
 	if err := checkText("name", in.Name, MaxSubscriptionNameChars); err != nil {
 		return createSpec{}, err
 	}
@@ -857,20 +751,20 @@ func (s *Subscriptions) checkCreate(in CreateInput) (createSpec, error) {
 	}}, nil
 }
 
-// subscriptionPatch is a validated UpdateInput.
+// subscriptionPatch is a validated hubapi.SubscriptionUpdate.
 type subscriptionPatch struct {
 	name           *string
 	sink           *parsedSink
 	eventTypes     []string
 	schemaMajor    *int
-	origin         Nullable[string]
-	retrySchedule  Nullable[[]string]
+	origin         hubapi.Nullable[string]
+	retrySchedule  hubapi.Nullable[[]string]
 	attemptTimeout *time.Duration
 	enabled        *bool
 	signingSecret  string
 }
 
-func (s *Subscriptions) checkUpdate(in UpdateInput) (subscriptionPatch, error) {
+func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionPatch, error) {
 	p := subscriptionPatch{name: in.Name, enabled: in.Enabled, origin: in.Origin, retrySchedule: in.RetrySchedule}
 	if in.Name != nil {
 		if err := checkText("name", *in.Name, MaxSubscriptionNameChars); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // testSinkType is a sink type for these tests only: its object is
@@ -149,15 +150,15 @@ func newSubsFixture(t *testing.T, withStore bool) *subsFixture {
 	return f
 }
 
-func webhookInput(url string) service.CreateInput {
-	return service.CreateInput{
+func webhookInput(url string) hubapi.SubscriptionCreate {
+	return hubapi.SubscriptionCreate{
 		Name:       "orders",
 		Sink:       json.RawMessage(`{"type": "webhook", "url": "` + url + `"}`),
 		EventTypes: []string{"transaction.*"},
 	}
 }
 
-func (f *subsFixture) create(t *testing.T, tenantID string, in service.CreateInput) (service.Subscription, string) {
+func (f *subsFixture) create(t *testing.T, tenantID string, in hubapi.SubscriptionCreate) (hubapi.Subscription, string) {
 	t.Helper()
 	sub, secret, err := f.svc.Create(context.Background(), tenantID, in)
 	if err != nil {
@@ -216,7 +217,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 	if err != nil || id.Version() != 7 {
 		t.Errorf("id %q is not a UUIDv7", sub.ID)
 	}
-	want := service.Subscription{
+	want := hubapi.Subscription{
 		ID: sub.ID, TenantID: "acme", Name: "orders",
 		Sink:       map[string]any{"type": "webhook", "url": "https://hooks.test/a"},
 		EventTypes: []string{"transaction.*"}, SchemaMajor: 1, AttemptTimeout: "10s", Enabled: true,
@@ -233,7 +234,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 
 	// Pull: no secret, a cursor, every optional field set.
 	major, origin, disabled := 2, "midaz", false
-	pullSub, pullSecret := f.create(t, "acme", service.CreateInput{
+	pullSub, pullSecret := f.create(t, "acme", hubapi.SubscriptionCreate{
 		Name: "pull", Sink: json.RawMessage(`{"type": "pull"}`),
 		EventTypes: []string{"account.created", "*", "account.created"}, SchemaMajor: &major, Origin: &origin,
 		RetrySchedule: []string{"0s", "1m", "10h"}, AttemptTimeout: "1500ms", Enabled: &disabled,
@@ -241,7 +242,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 	if pullSecret != "" {
 		t.Errorf("pull subscription got a signing secret")
 	}
-	assertView(t, "pull", pullSub, service.Subscription{
+	assertView(t, "pull", pullSub, hubapi.Subscription{
 		ID: pullSub.ID, TenantID: "acme", Name: "pull", Sink: map[string]any{"type": "pull"},
 		EventTypes: []string{"account.created", "*"}, SchemaMajor: 2, Origin: &origin,
 		RetrySchedule: []string{"0s", "1m", "10h"}, AttemptTimeout: "1.5s", Enabled: false,
@@ -253,7 +254,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 	}
 }
 
-func assertView(t *testing.T, name string, got, want service.Subscription) {
+func assertView(t *testing.T, name string, got, want hubapi.Subscription) {
 	t.Helper()
 	gotJSON, _ := json.Marshal(got)
 	wantJSON, _ := json.Marshal(want)
@@ -300,39 +301,41 @@ func TestCreateValidation(t *testing.T) {
 	}
 	cases := []struct {
 		name      string
-		edit      func(*service.CreateInput)
+		edit      func(*hubapi.SubscriptionCreate)
 		wantCode  string
 		wantField string
 	}{
-		{"name too long", func(in *service.CreateInput) { in.Name = strings.Repeat("é", 201) }, "invalid_request", "name"},
-		{"name not UTF-8", func(in *service.CreateInput) { in.Name = "\xff" }, "invalid_request", "name"},
-		{"name with NUL", func(in *service.CreateInput) { in.Name = "a\x00b" }, "invalid_request", "name"},
-		{"no sink", func(in *service.CreateInput) { in.Sink = nil }, "invalid_sink", "sink"},
-		{"sink not an object", func(in *service.CreateInput) { in.Sink = json.RawMessage(`["webhook"]`) }, "invalid_sink", "sink"},
-		{"sink null", func(in *service.CreateInput) { in.Sink = json.RawMessage(`null`) }, "invalid_sink", "sink"},
-		{"sink without type", func(in *service.CreateInput) { in.Sink = json.RawMessage(`{"url": "https://x.test"}`) }, "invalid_sink", "sink.type"},
-		{"sink type not a string", func(in *service.CreateInput) { in.Sink = json.RawMessage(`{"type": 7}`) }, "invalid_sink", "sink.type"},
-		{"unknown sink type", func(in *service.CreateInput) { in.Sink = json.RawMessage(`{"type": "carrier-pigeon"}`) }, "invalid_sink", "sink.type"},
-		{"sink config rejected", func(in *service.CreateInput) { in.Sink = json.RawMessage(`{"type": "webhook"}`) }, "invalid_sink", "sink.url"},
-		{"sink credentials missing", func(in *service.CreateInput) { in.Sink = json.RawMessage(`{"type": "sqs", "url": "q"}`) }, "invalid_sink", "sink.token"},
-		{"sink value with NUL", func(in *service.CreateInput) { in.Sink = json.RawMessage(`{"type": "webhook", "url": "a\u0000b"}`) }, "invalid_sink", "sink"},
-		{"no event types", func(in *service.CreateInput) { in.EventTypes = nil }, "invalid_request", "event_types"},
-		{"empty event types", func(in *service.CreateInput) { in.EventTypes = []string{} }, "invalid_request", "event_types"},
-		{"bad event type", func(in *service.CreateInput) { in.EventTypes = []string{"transaction.*", "Transaction"} }, "invalid_request", "event_types"},
-		{"schema major 0", func(in *service.CreateInput) { in.SchemaMajor = intPtr(0) }, "invalid_request", "schema_major"},
-		{"schema major beyond integer", func(in *service.CreateInput) { in.SchemaMajor = intPtr(1 << 31) }, "invalid_request", "schema_major"},
-		{"empty origin", func(in *service.CreateInput) { in.Origin = strPtr("") }, "invalid_request", "origin"},
-		{"empty retry schedule", func(in *service.CreateInput) { in.RetrySchedule = []string{} }, "invalid_retry_schedule", "retry_schedule"},
-		{"13 retry steps", func(in *service.CreateInput) { in.RetrySchedule = manySteps }, "invalid_retry_schedule", "retry_schedule"},
-		{"negative retry step", func(in *service.CreateInput) { in.RetrySchedule = []string{"1s", "-1s"} }, "invalid_retry_schedule", "retry_schedule"},
-		{"retry step over 10h", func(in *service.CreateInput) { in.RetrySchedule = []string{"10h0m1s"} }, "invalid_retry_schedule", "retry_schedule"},
-		{"retry step not a duration", func(in *service.CreateInput) { in.RetrySchedule = []string{"soon"} }, "invalid_retry_schedule", "retry_schedule"},
-		{"timeout under 1s", func(in *service.CreateInput) { in.AttemptTimeout = "999ms" }, "invalid_request", "attempt_timeout"},
-		{"timeout over 60s", func(in *service.CreateInput) { in.AttemptTimeout = "1m0.001s" }, "invalid_request", "attempt_timeout"},
-		{"timeout finer than ms", func(in *service.CreateInput) { in.AttemptTimeout = "1500100us" }, "invalid_request", "attempt_timeout"},
-		{"timeout not a duration", func(in *service.CreateInput) { in.AttemptTimeout = "10" }, "invalid_request", "attempt_timeout"},
-		{"short signing secret", func(in *service.CreateInput) { in.SigningSecret = strings.Repeat("s", 23) }, "invalid_request", "signing_secret"},
-		{"signing secret on a queue", func(in *service.CreateInput) {
+		{"name too long", func(in *hubapi.SubscriptionCreate) { in.Name = strings.Repeat("é", 201) }, "invalid_request", "name"},
+		{"name not UTF-8", func(in *hubapi.SubscriptionCreate) { in.Name = "\xff" }, "invalid_request", "name"},
+		{"name with NUL", func(in *hubapi.SubscriptionCreate) { in.Name = "a\x00b" }, "invalid_request", "name"},
+		{"no sink", func(in *hubapi.SubscriptionCreate) { in.Sink = nil }, "invalid_sink", "sink"},
+		{"sink not an object", func(in *hubapi.SubscriptionCreate) { in.Sink = json.RawMessage(`["webhook"]`) }, "invalid_sink", "sink"},
+		{"sink null", func(in *hubapi.SubscriptionCreate) { in.Sink = json.RawMessage(`null`) }, "invalid_sink", "sink"},
+		{"sink without type", func(in *hubapi.SubscriptionCreate) { in.Sink = json.RawMessage(`{"url": "https://x.test"}`) }, "invalid_sink", "sink.type"},
+		{"sink type not a string", func(in *hubapi.SubscriptionCreate) { in.Sink = json.RawMessage(`{"type": 7}`) }, "invalid_sink", "sink.type"},
+		{"unknown sink type", func(in *hubapi.SubscriptionCreate) { in.Sink = json.RawMessage(`{"type": "carrier-pigeon"}`) }, "invalid_sink", "sink.type"},
+		{"sink config rejected", func(in *hubapi.SubscriptionCreate) { in.Sink = json.RawMessage(`{"type": "webhook"}`) }, "invalid_sink", "sink.url"},
+		{"sink credentials missing", func(in *hubapi.SubscriptionCreate) { in.Sink = json.RawMessage(`{"type": "sqs", "url": "q"}`) }, "invalid_sink", "sink.token"},
+		{"sink value with NUL", func(in *hubapi.SubscriptionCreate) {
+			in.Sink = json.RawMessage(`{"type": "webhook", "url": "a\u0000b"}`)
+		}, "invalid_sink", "sink"},
+		{"no event types", func(in *hubapi.SubscriptionCreate) { in.EventTypes = nil }, "invalid_request", "event_types"},
+		{"empty event types", func(in *hubapi.SubscriptionCreate) { in.EventTypes = []string{} }, "invalid_request", "event_types"},
+		{"bad event type", func(in *hubapi.SubscriptionCreate) { in.EventTypes = []string{"transaction.*", "Transaction"} }, "invalid_request", "event_types"},
+		{"schema major 0", func(in *hubapi.SubscriptionCreate) { in.SchemaMajor = intPtr(0) }, "invalid_request", "schema_major"},
+		{"schema major beyond integer", func(in *hubapi.SubscriptionCreate) { in.SchemaMajor = intPtr(1 << 31) }, "invalid_request", "schema_major"},
+		{"empty origin", func(in *hubapi.SubscriptionCreate) { in.Origin = strPtr("") }, "invalid_request", "origin"},
+		{"empty retry schedule", func(in *hubapi.SubscriptionCreate) { in.RetrySchedule = []string{} }, "invalid_retry_schedule", "retry_schedule"},
+		{"13 retry steps", func(in *hubapi.SubscriptionCreate) { in.RetrySchedule = manySteps }, "invalid_retry_schedule", "retry_schedule"},
+		{"negative retry step", func(in *hubapi.SubscriptionCreate) { in.RetrySchedule = []string{"1s", "-1s"} }, "invalid_retry_schedule", "retry_schedule"},
+		{"retry step over 10h", func(in *hubapi.SubscriptionCreate) { in.RetrySchedule = []string{"10h0m1s"} }, "invalid_retry_schedule", "retry_schedule"},
+		{"retry step not a duration", func(in *hubapi.SubscriptionCreate) { in.RetrySchedule = []string{"soon"} }, "invalid_retry_schedule", "retry_schedule"},
+		{"timeout under 1s", func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "999ms" }, "invalid_request", "attempt_timeout"},
+		{"timeout over 60s", func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "1m0.001s" }, "invalid_request", "attempt_timeout"},
+		{"timeout finer than ms", func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "1500100us" }, "invalid_request", "attempt_timeout"},
+		{"timeout not a duration", func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "10" }, "invalid_request", "attempt_timeout"},
+		{"short signing secret", func(in *hubapi.SubscriptionCreate) { in.SigningSecret = strings.Repeat("s", 23) }, "invalid_request", "signing_secret"},
+		{"signing secret on a queue", func(in *hubapi.SubscriptionCreate) {
 			in.Sink = json.RawMessage(`{"type": "sqs", "url": "q", "token": "t"}`)
 			in.SigningSecret = strings.Repeat("s", 24)
 		}, "invalid_request", "signing_secret"},
@@ -394,7 +397,7 @@ func TestCrossTenantAccessAnswersNotFound(t *testing.T) {
 	calls := map[string]func(tenant, id string) error{
 		"get": func(tenant, id string) error { _, err := f.svc.Get(ctx, tenant, id); return err },
 		"update": func(tenant, id string) error {
-			_, err := f.svc.Update(ctx, tenant, id, service.UpdateInput{Name: &name})
+			_, err := f.svc.Update(ctx, tenant, id, hubapi.SubscriptionUpdate{Name: &name})
 			return err
 		},
 		"delete":  func(tenant, id string) error { _, err := f.svc.Delete(ctx, tenant, id); return err },
@@ -441,10 +444,10 @@ func TestSecretsNeverAppearInViews(t *testing.T) {
 	in := webhookInput("https://hooks.test/a")
 	in.SigningSecret = signingSecret
 	hook, _ := f.create(t, "acme", in)
-	queue, _ := f.create(t, "acme", service.CreateInput{
+	queue, _ := f.create(t, "acme", hubapi.SubscriptionCreate{
 		Sink: json.RawMessage(`{"type": "sqs", "url": "https://queue.test/q", "token": "` + token + `"}`), EventTypes: []string{"*"},
 	})
-	if queue.Sink["token"] != service.Masked || queue.Sink["url"] != "https://queue.test/q" {
+	if queue.Sink["token"] != hubapi.Masked || queue.Sink["url"] != "https://queue.test/q" {
 		t.Errorf("queue sink shows %v, want the url and a masked token", queue.Sink)
 	}
 	rotation, err := f.svc.RotateSecret(ctx, "acme", hook.ID, "")
@@ -465,7 +468,7 @@ func TestSecretsNeverAppearInViews(t *testing.T) {
 	add(f.svc.Get(ctx, "acme", queue.ID))
 	add(f.svc.List(ctx, "acme", service.ListParams{}))
 	renamed := "renamed"
-	add(f.svc.Update(ctx, "acme", queue.ID, service.UpdateInput{Name: &renamed}))
+	add(f.svc.Update(ctx, "acme", queue.ID, hubapi.SubscriptionUpdate{Name: &renamed}))
 	add(f.svc.Enable(ctx, "acme", hook.ID))
 	add(f.svc.Verify(ctx, "acme", hook.ID))
 	add(f.svc.Verify(ctx, "acme", queue.ID))
@@ -486,7 +489,7 @@ func TestSecretsAreStoredEncryptedAndBoundToTheirColumn(t *testing.T) {
 	in := webhookInput("https://hooks.test/a")
 	in.SigningSecret = signingSecret
 	hook, _ := f.create(t, "acme", in)
-	queue, _ := f.create(t, "acme", service.CreateInput{
+	queue, _ := f.create(t, "acme", hubapi.SubscriptionCreate{
 		Sink: json.RawMessage(`{"type": "sqs", "url": "https://queue.test/q", "token": "` + token + `"}`), EventTypes: []string{"*"},
 	})
 	if _, err := f.svc.RotateSecret(context.Background(), "acme", hook.ID, "the-next-signing-secret-0003"); err != nil {
@@ -617,7 +620,7 @@ func TestRotateSecretRejections(t *testing.T) {
 	f := newSubsFixture(t, true)
 	ctx := context.Background()
 	hook, _ := f.create(t, "acme", webhookInput("https://hooks.test/a"))
-	pullSub, _ := f.create(t, "acme", service.CreateInput{Sink: json.RawMessage(`{"type": "pull"}`), EventTypes: []string{"*"}})
+	pullSub, _ := f.create(t, "acme", hubapi.SubscriptionCreate{Sink: json.RawMessage(`{"type": "pull"}`), EventTypes: []string{"*"}})
 
 	_, err := f.svc.RotateSecret(ctx, "acme", pullSub.ID, "")
 	var conflict *service.ConflictError
@@ -762,15 +765,15 @@ func TestUpdate(t *testing.T) {
 
 	f.clk.now = f.clk.now.Add(time.Hour)
 	name, timeout, major, off := "renamed", "30s", 3, false
-	updated, err := f.svc.Update(ctx, "acme", sub.ID, service.UpdateInput{
-		Name: &name, EventTypes: []string{"a.b", "a.b"}, SchemaMajor: &major, Origin: service.SetNull[string](),
-		RetrySchedule: service.SetTo([]string{"5s", "5m"}), AttemptTimeout: &timeout, Enabled: &off,
+	updated, err := f.svc.Update(ctx, "acme", sub.ID, hubapi.SubscriptionUpdate{
+		Name: &name, EventTypes: []string{"a.b", "a.b"}, SchemaMajor: &major, Origin: hubapi.SetNull[string](),
+		RetrySchedule: hubapi.SetTo([]string{"5s", "5m"}), AttemptTimeout: &timeout, Enabled: &off,
 		Sink: json.RawMessage(`{"url": "https://hooks.test/a", "type": "webhook"}`),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertView(t, "patched", updated, service.Subscription{
+	assertView(t, "patched", updated, hubapi.Subscription{
 		ID: sub.ID, TenantID: "acme", Name: "renamed", Sink: sub.Sink, EventTypes: []string{"a.b"}, SchemaMajor: 3,
 		RetrySchedule: []string{"5s", "5m"}, AttemptTimeout: "30s", Enabled: false, VerificationState: "active",
 		CreatedAt: sub.CreatedAt, UpdatedAt: f.clk.now,
@@ -781,13 +784,13 @@ func TestUpdate(t *testing.T) {
 
 	// An empty patch changes nothing, not even updated_at.
 	f.clk.now = f.clk.now.Add(time.Hour)
-	if same, err := f.svc.Update(ctx, "acme", sub.ID, service.UpdateInput{}); err != nil || !same.UpdatedAt.Equal(updated.UpdatedAt) {
+	if same, err := f.svc.Update(ctx, "acme", sub.ID, hubapi.SubscriptionUpdate{}); err != nil || !same.UpdatedAt.Equal(updated.UpdatedAt) {
 		t.Errorf("empty patch: updated_at %v, %v", same.UpdatedAt, err)
 	}
 
 	// A new destination is verified again, and can fail.
 	f.webhook.setFailing("https://hooks.test/b", true)
-	moved, err := f.svc.Update(ctx, "acme", sub.ID, service.UpdateInput{Sink: json.RawMessage(`{"type": "webhook", "url": "https://hooks.test/b"}`)})
+	moved, err := f.svc.Update(ctx, "acme", sub.ID, hubapi.SubscriptionUpdate{Sink: json.RawMessage(`{"type": "webhook", "url": "https://hooks.test/b"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -797,7 +800,7 @@ func TestUpdate(t *testing.T) {
 
 	// A PATCHed signing secret rotates with the overlap.
 	secret := "patched-in-signing-secret-0004"
-	if _, err := f.svc.Update(ctx, "acme", sub.ID, service.UpdateInput{SigningSecret: &secret}); err != nil {
+	if _, err := f.svc.Update(ctx, "acme", sub.ID, hubapi.SubscriptionUpdate{SigningSecret: &secret}); err != nil {
 		t.Fatal(err)
 	}
 	row, _ := f.st.GetSubscription(ctx, "acme", uuid.MustParse(sub.ID))
@@ -809,11 +812,11 @@ func TestUpdate(t *testing.T) {
 func TestUpdateCredentialsReencryptsAndReverifies(t *testing.T) {
 	f := newSubsFixture(t, true)
 	ctx := context.Background()
-	queue, _ := f.create(t, "acme", service.CreateInput{
+	queue, _ := f.create(t, "acme", hubapi.SubscriptionCreate{
 		Sink: json.RawMessage(`{"type": "sqs", "url": "https://queue.test/q", "token": "old-token"}`), EventTypes: []string{"*"},
 	})
 	probes := f.queue.probeCount()
-	updated, err := f.svc.Update(ctx, "acme", queue.ID, service.UpdateInput{
+	updated, err := f.svc.Update(ctx, "acme", queue.ID, hubapi.SubscriptionUpdate{
 		Sink: json.RawMessage(`{"type": "sqs", "url": "https://queue.test/q", "token": "new-token"}`),
 	})
 	if err != nil {
@@ -832,7 +835,7 @@ func TestUpdateValidation(t *testing.T) {
 	f := newSubsFixture(t, true)
 	ctx := context.Background()
 	hook, _ := f.create(t, "acme", webhookInput("https://hooks.test/a"))
-	queue, _ := f.create(t, "acme", service.CreateInput{
+	queue, _ := f.create(t, "acme", hubapi.SubscriptionCreate{
 		Sink: json.RawMessage(`{"type": "sqs", "url": "q", "token": "t"}`), EventTypes: []string{"*"},
 	})
 	strPtr := func(s string) *string { return &s }
@@ -842,22 +845,22 @@ func TestUpdateValidation(t *testing.T) {
 	cases := []struct {
 		name      string
 		id        string
-		in        service.UpdateInput
+		in        hubapi.SubscriptionUpdate
 		wantCode  string
 		wantField string
 	}{
-		{"long name", hook.ID, service.UpdateInput{Name: &long}, "invalid_request", "name"},
-		{"sink null", hook.ID, service.UpdateInput{Sink: json.RawMessage(`null`)}, "invalid_sink", "sink"},
-		{"sink config rejected", hook.ID, service.UpdateInput{Sink: json.RawMessage(`{"type": "webhook"}`)}, "invalid_sink", "sink.url"},
-		{"sink type change", hook.ID, service.UpdateInput{Sink: json.RawMessage(`{"type": "pull"}`)}, "invalid_sink", "sink.type"},
-		{"empty event types", hook.ID, service.UpdateInput{EventTypes: []string{}}, "invalid_request", "event_types"},
-		{"schema major 0", hook.ID, service.UpdateInput{SchemaMajor: &zero}, "invalid_request", "schema_major"},
-		{"empty origin", hook.ID, service.UpdateInput{Origin: service.SetTo("")}, "invalid_request", "origin"},
-		{"bad retry step", hook.ID, service.UpdateInput{RetrySchedule: service.SetTo([]string{"11h"})}, "invalid_retry_schedule", "retry_schedule"},
-		{"empty retry schedule", hook.ID, service.UpdateInput{RetrySchedule: service.SetTo([]string{})}, "invalid_retry_schedule", "retry_schedule"},
-		{"bad timeout", hook.ID, service.UpdateInput{AttemptTimeout: strPtr("0s")}, "invalid_request", "attempt_timeout"},
-		{"short secret", hook.ID, service.UpdateInput{SigningSecret: strPtr("short")}, "invalid_request", "signing_secret"},
-		{"secret on a queue", queue.ID, service.UpdateInput{SigningSecret: &secret}, "invalid_request", "signing_secret"},
+		{"long name", hook.ID, hubapi.SubscriptionUpdate{Name: &long}, "invalid_request", "name"},
+		{"sink null", hook.ID, hubapi.SubscriptionUpdate{Sink: json.RawMessage(`null`)}, "invalid_sink", "sink"},
+		{"sink config rejected", hook.ID, hubapi.SubscriptionUpdate{Sink: json.RawMessage(`{"type": "webhook"}`)}, "invalid_sink", "sink.url"},
+		{"sink type change", hook.ID, hubapi.SubscriptionUpdate{Sink: json.RawMessage(`{"type": "pull"}`)}, "invalid_sink", "sink.type"},
+		{"empty event types", hook.ID, hubapi.SubscriptionUpdate{EventTypes: []string{}}, "invalid_request", "event_types"},
+		{"schema major 0", hook.ID, hubapi.SubscriptionUpdate{SchemaMajor: &zero}, "invalid_request", "schema_major"},
+		{"empty origin", hook.ID, hubapi.SubscriptionUpdate{Origin: hubapi.SetTo("")}, "invalid_request", "origin"},
+		{"bad retry step", hook.ID, hubapi.SubscriptionUpdate{RetrySchedule: hubapi.SetTo([]string{"11h"})}, "invalid_retry_schedule", "retry_schedule"},
+		{"empty retry schedule", hook.ID, hubapi.SubscriptionUpdate{RetrySchedule: hubapi.SetTo([]string{})}, "invalid_retry_schedule", "retry_schedule"},
+		{"bad timeout", hook.ID, hubapi.SubscriptionUpdate{AttemptTimeout: strPtr("0s")}, "invalid_request", "attempt_timeout"},
+		{"short secret", hook.ID, hubapi.SubscriptionUpdate{SigningSecret: strPtr("short")}, "invalid_request", "signing_secret"},
+		{"secret on a queue", queue.ID, hubapi.SubscriptionUpdate{SigningSecret: &secret}, "invalid_request", "signing_secret"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -870,37 +873,6 @@ func TestUpdateValidation(t *testing.T) {
 				t.Errorf("a rejected patch changed the row")
 			}
 		})
-	}
-}
-
-func TestUpdateInputJSON(t *testing.T) {
-	cases := []struct {
-		body                 string
-		originSet, originNil bool
-		origin               string
-		scheduleSet          bool
-	}{
-		{`{}`, false, false, "", false},
-		{`{"origin": null}`, true, true, "", false},
-		{`{"origin": "midaz", "retry_schedule": ["1s"]}`, true, false, "midaz", true},
-	}
-	for _, tc := range cases {
-		var in service.UpdateInput
-		if err := json.Unmarshal([]byte(tc.body), &in); err != nil {
-			t.Fatalf("%s: %v", tc.body, err)
-		}
-		if in.Origin.Set != tc.originSet || in.Origin.Null != tc.originNil || in.Origin.Value != tc.origin || in.RetrySchedule.Set != tc.scheduleSet {
-			t.Errorf("%s decoded to origin %+v, schedule %+v", tc.body, in.Origin, in.RetrySchedule)
-		}
-		// What the client sends must decode to the same patch.
-		encoded, err := json.Marshal(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var again service.UpdateInput
-		if err := json.Unmarshal(encoded, &again); err != nil || again.Origin != in.Origin || again.RetrySchedule.Set != in.RetrySchedule.Set {
-			t.Errorf("%s re-encoded as %s, which decodes differently", tc.body, encoded)
-		}
 	}
 }
 

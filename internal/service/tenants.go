@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // TenantIDRule is the form of a tenant id (SPEC §1.1 tenantid), as error
@@ -30,16 +31,8 @@ const (
 	TenantInactive = string(store.TenantInactive)
 )
 
-// Tenant is the API's and CLI's view of a tenant (SPEC §6.1).
-type Tenant struct {
-	ID        string    `json:"id"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-func tenantView(t store.Tenant) Tenant {
-	return Tenant{ID: t.ID, Status: string(t.Status), CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
+func tenantView(t store.Tenant) hubapi.Tenant {
+	return hubapi.Tenant{ID: t.ID, Status: string(t.Status), CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
 }
 
 // Tenants manages the tenant roster that ingest's gate reads (SPEC §1.4).
@@ -55,46 +48,46 @@ func NewTenants(st *store.Store, now func() time.Time) *Tenants {
 }
 
 // Create adds an active tenant.
-func (s *Tenants) Create(ctx context.Context, id string) (Tenant, error) {
+func (s *Tenants) Create(ctx context.Context, id string) (hubapi.Tenant, error) {
 	if err := CheckTenantID(id); err != nil {
-		return Tenant{}, err
+		return hubapi.Tenant{}, err
 	}
 	t, err := s.store.CreateTenant(ctx, id, s.now())
 	if err != nil {
-		return Tenant{}, tenantError(id, err)
+		return hubapi.Tenant{}, tenantError(id, err)
 	}
 	return tenantView(t), nil
 }
 
 // Get reads one tenant.
-func (s *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
+func (s *Tenants) Get(ctx context.Context, id string) (hubapi.Tenant, error) {
 	if err := CheckTenantID(id); err != nil {
-		return Tenant{}, err
+		return hubapi.Tenant{}, err
 	}
 	t, err := s.store.GetTenant(ctx, id)
 	if err != nil {
-		return Tenant{}, tenantError(id, err)
+		return hubapi.Tenant{}, tenantError(id, err)
 	}
 	return tenantView(t), nil
 }
 
 // List pages through the tenants in id order.
-func (s *Tenants) List(ctx context.Context, p ListParams) (Page[Tenant], error) {
+func (s *Tenants) List(ctx context.Context, p ListParams) (hubapi.Page[hubapi.Tenant], error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
-		return Page[Tenant]{}, err
+		return hubapi.Page[hubapi.Tenant]{}, err
 	}
 	after := ""
 	if p.Cursor != "" {
 		if after, err = decodeCursor(tenantsCursor, p.Cursor); err != nil {
-			return Page[Tenant]{}, err
+			return hubapi.Page[hubapi.Tenant]{}, err
 		}
 	}
 	rows, more, err := s.store.ListTenants(ctx, after, limit)
 	if err != nil {
-		return Page[Tenant]{}, err
+		return hubapi.Page[hubapi.Tenant]{}, err
 	}
-	page := Page[Tenant]{Items: make([]Tenant, len(rows))}
+	page := hubapi.Page[hubapi.Tenant]{Items: make([]hubapi.Tenant, len(rows))}
 	for i, t := range rows {
 		page.Items[i] = tenantView(t)
 	}
@@ -107,16 +100,16 @@ func (s *Tenants) List(ctx context.Context, p ListParams) (Page[Tenant], error) 
 // SetStatus makes a tenant active or inactive. Ingest instances see the
 // change within STREAMING_HUB_ROSTER_REFRESH. Setting the status a tenant
 // already has succeeds and changes nothing.
-func (s *Tenants) SetStatus(ctx context.Context, id, status string) (Tenant, error) {
+func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tenant, error) {
 	if err := CheckTenantID(id); err != nil {
-		return Tenant{}, err
+		return hubapi.Tenant{}, err
 	}
 	if status != TenantActive && status != TenantInactive {
-		return Tenant{}, invalid("status", "invalid status %q: must be %s or %s", status, TenantActive, TenantInactive)
+		return hubapi.Tenant{}, invalid("status", "invalid status %q: must be %s or %s", status, TenantActive, TenantInactive)
 	}
 	t, err := s.store.SetTenantStatus(ctx, id, store.TenantStatus(status), s.now())
 	if err != nil {
-		return Tenant{}, tenantError(id, err)
+		return hubapi.Tenant{}, tenantError(id, err)
 	}
 	return tenantView(t), nil
 }

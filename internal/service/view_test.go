@@ -79,13 +79,3 @@ func TestTenantViewJSON(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
-
-func TestEmptyPageJSON(t *testing.T) {
-	got, err := json.Marshal(Page[Tenant]{Items: []Tenant{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"items":[],"next_cursor":null}`; string(got) != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-}

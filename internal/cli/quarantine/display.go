@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Everything shown here comes from records that were rejected for being
@@ -47,7 +47,7 @@ func isInvalidAt(s string, i int) bool {
 }
 
 // displayKey shows the record key, "-" when the record had none.
-func displayKey(item service.QuarantineItem) string {
+func displayKey(item hubapi.QuarantineItem) string {
 	if item.Key == nil {
 		return "-"
 	}
@@ -57,7 +57,7 @@ func displayKey(item service.QuarantineItem) string {
 // encoded shows a value as text, or marks it as base64 so that a reader
 // never takes base64 for what the producer sent.
 func encoded(value, encoding string, width int) string {
-	if encoding == service.EncodingBase64 {
+	if encoding == hubapi.EncodingBase64 {
 		return "base64:" + displayText(value, width)
 	}
 	return displayText(value, width)
@@ -70,7 +70,7 @@ const headerValueWidth = 20
 // compactHeaders renders headers as "name=value" pairs on one line, cut to
 // width runes with a count of those left out, so the table shows which
 // headers the record carried and what they roughly held.
-func compactHeaders(headers []service.QuarantineHeader, width int) string {
+func compactHeaders(headers []hubapi.QuarantineHeader, width int) string {
 	if len(headers) == 0 {
 		return "-"
 	}

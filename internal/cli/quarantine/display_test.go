@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestDisplayTextEscapesWhatCouldDriveATerminal(t *testing.T) {
@@ -34,15 +34,15 @@ func TestDisplayTextEscapesWhatCouldDriveATerminal(t *testing.T) {
 }
 
 func TestCompactHeaders(t *testing.T) {
-	headers := []service.QuarantineHeader{
+	headers := []hubapi.QuarantineHeader{
 		{Key: "ce-id", Value: "not-a-uuid"},
-		{Key: "ce-tenantid", Value: "/w==", Encoding: service.EncodingBase64},
-		{Key: "gA==", KeyEncoding: service.EncodingBase64, Value: "v"},
+		{Key: "ce-tenantid", Value: "/w==", Encoding: hubapi.EncodingBase64},
+		{Key: "gA==", KeyEncoding: hubapi.EncodingBase64, Value: "v"},
 		{Key: "ce-type", Value: "studio.lerian.midaz.transaction.posted"},
 	}
 	cases := []struct {
 		name    string
-		headers []service.QuarantineHeader
+		headers []hubapi.QuarantineHeader
 		width   int
 		want    string
 	}{
@@ -62,13 +62,13 @@ func TestCompactHeaders(t *testing.T) {
 func TestDisplayKey(t *testing.T) {
 	key, binary := "acme", "/wA="
 	cases := []struct {
-		item service.QuarantineItem
+		item hubapi.QuarantineItem
 		want string
 	}{
-		{service.QuarantineItem{}, "-"},
-		{service.QuarantineItem{Key: &key}, "acme"},
-		{service.QuarantineItem{Key: &binary, Encoding: service.EncodingBase64}, "base64:/wA="},
-		{service.QuarantineItem{Key: ptr(strings.Repeat("k", 30))}, strings.Repeat("k", keyWidth) + "…"},
+		{hubapi.QuarantineItem{}, "-"},
+		{hubapi.QuarantineItem{Key: &key}, "acme"},
+		{hubapi.QuarantineItem{Key: &binary, Encoding: hubapi.EncodingBase64}, "base64:/wA="},
+		{hubapi.QuarantineItem{Key: ptr(strings.Repeat("k", 30))}, strings.Repeat("k", keyWidth) + "…"},
 	}
 	for _, c := range cases {
 		if got := displayKey(c.item); got != c.want {

@@ -11,6 +11,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // NewCmd returns `hubctl tenants`.
@@ -56,7 +57,7 @@ fails (exit 1) and leaves it as it is.`,
   hubctl tenants create acme -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (service.Tenant, error) {
+			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (hubapi.Tenant, error) {
 				return svc.Create(cmd.Context(), args[0])
 			})
 		},
@@ -75,7 +76,7 @@ func newGetCmd(f *cmdutil.Factory) *cobra.Command {
   hubctl tenants get acme -o yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (service.Tenant, error) {
+			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (hubapi.Tenant, error) {
 				return svc.Get(cmd.Context(), args[0])
 			})
 		},
@@ -93,7 +94,7 @@ func newStatusCmd(f *cmdutil.Factory, verb, status, short, long string) *cobra.C
 		Example: "  hubctl tenants " + verb + " acme",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (service.Tenant, error) {
+			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (hubapi.Tenant, error) {
 				return svc.SetStatus(cmd.Context(), args[0], status)
 			})
 		},
@@ -163,7 +164,7 @@ func limitFlag(cmd *cobra.Command, limit int) string {
 // runOne runs a use case that answers with one tenant and prints it. The id
 // is checked before the database is opened: a malformed id is a usage error
 // whether or not a database is configured.
-func runOne(cmd *cobra.Command, f *cmdutil.Factory, format, id string, do func(*service.Tenants) (service.Tenant, error)) error {
+func runOne(cmd *cobra.Command, f *cmdutil.Factory, format, id string, do func(*service.Tenants) (hubapi.Tenant, error)) error {
 	fm, err := output.Resolve(format, f.IOStreams)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, err)
@@ -186,7 +187,7 @@ func runOne(cmd *cobra.Command, f *cmdutil.Factory, format, id string, do func(*
 	})
 }
 
-func addRow(t *output.TableWriter, f *cmdutil.Factory, tenant service.Tenant) {
+func addRow(t *output.TableWriter, f *cmdutil.Factory, tenant hubapi.Tenant) {
 	t.Row(tenant.ID, output.Style(f.IOStreams, tenant.Status), tenant.CreatedAt.Format(time.RFC3339))
 }
 

@@ -1,0 +1,115 @@
+package hubapi
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Masked stands in for each credential of a sink on every read (SPEC §2).
+const Masked = "****"
+
+// Subscription is the API's and CLI's view of a subscription: SPEC §2's
+// fields without the signing secret, which only creating a subscription and
+// rotating its secret return.
+type Subscription struct {
+	ID       string `json:"id"`
+	TenantID string `json:"tenant_id"`
+	Name     string `json:"name"`
+	// Sink is the public configuration with its type; each credential
+	// shows as "****".
+	Sink              map[string]any `json:"sink"`
+	EventTypes        []string       `json:"event_types"`
+	SchemaMajor       int            `json:"schema_major"`
+	Origin            *string        `json:"origin"`
+	RetrySchedule     []string       `json:"retry_schedule"`
+	AttemptTimeout    string         `json:"attempt_timeout"`
+	Enabled           bool           `json:"enabled"`
+	VerificationState string         `json:"verification_state"`
+	// VerificationError is the last failed probe's message while the state
+	// is failed.
+	VerificationError       string     `json:"verification_error,omitempty"`
+	DisabledReason          *string    `json:"disabled_reason"`
+	FailingSince            *time.Time `json:"failing_since"`
+	LastFailureAt           *time.Time `json:"last_failure_at"`
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+	CreatedAt               time.Time  `json:"created_at"`
+	UpdatedAt               time.Time  `json:"updated_at"`
+}
+
+// SubscriptionCreate is the body of POST /v1/subscriptions: the writable
+// fields of SPEC §2. Fields left out take their defaults.
+type SubscriptionCreate struct {
+	Name       string          `json:"name"`
+	Sink       json.RawMessage `json:"sink"`
+	EventTypes []string        `json:"event_types"`
+	// SchemaMajor defaults to 1.
+	SchemaMajor *int    `json:"schema_major,omitempty"`
+	Origin      *string `json:"origin,omitempty"`
+	// RetrySchedule nil keeps the default curve.
+	RetrySchedule []string `json:"retry_schedule,omitempty"`
+	// AttemptTimeout "" means 10s.
+	AttemptTimeout string `json:"attempt_timeout,omitempty"`
+	// Enabled defaults to true.
+	Enabled *bool `json:"enabled,omitempty"`
+	// SigningSecret "" has the hub generate one (webhooks only).
+	SigningSecret string `json:"signing_secret,omitempty"`
+}
+
+// SubscriptionUpdate is the body of PATCH /v1/subscriptions/{id}: any subset
+// of the writable fields. Absent fields (nil, or a Nullable that is not Set)
+// stay as they are; origin and retry_schedule may be set to null to clear
+// them.
+type SubscriptionUpdate struct {
+	Name           *string            `json:"name,omitempty"`
+	Sink           json.RawMessage    `json:"sink,omitempty"`
+	EventTypes     []string           `json:"event_types,omitempty"`
+	SchemaMajor    *int               `json:"schema_major,omitempty"`
+	Origin         Nullable[string]   `json:"origin,omitzero"`
+	RetrySchedule  Nullable[[]string] `json:"retry_schedule,omitzero"`
+	AttemptTimeout *string            `json:"attempt_timeout,omitempty"`
+	Enabled        *bool              `json:"enabled,omitempty"`
+	// SigningSecret rotates to the given secret, with the overlap of a
+	// secret rotation.
+	SigningSecret *string `json:"signing_secret,omitempty"`
+}
+
+// Nullable is a PATCH field that can be absent, null or a value: Set says
+// the request named it, Null that it named it as null.
+type Nullable[T any] struct {
+	Set   bool
+	Null  bool
+	Value T
+}
+
+// SetTo returns a Nullable holding v.
+func SetTo[T any](v T) Nullable[T] { return Nullable[T]{Set: true, Value: v} }
+
+// SetNull returns a Nullable that clears its field.
+func SetNull[T any]() Nullable[T] { return Nullable[T]{Set: true, Null: true} }
+
+// UnmarshalJSON records that the field was present, and whether as null.
+func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
+	*n = Nullable[T]{Set: true}
+	if string(b) == "null" {
+		n.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &n.Value)
+}
+
+// MarshalJSON writes null or the value; with omitzero an unset field is
+// left out.
+func (n Nullable[T]) MarshalJSON() ([]byte, error) {
+	if n.Null || !n.Set {
+		return []byte("null"), nil
+	}
+	return json.Marshal(n.Value)
+}
+
+// SecretRotation is the answer to POST /v1/subscriptions/{id}/rotate-secret
+// (SPEC §6.1). The previous secret's expiry is null when the hub keeps no
+// overlap.
+type SecretRotation struct {
+	SigningSecret           string     `json:"signing_secret"`
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+}
