@@ -20,6 +20,16 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleAdmin("GET /admin/tenants/{id}/keys", s.listAPIKeys)
 	s.handleAdmin("DELETE /admin/tenants/{id}/keys/{key_id}", s.revokeAPIKey)
 	s.handleAdmin("GET /admin/quarantine", s.listQuarantine)
+
+	s.handleTenant("POST /v1/subscriptions", s.createSubscription)
+	s.handleTenant("GET /v1/subscriptions", s.listSubscriptions)
+	s.handleTenant("GET /v1/subscriptions/{id}", s.getSubscription)
+	s.handleTenant("PATCH /v1/subscriptions/{id}", s.updateSubscription)
+	s.handleTenant("DELETE /v1/subscriptions/{id}", s.deleteSubscription)
+	s.handleTenant("POST /v1/subscriptions/{id}/verify", s.verifySubscription)
+	s.handleTenant("POST /v1/subscriptions/{id}/rotate-secret", s.rotateSubscriptionSecret)
+	s.handleTenant("POST /v1/subscriptions/{id}/enable", s.enableSubscription)
+	s.handleTenant("POST /v1/subscriptions/{id}/disable", s.disableSubscription)
 }
 
 func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {

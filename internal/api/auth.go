@@ -143,11 +143,11 @@ type tenantHandlerFunc func(w http.ResponseWriter, r *http.Request, tenantID str
 
 // handlePublic registers a route anyone may call.
 func (s *Server) handlePublic(pattern string, h handlerFunc) {
-	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+	s.handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			s.respondError(w, r, err)
 		}
-	})
+	}))
 }
 
 // handleAdmin registers an /admin route: the admin token only.

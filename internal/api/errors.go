@@ -65,6 +65,7 @@ func responseFor(err error) errorResponse {
 		validation *service.ValidationError
 		notFound   *service.NotFoundError
 		conflict   *service.ConflictError
+		failed     *service.UnprocessableError
 	)
 	switch {
 	case errors.As(err, &apiErr):
@@ -83,6 +84,8 @@ func responseFor(err error) errorResponse {
 		return errorResponse{status: http.StatusNotFound, body: hubapi.Error{Code: notFound.Code, Message: notFound.Message}}
 	case errors.As(err, &conflict):
 		return errorResponse{status: http.StatusConflict, body: hubapi.Error{Code: conflict.Code, Message: conflict.Message}}
+	case errors.As(err, &failed):
+		return errorResponse{status: http.StatusUnprocessableEntity, body: hubapi.Error{Code: failed.Code, Message: failed.Message}}
 	case errors.Is(err, store.ErrUnavailable):
 		return errorResponse{
 			status: http.StatusServiceUnavailable,

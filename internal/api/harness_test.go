@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -13,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
@@ -22,6 +26,20 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 const testAdminToken = "admin-token-for-tests-0123456789"
+
+// testRotationOverlap is STREAMING_HUB_ROTATION_OVERLAP's default.
+const testRotationOverlap = 24 * time.Hour
+
+// testKeyring seals secrets at rest with a fixed test key.
+func testKeyring(t testing.TB) *crypto.Keyring {
+	t.Helper()
+	key := sha256.Sum256([]byte("hubctl api test key"))
+	keys, err := crypto.ParseKeyring(base64.StdEncoding.EncodeToString(key[:]))
+	if err != nil {
+		t.Fatalf("keyring: %v", err)
+	}
+	return keys
+}
 
 // whoamiPattern is a /v1 route only the tests register: it answers with
 // the tenant the request acts on, which is what tenant authentication
@@ -47,6 +65,13 @@ func newHarness(t testing.TB, adminToken string) *harness {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(st.Close)
+	// Private addresses are allowed so webhook probes reach httptest
+	// receivers on 127.0.0.1.
+	sinks, err := registry.New(registry.Options{AllowPrivate: true})
+	if err != nil {
+		t.Fatalf("sink registry: %v", err)
+	}
+	t.Cleanup(sinks.Close)
 	logs := &syncBuffer{}
 	server := New(Options{
 		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -55,6 +80,8 @@ func newHarness(t testing.TB, adminToken string) *harness {
 			Tenants:    service.NewTenants(st, time.Now),
 			APIKeys:    service.NewAPIKeys(st, time.Now),
 			Quarantine: service.NewQuarantine(st),
+			Subscriptions: service.NewSubscriptions(st, testKeyring(t), sinks.Registry,
+				service.SubscriptionOptions{RotationOverlap: testRotationOverlap}),
 		},
 	})
 	server.handleTenant(whoamiPattern, func(w http.ResponseWriter, _ *http.Request, tenantID string) error {

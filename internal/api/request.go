@@ -22,20 +22,44 @@ import (
 // what is wrong: the size, the offset of a syntax error, the field that is
 // unknown or of the wrong type.
 func decodeJSON(r *http.Request, dst any) error {
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return &apiError{status: http.StatusBadRequest, code: CodeRequestTooLarge,
-				message: fmt.Sprintf("the request body exceeds %d bytes", tooLarge.Limit),
-				details: map[string]any{"limit_bytes": tooLarge.Limit}}
-		}
-		if r.Context().Err() != nil {
-			return r.Context().Err()
-		}
-		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest, message: "the request body could not be read"}
+		return err
 	}
 	return decodeJSONBody(body, dst)
+}
+
+// decodeOptionalJSON is decodeJSON for a route whose body may be left out:
+// a body of nothing but whitespace leaves dst as it is. Anything else is
+// held to decodeJSON's rules, so a mistyped field is refused rather than
+// quietly ignored.
+func decodeOptionalJSON(r *http.Request, dst any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	if bytes.IndexFunc(body, func(r rune) bool { return !isJSONSpace(r) }) < 0 {
+		return nil
+	}
+	return decodeJSONBody(body, dst)
+}
+
+// readBody reads the whole body, within the middleware's size limit.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		return body, nil
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, &apiError{status: http.StatusBadRequest, code: CodeRequestTooLarge,
+			message: fmt.Sprintf("the request body exceeds %d bytes", tooLarge.Limit),
+			details: map[string]any{"limit_bytes": tooLarge.Limit}}
+	}
+	if r.Context().Err() != nil {
+		return nil, r.Context().Err()
+	}
+	return nil, &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest, message: "the request body could not be read"}
 }
 
 // decodeJSONBody is decodeJSON once the body is read.

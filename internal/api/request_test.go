@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/hubctl/hubctl/internal/service"
@@ -59,6 +60,35 @@ func TestDecodeJSONBody(t *testing.T) {
 		}
 		if got := apiErr.details["offset"]; c.offset != nil && got != c.offset {
 			t.Errorf("%q: details.offset = %#v, want %#v", c.body, got, c.offset)
+		}
+	}
+}
+
+// TestDecodeOptionalJSON: leaving the body out is allowed; sending one
+// holds it to the strict rules.
+func TestDecodeOptionalJSON(t *testing.T) {
+	type target struct {
+		Secret string `json:"secret"`
+	}
+	cases := []struct {
+		body   string
+		secret string
+		ok     bool
+	}{
+		{body: "", ok: true},
+		{body: " \r\n\t", ok: true},
+		{body: "{}", ok: true},
+		{body: `{"secret":"s"}`, secret: "s", ok: true},
+		{body: `{"secrte":"s"}`},
+		{body: `null`},
+		{body: `{"secret":"s"} {}`},
+	}
+	for _, c := range cases {
+		dst := target{}
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(c.body))
+		err := decodeOptionalJSON(req, &dst)
+		if (err == nil) != c.ok || c.ok && dst.Secret != c.secret {
+			t.Errorf("%q: secret %q, err %v; want secret %q, ok %v", c.body, dst.Secret, err, c.secret, c.ok)
 		}
 	}
 }
@@ -119,6 +149,7 @@ func TestResponseFor(t *testing.T) {
 		{"validation", fmt.Errorf("wrapped: %w", &service.ValidationError{Field: "name", Code: "invalid_request", Message: "bad"}), 400, "invalid_request", "name", ""},
 		{"not found", &service.NotFoundError{Code: "tenant_not_found", Message: "no", Err: store.ErrNotFound}, 404, "tenant_not_found", "", ""},
 		{"conflict", &service.ConflictError{Code: "tenant_already_exists", Message: "dup", Err: store.ErrConflict}, 409, "tenant_already_exists", "", ""},
+		{"unprocessable", fmt.Errorf("verify: %w", &service.UnprocessableError{Code: "verification_failed", Message: "probe: 500"}), 422, "verification_failed", "", ""},
 		{"store unavailable", fmt.Errorf("list: %w", store.ErrUnavailable), 503, "store_unavailable", "", "5"},
 		{"api error", errInvalidToken, 401, "unauthorized", "", ""},
 		{"anything else", errors.New("pq: relation does not exist"), 500, "internal", "", ""},

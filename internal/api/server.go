@@ -47,9 +47,10 @@ type Options struct {
 // ControlPlane holds the use cases behind /admin and /v1, the same ones the
 // CLI's direct mode calls.
 type ControlPlane struct {
-	Tenants    *service.Tenants
-	APIKeys    *service.APIKeys
-	Quarantine *service.Quarantine
+	Tenants       *service.Tenants
+	APIKeys       *service.APIKeys
+	Quarantine    *service.Quarantine
+	Subscriptions *service.Subscriptions
 }
 
 // Server is the HTTP handler plus the draining switch that SIGTERM flips.
@@ -59,6 +60,9 @@ type Server struct {
 	mux      *http.ServeMux
 	handler  http.Handler
 	draining atomic.Bool
+	// patterns lists every registered route, in registration order, so
+	// the documentation can be checked against what is really served.
+	patterns []string
 }
 
 // New builds the handler.
@@ -67,17 +71,23 @@ func New(opts Options) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.mux.HandleFunc("GET /healthz", s.healthz)
-	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.mux.HandleFunc("GET /version", s.version)
+	s.handle("GET /healthz", http.HandlerFunc(s.healthz))
+	s.handle("GET /readyz", http.HandlerFunc(s.readyz))
+	s.handle("GET /version", http.HandlerFunc(s.version))
 	if opts.Gatherer != nil {
-		s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
+		s.handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
 	}
 	if opts.ControlPlane != nil {
 		s.controlPlaneRoutes()
 	}
 	s.handler = s.middleware(http.HandlerFunc(s.route))
 	return s
+}
+
+// handle registers a route on the mux, the one place every route passes.
+func (s *Server) handle(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, h)
+	s.patterns = append(s.patterns, pattern)
 }
 
 // ServeHTTP implements http.Handler.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -25,8 +26,8 @@ import (
 // Limits of the writable subscription fields (SPEC §2).
 const (
 	MaxSubscriptionNameChars = 200
-	MaxRetrySteps            = 12
-	MaxRetryStep             = 10 * time.Hour
+	MaxRetrySteps            = schedule.MaxSteps
+	MaxRetryStep             = schedule.MaxStep
 	MinAttemptTimeout        = time.Second
 	MaxAttemptTimeout        = 60 * time.Second
 	DefaultAttemptTimeout    = 10 * time.Second
@@ -946,24 +947,14 @@ func checkOrigin(origin string) (string, error) {
 	return origin, nil
 }
 
+// checkRetrySchedule accepts what dispatch will run: the schedule package
+// owns the rule, so the API cannot accept a curve dispatch would ignore.
 func checkRetrySchedule(steps []string) error {
-	if len(steps) < 1 || len(steps) > MaxRetrySteps {
-		return invalidRetrySchedule("invalid retry_schedule: list 1 to %d steps, got %d", MaxRetrySteps, len(steps))
+	_, err := schedule.Parse(steps)
+	if errors.Is(err, schedule.ErrInvalid) {
+		return &ValidationError{Field: "retry_schedule", Code: CodeInvalidRetrySchedule, Message: err.Error()}
 	}
-	for i, step := range steps {
-		d, err := time.ParseDuration(step)
-		if err != nil {
-			return invalidRetrySchedule("invalid retry_schedule: step %d (%q) is not a Go duration such as 30s or 5m", i+1, step)
-		}
-		if d < 0 || d > MaxRetryStep {
-			return invalidRetrySchedule("invalid retry_schedule: step %d (%s) must be between 0s and %s", i+1, step, MaxRetryStep)
-		}
-	}
-	return nil
-}
-
-func invalidRetrySchedule(format string, args ...any) *ValidationError {
-	return &ValidationError{Field: "retry_schedule", Code: CodeInvalidRetrySchedule, Message: fmt.Sprintf(format, args...)}
+	return err
 }
 
 // checkAttemptTimeout parses a timeout; it is stored in whole milliseconds,

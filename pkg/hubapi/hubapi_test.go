@@ -130,3 +130,37 @@ func TestErrorIsAnError(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCreatedSubscriptionIsFlat: the create answer is the subscription's
+// own object with signing_secret beside its fields, and decodes back whole.
+func TestCreatedSubscriptionIsFlat(t *testing.T) {
+	in := CreatedSubscription{Subscription: Subscription{ID: "0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b", Name: "orders"}, SigningSecret: "whsec_x"}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	if fields["id"] != in.ID || fields["name"] != "orders" || fields["signing_secret"] != "whsec_x" {
+		t.Errorf("encoded as %s", raw)
+	}
+	var back CreatedSubscription
+	if err := json.Unmarshal(raw, &back); err != nil || back.ID != in.ID || back.SigningSecret != in.SigningSecret {
+		t.Errorf("decoded %s as %+v (%v)", raw, back, err)
+	}
+
+	// A pull subscription has no secret, and no signing_secret field at all.
+	raw, err = json.Marshal(CreatedSubscription{Subscription: Subscription{ID: "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pullFields map[string]any
+	if err := json.Unmarshal(raw, &pullFields); err != nil {
+		t.Fatal(err)
+	}
+	if _, present := pullFields["signing_secret"]; present {
+		t.Errorf("a subscription without a secret encodes signing_secret: %s", raw)
+	}
+}

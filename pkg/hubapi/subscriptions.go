@@ -113,3 +113,27 @@ type SecretRotation struct {
 	SigningSecret           string     `json:"signing_secret"`
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
 }
+
+// CreatedSubscription is the answer to POST /v1/subscriptions: the
+// subscription, plus, for a webhook, its signing secret — the one read that
+// shows it (SPEC §6.1). The secret sits beside the subscription's fields
+// rather than inside Subscription so no other answer can carry it.
+type CreatedSubscription struct {
+	Subscription
+	SigningSecret string `json:"signing_secret,omitempty"`
+}
+
+// SecretRotate is the optional body of POST
+// /v1/subscriptions/{id}/rotate-secret: the caller's own new secret (at
+// least 24 characters), or "" (or no body) to have the hub generate one.
+type SecretRotate struct {
+	SigningSecret string `json:"signing_secret,omitempty"`
+}
+
+// SubscriptionDeleted is the answer to DELETE /v1/subscriptions/{id}: which
+// subscription went and how many of its pending deliveries were canceled
+// with it. Deliveries already in flight finish their attempt.
+type SubscriptionDeleted struct {
+	ID           string `json:"id"`
+	CanceledJobs int64  `json:"canceled_jobs"`
+}

@@ -1,0 +1,151 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// The handlers of /v1/subscriptions (SPEC §2, §6.1). Each one is handed the
+// tenant the request acts on and passes it to the use case, which scopes
+// every lookup to it: a subscription of another tenant, or an id that is
+// not a UUID, answers 404 subscription_not_found exactly like a missing one.
+
+func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	var body hubapi.SubscriptionCreate
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	// A failed verification is not an error here: the subscription exists
+	// (in state failed, with verification_error), and the caller fixes the
+	// destination and calls verify, rather than creating it again.
+	sub, secret, err := s.opts.ControlPlane.Subscriptions.Create(r.Context(), tenantID, body)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", subscriptionPath(sub.ID))
+	writeJSON(w, http.StatusCreated, hubapi.CreatedSubscription{Subscription: sub, SigningSecret: secret})
+	return nil
+}
+
+func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	params, err := listParams(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	page, err := s.opts.ControlPlane.Subscriptions.List(r.Context(), tenantID, params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+func (s *Server) getSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	sub, err := s.opts.ControlPlane.Subscriptions.Get(r.Context(), tenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sub)
+	return nil
+}
+
+// updateSubscription applies any subset of the writable fields; an empty
+// object changes nothing and answers the subscription as it is.
+func (s *Server) updateSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	var body hubapi.SubscriptionUpdate
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	sub, err := s.opts.ControlPlane.Subscriptions.Update(r.Context(), tenantID, r.PathValue("id"), body)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sub)
+	return nil
+}
+
+// deleteSubscription answers 200 with how many pending deliveries went
+// with the subscription, rather than a bare 204: an operator deleting a
+// subscription wants to know what was dropped.
+func (s *Server) deleteSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	if err := decodeNoBody(r); err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	canceled, err := s.opts.ControlPlane.Subscriptions.Delete(r.Context(), tenantID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, hubapi.SubscriptionDeleted{ID: id, CanceledJobs: canceled})
+	return nil
+}
+
+// verifySubscription re-probes the destination. A probe that fails is a
+// 422 verification_failed carrying the probe's message; the subscription
+// is left in state failed with the same message.
+func (s *Server) verifySubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	if err := decodeNoBody(r); err != nil {
+		return err
+	}
+	sub, err := s.opts.ControlPlane.Subscriptions.Verify(r.Context(), tenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sub)
+	return nil
+}
+
+// rotateSubscriptionSecret takes an optional body: no body (or no
+// signing_secret) has the hub generate the new secret.
+func (s *Server) rotateSubscriptionSecret(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	var body hubapi.SecretRotate
+	if err := decodeOptionalJSON(r, &body); err != nil {
+		return err
+	}
+	rotation, err := s.opts.ControlPlane.Subscriptions.RotateSecret(r.Context(), tenantID, r.PathValue("id"), body.SigningSecret)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rotation)
+	return nil
+}
+
+// enableSubscription and disableSubscription are the CLI's enable and
+// disable; PATCH {"enabled": ...} does the same.
+func (s *Server) enableSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	if err := decodeNoBody(r); err != nil {
+		return err
+	}
+	sub, err := s.opts.ControlPlane.Subscriptions.Enable(r.Context(), tenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sub)
+	return nil
+}
+
+func (s *Server) disableSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	if err := decodeNoBody(r); err != nil {
+		return err
+	}
+	sub, err := s.opts.ControlPlane.Subscriptions.Disable(r.Context(), tenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, sub)
+	return nil
+}
+
+// decodeNoBody accepts the body of an action that takes no input: none,
+// or an empty object. A field sent there is a client's mistake (a secret
+// meant for rotate-secret, say) and is refused as an unknown field rather
+// than ignored.
+func decodeNoBody(r *http.Request) error {
+	return decodeOptionalJSON(r, &struct{}{})
+}
+
+func subscriptionPath(id string) string {
+	return "/v1/subscriptions/" + url.PathEscape(id)
+}
