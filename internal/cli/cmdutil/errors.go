@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/client"
 )
 
 // Exit codes of SPEC §6.2; scripts rely on them.
@@ -55,22 +57,56 @@ func WithCode(code int, err error) error {
 // SilentExit ends the command with code after it printed its own message.
 func SilentExit(code int) error { return &ExitError{Code: code, Silent: true} }
 
-// ExitCode maps an error to the exit status of SPEC §6.2. Errors without a
-// known type are plain failures.
+// ExitCode maps an error to the exit status of SPEC §6.2, the same way for
+// both modes: an answer of the API (*client.Error) and the service error
+// the same use case returns on the database get the same code.
+//
+// The rule for bad input: 2 is for a command line cobra or the command
+// itself rejects before asking the hub (an unknown flag, a missing
+// argument, --limit 0, no --tenant where one is needed) and for bad
+// configuration; 1 is for values the hub's validation rejects (an invalid
+// tenant id, an invalid sink, a forged cursor), since the API answers those
+// with a 400 the CLI cannot tell apart from any other rejection. Errors
+// without a known type are plain failures.
 func ExitCode(err error) int {
-	var exitErr *ExitError
-	var cfgErr *config.ValidationError
-	var invalid *service.ValidationError
+	var (
+		exitErr  *ExitError
+		apiErr   *client.Error
+		cfgErr   *config.ValidationError
+		transErr *url.Error
+	)
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &exitErr):
 		return exitErr.Code
-	case errors.As(err, &cfgErr), errors.As(err, &invalid):
+	case errors.As(err, &apiErr):
+		return exitCodeForStatus(apiErr.StatusCode)
+	case errors.As(err, &cfgErr):
 		return ExitUsage
 	case errors.Is(err, store.ErrNotFound):
 		return ExitNotFound
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return ExitUnavailable
+	case errors.Is(err, context.Canceled):
+		return ExitFailure
+	case errors.As(err, &transErr):
+		// The hub could not be reached, or stopped answering mid-way.
+		return ExitUnavailable
+	}
+	return ExitFailure
+}
+
+// exitCodeForStatus maps an API answer to the exit code the same outcome
+// has in direct mode: 404 like service.NotFoundError, 503 like
+// store.ErrUnavailable; 400, 409, 422 and 500 are failures.
+func exitCodeForStatus(status int) int {
+	switch status {
+	case http.StatusNotFound:
+		return ExitNotFound
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return ExitUnauthorized
+	case http.StatusServiceUnavailable, http.StatusTooManyRequests, http.StatusBadGateway, http.StatusGatewayTimeout:
 		return ExitUnavailable
 	}
 	return ExitFailure

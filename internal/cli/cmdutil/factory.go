@@ -88,3 +88,20 @@ func (f *Factory) Store(ctx context.Context) (*store.Store, error) {
 		AppName:  "hubctl",
 	})
 }
+
+// FlagOrEnv returns the running command's flag flagName when the user set
+// it, else the environment variable env. It serves the settings that live
+// outside the STREAMING_HUB_ registry because they are the client's, not
+// the hub's: HUBCTL_SERVER, HUBCTL_TOKEN, HUBCTL_TENANT.
+func (f *Factory) FlagOrEnv(flagName, env string) string {
+	f.mu.Lock()
+	fs := f.flags
+	f.mu.Unlock()
+	if fs != nil {
+		if flag := fs.Lookup(flagName); flag != nil && flag.Changed {
+			return flag.Value.String()
+		}
+	}
+	value, _ := f.LookupEnv(env)
+	return value
+}

@@ -1,5 +1,6 @@
 // Package quarantine implements `hubctl quarantine`: reading the poison
-// records ingest kept for forensics (SPEC §1.2), directly on the database.
+// records ingest kept for forensics (SPEC §1.2), through the API or directly
+// on the database (hubaccess).
 package quarantine
 
 import (
@@ -10,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // NewCmd returns `hubctl quarantine`.
@@ -22,7 +25,10 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Inspect quarantined records: Kafka records that broke a CloudEvents rule
 (a missing or malformed attribute, a duplicated header, an oversized value).
 Each is kept raw, with every header, its key and value, and the reason code,
-and is never retried: a malformed record does not become valid on replay.`,
+and is never retried: a malformed record does not become valid on replay.
+
+Works through the API with --server and the admin token, or directly on the
+database (--database-url).`,
 		Example: `  hubctl quarantine list --reason missing_tenantid`,
 	}
 	cmd.AddCommand(newListCmd(f))
@@ -68,12 +74,11 @@ command for the next page on stderr.`, service.MaxPageLimit),
 				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", params.Limit, service.MaxPageLimit)
 			}
 			params.Cursor = cursor
-			st, err := f.Store(cmd.Context())
-			if err != nil {
+			var page hubapi.Page[hubapi.QuarantineItem]
+			err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
+				page, err = h.ListQuarantine(cmd.Context(), params)
 				return err
-			}
-			defer st.Close()
-			page, err := service.NewQuarantine(st).List(cmd.Context(), params)
+			})
 			if err != nil {
 				return err
 			}

@@ -152,21 +152,46 @@ func TestQuarantineListFiltersAndPages(t *testing.T) {
 	}
 }
 
-func TestQuarantineListUsageErrors(t *testing.T) {
+func TestQuarantineListRejectsBadInput(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	for _, c := range []struct {
-		args    []string
-		wantErr string
+		args     []string
+		wantCode int
+		wantErr  string
 	}{
-		{[]string{"--limit", "0"}, "invalid --limit 0"},
-		{[]string{"--limit", "1001"}, "invalid --limit 1001"},
-		{[]string{"--cursor", "forged"}, "invalid cursor"},
-		{[]string{"extra"}, "unknown command"},
+		{[]string{"--limit", "0"}, cmdutil.ExitUsage, "invalid --limit 0"},
+		{[]string{"--limit", "1001"}, cmdutil.ExitUsage, "invalid --limit 1001"},
+		// The hub, not the command line, judges a cursor: a rejected value
+		// exits 1 in both modes.
+		{[]string{"--cursor", "forged"}, cmdutil.ExitFailure, "invalid cursor"},
+		{[]string{"extra"}, cmdutil.ExitUsage, "unknown command"},
 	} {
 		r := clitest.Run(t, clitest.Database(dsn), append([]string{"quarantine", "list"}, c.args...)...)
-		if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, c.wantErr) || r.Stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 mentioning %q", c.args, r.Code, r.Stdout, r.Stderr, c.wantErr)
+		if r.Code != c.wantCode || !strings.Contains(r.Stderr, c.wantErr) || r.Stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d mentioning %q", c.args, r.Code, r.Stdout, r.Stderr, c.wantCode, c.wantErr)
 		}
+	}
+}
+
+func TestQuarantineListThroughTheAPI(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	insert(t, dsn, "missing_id", 10, []byte("k"), nil, []byte("v"), t0)
+	insert(t, dsn, "invalid_id", 11, nil, nil, []byte("w"), t0.Add(time.Minute))
+	remote := clitest.Remote(clitest.Serve(t, dsn), clitest.AdminToken)
+
+	for _, args := range [][]string{
+		{"-o", "json"},
+		{"-o", "json", "--reason", "missing_id"},
+		{"-o", "json", "--limit", "1"},
+	} {
+		direct := clitest.Run(t, clitest.Database(dsn), append([]string{"quarantine", "list"}, args...)...)
+		api := clitest.Run(t, remote, append([]string{"quarantine", "list"}, args...)...)
+		if direct.Code != 0 || api.Code != 0 || direct.Stdout != api.Stdout {
+			t.Errorf("%v: direct exit %d, API exit %d; outputs differ:\n%s\n%s", args, direct.Code, api.Code, direct.Stdout, api.Stdout)
+		}
+	}
+	if r := clitest.Run(t, remote, "quarantine", "list", "--cursor", "forged"); r.Code != cmdutil.ExitFailure {
+		t.Errorf("forged cursor through the API: exit %d, want 1: %s", r.Code, r.Stderr)
 	}
 }
 

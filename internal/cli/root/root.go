@@ -9,10 +9,12 @@ import (
 	configcmd "github.com/hubctl/hubctl/internal/cli/config"
 	"github.com/hubctl/hubctl/internal/cli/dev"
 	"github.com/hubctl/hubctl/internal/cli/events"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/man"
 	"github.com/hubctl/hubctl/internal/cli/migrate"
 	"github.com/hubctl/hubctl/internal/cli/quarantine"
 	"github.com/hubctl/hubctl/internal/cli/serve"
+	"github.com/hubctl/hubctl/internal/cli/subs"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
 	"github.com/hubctl/hubctl/internal/cli/version"
 )
@@ -32,7 +34,15 @@ The same binary runs the hub (hubctl serve), a complete local setup
 (hubctl dev) and every admin and consumer tool.
 
 Settings come from flags, then STREAMING_HUB_* environment variables, then the
-YAML file named by --config, then defaults; see hubctl config show.`,
+YAML file named by --config, then defaults; see hubctl config show.
+
+Admin commands (tenants, subs, quarantine) work in two modes against the
+same store: through the API with --server and --token (HUBCTL_SERVER,
+HUBCTL_TOKEN), or, without a server, directly on the database named by
+--database-url (STREAMING_HUB_POSTGRES_DSN).
+
+Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
+3 not found, 4 unauthorized or forbidden, 5 hub or database unavailable.`,
 		Version:       buildinfo.Get().Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -54,6 +64,8 @@ YAML file named by --config, then defaults; see hubctl config show.`,
 	pf.String("database-url", "", "PostgreSQL connection URL (STREAMING_HUB_POSTGRES_DSN)")
 	pf.String("log-level", "", "debug, info, warn or error (STREAMING_HUB_LOG_LEVEL)")
 	pf.BoolVar(&noColor, "no-color", false, "no colour in output (also NO_COLOR=1)")
+	pf.String(hubaccess.FlagServer, "", "hub API URL; admin commands go through the API instead of the database ("+hubaccess.EnvServer+")")
+	pf.String(hubaccess.FlagToken, "", "admin token or tenant API key for --server ("+hubaccess.EnvToken+"; prefer the variable, flags show in ps)")
 	cmdutil.MustBindFlag(pf, "database-url", "STREAMING_HUB_POSTGRES_DSN")
 	cmdutil.MustBindFlag(pf, "log-level", "STREAMING_HUB_LOG_LEVEL")
 
@@ -64,6 +76,7 @@ YAML file named by --config, then defaults; see hubctl config show.`,
 		tenants.NewCmd(f),
 		events.NewCmd(f),
 		quarantine.NewCmd(f),
+		subs.NewCmd(f),
 		configcmd.NewCmd(f),
 		version.NewCmd(f),
 		man.NewCmd(f),

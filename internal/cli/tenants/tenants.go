@@ -1,5 +1,6 @@
 // Package tenants implements `hubctl tenants`: the roster ingest admits
-// events for (SPEC §1.4), managed directly on the database.
+// events for (SPEC §1.4), and the tenants' API keys, through the API or
+// directly on the database (hubaccess).
 package tenants
 
 import (
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -23,13 +25,14 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 the roster and active; events of unknown or inactive tenants are discarded.
 Every hubctl serve instance sees a change within STREAMING_HUB_ROSTER_REFRESH.
 
-These commands work directly on the database (--database-url or
-STREAMING_HUB_POSTGRES_DSN).
+These commands go through the API with --server and the admin token, or
+directly on the database (--database-url or STREAMING_HUB_POSTGRES_DSN).
 
 A tenant id matches ` + service.TenantIDRule + `.`,
 		Example: `  hubctl tenants create acme
   hubctl tenants deactivate acme
-  hubctl tenants list -o json`,
+  hubctl tenants list -o json
+  HUBCTL_SERVER=https://hub.example.com HUBCTL_TOKEN=$ADMIN_TOKEN hubctl tenants get acme`,
 	}
 	cmd.AddCommand(
 		newCreateCmd(f),
@@ -42,6 +45,7 @@ A tenant id matches ` + service.TenantIDRule + `.`,
 			"Stop accepting a tenant's events",
 			`Make the tenant inactive: from the next roster refresh ingest discards its
 events (reason inactive_tenant). Its subscriptions and stored events stay.`),
+		newKeysCmd(f),
 	)
 	return cmd
 }
@@ -57,8 +61,8 @@ fails (exit 1) and leaves it as it is.`,
   hubctl tenants create acme -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (hubapi.Tenant, error) {
-				return svc.Create(cmd.Context(), args[0])
+			return runOne(cmd, f, format, args[0], func(h hubaccess.Hub) (hubapi.Tenant, error) {
+				return h.CreateTenant(cmd.Context(), args[0])
 			})
 		},
 	}
@@ -76,8 +80,8 @@ func newGetCmd(f *cmdutil.Factory) *cobra.Command {
   hubctl tenants get acme -o yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (hubapi.Tenant, error) {
-				return svc.Get(cmd.Context(), args[0])
+			return runOne(cmd, f, format, args[0], func(h hubaccess.Hub) (hubapi.Tenant, error) {
+				return h.GetTenant(cmd.Context(), args[0])
 			})
 		},
 	}
@@ -94,8 +98,8 @@ func newStatusCmd(f *cmdutil.Factory, verb, status, short, long string) *cobra.C
 		Example: "  hubctl tenants " + verb + " acme",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runOne(cmd, f, format, args[0], func(svc *service.Tenants) (hubapi.Tenant, error) {
-				return svc.SetStatus(cmd.Context(), args[0], status)
+			return runOne(cmd, f, format, args[0], func(h hubaccess.Hub) (hubapi.Tenant, error) {
+				return h.SetTenantStatus(cmd.Context(), args[0], status)
 			})
 		},
 	}
@@ -126,12 +130,11 @@ command for the next page on stderr.`, service.MaxPageLimit),
 			if limit < 1 || limit > service.MaxPageLimit {
 				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
 			}
-			st, err := f.Store(cmd.Context())
-			if err != nil {
+			var page hubapi.Page[hubapi.Tenant]
+			err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
+				page, err = h.ListTenants(cmd.Context(), service.ListParams{Limit: limit, Cursor: cursor})
 				return err
-			}
-			defer st.Close()
-			page, err := service.NewTenants(st, time.Now).List(cmd.Context(), service.ListParams{Limit: limit, Cursor: cursor})
+			})
 			if err != nil {
 				return err
 			}
@@ -162,9 +165,9 @@ func limitFlag(cmd *cobra.Command, limit int) string {
 }
 
 // runOne runs a use case that answers with one tenant and prints it. The id
-// is checked before the database is opened: a malformed id is a usage error
-// whether or not a database is configured.
-func runOne(cmd *cobra.Command, f *cmdutil.Factory, format, id string, do func(*service.Tenants) (hubapi.Tenant, error)) error {
+// is checked before the hub is reached: a malformed id is rejected the same
+// way whether a database, a server or neither is configured.
+func runOne(cmd *cobra.Command, f *cmdutil.Factory, format, id string, do func(hubaccess.Hub) (hubapi.Tenant, error)) error {
 	fm, err := output.Resolve(format, f.IOStreams)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, err)
@@ -172,12 +175,11 @@ func runOne(cmd *cobra.Command, f *cmdutil.Factory, format, id string, do func(*
 	if err := service.CheckTenantID(id); err != nil {
 		return err
 	}
-	st, err := f.Store(cmd.Context())
-	if err != nil {
+	var tenant hubapi.Tenant
+	err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
+		tenant, err = do(h)
 		return err
-	}
-	defer st.Close()
-	tenant, err := do(service.NewTenants(st, time.Now))
+	})
 	if err != nil {
 		return err
 	}

@@ -82,15 +82,17 @@ func TestTenantExitCodes(t *testing.T) {
 		{"get unknown", dsn, []string{"tenants", "get", "nobody"}, cmdutil.ExitNotFound, `tenant "nobody" not found`},
 		{"activate unknown", dsn, []string{"tenants", "activate", "nobody"}, cmdutil.ExitNotFound, `tenant "nobody" not found`},
 		{"deactivate unknown", dsn, []string{"tenants", "deactivate", "nobody"}, cmdutil.ExitNotFound, `tenant "nobody" not found`},
-		{"create bad id", dsn, []string{"tenants", "create", "no spaces"}, cmdutil.ExitUsage, rule},
-		{"get bad id", dsn, []string{"tenants", "get", "--", "-dash-first"}, cmdutil.ExitUsage, rule},
+		// A value the hub's validation rejects exits 1 (the API answers it
+		// 400, like any rejection); 2 is for the command line itself.
+		{"create bad id", dsn, []string{"tenants", "create", "no spaces"}, cmdutil.ExitFailure, rule},
+		{"get bad id", dsn, []string{"tenants", "get", "--", "-dash-first"}, cmdutil.ExitFailure, rule},
 		// The id is judged before any database is needed.
-		{"bad id without a database", "", []string{"tenants", "create", "a/b"}, cmdutil.ExitUsage, rule},
+		{"bad id without a database", "", []string{"tenants", "create", "a/b"}, cmdutil.ExitFailure, rule},
 		{"no id", dsn, []string{"tenants", "get"}, cmdutil.ExitUsage, "accepts 1 arg"},
 		{"bad output format", dsn, []string{"tenants", "get", "acme", "-o", "xml"}, cmdutil.ExitUsage, "invalid output format"},
 		{"zero limit", dsn, []string{"tenants", "list", "--limit", "0"}, cmdutil.ExitUsage, "invalid --limit 0"},
 		{"limit too large", dsn, []string{"tenants", "list", "--limit", "5000"}, cmdutil.ExitUsage, "invalid --limit 5000"},
-		{"forged cursor", dsn, []string{"tenants", "list", "--cursor", "forged"}, cmdutil.ExitUsage, "invalid cursor"},
+		{"forged cursor", dsn, []string{"tenants", "list", "--cursor", "forged"}, cmdutil.ExitFailure, "invalid cursor"},
 		{"no database configured", "", []string{"tenants", "get", "acme"}, cmdutil.ExitFailure, "STREAMING_HUB_POSTGRES_DSN"},
 	}
 	for _, c := range cases {

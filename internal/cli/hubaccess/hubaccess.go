@@ -1,0 +1,128 @@
+// Package hubaccess is how admin commands reach the hub, in either of the
+// two modes of SPEC §6.2: through the HTTP API (--server, with pkg/client) or
+// directly on the database (--database-url, with internal/service). Both
+// implement Hub, so every command is written once and behaves the same in
+// both modes; the use cases behind the API are the very ones the direct
+// mode calls.
+package hubaccess
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hubctl/hubctl/internal/buildinfo"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// Environment variables of the client side, outside the hub's STREAMING_HUB_
+// settings: they say which hub to talk to, not how a hub runs.
+const (
+	EnvServer = "HUBCTL_SERVER"
+	EnvToken  = "HUBCTL_TOKEN"
+	EnvTenant = "HUBCTL_TENANT"
+)
+
+// Flag names of the same settings.
+const (
+	FlagServer = "server"
+	FlagToken  = "token"
+	FlagTenant = "tenant"
+)
+
+// Hub is every operation the admin commands perform. Subscription
+// operations act on tenant; "" means the tenant of the API key in remote
+// mode, and is refused in direct mode, where no key names one.
+type Hub interface {
+	CreateTenant(ctx context.Context, id string) (hubapi.Tenant, error)
+	ListTenants(ctx context.Context, p service.ListParams) (hubapi.Page[hubapi.Tenant], error)
+	GetTenant(ctx context.Context, id string) (hubapi.Tenant, error)
+	SetTenantStatus(ctx context.Context, id, status string) (hubapi.Tenant, error)
+
+	CreateAPIKey(ctx context.Context, tenantID, name string) (hubapi.CreatedAPIKey, error)
+	ListAPIKeys(ctx context.Context, tenantID string, p service.ListParams) (hubapi.Page[hubapi.APIKey], error)
+	RevokeAPIKey(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error)
+
+	ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineItem], error)
+
+	CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error)
+	ListSubscriptions(ctx context.Context, tenant string, p service.ListParams) (hubapi.Page[hubapi.Subscription], error)
+	GetSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
+	UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error)
+	DeleteSubscription(ctx context.Context, tenant, id string) (hubapi.SubscriptionDeleted, error)
+	EnableSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
+	DisableSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
+	VerifySubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
+	RotateSecret(ctx context.Context, tenant, id, signingSecret string) (hubapi.SecretRotation, error)
+
+	// Close releases the database pool or idle connections.
+	Close()
+}
+
+// Target is the hub a command talks to: a server URL (remote mode) or,
+// when Server is empty, the configured database (direct mode).
+type Target struct {
+	Server string
+	Token  string
+}
+
+// Remote reports whether commands go through the API.
+func (t Target) Remote() bool { return t.Server != "" }
+
+// Resolve reads --server and --token, falling back to HUBCTL_SERVER and
+// HUBCTL_TOKEN. It opens nothing.
+func Resolve(f *cmdutil.Factory) Target {
+	return Target{Server: f.FlagOrEnv(FlagServer, EnvServer), Token: f.FlagOrEnv(FlagToken, EnvToken)}
+}
+
+// TenantScope is the tenant subscription commands act on: --tenant or
+// HUBCTL_TENANT. Direct mode needs one; remote mode needs one only with
+// the admin token, which the server, not the CLI, recognises.
+func TenantScope(f *cmdutil.Factory, target Target) (string, error) {
+	tenant := f.FlagOrEnv(FlagTenant, EnvTenant)
+	if tenant == "" {
+		if !target.Remote() {
+			return "", cmdutil.UsageErrorf("--tenant (or %s) is required when working directly on the database: it names the tenant whose subscriptions to act on", EnvTenant)
+		}
+		return "", nil
+	}
+	return tenant, service.CheckTenantID(tenant)
+}
+
+// Open connects to the target: a client of the API, or the database. The
+// caller closes the Hub.
+func Open(ctx context.Context, f *cmdutil.Factory, target Target) (Hub, error) {
+	if target.Remote() {
+		return openRemote(target)
+	}
+	return openDirect(ctx, f)
+}
+
+func openRemote(target Target) (Hub, error) {
+	if target.Token == "" {
+		return nil, &cmdutil.ExitError{Code: cmdutil.ExitUnauthorized,
+			Err: fmt.Errorf("no token for the hub at %s: pass --token or set %s (the admin token, or a tenant API key)", target.Server, EnvToken)}
+	}
+	c, err := client.New(target.Server, client.WithToken(target.Token), client.WithUserAgent(buildinfo.UserAgent()))
+	if err != nil {
+		return nil, cmdutil.UsageErrorf("invalid --server (%s): %v", EnvServer, err)
+	}
+	return &remote{client: c}, nil
+}
+
+// errNoHub explains the two ways of naming a hub when neither was given.
+var errNoHub = errors.New("no hub to work on: pass --server (or " + EnvServer + ") with --token to use the API, " +
+	"or --database-url (or STREAMING_HUB_POSTGRES_DSN) to work directly on the database")
+
+// Run opens the running command's hub, hands it to do and closes it.
+func Run(ctx context.Context, f *cmdutil.Factory, do func(Hub) error) error {
+	h, err := Open(ctx, f, Resolve(f))
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return do(h)
+}

@@ -1,0 +1,128 @@
+package hubaccess
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// remote calls the hub's API.
+type remote struct {
+	client *client.Client
+}
+
+func (r *remote) Close() {}
+
+// tenantClient acts on tenant, or on the API key's own tenant when tenant
+// is "".
+func (r *remote) tenantClient(tenant string) *client.Client {
+	if tenant == "" {
+		return r.client
+	}
+	return r.client.ForTenant(tenant)
+}
+
+// scopeError turns the API's complaint about a missing X-Tenant-Id, which
+// only the admin token provokes, into the usage error direct mode gives
+// for a missing --tenant: the user's mistake is on the command line.
+func scopeError(tenant string, err error) error {
+	if tenant != "" || !missingTenantHeader(err) {
+		return err
+	}
+	return cmdutil.UsageErrorf("--tenant (or %s) is required with the admin token: it names the tenant whose subscriptions to act on", EnvTenant)
+}
+
+func missingTenantHeader(err error) bool {
+	var apiErr *client.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	field, _ := apiErr.Body.Details["field"].(string)
+	return http.CanonicalHeaderKey(field) == http.CanonicalHeaderKey(client.HeaderTenantID)
+}
+
+func listOptions(p service.ListParams) client.ListOptions {
+	return client.ListOptions{Limit: p.Limit, Cursor: p.Cursor}
+}
+
+func (r *remote) CreateTenant(ctx context.Context, id string) (hubapi.Tenant, error) {
+	return r.client.CreateTenant(ctx, id)
+}
+
+func (r *remote) ListTenants(ctx context.Context, p service.ListParams) (hubapi.Page[hubapi.Tenant], error) {
+	return r.client.ListTenants(ctx, listOptions(p))
+}
+
+func (r *remote) GetTenant(ctx context.Context, id string) (hubapi.Tenant, error) {
+	return r.client.GetTenant(ctx, id)
+}
+
+func (r *remote) SetTenantStatus(ctx context.Context, id, status string) (hubapi.Tenant, error) {
+	return r.client.SetTenantStatus(ctx, id, status)
+}
+
+func (r *remote) CreateAPIKey(ctx context.Context, tenantID, name string) (hubapi.CreatedAPIKey, error) {
+	return r.client.CreateAPIKey(ctx, tenantID, name)
+}
+
+func (r *remote) ListAPIKeys(ctx context.Context, tenantID string, p service.ListParams) (hubapi.Page[hubapi.APIKey], error) {
+	return r.client.ListAPIKeys(ctx, tenantID, listOptions(p))
+}
+
+func (r *remote) RevokeAPIKey(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error) {
+	return r.client.RevokeAPIKey(ctx, tenantID, keyID)
+}
+
+func (r *remote) ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineItem], error) {
+	return r.client.ListQuarantine(ctx, client.QuarantineListOptions{ListOptions: listOptions(p.ListParams), Reason: p.Reason, Topic: p.Topic})
+}
+
+func (r *remote) CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error) {
+	created, err := r.tenantClient(tenant).CreateSubscription(ctx, in)
+	return created, scopeError(tenant, err)
+}
+
+func (r *remote) ListSubscriptions(ctx context.Context, tenant string, p service.ListParams) (hubapi.Page[hubapi.Subscription], error) {
+	page, err := r.tenantClient(tenant).ListSubscriptions(ctx, listOptions(p))
+	return page, scopeError(tenant, err)
+}
+
+func (r *remote) GetSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error) {
+	sub, err := r.tenantClient(tenant).GetSubscription(ctx, id)
+	return sub, scopeError(tenant, err)
+}
+
+func (r *remote) UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error) {
+	sub, err := r.tenantClient(tenant).UpdateSubscription(ctx, id, in)
+	return sub, scopeError(tenant, err)
+}
+
+func (r *remote) DeleteSubscription(ctx context.Context, tenant, id string) (hubapi.SubscriptionDeleted, error) {
+	deleted, err := r.tenantClient(tenant).DeleteSubscription(ctx, id)
+	return deleted, scopeError(tenant, err)
+}
+
+func (r *remote) EnableSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error) {
+	sub, err := r.tenantClient(tenant).EnableSubscription(ctx, id)
+	return sub, scopeError(tenant, err)
+}
+
+func (r *remote) DisableSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error) {
+	sub, err := r.tenantClient(tenant).DisableSubscription(ctx, id)
+	return sub, scopeError(tenant, err)
+}
+
+func (r *remote) VerifySubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error) {
+	sub, err := r.tenantClient(tenant).VerifySubscription(ctx, id)
+	return sub, scopeError(tenant, err)
+}
+
+func (r *remote) RotateSecret(ctx context.Context, tenant, id, signingSecret string) (hubapi.SecretRotation, error) {
+	rotation, err := r.tenantClient(tenant).RotateSecret(ctx, id, signingSecret)
+	return rotation, scopeError(tenant, err)
+}

@@ -1,0 +1,56 @@
+package subs
+
+import (
+	"strings"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// Delivery states as the table shows them.
+const (
+	stateEnabled  = "enabled"
+	stateDisabled = "disabled"
+)
+
+func subscriptionHeader(t *output.TableWriter) {
+	t.Header("id", "name", "sink", "event types", "delivery", "verification")
+}
+
+func subscriptionRow(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Subscription) {
+	delivery := stateEnabled
+	if !sub.Enabled {
+		delivery = stateDisabled
+	}
+	t.Row(sub.ID, sub.Name, sinkSummary(sub.Sink), strings.Join(sub.EventTypes, ","),
+		output.Style(f.IOStreams, delivery), output.Style(f.IOStreams, sub.VerificationState))
+}
+
+// subscriptionTable shows one subscription: its row, and the probe's error
+// when verification failed, since that is what the user must fix.
+func subscriptionTable(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Subscription) {
+	subscriptionHeader(t)
+	subscriptionRow(t, f, sub)
+	if sub.VerificationError != "" {
+		t.Row("", "", "", "", "", sub.VerificationError)
+	}
+}
+
+// sinkSummary is the sink's type and, when it has one, its URL.
+func sinkSummary(sink map[string]any) string {
+	sinkType, _ := sink["type"].(string)
+	if url, ok := sink["url"].(string); ok && url != "" {
+		return sinkType + " " + url
+	}
+	return sinkType
+}
+
+// formatOptionalTime shows "-" for a time that has not happened.
+func formatOptionalTime(at *time.Time) string {
+	if at == nil {
+		return "-"
+	}
+	return at.Format(time.RFC3339)
+}

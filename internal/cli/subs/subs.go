@@ -1,0 +1,460 @@
+// Package subs implements `hubctl subs`: a tenant's subscriptions (SPEC §2),
+// through the API or directly on the database (hubaccess).
+package subs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// NewCmd returns `hubctl subs`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "subs",
+		Aliases: []string{"subscriptions"},
+		Short:   "Manage a tenant's subscriptions",
+		Long: `Manage subscriptions: which events of a tenant go to which destination.
+
+Through the API (--server) the commands act on the tenant of a tenant API
+key, or, with the admin token, on the tenant named by --tenant (sent as
+X-Tenant-Id). Directly on the database (--database-url) --tenant is always
+required. HUBCTL_TENANT stands in for --tenant.
+
+Creating a subscription, and changing its sink, verifies the destination at
+once (a signed probe for webhooks); verify does it again on demand.`,
+		Example: `  export HUBCTL_SERVER=https://hub.example.com HUBCTL_TOKEN=$ACME_KEY
+  hubctl subs create --name orders --type webhook --url https://acme.example/hooks --event-types transaction.*
+  hubctl subs list
+  hubctl subs disable 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
+  hubctl subs list --tenant acme --database-url postgres://hub@db/hub`,
+	}
+	cmd.PersistentFlags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
+	cmd.AddCommand(
+		newCreateCmd(f),
+		newListCmd(f),
+		newGetCmd(f),
+		newUpdateCmd(f),
+		newDeleteCmd(f),
+		newOneCmd(f, oneSpec{
+			verb: "enable", short: "Turn delivery back on",
+			long: `Enable a subscription: its events are delivered again. It clears the reason
+the hub gave for disabling it, but not a failed verification: a destination
+that still fails is disabled again; verify recovers it for good.`,
+			do: hubaccess.Hub.EnableSubscription,
+		}),
+		newOneCmd(f, oneSpec{
+			verb: "disable", short: "Stop delivery",
+			long: `Disable a subscription: no new deliveries start; its events are no longer
+matched. Deliveries in flight finish their attempt.`,
+			do: hubaccess.Hub.DisableSubscription,
+		}),
+		newOneCmd(f, oneSpec{
+			verb: "verify", short: "Probe the destination again",
+			long: `Verify a subscription's destination again (a signed probe for webhooks).
+Success makes it active and enabled, recovering one the hub disabled. A
+failed probe exits 1 with the probe's error and leaves the subscription
+marked failed.`,
+			do: hubaccess.Hub.VerifySubscription,
+		}),
+		newRotateCmd(f),
+	)
+	return cmd
+}
+
+// run opens the hub for the tenant the command acts on, checking the scope
+// before anything is opened, and hands both to do.
+func run(ctx context.Context, f *cmdutil.Factory, do func(h hubaccess.Hub, tenant string) error) error {
+	target := hubaccess.Resolve(f)
+	tenant, err := hubaccess.TenantScope(f, target)
+	if err != nil {
+		return err
+	}
+	h, err := hubaccess.Open(ctx, f, target)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return do(h, tenant)
+}
+
+func addOutputFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVarP(format, "output", "o", "", "output format: table, json or yaml")
+}
+
+func resolveFormat(f *cmdutil.Factory, format string) (output.Format, error) {
+	fm, err := output.Resolve(format, f.IOStreams)
+	if err != nil {
+		return "", cmdutil.WithCode(cmdutil.ExitUsage, err)
+	}
+	return fm, nil
+}
+
+func newCreateCmd(f *cmdutil.Factory) *cobra.Command {
+	var format string
+	var spec specFlags
+	cmd := &cobra.Command{
+		Use:   "create --name NAME --type TYPE [--url URL] [flags]",
+		Short: "Create a subscription and verify its destination",
+		Long: `Create a subscription. The hub verifies the destination at once; the answer
+shows the outcome in verification_state (a failed probe does not fail the
+command: fix the destination and run hubctl subs verify).
+
+A webhook's signing secret is printed once, here: store it now. --from-file
+takes the whole request body of POST /v1/subscriptions instead of the field
+flags, for sinks with more settings than a URL.`,
+		Example: `  hubctl subs create --name orders --type webhook --url https://acme.example/hooks \
+    --event-types transaction.posted,account.* --retry-schedule 0s,5s,1m,10m
+  hubctl subs create --name feed --type pull --origin midaz
+  hubctl subs create --from-file orders.json -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fm, err := resolveFormat(f, format)
+			if err != nil {
+				return err
+			}
+			in, err := createRequest(cmd, f, &spec)
+			if err != nil {
+				return err
+			}
+			var created hubapi.CreatedSubscription
+			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
+				created, err = h.CreateSubscription(cmd.Context(), tenant, in)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			err = output.New(f.IOStreams, fm).Print(created, func(t *output.TableWriter) {
+				subscriptionTable(t, f, created.Subscription)
+			})
+			if err != nil || created.SigningSecret == "" {
+				return err
+			}
+			return printSecret(f, fm, created.SigningSecret)
+		},
+	}
+	addOutputFlag(cmd, &format)
+	spec.register(cmd.Flags(), false)
+	return cmd
+}
+
+func createRequest(cmd *cobra.Command, f *cmdutil.Factory, spec *specFlags) (hubapi.SubscriptionCreate, error) {
+	if err := checkFromFile(cmd.Flags()); err != nil {
+		return hubapi.SubscriptionCreate{}, err
+	}
+	if spec.fromFile == "" {
+		return spec.createBody(cmd.Flags().Changed)
+	}
+	var in hubapi.SubscriptionCreate
+	return in, readFile(f, spec.fromFile, &in)
+}
+
+// readFile decodes the --from-file body, "-" meaning standard input.
+func readFile(f *cmdutil.Factory, path string, dst any) error {
+	if path == "-" {
+		return decodeBody(f.IOStreams.In, "standard input", dst)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return cmdutil.UsageErrorf("--%s: %v", flagFromFile, err)
+	}
+	defer file.Close()
+	return decodeBody(file, path, dst)
+}
+
+// printSecret shows a secret in the table form (the encoded forms carry it
+// as a field) and warns, on stderr so that scripts' output stays clean,
+// that it is shown only this once.
+func printSecret(f *cmdutil.Factory, fm output.Format, secret string) error {
+	if fm == output.Table {
+		if _, err := fmt.Fprintf(f.IOStreams.Out, "\nSigning secret: %s\n", secret); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(f.IOStreams.ErrOut, "Store the signing secret now: it will not be shown again.")
+	return err
+}
+
+func newListCmd(f *cmdutil.Factory) *cobra.Command {
+	var format, cursor string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the tenant's subscriptions, oldest first",
+		Long: fmt.Sprintf(`List the tenant's subscriptions, oldest first, --limit at a time (at most
+%d). Credentials show as "****" and signing secrets not at all. When more
+follow, -o json and -o yaml carry next_cursor and the table prints the
+command for the next page on stderr.`, service.MaxPageLimit),
+		Example: `  hubctl subs list
+  hubctl subs list --tenant acme -o json --limit 500`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fm, err := resolveFormat(f, format)
+			if err != nil {
+				return err
+			}
+			if limit < 1 || limit > service.MaxPageLimit {
+				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
+			}
+			var page hubapi.Page[hubapi.Subscription]
+			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
+				page, err = h.ListSubscriptions(cmd.Context(), tenant, service.ListParams{Limit: limit, Cursor: cursor})
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			err = output.New(f.IOStreams, fm).Print(page, func(t *output.TableWriter) {
+				subscriptionHeader(t)
+				for _, sub := range page.Items {
+					subscriptionRow(t, f, sub)
+				}
+			})
+			if err == nil && fm == output.Table && page.NextCursor != nil {
+				next := "hubctl subs list"
+				if cmd.Flags().Changed("limit") {
+					next += fmt.Sprintf(" --limit %d", limit)
+				}
+				_, err = fmt.Fprintf(f.IOStreams.ErrOut, "More subscriptions follow: %s --cursor %s\n", next, *page.NextCursor)
+			}
+			return err
+		},
+	}
+	addOutputFlag(cmd, &format)
+	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most subscriptions to list (1-%d)", service.MaxPageLimit))
+	cmd.Flags().StringVar(&cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
+	return cmd
+}
+
+func newGetCmd(f *cmdutil.Factory) *cobra.Command {
+	return newOneCmd(f, oneSpec{
+		verb: "get", short: "Show one subscription",
+		long: `Show one subscription: its sink (credentials as "****"), what it matches, its
+retry settings, and its verification and failure state.`,
+		do: hubaccess.Hub.GetSubscription,
+	})
+}
+
+// oneSpec is a command that acts on one subscription and prints it.
+type oneSpec struct {
+	verb, short, long string
+	do                func(h hubaccess.Hub, ctx context.Context, tenant, id string) (hubapi.Subscription, error)
+}
+
+func newOneCmd(f *cmdutil.Factory, spec oneSpec) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   spec.verb + " ID",
+		Short: spec.short,
+		Long:  spec.long + "\n\nExits 3 when the tenant has no subscription with that id.",
+		Example: fmt.Sprintf(`  hubctl subs %[1]s 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
+  hubctl subs %[1]s 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --tenant acme -o json`, spec.verb),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeIDs(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fm, err := resolveFormat(f, format)
+			if err != nil {
+				return err
+			}
+			var sub hubapi.Subscription
+			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
+				sub, err = spec.do(h, cmd.Context(), tenant, args[0])
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return output.New(f.IOStreams, fm).Print(sub, func(t *output.TableWriter) {
+				subscriptionTable(t, f, sub)
+			})
+		},
+	}
+	addOutputFlag(cmd, &format)
+	return cmd
+}
+
+func newUpdateCmd(f *cmdutil.Factory) *cobra.Command {
+	var format string
+	var spec specFlags
+	cmd := &cobra.Command{
+		Use:   "update ID [flags]",
+		Short: "Change some fields of a subscription",
+		Long: `Change the fields whose flags are given, and only those. --origin "" matches
+every source again; --retry-schedule "" restores the default curve. --url
+alone keeps the sink's type. A changed sink is verified again at once.
+--signing-secret rotates to that secret, with the overlap of rotate-secret.
+--from-file takes the request body of PATCH /v1/subscriptions/{id}.
+
+Exits 3 when the tenant has no subscription with that id.`,
+		Example: `  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --url https://acme.example/v2/hooks
+  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --event-types '*' --origin ""`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeIDs(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fm, err := resolveFormat(f, format)
+			if err != nil {
+				return err
+			}
+			if err := checkFromFile(cmd.Flags()); err != nil {
+				return err
+			}
+			var sub hubapi.Subscription
+			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) error {
+				var in hubapi.SubscriptionUpdate
+				if spec.fromFile != "" {
+					if err := readFile(f, spec.fromFile, &in); err != nil {
+						return err
+					}
+				} else {
+					var err error
+					in, err = spec.updateBody(cmd.Flags().Changed, func() (string, error) {
+						current, err := h.GetSubscription(cmd.Context(), tenant, args[0])
+						if err != nil {
+							return "", err
+						}
+						sinkType, _ := current.Sink["type"].(string)
+						return sinkType, nil
+					})
+					if err != nil {
+						return err
+					}
+				}
+				var err error
+				sub, err = h.UpdateSubscription(cmd.Context(), tenant, args[0], in)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return output.New(f.IOStreams, fm).Print(sub, func(t *output.TableWriter) {
+				subscriptionTable(t, f, sub)
+			})
+		},
+	}
+	addOutputFlag(cmd, &format)
+	spec.register(cmd.Flags(), true)
+	return cmd
+}
+
+func newDeleteCmd(f *cmdutil.Factory) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "delete ID",
+		Short: "Delete a subscription and cancel its pending deliveries",
+		Long: `Delete a subscription. Its pending deliveries are canceled with it (the
+answer says how many); deliveries in flight finish their attempt.
+
+Exits 3 when the tenant has no subscription with that id.`,
+		Example:           `  hubctl subs delete 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeIDs(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fm, err := resolveFormat(f, format)
+			if err != nil {
+				return err
+			}
+			var deleted hubapi.SubscriptionDeleted
+			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
+				deleted, err = h.DeleteSubscription(cmd.Context(), tenant, args[0])
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return output.New(f.IOStreams, fm).Print(deleted, func(t *output.TableWriter) {
+				t.Header("id", "canceled deliveries")
+				t.Row(deleted.ID, fmt.Sprint(deleted.CanceledJobs))
+			})
+		},
+	}
+	addOutputFlag(cmd, &format)
+	return cmd
+}
+
+func newRotateCmd(f *cmdutil.Factory) *cobra.Command {
+	var format, secret string
+	cmd := &cobra.Command{
+		Use:   "rotate-secret ID [--signing-secret S]",
+		Short: "Give a webhook a new signing secret, printed once",
+		Long: `Rotate a webhook's signing secret to the given one (at least 24 characters)
+or to one the hub generates. Deliveries carry signatures of both the new and
+the previous secret until previous_secret_expires_at, so receivers can switch
+without losing a delivery. The new secret is printed once, here.
+
+Exits 3 when the tenant has no subscription with that id, 1 when it is not a
+webhook.`,
+		Example: `  hubctl subs rotate-secret 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
+  hubctl subs rotate-secret 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --signing-secret "$(openssl rand -hex 32)"`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeIDs(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fm, err := resolveFormat(f, format)
+			if err != nil {
+				return err
+			}
+			var rotation hubapi.SecretRotation
+			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
+				rotation, err = h.RotateSecret(cmd.Context(), tenant, args[0], secret)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			err = output.New(f.IOStreams, fm).Print(rotation, func(t *output.TableWriter) {
+				t.Header("signing secret", "previous secret expires")
+				t.Row(rotation.SigningSecret, formatOptionalTime(rotation.PreviousSecretExpiresAt))
+			})
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(f.IOStreams.ErrOut, "Store the signing secret now: it will not be shown again.")
+			return err
+		},
+	}
+	addOutputFlag(cmd, &format)
+	cmd.Flags().StringVar(&secret, flagSigningSecret, "", "the new secret, at least 24 characters (default: the hub generates one)")
+	return cmd
+}
+
+// completionTimeout bounds the lookup behind a Tab press.
+const completionTimeout = 5 * time.Second
+
+// completeIDs completes the first argument with the ids of the tenant's
+// subscriptions, their names as descriptions. Completion is best effort: a
+// hub that cannot be reached completes nothing rather than print errors
+// into the user's shell.
+func completeIDs(f *cmdutil.Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		// Completion runs outside the root's pre-run for this command, so
+		// the command's own flags are recorded here.
+		configFile, _ := cmd.Flags().GetString("config")
+		f.UseFlags(cmd.Flags(), configFile)
+		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+		defer cancel()
+		var completions []cobra.Completion
+		_ = run(ctx, f, func(h hubaccess.Hub, tenant string) error {
+			page, err := h.ListSubscriptions(ctx, tenant, service.ListParams{Limit: service.MaxPageLimit})
+			for _, sub := range page.Items {
+				if strings.HasPrefix(sub.ID, toComplete) {
+					completions = append(completions, cobra.CompletionWithDesc(sub.ID, sub.Name))
+				}
+			}
+			return err
+		})
+		return completions, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,0 +1,105 @@
+package client
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// The tenant API (SPEC §6.1) acts on the token's tenant, or on the tenant
+// of WithTenant when the token is the admin token. Another tenant's
+// subscription answers 404, exactly like a missing one.
+
+// CreateSubscription stores and verifies a subscription:
+// POST /v1/subscriptions. The answer's SigningSecret is the webhook's
+// secret, shown only here and by RotateSecret; "" for sinks that do not
+// sign. A failed verification does not fail the call: the subscription's
+// VerificationState says so.
+func (c *Client) CreateSubscription(ctx context.Context, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error) {
+	var out hubapi.CreatedSubscription
+	err := c.call(ctx, http.MethodPost, "/v1/subscriptions", nil, in, &out)
+	return out, err
+}
+
+// ListSubscriptions pages through the tenant's subscriptions, oldest first:
+// GET /v1/subscriptions.
+func (c *Client) ListSubscriptions(ctx context.Context, opts ListOptions) (hubapi.Page[hubapi.Subscription], error) {
+	var out hubapi.Page[hubapi.Subscription]
+	err := c.call(ctx, http.MethodGet, "/v1/subscriptions", opts.query(), nil, &out)
+	return out, err
+}
+
+// GetSubscription reads one subscription: GET /v1/subscriptions/{id}.
+func (c *Client) GetSubscription(ctx context.Context, id string) (hubapi.Subscription, error) {
+	return c.subscriptionCall(ctx, http.MethodGet, id, "", nil)
+}
+
+// UpdateSubscription applies the fields in sets: PATCH /v1/subscriptions/{id}.
+// A changed sink is verified again.
+func (c *Client) UpdateSubscription(ctx context.Context, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error) {
+	return c.subscriptionCall(ctx, http.MethodPatch, id, "", in)
+}
+
+// DeleteSubscription deletes a subscription and cancels its pending
+// deliveries, answering how many: DELETE /v1/subscriptions/{id}.
+func (c *Client) DeleteSubscription(ctx context.Context, id string) (hubapi.SubscriptionDeleted, error) {
+	var out hubapi.SubscriptionDeleted
+	path, err := subscriptionPath(id)
+	if err != nil {
+		return out, err
+	}
+	err = c.call(ctx, http.MethodDelete, path, nil, nil, &out)
+	return out, err
+}
+
+// EnableSubscription turns delivery back on:
+// POST /v1/subscriptions/{id}/enable.
+func (c *Client) EnableSubscription(ctx context.Context, id string) (hubapi.Subscription, error) {
+	return c.subscriptionCall(ctx, http.MethodPost, id, "/enable", nil)
+}
+
+// DisableSubscription stops delivery: POST /v1/subscriptions/{id}/disable.
+func (c *Client) DisableSubscription(ctx context.Context, id string) (hubapi.Subscription, error) {
+	return c.subscriptionCall(ctx, http.MethodPost, id, "/disable", nil)
+}
+
+// VerifySubscription probes the destination again (SPEC §2.2):
+// POST /v1/subscriptions/{id}/verify. A failed probe is a *Error with
+// status 422 and code verification_failed whose message is the probe's.
+func (c *Client) VerifySubscription(ctx context.Context, id string) (hubapi.Subscription, error) {
+	return c.subscriptionCall(ctx, http.MethodPost, id, "/verify", nil)
+}
+
+// RotateSecret gives a webhook a new signing secret, signingSecret or, when
+// it is "", one the hub generates: POST /v1/subscriptions/{id}/rotate-secret.
+// The previous secret keeps signing until the answer's
+// PreviousSecretExpiresAt (SPEC §2.3).
+func (c *Client) RotateSecret(ctx context.Context, id, signingSecret string) (hubapi.SecretRotation, error) {
+	var out hubapi.SecretRotation
+	path, err := subscriptionPath(id)
+	if err != nil {
+		return out, err
+	}
+	err = c.call(ctx, http.MethodPost, path+"/rotate-secret", nil, hubapi.SecretRotate{SigningSecret: signingSecret}, &out)
+	return out, err
+}
+
+// subscriptionCall calls a route of one subscription that answers with it.
+func (c *Client) subscriptionCall(ctx context.Context, method, id, suffix string, in any) (hubapi.Subscription, error) {
+	var out hubapi.Subscription
+	path, err := subscriptionPath(id)
+	if err != nil {
+		return out, err
+	}
+	err = c.call(ctx, method, path+suffix, nil, in, &out)
+	return out, err
+}
+
+func subscriptionPath(id string) (string, error) {
+	escaped, err := segment("subscription id", id)
+	if err != nil {
+		return "", err
+	}
+	return "/v1/subscriptions/" + escaped, nil
+}
