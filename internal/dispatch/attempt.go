@@ -1,0 +1,165 @@
+package dispatch
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/breaker"
+	"github.com/hubctl/hubctl/internal/schedule"
+	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// recordRetries are the waits between tries to record an attempt while the
+// database is unavailable. Past them the lease is left to expire, and the
+// job is attempted again after recovery: at least once, never lost.
+var recordRetries = []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second}
+
+// attempt makes the one attempt a claim allows and records it. It holds a
+// worker slot until it returns.
+func (d *Dispatcher) attempt(ctx context.Context, job store.ClaimedJob) {
+	defer func() {
+		d.giveSlots(1)
+		d.inFlight.Done()
+	}()
+	sub := job.Subscription
+	log := d.log.With("job_id", job.ID, "subscription_id", sub.ID, "tenant_id", sub.TenantID)
+
+	opened, openErr := d.sinks.acquire(sub, d.clock())
+	if openErr == nil {
+		defer d.sinks.release(opened, sub.ID)
+	}
+	deliveryID, err := uuid.NewV7()
+	if err != nil {
+		log.Error("cannot draw a delivery id; the lease will expire and the job be retried", "error", err)
+		return
+	}
+
+	var (
+		started = d.clock()
+		out     sink.Outcome
+		permit  breaker.Permit
+	)
+	if openErr != nil {
+		// Nothing reached the destination, so its breaker hears nothing;
+		// the attempt still counts, or a subscription whose secret can no
+		// longer be decrypted would be retried forever.
+		log.Error("cannot open the subscription's sink", "error", openErr)
+		out = sink.Outcome{Error: "cannot open the sink: " + openErr.Error()}
+	} else {
+		var retryAt time.Time
+		var allowed bool
+		permit, retryAt, allowed = d.breakers.Allow(breakerKey(sub), started)
+		if !allowed {
+			d.shed(ctx, job, retryAt, log)
+			return
+		}
+		out = opened.sink.Deliver(ctx, delivery(job, deliveryID.String()))
+	}
+	finished := d.clock()
+	if ctx.Err() != nil {
+		// Cut short by the drain timeout: not the destination's doing.
+		log.Warn("attempt abandoned at shutdown; its lease will expire and the job be retried", "delivery_id", deliveryID)
+		return
+	}
+	if openErr == nil {
+		d.breakers.Report(permit, out.OK, finished)
+	}
+
+	var curve schedule.Curve
+	if openErr == nil {
+		curve = opened.curve
+	} else {
+		curve = d.sinks.curve(sub)
+	}
+	result := store.Attempt{
+		JobID: job.ID, SubscriptionID: sub.ID, Owner: d.owner, DeliveryID: deliveryID,
+		StartedAt: started, Duration: finished.Sub(started),
+		OK: out.OK, StatusCode: out.StatusCode, Error: out.Error, Response: out.Response,
+	}
+	if !out.OK {
+		result.Retry = nextRetry(curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
+	}
+	d.observe(sub.SinkType, out.OK, result.Duration, job.Event.ReceivedAt, finished)
+	res, err := d.record(ctx, result)
+	if err != nil {
+		log.Error("cannot record the attempt; the lease will expire and the job be retried",
+			"delivery_id", deliveryID, "error", err)
+		return
+	}
+	attrs := []any{"delivery_id", deliveryID, "event_id", job.Event.ID, "attempt", res.Number, "status", out.StatusCode}
+	switch {
+	case !res.Owned:
+		log.Warn("attempt recorded after its lease was recovered; the job moved on without it", attrs...)
+	case out.OK:
+		log.Debug("delivered", attrs...)
+	case res.Dead:
+		log.Info("delivery failed; attempts exhausted, job dead-lettered", append(attrs, "error", out.Error)...)
+	default:
+		log.Debug("delivery failed; retry scheduled", append(attrs, "error", out.Error, "retry_at", result.Retry.At)...)
+	}
+	if res.AutoDisabled {
+		d.metrics.autoDisabled.Inc()
+		log.Warn("subscription auto-disabled after a sustained failure span; its queued jobs are dead-lettered",
+			"shed_jobs", res.ShedJobs)
+	}
+}
+
+// breakerKey is the (tenant, destination) pair of SPEC §3.4.
+func breakerKey(sub store.Subscription) string {
+	return sub.TenantID + "|" + sub.Destination
+}
+
+// shed hands the job back untouched, due when the breaker may let it through.
+func (d *Dispatcher) shed(ctx context.Context, job store.ClaimedJob, retryAt time.Time, log *slog.Logger) {
+	if _, err := d.store.Shed(ctx, job.ID, d.owner, retryAt); err != nil {
+		log.Warn("cannot shed the job; its lease will expire and it be retried", "error", err)
+		return
+	}
+	d.metrics.shed.Inc()
+}
+
+// record stores the attempt, trying again while the database is unavailable.
+func (d *Dispatcher) record(ctx context.Context, a store.Attempt) (store.CompleteResult, error) {
+	for i := 0; ; i++ {
+		res, err := d.store.Complete(ctx, a, d.policy)
+		if err == nil || !store.IsUnavailable(err) || i == len(recordRetries) || !sleep(ctx, recordRetries[i]) {
+			return res, err
+		}
+	}
+}
+
+func (d *Dispatcher) observe(sinkType string, ok bool, took time.Duration, receivedAt, finished time.Time) {
+	outcome := "failed"
+	if ok {
+		outcome = "succeeded"
+		d.metrics.lagSeconds.Observe(max(finished.Sub(receivedAt), 0).Seconds())
+	}
+	d.metrics.deliveries.WithLabelValues(sinkType, outcome).Inc()
+	d.metrics.attemptSeconds.WithLabelValues(sinkType).Observe(took.Seconds())
+}
+
+// delivery is what the sink needs of a claimed job.
+func delivery(job store.ClaimedJob, deliveryID string) sink.Delivery {
+	e := job.Event
+	return sink.Delivery{
+		DeliveryID:      deliveryID,
+		EventID:         e.ID,
+		EventKey:        e.Key,
+		TenantID:        job.Subscription.TenantID,
+		Source:          e.Source,
+		Type:            e.Type,
+		Time:            e.Time,
+		SchemaVersion:   e.SchemaVersion,
+		Subject:         e.Subject,
+		DataContentType: e.DataContentType,
+		DataSchema:      e.DataSchema,
+		TraceParent:     e.TraceParent,
+		TraceState:      e.TraceState,
+		Payload:         e.Payload,
+		Timeout:         job.Subscription.AttemptTimeout,
+	}
+}

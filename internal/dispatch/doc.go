@@ -1,0 +1,42 @@
+// Package dispatch is the delivery half of the hub (SPEC §3): it claims due
+// delivery jobs from the database, makes exactly one attempt per claim
+// through the subscription's sink, and records what happened.
+//
+// One claim loop feeds a pool of STREAMING_HUB_DISPATCH_WORKERS attempts. It
+// never claims more jobs than there are free workers (a claimed job waits
+// for nobody, and its lease only has to cover one attempt), it claims again
+// at once after a claim that found work, and otherwise sleeps until ingest
+// signals new jobs (LISTEN on store.JobsChannel, on a connection of its own
+// that is reopened when lost) or STREAMING_HUB_DISPATCH_IDLE_INTERVAL
+// passes, whichever comes first. The interval is what picks up retries
+// coming due and jobs shed by an open breaker.
+//
+// Per attempt: the sink is opened (or taken from a cache keyed by the
+// subscription's id and updated_at, so secrets are decrypted once per
+// version of the subscription), the (tenant, destination) breaker is asked,
+// and either the job is shed without spending an attempt, or the sink makes
+// the attempt with a fresh UUIDv7 delivery id and the subscription's
+// attempt_timeout, the breaker hears the outcome, and store.Complete records
+// it in one transaction: attempt row, job transition (retry on the
+// subscription's curve, dead when exhausted), failure span and auto-disable.
+//
+// Decisions worth knowing:
+//
+//   - Leases are the subscription's attempt_timeout plus a margin (15s by
+//     default) for recording the result. A worker that dies or loses the
+//     database leaves its lease to expire; a reaper in every process returns
+//     expired jobs to pending (poison after STREAMING_HUB_POISON_THRESHOLD
+//     recoveries). A result that arrives after its lease was recovered is
+//     still recorded as an attempt, but moves the job no further.
+//   - Breaker state is per process (SPEC §3.4 allows it); with several
+//     processes a dead destination gets failures + probes attempts from
+//     each.
+//   - Shutdown stops claiming at once and lets attempts in flight finish
+//     within DrainTimeout; an attempt cut short is not recorded, its lease
+//     expires and another worker retries it.
+//   - A stored retry_schedule that no longer parses is replaced by the
+//     default curve and logged once per version of the subscription.
+//   - Logs carry ids (job, subscription, tenant, delivery, event) and
+//     outcomes, and breaker keys (tenant and scheme://host:port), never
+//     payloads, URL paths or secrets.
+package dispatch

@@ -1,0 +1,177 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/schedule"
+	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+func TestNextRetry(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	curve, err := schedule.Parse([]string{"0s", "10s", "1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := func() float64 { return 0.5 }
+	cases := []struct {
+		name         string
+		attemptsMade int
+		retryAfter   time.Duration
+		want         store.Retry
+	}{
+		{name: "first failure waits half the second step", attemptsMade: 1, want: store.Retry{At: now.Add(5 * time.Second)}},
+		{name: "second failure waits half the third step", attemptsMade: 2, want: store.Retry{At: now.Add(30 * time.Second)}},
+		{name: "Retry-After lengthens the wait", attemptsMade: 1, retryAfter: time.Minute, want: store.Retry{At: now.Add(time.Minute)}},
+		{name: "Retry-After never shortens it", attemptsMade: 2, retryAfter: time.Second, want: store.Retry{At: now.Add(30 * time.Second)}},
+		{name: "Retry-After is capped at 10h", attemptsMade: 1, retryAfter: 48 * time.Hour, want: store.Retry{At: now.Add(10 * time.Hour)}},
+		{name: "no step left is exhausted", attemptsMade: 3, want: store.Retry{Exhausted: true}},
+		{name: "exhausted whatever Retry-After says", attemptsMade: 3, retryAfter: time.Minute, want: store.Retry{Exhausted: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nextRetry(curve, tc.attemptsMade, tc.retryAfter, now, half); got != tc.want {
+				t.Errorf("nextRetry = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	cases := []struct {
+		failures int
+		want     time.Duration
+	}{
+		{1, 250 * time.Millisecond}, {2, 500 * time.Millisecond}, {3, time.Second}, {5, 4 * time.Second}, {6, maxBackoff}, {100, maxBackoff},
+	}
+	for _, tc := range cases {
+		if got := backoff(tc.failures, 250*time.Millisecond); got != tc.want {
+			t.Errorf("backoff(%d) = %v, want %v", tc.failures, got, tc.want)
+		}
+	}
+}
+
+// fakeSink records whether it was closed.
+type fakeSink struct{ closed atomic.Bool }
+
+func (s *fakeSink) Deliver(context.Context, sink.Delivery) sink.Outcome {
+	return sink.Outcome{OK: true}
+}
+func (s *fakeSink) Probe(context.Context, sink.ProbeRequest) error { return nil }
+func (s *fakeSink) Close() error                                   { s.closed.Store(true); return nil }
+
+// countingHandler counts log records at warning level and above.
+type countingHandler struct{ warnings atomic.Int32 }
+
+func (h *countingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		h.warnings.Add(1)
+	}
+	return nil
+}
+func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
+
+func TestSinkCacheOpensOncePerVersionAndClosesReplacedSinksWhenIdle(t *testing.T) {
+	var opened []*fakeSink
+	cache := newSinkCache(func(store.Subscription) (sink.Sink, error) {
+		s := &fakeSink{}
+		opened = append(opened, s)
+		return s, nil
+	}, slog.New(slog.DiscardHandler))
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sub := store.Subscription{ID: uuid.New(), UpdatedAt: now}
+
+	first, _ := cache.acquire(sub, now)
+	again, _ := cache.acquire(sub, now)
+	if len(opened) != 1 || first != again {
+		t.Fatalf("opened %d sinks for one version, want 1", len(opened))
+	}
+	cache.release(again, sub.ID)
+
+	// An older row, read by an earlier claim, keeps the newest sink.
+	older := sub
+	older.UpdatedAt = now.Add(-time.Minute)
+	if e, _ := cache.acquire(older, now); e != first {
+		t.Error("an older row reopened the sink")
+	} else {
+		cache.release(e, sub.ID)
+	}
+
+	changed := sub
+	changed.UpdatedAt = now.Add(time.Second)
+	second, _ := cache.acquire(changed, now)
+	if len(opened) != 2 || second == first {
+		t.Fatal("a changed subscription did not get a new sink")
+	}
+	if opened[0].closed.Load() {
+		t.Error("the replaced sink was closed while an attempt still used it")
+	}
+	cache.release(first, sub.ID)
+	if !opened[0].closed.Load() {
+		t.Error("the replaced sink was not closed once its last attempt ended")
+	}
+	cache.release(second, sub.ID)
+
+	cache.evictIdle(now.Add(sinkIdleTimeout-time.Second), sinkIdleTimeout)
+	if opened[1].closed.Load() {
+		t.Error("a recently used sink was evicted")
+	}
+	cache.evictIdle(now.Add(sinkIdleTimeout), sinkIdleTimeout)
+	if !opened[1].closed.Load() {
+		t.Error("an idle sink was not evicted")
+	}
+}
+
+func TestSinkCacheReopensWhenTheRotationOverlapEnds(t *testing.T) {
+	opens := 0
+	cache := newSinkCache(func(store.Subscription) (sink.Sink, error) { opens++; return &fakeSink{}, nil }, slog.New(slog.DiscardHandler))
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	expires := now.Add(time.Hour)
+	sub := store.Subscription{ID: uuid.New(), UpdatedAt: now, PreviousSecretExpiresAt: &expires}
+	for _, at := range []time.Time{now, expires.Add(-time.Second), expires, expires.Add(time.Hour)} {
+		e, err := cache.acquire(sub, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache.release(e, sub.ID)
+	}
+	if opens != 2 {
+		t.Errorf("opened %d times, want 2: once with both secrets, once after the overlap", opens)
+	}
+}
+
+func TestSinkCacheLogsAMalformedOverrideOncePerVersion(t *testing.T) {
+	h := &countingHandler{}
+	cache := newSinkCache(func(store.Subscription) (sink.Sink, error) { return nil, errors.New("no sink") }, slog.New(h))
+	now := time.Now()
+	sub := store.Subscription{ID: uuid.New(), UpdatedAt: now, RetrySchedule: []string{"soon"}}
+	for range 3 {
+		if c := cache.curve(sub); c.Attempts() != schedule.Default.Attempts() {
+			t.Fatalf("curve has %d attempts, want the default's", c.Attempts())
+		}
+	}
+	sub.UpdatedAt = now.Add(time.Second)
+	cache.curve(sub)
+	if n := h.warnings.Load(); n != 2 {
+		t.Errorf("%d warnings, want one per version", n)
+	}
+	if _, err := cache.acquire(sub, now); err == nil {
+		t.Error("acquire hid the sink's open error")
+	}
+}
+
+func TestNewRequiresStoreAndSubscriptions(t *testing.T) {
+	if _, err := New(Options{}); err == nil {
+		t.Error("New without a store succeeded")
+	}
+}

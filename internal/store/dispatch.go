@@ -1,0 +1,666 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/autodisable"
+)
+
+// Delivery job states and dead-letter reasons (migration 1, SPEC §3.3).
+const (
+	JobPending   = "pending"
+	JobInFlight  = "in_flight"
+	JobSucceeded = "succeeded"
+	JobDead      = "dead"
+	JobCanceled  = "canceled"
+
+	DeadExhausted            = "exhausted"
+	DeadPoison               = "poison"
+	DeadSubscriptionDisabled = "subscription_disabled"
+)
+
+// ClaimRingSize bounds how many tenants with pending jobs one claim visits
+// looking for due work. Each visit costs two index probes; the claim resumes
+// where the last one stopped, so tenants beyond the ring are reached by the
+// next claims.
+const ClaimRingSize = 1024
+
+// maxAttemptErrorBytes bounds the error text kept per attempt and job.
+const maxAttemptErrorBytes = 1000
+
+// ClaimRequest asks for up to Limit due jobs.
+type ClaimRequest struct {
+	Owner string // lease_owner of the claimed jobs: this process
+	Limit int
+	Now   time.Time
+	// After is the tenant the previous claim stopped at (ClaimResult.Resume);
+	// the claim starts with the tenant after it, wrapping around. "" starts
+	// at the first tenant.
+	After string
+	// LeaseMargin is added to each subscription's attempt_timeout to form
+	// the lease: time for the attempt to be recorded after it ends.
+	LeaseMargin time.Duration
+}
+
+// ClaimResult is what one claim took.
+type ClaimResult struct {
+	// Jobs are now in_flight, leased to the owner, oldest first.
+	Jobs []ClaimedJob
+	// Resume is where the next claim should start (its ClaimRequest.After).
+	Resume string
+	// Jobs the claim settled without an attempt: of deleted subscriptions
+	// (canceled), of disabled ones (dead, subscription_disabled) and jobs
+	// whose event is missing from the inbox (dead, poison).
+	Canceled, Disabled, Orphaned int
+}
+
+// ClaimedJob is everything one attempt needs.
+type ClaimedJob struct {
+	ID         uuid.UUID
+	Attempts   int // attempts made before this claim
+	Recoveries int
+	LeaseUntil time.Time
+	// Subscription is the live row, secrets still sealed; its UpdatedAt
+	// tells a cached sink apart from a stale one.
+	Subscription Subscription
+	Event        ClaimedEvent
+}
+
+// ClaimedEvent is the stored event of a claimed job.
+type ClaimedEvent struct {
+	Seq             int64
+	ID              string
+	Key             string
+	SchemaVersion   string
+	Source          string
+	Type            string
+	Time            time.Time
+	Subject         string
+	DataContentType string
+	DataSchema      string
+	TraceParent     string
+	TraceState      string
+	Payload         []byte
+	ReceivedAt      time.Time
+}
+
+// Claim atomically moves up to req.Limit due pending jobs to in_flight,
+// leased to req.Owner until now + the subscription's attempt_timeout +
+// req.LeaseMargin, and returns them with their subscription and event: one
+// statement, one round trip.
+//
+// Tenants are interleaved so that one tenant's backlog never starves
+// another (SPEC §3.1). The claim walks the tenants that have pending jobs
+// (a loose index scan of delivery_jobs_due, cheap per tenant however deep
+// its backlog) in a ring starting after req.After, keeps the first Limit
+// that have due jobs, and gives each an equal share of the batch, its
+// oldest due jobs first. Rows are locked FOR UPDATE SKIP LOCKED, so
+// concurrent claimers in any number of processes never take the same job.
+//
+// A job whose subscription was deleted is canceled and one whose
+// subscription is disabled becomes dead (subscription_disabled, replayable)
+// here, without an attempt.
+func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error) {
+	if req.Limit < 1 || req.Owner == "" {
+		return ClaimResult{}, fmt.Errorf("claim jobs: need an owner and a limit of at least 1 (got %q, %d)", req.Owner, req.Limit)
+	}
+	rows, err := s.Pool.Query(ctx, claimJobs, req.After, ClaimRingSize, req.Now, req.Limit, req.Owner,
+		max(req.LeaseMargin, 0).Milliseconds())
+	if err != nil {
+		return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
+	}
+	defer rows.Close()
+	var res ClaimResult
+	for rows.Next() {
+		if string(rows.RawValues()[0]) == "summary" {
+			var resume *string
+			dest := make([]any, len(rows.RawValues()))
+			dest[1], dest[2], dest[3], dest[4] = &resume, &res.Canceled, &res.Disabled, &res.Orphaned
+			if err := rows.Scan(dest...); err != nil {
+				return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
+			}
+			res.Resume = deref(resume)
+			continue
+		}
+		job, err := scanClaimedJob(rows)
+		if err != nil {
+			return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
+		}
+		res.Jobs = append(res.Jobs, job)
+	}
+	if err := rows.Err(); err != nil {
+		return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
+	}
+	slices.SortFunc(res.Jobs, func(a, b ClaimedJob) int { return cmp.Compare(a.Event.Seq, b.Event.Seq) })
+	return res, nil
+}
+
+// claimedColumns lead every job row of claimJobs, before the subscription's.
+const claimedColumns = `c.id, c.attempts, c.recoveries, c.lease_until,
+	e.seq, e.id::text, e.event_key, e.schema_version, e.source, e.type, e.time, e.subject, e.datacontenttype,
+	e.dataschema, e.traceparent, e.tracestate, e.payload, e.received_at`
+
+// claimSummaryColumns are the columns before claimedColumns: the row kind and
+// the summary's fields, null on job rows.
+const claimSummaryColumns = 5
+
+func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
+	var (
+		j                                                         ClaimedJob
+		subject, contentType, dataSchema, traceParent, traceState *string
+	)
+	e := &j.Event
+	head := make([]any, claimSummaryColumns, claimSummaryColumns+18)
+	head = append(head, &j.ID, &j.Attempts, &j.Recoveries, &j.LeaseUntil,
+		&e.Seq, &e.ID, &e.Key, &e.SchemaVersion, &e.Source, &e.Type, &e.Time, &subject, &contentType,
+		&dataSchema, &traceParent, &traceState, &e.Payload, &e.ReceivedAt)
+	sub, err := scanSubscription(prefixedRow{rows: rows, head: head})
+	if err != nil {
+		return ClaimedJob{}, err
+	}
+	j.Subscription = sub
+	e.Subject, e.DataContentType, e.DataSchema = deref(subject), deref(contentType), deref(dataSchema)
+	e.TraceParent, e.TraceState = deref(traceParent), deref(traceState)
+	return j, nil
+}
+
+// prefixedRow lets scanSubscription read the columns that follow head.
+type prefixedRow struct {
+	rows pgx.Rows
+	head []any
+}
+
+func (r prefixedRow) Scan(dest ...any) error {
+	return r.rows.Scan(append(r.head, dest...)...)
+}
+
+// claimJobs is Claim's statement. $1 after, $2 ring size, $3 now, $4 limit,
+// $5 owner, $6 lease margin in milliseconds.
+//
+//   - ring: the loose index scan. Each step is the smallest pending tenant
+//     above the previous one, wrapping to the smallest overall, until the
+//     ring closes or holds $2 tenants. min() over the partial index is one
+//     probe. Steps run only as far as later parts read.
+//   - due: ring tenants with at least one due job, in ring order, at most
+//     $4 of them; reading stops as soon as there are enough. The LATERAL
+//     ... LIMIT 1 keeps the check one index probe per tenant (as EXISTS, the
+//     planner may hash every pending job instead).
+//   - picked: each due tenant's oldest due jobs, an equal share of the
+//     batch, locked SKIP LOCKED: jobs another claimer holds are passed over.
+//   - chosen: round-robin over the tenants (each one's first job, then each
+//     one's second, ...) up to $4 jobs.
+//   - settled, claimed: each job's fate by its subscription: leased, or
+//     canceled (deleted subscription), or dead (disabled subscription;
+//     missing event). settled is materialised so its verdict is computed
+//     once per job, not once per column that reads it.
+//
+// The result is one row per leased job and one summary row: where the next
+// claim resumes (after the last tenant served, or after the ring when none
+// was, so tenants beyond the ring are reached) and what was settled without
+// an attempt.
+var claimJobs = `
+WITH RECURSIVE ring (tenant_id, first_tenant, n) AS (
+    SELECT start.tenant_id, start.tenant_id, 1
+    FROM (SELECT coalesce(
+            (SELECT min(tenant_id) FROM delivery_jobs WHERE state = 'pending' AND tenant_id > $1),
+            (SELECT min(tenant_id) FROM delivery_jobs WHERE state = 'pending')) AS tenant_id) start
+    WHERE start.tenant_id IS NOT NULL
+  UNION ALL
+    SELECT step.tenant_id, r.first_tenant, r.n + 1
+    FROM ring r
+    CROSS JOIN LATERAL (SELECT coalesce(
+            (SELECT min(tenant_id) FROM delivery_jobs WHERE state = 'pending' AND tenant_id > r.tenant_id),
+            (SELECT min(tenant_id) FROM delivery_jobs WHERE state = 'pending')) AS tenant_id) step
+    WHERE r.n < $2 AND step.tenant_id <> r.first_tenant
+),
+due AS (
+    SELECT r.tenant_id, r.n FROM ring r
+    CROSS JOIN LATERAL (SELECT 1 FROM delivery_jobs j
+                        WHERE j.state = 'pending' AND j.tenant_id = r.tenant_id AND j.next_attempt_at <= $3
+                        LIMIT 1) probe
+    LIMIT $4
+),
+share AS (
+    SELECT ceil($4::float8 / greatest(count(*), 1))::int AS per_tenant FROM due
+),
+picked AS (
+    SELECT j.id, j.subscription_id, j.event_seq, j.next_attempt_at, d.tenant_id, d.n
+    FROM due d
+    CROSS JOIN LATERAL (
+        SELECT id, subscription_id, event_seq, next_attempt_at FROM delivery_jobs j
+        WHERE j.state = 'pending' AND j.tenant_id = d.tenant_id AND j.next_attempt_at <= $3
+        ORDER BY j.next_attempt_at, j.event_seq
+        LIMIT (SELECT per_tenant FROM share)
+        FOR UPDATE SKIP LOCKED) j
+),
+chosen AS (
+    SELECT id, subscription_id, event_seq, n FROM (
+        SELECT p.*, row_number() OVER (PARTITION BY p.tenant_id ORDER BY p.next_attempt_at, p.event_seq) AS rank
+        FROM picked p) ranked
+    ORDER BY rank, n
+    LIMIT $4
+),
+settled AS MATERIALIZED (
+    SELECT c.id, c.n, s.attempt_timeout_ms,
+        CASE WHEN s.deleted_at IS NOT NULL THEN 'canceled'
+             WHEN NOT s.enabled THEN 'subscription_disabled'
+             WHEN NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = c.event_seq) THEN 'missing_event'
+             ELSE 'claimed' END AS verdict
+    FROM chosen c JOIN subscriptions s ON s.id = c.subscription_id
+),
+claimed AS (
+    UPDATE delivery_jobs j SET
+        state = CASE x.verdict WHEN 'claimed' THEN 'in_flight' WHEN 'canceled' THEN 'canceled' ELSE 'dead' END,
+        dead_reason = CASE x.verdict WHEN 'subscription_disabled' THEN 'subscription_disabled'
+                                     WHEN 'missing_event' THEN 'poison' END,
+        dead_at = CASE WHEN x.verdict IN ('subscription_disabled', 'missing_event') THEN $3::timestamptz END,
+        lease_owner = CASE WHEN x.verdict = 'claimed' THEN $5 END,
+        lease_until = CASE WHEN x.verdict = 'claimed'
+                           THEN $3::timestamptz + (x.attempt_timeout_ms + $6::bigint) * interval '1 millisecond' END,
+        last_error = CASE WHEN x.verdict = 'missing_event' THEN 'the event of this job is missing from the inbox'
+                          ELSE j.last_error END,
+        updated_at = $3
+    FROM settled x
+    WHERE j.id = x.id AND j.state = 'pending'
+    RETURNING j.id, j.tenant_id, j.subscription_id, j.event_seq, j.attempts, j.recoveries, j.lease_until, x.verdict, x.n
+)
+SELECT 'job', NULL, NULL, NULL, NULL, ` + claimedColumns + `, ` + prefixColumns("s.", subscriptionColumns) + `
+FROM claimed c
+JOIN subscriptions s ON s.id = c.subscription_id
+JOIN events e ON e.seq = c.event_seq
+WHERE c.verdict = 'claimed'
+UNION ALL
+SELECT 'summary',
+    coalesce((SELECT tenant_id FROM claimed ORDER BY n DESC LIMIT 1),
+             (SELECT tenant_id FROM ring ORDER BY n DESC LIMIT 1)),
+    (SELECT count(*) FROM claimed WHERE verdict = 'canceled')::int,
+    (SELECT count(*) FROM claimed WHERE verdict = 'subscription_disabled')::int,
+    (SELECT count(*) FROM claimed WHERE verdict = 'missing_event')::int,
+    ` + nulls(strings.Count(claimedColumns+","+subscriptionColumns, ",")+1)
+
+// prefixColumns qualifies a comma-separated column list with a table alias.
+func prefixColumns(prefix, columns string) string {
+	names := strings.Split(columns, ",")
+	for i, name := range names {
+		names[i] = prefix + strings.TrimSpace(name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func nulls(n int) string {
+	return strings.TrimSuffix(strings.Repeat("NULL, ", n), ", ")
+}
+
+// Attempt is the outcome of one attempt, as Complete records it.
+type Attempt struct {
+	JobID          uuid.UUID
+	SubscriptionID uuid.UUID
+	Owner          string    // the claim's owner
+	DeliveryID     uuid.UUID // X-Lerian-Delivery-Id; the attempt row's id
+	StartedAt      time.Time
+	Duration       time.Duration
+	OK             bool
+	StatusCode     int // 0 when the protocol has none
+	Error          string
+	Response       []byte // at most 1 KiB is kept
+	// Retry says what a failure leads to: due again at Retry.At, or dead
+	// (exhausted). Ignored on success.
+	Retry Retry
+}
+
+// Retry is the schedule's verdict after a failed attempt.
+type Retry struct {
+	At        time.Time
+	Exhausted bool
+}
+
+// AutoDisablePolicy is SPEC §3.6's configuration.
+type AutoDisablePolicy struct {
+	Enabled bool // STREAMING_HUB_AUTODISABLE_ENABLED, the kill switch
+	Window  time.Duration
+	Spread  time.Duration
+}
+
+// CompleteResult says what Complete did.
+type CompleteResult struct {
+	// Number is the attempt's number among the job's recorded attempts.
+	Number int
+	// Owned reports whether the job was still this owner's lease and so
+	// moved on; a lease that expired and was recovered belongs to someone
+	// else, and only the attempt row was written.
+	Owned bool
+	// Dead reports that the job was dead-lettered as exhausted.
+	Dead bool
+	// AutoDisabled reports that this failure switched the subscription
+	// off; ShedJobs of its queued jobs went dead with it.
+	AutoDisabled bool
+	ShedJobs     int64
+}
+
+// Complete records one attempt in ONE transaction: the delivery_attempts
+// row, the job's transition (only while the job is still in flight under
+// a.Owner's lease) and the subscription's failure span. A success clears
+// the span and the job succeeds. A failure goes back to pending at
+// a.Retry.At or, when exhausted, dead; it opens or extends the span, and
+// when policy's gates hold, the subscription is auto-disabled and its
+// queued jobs dead-lettered (subscription_disabled) in the same
+// transaction.
+func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
+	var res CompleteResult
+	var err error
+	if a.OK {
+		res, err = s.completeSuccess(ctx, a)
+	} else {
+		err = s.InTx(ctx, func(tx pgx.Tx) error {
+			res, err = completeFailure(ctx, tx, a, policy)
+			return err
+		})
+	}
+	if err != nil {
+		return CompleteResult{}, classify(fmt.Errorf("record attempt of job %s: %w", a.JobID, err))
+	}
+	return res, nil
+}
+
+// lockJob serialises everything Complete does to one job: the attempt
+// number is read under it, and a statement issued after it sees every
+// attempt committed before.
+const lockJob = `SELECT state = 'in_flight' AND lease_owner = $2 FROM delivery_jobs WHERE id = $1 FOR UPDATE`
+
+const insertAttempt = `
+INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
+SELECT $1, $2, coalesce(max(attempt), 0) + 1, $3, $4, $5, $6, $7, $8 FROM delivery_attempts WHERE job_id = $2
+RETURNING attempt`
+
+func queueAttempt(pipe *pgx.Batch, a Attempt) {
+	outcome := "failed"
+	if a.OK {
+		outcome = "succeeded"
+	}
+	var status *int
+	if a.StatusCode != 0 {
+		status = &a.StatusCode
+	}
+	response := a.Response
+	if len(response) > 1024 {
+		response = response[:1024]
+	}
+	if len(response) == 0 {
+		response = nil
+	}
+	pipe.Queue(insertAttempt, a.DeliveryID, a.JobID, a.StartedAt, max(a.Duration.Milliseconds(), 0), outcome, status,
+		nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes)), response)
+}
+
+// completeSuccess is the hot path: one batch, one round trip, run by the
+// server as one implicit transaction.
+func (s *Store) completeSuccess(ctx context.Context, a Attempt) (res CompleteResult, err error) {
+	finished := a.StartedAt.Add(a.Duration)
+	var status *int
+	if a.StatusCode != 0 {
+		status = &a.StatusCode
+	}
+	pipe := &pgx.Batch{}
+	pipe.Queue(lockJob, a.JobID, a.Owner)
+	queueAttempt(pipe, a)
+	pipe.Queue(`
+UPDATE delivery_jobs SET state = 'succeeded', succeeded_at = $3, attempts = attempts + 1,
+    lease_owner = NULL, lease_until = NULL, last_error = NULL, last_status = $4, updated_at = $3
+WHERE id = $1 AND state = 'in_flight' AND lease_owner = $2`, a.JobID, a.Owner, finished, status)
+	// Any successful delivery closes the span (SPEC §3.6), also one whose
+	// lease had lapsed: the destination works either way.
+	pipe.Queue(`UPDATE subscriptions SET failing_since = NULL, last_failure_at = NULL
+WHERE id = $1 AND failing_since IS NOT NULL`, a.SubscriptionID)
+	results := s.Pool.SendBatch(ctx, pipe)
+	defer func() {
+		if closeErr := results.Close(); err == nil && closeErr != nil {
+			err = closeErr
+		}
+	}()
+	if _, err := results.Exec(); err != nil { // the job's lock
+		return CompleteResult{}, err
+	}
+	if err := results.QueryRow().Scan(&res.Number); err != nil {
+		return CompleteResult{}, err
+	}
+	tag, err := results.Exec()
+	if err != nil {
+		return CompleteResult{}, err
+	}
+	res.Owned = tag.RowsAffected() == 1
+	if _, err := results.Exec(); err != nil {
+		return CompleteResult{}, err
+	}
+	return res, nil
+}
+
+func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
+	finished := a.StartedAt.Add(a.Duration)
+	var (
+		res                  CompleteResult
+		live                 bool
+		failingSince, lastAt *time.Time
+	)
+	err := tx.QueryRow(ctx, `
+SELECT j.state = 'in_flight' AND j.lease_owner = $2, s.enabled AND s.deleted_at IS NULL, s.failing_since, s.last_failure_at
+FROM delivery_jobs j JOIN subscriptions s ON s.id = j.subscription_id
+WHERE j.id = $1
+FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &lastAt)
+	if err != nil {
+		return CompleteResult{}, err
+	}
+	span := autodisable.OnFailure(autodisable.Span{FailingSince: derefTime(failingSince), LastFailureAt: derefTime(lastAt)}, finished)
+	res.AutoDisabled = live && autodisable.Decide(autodisable.Input{
+		Enabled: policy.Enabled, Span: span, Now: finished, Window: policy.Window, Spread: policy.Spread,
+	})
+
+	pipe := &pgx.Batch{}
+	queueAttempt(pipe, a)
+	var status *int
+	if a.StatusCode != 0 {
+		status = &a.StatusCode
+	}
+	lastError := nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+	if res.Owned {
+		res.Dead = a.Retry.Exhausted
+		if res.Dead {
+			pipe.Queue(`
+UPDATE delivery_jobs SET state = 'dead', dead_reason = 'exhausted', dead_at = $2, attempts = attempts + 1,
+    lease_owner = NULL, lease_until = NULL, last_error = $3, last_status = $4, updated_at = $2
+WHERE id = $1`, a.JobID, finished, lastError, status)
+		} else {
+			pipe.Queue(`
+UPDATE delivery_jobs SET state = 'pending', next_attempt_at = $5, attempts = attempts + 1,
+    lease_owner = NULL, lease_until = NULL, last_error = $3, last_status = $4, updated_at = $2
+WHERE id = $1`, a.JobID, finished, lastError, status, a.Retry.At)
+		}
+	}
+	if res.AutoDisabled {
+		pipe.Queue(`
+UPDATE subscriptions SET failing_since = $2, last_failure_at = $3, enabled = false,
+    disabled_reason = 'auto_disabled', updated_at = $3
+WHERE id = $1`, a.SubscriptionID, span.FailingSince, span.LastFailureAt)
+		pipe.Queue(`
+UPDATE delivery_jobs SET state = 'dead', dead_reason = 'subscription_disabled', dead_at = $2, updated_at = $2
+WHERE subscription_id = $1 AND state = 'pending'`, a.SubscriptionID, finished)
+	} else {
+		pipe.Queue(`UPDATE subscriptions SET failing_since = $2, last_failure_at = $3 WHERE id = $1`,
+			a.SubscriptionID, span.FailingSince, span.LastFailureAt)
+	}
+	results := tx.SendBatch(ctx, pipe)
+	if err := results.QueryRow().Scan(&res.Number); err != nil {
+		_ = results.Close()
+		return CompleteResult{}, err
+	}
+	if res.Owned {
+		if _, err := results.Exec(); err != nil {
+			_ = results.Close()
+			return CompleteResult{}, err
+		}
+	}
+	if _, err := results.Exec(); err != nil {
+		_ = results.Close()
+		return CompleteResult{}, err
+	}
+	if res.AutoDisabled {
+		tag, err := results.Exec()
+		if err != nil {
+			_ = results.Close()
+			return CompleteResult{}, err
+		}
+		res.ShedJobs = tag.RowsAffected()
+	}
+	return res, results.Close()
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// Shed hands a claimed job back without an attempt, due again at retryAt:
+// its destination's breaker is open (SPEC §3.4). attempts is unchanged and
+// no attempt is recorded. It reports false when the job was no longer this
+// owner's to hand back.
+func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt time.Time) (bool, error) {
+	tag, err := s.Pool.Exec(ctx, `
+UPDATE delivery_jobs SET state = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_until = NULL, updated_at = now()
+WHERE id = $1 AND state = 'in_flight' AND lease_owner = $2`, jobID, owner, retryAt)
+	if err != nil {
+		return false, classify(fmt.Errorf("shed job %s: %w", jobID, err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// recoverBatch bounds one recovery statement, so a mass expiry (a whole
+// process died) is recovered in short transactions.
+const recoverBatch = 1000
+
+// Recovered counts what RecoverExpiredLeases did.
+type Recovered struct {
+	Retried  int // back to pending, due at once
+	Poisoned int // dead, poison
+}
+
+// RecoverExpiredLeases returns jobs whose lease ended before now without a
+// recorded result — their worker died or lost the database — to pending,
+// due at once, counting a recovery. A job reaching poisonThreshold
+// recoveries becomes dead with reason poison instead (SPEC §3.3), so one
+// job that kills its worker cannot hold workers forever. Rows a completing
+// worker has locked are left for the next pass.
+func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonThreshold int) (Recovered, error) {
+	poisonThreshold = max(poisonThreshold, 1)
+	var total Recovered
+	for {
+		rows, err := s.Pool.Query(ctx, `
+UPDATE delivery_jobs j SET
+    recoveries = j.recoveries + 1,
+    state = CASE WHEN j.recoveries + 1 >= $2 THEN 'dead' ELSE 'pending' END,
+    dead_reason = CASE WHEN j.recoveries + 1 >= $2 THEN 'poison' END,
+    dead_at = CASE WHEN j.recoveries + 1 >= $2 THEN $1::timestamptz END,
+    last_error = CASE WHEN j.recoveries + 1 >= $2
+                      THEN 'its lease expired ' || (j.recoveries + 1) || ' times without a recorded attempt'
+                      ELSE j.last_error END,
+    next_attempt_at = $1, lease_owner = NULL, lease_until = NULL, updated_at = $1
+WHERE j.id IN (
+    SELECT id FROM delivery_jobs
+    WHERE state = 'in_flight' AND lease_until < $1
+    ORDER BY lease_until
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED)
+RETURNING j.state`, now, poisonThreshold, recoverBatch)
+		if err != nil {
+			return total, classify(fmt.Errorf("recover expired leases: %w", err))
+		}
+		var state string
+		n := 0
+		_, err = pgx.ForEachRow(rows, []any{&state}, func() error {
+			n++
+			if state == JobDead {
+				total.Poisoned++
+			} else {
+				total.Retried++
+			}
+			return nil
+		})
+		if err != nil {
+			return total, classify(fmt.Errorf("recover expired leases: %w", err))
+		}
+		if n < recoverBatch {
+			return total, nil
+		}
+	}
+}
+
+// DueBacklog counts the pending jobs due at now, for a gauge. It reads the
+// partial index of pending jobs only.
+func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM delivery_jobs WHERE state = 'pending' AND next_attempt_at <= $1`, now).Scan(&n)
+	if err != nil {
+		return 0, classify(fmt.Errorf("count due jobs: %w", err))
+	}
+	return n, nil
+}
+
+// JobsListener receives the notifications ingest sends on JobsChannel. It
+// holds a connection of its own, outside the pool, for as long as it lives.
+type JobsListener struct {
+	conn *pgx.Conn
+}
+
+// ListenJobs opens a connection with the pool's settings and LISTENs on
+// JobsChannel.
+func (s *Store) ListenJobs(ctx context.Context) (*JobsListener, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, classify(fmt.Errorf("listen for new jobs: %w", err))
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{JobsChannel}.Sanitize()); err != nil {
+		_ = conn.Close(context.WithoutCancel(ctx))
+		return nil, classify(fmt.Errorf("listen for new jobs: %w", err))
+	}
+	return &JobsListener{conn: conn}, nil
+}
+
+// Wait blocks until a notification arrives, ctx ends or the connection is
+// lost; after an error other than ctx's the listener is useless and should
+// be closed and opened again.
+func (l *JobsListener) Wait(ctx context.Context) error {
+	_, err := l.conn.WaitForNotification(ctx)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			return ctxErr
+		}
+		return classify(fmt.Errorf("wait for new jobs: %w", err))
+	}
+	return nil
+}
+
+// Close ends the listener's connection.
+func (l *JobsListener) Close(ctx context.Context) error {
+	return l.conn.Close(ctx)
+}
+
+// truncateText cuts s to at most limit bytes on a character boundary.
+func truncateText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
+}
