@@ -19,6 +19,7 @@ import (
 	"github.com/hubctl/hubctl/internal/api"
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/service"
+	sinkregistry "github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -43,10 +44,11 @@ type component interface {
 // hold within STREAMING_HUB_SHUTDOWN_TIMEOUT, then the listener closes.
 func Run(ctx context.Context, opts Options) error {
 	cfg, log := opts.Config, opts.Logger
-	if _, err := LoadKeyring(cfg, opts.LookupEnv); err != nil {
+	keys, err := LoadKeyring(cfg, opts.LookupEnv)
+	if err != nil {
 		return err
 	}
-	if err := store.CheckSchema(ctx, cfg.Postgres.DSN); err != nil {
+	if err = store.CheckSchema(ctx, cfg.Postgres.DSN); err != nil {
 		return err
 	}
 	st, err := store.Open(ctx, cfg.Postgres.DSN, store.Options{
@@ -58,16 +60,25 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer st.Close()
 
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(
+	metrics := prometheus.NewRegistry()
+	metrics.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	// Every role serves /v1, whose create and verify probe destinations, so
+	// the sinks and the subscription use cases exist on every role; the
+	// dispatcher shares them.
+	sinks, err := sinkregistry.New(sinkregistry.Options{AllowPrivate: cfg.AllowPrivateSinks})
+	if err != nil {
+		return err
+	}
+	defer sinks.Close()
+	subscriptions := service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: cfg.RotationOverlap})
 
 	checks := map[string]api.ReadinessCheck{"database": st.Ping}
 	var parts []component
 	if cfg.Role.RunsIngest() {
-		consumer, err := newIngest(cfg, st, log, registry)
+		consumer, err := newIngest(cfg, st, log, metrics)
 		if err != nil {
 			return err
 		}
@@ -80,10 +91,17 @@ func Run(ctx context.Context, opts Options) error {
 			return nil
 		}
 	}
+	if cfg.Role.RunsDelivery() {
+		dispatcher, err := newDispatch(cfg, st, subscriptions, log, metrics)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, dispatcher)
+	}
 
 	var gatherer prometheus.Gatherer
 	if cfg.MetricsEnabled {
-		gatherer = registry
+		gatherer = metrics
 	}
 	server := api.New(api.Options{
 		Logger:     log,
@@ -91,18 +109,21 @@ func Run(ctx context.Context, opts Options) error {
 		Checks:     checks,
 		AdminToken: cfg.AdminToken,
 		ControlPlane: &api.ControlPlane{
-			Tenants:    service.NewTenants(st, time.Now),
-			APIKeys:    service.NewAPIKeys(st, time.Now),
-			Quarantine: service.NewQuarantine(st),
+			Tenants:       service.NewTenants(st, time.Now),
+			APIKeys:       service.NewAPIKeys(st, time.Now),
+			Quarantine:    service.NewQuarantine(st),
+			Subscriptions: subscriptions,
 		},
 	})
 	httpServer := &http.Server{
 		Handler:           server,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// Above the longest verification probe (attempt_timeout ≤ 60s plus
+		// grace) so create and verify answer instead of being cut off.
+		WriteTimeout: 90 * time.Second,
+		IdleTimeout:  120 * time.Second,
+		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	listener, err := net.Listen("tcp", cfg.HTTPListenAddr)
 	if err != nil {

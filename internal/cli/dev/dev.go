@@ -20,6 +20,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/devenv"
 	"github.com/hubctl/hubctl/internal/hub"
+	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -92,7 +93,14 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	if err := os.MkdirAll(opts.dataDir, 0o755); err != nil {
 		return fmt.Errorf("create --data-dir: %w", err)
 	}
-	kek, err := devKEK(filepath.Join(opts.dataDir, "dev-kek"))
+	kek, err := keptSecret(filepath.Join(opts.dataDir, "dev-kek"), randomBase64)
+	if err != nil {
+		return err
+	}
+	adminToken, err := keptSecret(filepath.Join(opts.dataDir, "dev-admin-token"), func() (string, error) {
+		key, err := randomBase64()
+		return "dev-admin-" + key, err
+	})
 	if err != nil {
 		return err
 	}
@@ -125,7 +133,8 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	if err := store.MigrateUp(ctx, pg.DSN()); err != nil {
 		return err
 	}
-	if err := seedTenant(ctx, pg.DSN()); err != nil {
+	tenantKey, err := seedTenant(ctx, pg.DSN(), filepath.Join(opts.dataDir, "dev-tenant-key"))
+	if err != nil {
 		return err
 	}
 
@@ -136,6 +145,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 		"STREAMING_HUB_KAFKA_METADATA_REFRESH": "2s",
 		"STREAMING_HUB_LOG_LEVEL":              "info",
 		"STREAMING_HUB_HTTP_LISTEN_ADDR":       "127.0.0.1:8080",
+		"STREAMING_HUB_ADMIN_TOKEN":            adminToken,
 	}
 	cfg, err := f.Config()
 	if err != nil {
@@ -167,12 +177,14 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 		Logger:    log,
 		OnListening: func(addr net.Addr) {
 			printBanner(errOut, banner{
-				brokers:  strings.Join(kafka.Brokers(), ","),
-				dsn:      pg.DSN(),
-				api:      "http://" + dialable(addr),
-				dataDir:  opts.dataDir,
-				tenant:   DefaultTenant,
-				duration: time.Since(started),
+				brokers:    strings.Join(kafka.Brokers(), ","),
+				dsn:        pg.DSN(),
+				api:        "http://" + dialable(addr),
+				dataDir:    opts.dataDir,
+				tenant:     DefaultTenant,
+				adminToken: cfg.AdminToken,
+				tenantKey:  tenantKey,
+				duration:   time.Since(started),
 			})
 		},
 	})
@@ -182,35 +194,51 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	return err
 }
 
-// devKEK returns the development key-encryption key kept in path, creating
-// it on first use, so secrets stored by one dev run decrypt in the next.
-func devKEK(path string) (string, error) {
+// keptSecret returns the development secret kept in path, creating it with
+// make on first use, so a restart reuses the KEK (stored secrets still
+// decrypt) and the printed tokens stay valid.
+func keptSecret(path string, make func() (string, error)) (string, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		return strings.TrimSpace(string(b)), nil
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("read dev key: %w", err)
+		return "", fmt.Errorf("read %s: %w", path, err)
 	}
+	secret, err := make()
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return secret, nil
+}
+
+func randomBase64() (string, error) {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return "", err
 	}
-	encoded := base64.StdEncoding.EncodeToString(key)
-	if err := os.WriteFile(path, []byte(encoded+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write dev key: %w", err)
-	}
-	return encoded, nil
+	return base64.StdEncoding.EncodeToString(key), nil
 }
 
-func seedTenant(ctx context.Context, dsn string) error {
+// seedTenant makes sure tenant default exists and has an API key. A key is
+// shown only once, so dev mode keeps the one it issued under the data dir.
+func seedTenant(ctx context.Context, dsn, keyPath string) (string, error) {
 	st, err := store.Open(ctx, dsn, store.Options{MaxConns: 2, AppName: "hubctl dev"})
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer st.Close()
-	if _, err := st.CreateTenant(ctx, DefaultTenant, time.Now()); err != nil && !errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("seed tenant %q: %w", DefaultTenant, err)
+	if _, err := service.NewTenants(st, time.Now).Create(ctx, DefaultTenant); err != nil && !errors.Is(err, store.ErrConflict) {
+		return "", fmt.Errorf("seed tenant %q: %w", DefaultTenant, err)
 	}
-	return nil
+	return keptSecret(keyPath, func() (string, error) {
+		key, err := service.NewAPIKeys(st, time.Now).Create(ctx, DefaultTenant, "hubctl dev")
+		if err != nil {
+			return "", fmt.Errorf("issue an API key for tenant %q: %w", DefaultTenant, err)
+		}
+		return key.Key, nil
+	})
 }
 
 // dialable turns a wildcard listen address into one a client can dial.
@@ -223,8 +251,8 @@ func dialable(addr net.Addr) string {
 }
 
 type banner struct {
-	brokers, dsn, api, dataDir, tenant string
-	duration                           time.Duration
+	brokers, dsn, api, dataDir, tenant, adminToken, tenantKey string
+	duration                                                  time.Duration
 }
 
 func printBanner(w io.Writer, b banner) {
@@ -237,11 +265,13 @@ hubctl dev is running (started in %s)
   tenant          %s
   data            %s
 
-Try:
-  hubctl events produce --brokers %s --tenant %s --type transaction.posted --data '{"amount":1000}'
-  psql '%s' -c 'select seq, tenant_id, event_key from events'
+Talk to it as tenant %[5]s (or as admin with HUBCTL_TOKEN=%[7]s):
+  export HUBCTL_SERVER=%[4]s HUBCTL_TOKEN=%[8]s
+  hubctl subs create --name demo --type pull
+  hubctl events produce --brokers %[2]s --tenant %[5]s --type transaction.posted --data '{"amount":1000}'
+  psql '%[3]s' -c 'select seq, tenant_id, event_key from events'
 
 Ctrl-C stops everything.
 
-`, b.duration.Round(time.Millisecond), b.brokers, b.dsn, b.api, b.tenant, b.dataDir, b.brokers, b.tenant, b.dsn)
+`, b.duration.Round(time.Millisecond), b.brokers, b.dsn, b.api, b.tenant, b.dataDir, b.adminToken, b.tenantKey)
 }

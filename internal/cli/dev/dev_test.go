@@ -2,6 +2,10 @@ package dev_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,11 +17,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
 var (
 	brokersLine  = regexp.MustCompile(`Kafka brokers\s+(\S+)`)
 	postgresLine = regexp.MustCompile(`PostgreSQL\s+(postgres://\S+)`)
+	exportLine   = regexp.MustCompile(`export HUBCTL_SERVER=(\S+) HUBCTL_TOKEN=(\S+)`)
 )
 
 // TestDevRunsTheHubEndToEnd starts `hubctl dev` in-process on free ports,
@@ -64,6 +72,38 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 		t.Fatalf("tenant default: status %q, err %v", status, err)
 	}
 
+	// The printed server and tenant key work: subscribe a local webhook
+	// receiver, which dev mode may reach (private sinks allowed).
+	export := exportLine.FindStringSubmatch(dev.Stderr())
+	if export == nil {
+		t.Fatalf("banner lacks the HUBCTL_SERVER/HUBCTL_TOKEN line:\n%s", dev.Stderr())
+	}
+	deliveries := make(chan *http.Request, 16)
+	bodies := make(chan []byte, 16)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.Header.Get(webhook.HeaderEventType) != webhook.VerificationEventType {
+			deliveries <- r
+			bodies <- body
+		}
+	}))
+	defer receiver.Close()
+	hub, err := client.New(export[1], client.WithToken(export[2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := hub.CreateSubscription(ctx, hubapi.SubscriptionCreate{
+		Name:       "dev smoke test",
+		Sink:       json.RawMessage(`{"type":"webhook","url":"` + receiver.URL + `"}`),
+		EventTypes: []string{"transaction.*"},
+	})
+	if err != nil {
+		t.Fatalf("create a subscription with the printed tenant key: %v", err)
+	}
+	if created.VerificationState != "active" {
+		t.Fatalf("subscription not verified: %+v", created.Subscription)
+	}
+
 	producer, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...), kgo.AllowAutoTopicCreation())
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +141,18 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 	}
 	if key != "transaction.posted" {
 		t.Errorf("event key = %q", key)
+	}
+	select {
+	case r := <-deliveries:
+		body := <-bodies
+		if string(body) != `{"amount":1000}` {
+			t.Errorf("delivered body %q", body)
+		}
+		if err := webhook.VerifyRequest(r, body, []string{created.SigningSecret}, time.Now(), webhook.DefaultTolerance); err != nil {
+			t.Errorf("delivery signature: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatalf("the event never reached the webhook:\n%s", dev.Stderr())
 	}
 	conn.Close(ctx)
 

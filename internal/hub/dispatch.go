@@ -1,0 +1,28 @@
+package hub
+
+import (
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/dispatch"
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// newDispatch builds the delivery half on the hub's shared subscription use
+// cases (which open sinks with their decrypted secrets). Attempts in flight
+// may run for the whole shutdown timeout after the hub starts stopping.
+func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscriptions, log *slog.Logger, reg prometheus.Registerer) (*dispatch.Dispatcher, error) {
+	return dispatch.New(dispatch.Options{
+		Store:         st,
+		Subscriptions: subs,
+		Dispatch:      cfg.Dispatch,
+		Breaker:       cfg.Breaker,
+		AutoDisable:   cfg.AutoDisable,
+		Logger:        log,
+		Registerer:    reg,
+		DrainTimeout:  cfg.ShutdownTimeout,
+	})
+}
