@@ -259,10 +259,8 @@ func TestTwoDispatchersNeverAttemptAJobTwiceAtOnce(t *testing.T) {
 		return http.StatusOK
 	})
 	const perTenant = 150
-	var subs []uuid.UUID
 	for _, tenant := range []string{"t1", "t2", "t3"} {
 		sub, _ := e.webhookSub(tenant, rc.URL)
-		subs = append(subs, sub)
 		e.insertJobs(tenant, sub, perTenant)
 	}
 	first, _ := e.start(func(o *Options) { o.Owner = "process-1" })
