@@ -46,7 +46,8 @@ VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transa
 		e.produce(rec)
 		e.waitStored(testTopic, offset+1)
 
-		if got := m.metric(t, "streaming_hub_ingest_records_total", "verdict", c.Expect, "reason", c.Reason) - before; got != 1 {
+		got := m.settledMetric(t, before+1, "streaming_hub_ingest_records_total", "verdict", c.Expect, "reason", c.Reason) - before
+		if got != 1 {
 			t.Errorf("%s: records_total{verdict=%q,reason=%q} rose by %v, want 1", c.Name, c.Expect, c.Reason, got)
 		}
 		inbox := e.count(`SELECT count(*) FROM events WHERE topic = $1 AND kafka_offset = $2`, testTopic, offset)

@@ -25,10 +25,10 @@ func TestSameRecordTwiceIsOneInboxRow(t *testing.T) {
 	if n := e.count(`SELECT count(*) FROM events WHERE tenant_id = 't-a' AND id = $1`, eventID(1)); n != 1 {
 		t.Fatalf("inbox rows for the event = %d, want 1", n)
 	}
-	if got := m.metric(t, "streaming_hub_ingest_records_total", "verdict", "accept"); got != 1 {
+	if got := m.settledMetric(t, 1, "streaming_hub_ingest_records_total", "verdict", "accept"); got != 1 {
 		t.Errorf("accepted = %v, want 1", got)
 	}
-	if got := m.metric(t, "streaming_hub_ingest_records_total", "verdict", "discard", "reason", "duplicate"); got != 1 {
+	if got := m.settledMetric(t, 1, "streaming_hub_ingest_records_total", "verdict", "discard", "reason", "duplicate"); got != 1 {
 		t.Errorf("duplicate discards = %v, want 1", got)
 	}
 }

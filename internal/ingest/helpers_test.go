@@ -347,3 +347,18 @@ func (m *member) metric(t testing.TB, name string, labels ...string) float64 {
 	t.Helper()
 	return metricValue(t, m.registry, name, labels...)
 }
+
+// settledMetric waits briefly for a counter to reach want and returns its
+// value then (or at the deadline). Counters move just after a batch commits,
+// so a test that saw the commit in the database must not race them.
+func (m *member) settledMetric(t testing.TB, want float64, name string, labels ...string) float64 {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := m.metric(t, name, labels...)
+		if got == want || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
