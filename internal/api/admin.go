@@ -30,6 +30,8 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleTenant("POST /v1/subscriptions/{id}/rotate-secret", s.rotateSubscriptionSecret)
 	s.handleTenant("POST /v1/subscriptions/{id}/enable", s.enableSubscription)
 	s.handleTenant("POST /v1/subscriptions/{id}/disable", s.disableSubscription)
+	s.handleTenant("GET /v1/subscriptions/{id}/deliveries", s.listSubscriptionDeliveries)
+	s.handleTenant("GET /v1/deliveries/{id}", s.getDelivery)
 }
 
 func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {

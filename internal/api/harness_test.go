@@ -82,6 +82,7 @@ func newHarness(t testing.TB, adminToken string) *harness {
 			Quarantine: service.NewQuarantine(st),
 			Subscriptions: service.NewSubscriptions(st, testKeyring(t), sinks.Registry,
 				service.SubscriptionOptions{RotationOverlap: testRotationOverlap}),
+			Deliveries: service.NewDeliveries(st),
 		},
 	})
 	server.handleTenant(whoamiPattern, func(w http.ResponseWriter, _ *http.Request, tenantID string) error {

@@ -51,6 +51,7 @@ type ControlPlane struct {
 	APIKeys       *service.APIKeys
 	Quarantine    *service.Quarantine
 	Subscriptions *service.Subscriptions
+	Deliveries    *service.Deliveries
 }
 
 // Server is the HTTP handler plus the draining switch that SIGTERM flips.

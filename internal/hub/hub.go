@@ -113,6 +113,7 @@ func Run(ctx context.Context, opts Options) error {
 			APIKeys:       service.NewAPIKeys(st, time.Now),
 			Quarantine:    service.NewQuarantine(st),
 			Subscriptions: subscriptions,
+			Deliveries:    service.NewDeliveries(st),
 		},
 	})
 	httpServer := &http.Server{

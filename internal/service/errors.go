@@ -99,3 +99,7 @@ func subscriptionError(id string, err error) error {
 	}
 	return err
 }
+
+// CodeDeliveryNotFound answers a delivery that is missing or another
+// tenant's (SPEC §6.1).
+const CodeDeliveryNotFound = "delivery_not_found"

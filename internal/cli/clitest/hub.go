@@ -82,6 +82,7 @@ func Serve(t testing.TB, dsn string) string {
 			APIKeys:       service.NewAPIKeys(st, time.Now),
 			Quarantine:    service.NewQuarantine(st),
 			Subscriptions: service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: rotationOverlap}),
+			Deliveries:    service.NewDeliveries(st),
 		},
 	}))
 	t.Cleanup(server.Close)

@@ -23,6 +23,7 @@ type direct struct {
 	tenants    *service.Tenants
 	apiKeys    *service.APIKeys
 	quarantine *service.Quarantine
+	deliveries *service.Deliveries
 
 	// The subscription use cases need the key-encryption key and the sink
 	// registry, which tenant and key commands must not require: they are
@@ -52,6 +53,7 @@ func openDirect(ctx context.Context, f *cmdutil.Factory) (Hub, error) {
 		tenants:    service.NewTenants(st, time.Now),
 		apiKeys:    service.NewAPIKeys(st, time.Now),
 		quarantine: service.NewQuarantine(st),
+		deliveries: service.NewDeliveries(st),
 	}, nil
 }
 
@@ -89,7 +91,7 @@ func (d *direct) subscriptions() (*service.Subscriptions, error) {
 // here and a 404 there.
 func (d *direct) scoped(ctx context.Context, tenant string) (*service.Subscriptions, error) {
 	if tenant == "" {
-		return nil, cmdutil.UsageErrorf("--tenant (or %s) is required when working directly on the database", EnvTenant)
+		return nil, errNoTenant()
 	}
 	subs, err := d.subscriptions()
 	if err != nil {
@@ -99,6 +101,20 @@ func (d *direct) scoped(ctx context.Context, tenant string) (*service.Subscripti
 		return nil, err
 	}
 	return subs, nil
+}
+
+// checkTenant is scoped's check for reads that need no key-encryption key
+// (deliveries hold nothing sealed): the tenant is named and exists.
+func (d *direct) checkTenant(ctx context.Context, tenant string) error {
+	if tenant == "" {
+		return errNoTenant()
+	}
+	_, err := d.tenants.Get(ctx, tenant)
+	return err
+}
+
+func errNoTenant() error {
+	return cmdutil.UsageErrorf("--tenant (or %s) is required when working directly on the database", EnvTenant)
 }
 
 func (d *direct) CreateTenant(ctx context.Context, id string) (hubapi.Tenant, error) {
@@ -208,4 +224,18 @@ func (d *direct) RotateSecret(ctx context.Context, tenant, id, signingSecret str
 		return hubapi.SecretRotation{}, err
 	}
 	return subs.RotateSecret(ctx, tenant, id, signingSecret)
+}
+
+func (d *direct) ListDeliveries(ctx context.Context, tenant, subscriptionID string, p service.DeliveryListParams) (hubapi.Page[hubapi.Delivery], error) {
+	if err := d.checkTenant(ctx, tenant); err != nil {
+		return hubapi.Page[hubapi.Delivery]{}, err
+	}
+	return d.deliveries.List(ctx, tenant, subscriptionID, p)
+}
+
+func (d *direct) GetDelivery(ctx context.Context, tenant, id string) (hubapi.DeliveryDetail, error) {
+	if err := d.checkTenant(ctx, tenant); err != nil {
+		return hubapi.DeliveryDetail{}, err
+	}
+	return d.deliveries.Get(ctx, tenant, id)
 }

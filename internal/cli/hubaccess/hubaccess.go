@@ -58,6 +58,9 @@ type Hub interface {
 	VerifySubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
 	RotateSecret(ctx context.Context, tenant, id, signingSecret string) (hubapi.SecretRotation, error)
 
+	ListDeliveries(ctx context.Context, tenant, subscriptionID string, p service.DeliveryListParams) (hubapi.Page[hubapi.Delivery], error)
+	GetDelivery(ctx context.Context, tenant, id string) (hubapi.DeliveryDetail, error)
+
 	// Close releases the database pool or idle connections.
 	Close()
 }

@@ -126,3 +126,13 @@ func (r *remote) RotateSecret(ctx context.Context, tenant, id, signingSecret str
 	rotation, err := r.tenantClient(tenant).RotateSecret(ctx, id, signingSecret)
 	return rotation, scopeError(tenant, err)
 }
+
+func (r *remote) ListDeliveries(ctx context.Context, tenant, subscriptionID string, p service.DeliveryListParams) (hubapi.Page[hubapi.Delivery], error) {
+	page, err := r.tenantClient(tenant).ListDeliveries(ctx, subscriptionID, client.DeliveryListOptions{ListOptions: listOptions(p.ListParams), State: p.State})
+	return page, scopeError(tenant, err)
+}
+
+func (r *remote) GetDelivery(ctx context.Context, tenant, id string) (hubapi.DeliveryDetail, error) {
+	detail, err := r.tenantClient(tenant).GetDelivery(ctx, id)
+	return detail, scopeError(tenant, err)
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	configcmd "github.com/hubctl/hubctl/internal/cli/config"
+	"github.com/hubctl/hubctl/internal/cli/deliveries"
 	"github.com/hubctl/hubctl/internal/cli/dev"
 	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
@@ -36,10 +37,10 @@ The same binary runs the hub (hubctl serve), a complete local setup
 Settings come from flags, then STREAMING_HUB_* environment variables, then the
 YAML file named by --config, then defaults; see hubctl config show.
 
-Admin commands (tenants, subs, quarantine) work in two modes against the
-same store: through the API with --server and --token (HUBCTL_SERVER,
-HUBCTL_TOKEN), or, without a server, directly on the database named by
---database-url (STREAMING_HUB_POSTGRES_DSN).
+Admin commands (tenants, subs, deliveries, quarantine) work in two modes
+against the same store: through the API with --server and --token
+(HUBCTL_SERVER, HUBCTL_TOKEN), or, without a server, directly on the
+database named by --database-url (STREAMING_HUB_POSTGRES_DSN).
 
 Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 3 not found, 4 unauthorized or forbidden, 5 hub or database unavailable.`,
@@ -77,6 +78,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		events.NewCmd(f),
 		quarantine.NewCmd(f),
 		subs.NewCmd(f),
+		deliveries.NewCmd(f),
 		configcmd.NewCmd(f),
 		version.NewCmd(f),
 		man.NewCmd(f),

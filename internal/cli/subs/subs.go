@@ -68,6 +68,7 @@ marked failed.`,
 			do: hubaccess.Hub.VerifySubscription,
 		}),
 		newRotateCmd(f),
+		newDeliveriesCmd(f),
 	)
 	return cmd
 }

@@ -41,6 +41,7 @@ func newReceiver(t *testing.T) *receiver {
 type mode struct {
 	name string
 	env  map[string]string
+	dsn  string // the mode's database, for what a test stores beside the CLI
 }
 
 // modes returns the three ways of acting on acme's subscriptions, each on
@@ -64,9 +65,9 @@ func modes(t *testing.T) []mode {
 		t.Fatalf("create key: exit %d: %s", r.Code, r.Stderr)
 	}
 	return []mode{
-		{"direct", clitest.With(clitest.Direct(directDSN), map[string]string{"HUBCTL_TENANT": "acme"})},
-		{"admin token", clitest.With(clitest.Remote(clitest.Serve(t, adminDSN), clitest.AdminToken), map[string]string{"HUBCTL_TENANT": "acme"})},
-		{"tenant key", clitest.Remote(keyURL, key.Key)},
+		{"direct", clitest.With(clitest.Direct(directDSN), map[string]string{"HUBCTL_TENANT": "acme"}), directDSN},
+		{"admin token", clitest.With(clitest.Remote(clitest.Serve(t, adminDSN), clitest.AdminToken), map[string]string{"HUBCTL_TENANT": "acme"}), adminDSN},
+		{"tenant key", clitest.Remote(keyURL, key.Key), keyDSN},
 	}
 }
 

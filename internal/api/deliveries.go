@@ -1,0 +1,40 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/hubctl/hubctl/internal/service"
+)
+
+// The handlers of a subscription's deliveries and of one delivery (SPEC
+// §3.1, §6.1). Like the subscription handlers, they pass the tenant the
+// request acts on to the use case, which scopes every lookup to it: another
+// tenant's subscription or delivery, or an id that is not a UUID, answers
+// 404 exactly like a missing one.
+
+func (s *Server) listSubscriptionDeliveries(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	q := r.URL.Query()
+	page, err := listParams(q)
+	if err != nil {
+		return err
+	}
+	params := service.DeliveryListParams{ListParams: page}
+	if params.State, err = filterParam(q, "state"); err != nil {
+		return err
+	}
+	deliveries, err := s.opts.ControlPlane.Deliveries.List(r.Context(), tenantID, r.PathValue("id"), params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, deliveries)
+	return nil
+}
+
+func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	delivery, err := s.opts.ControlPlane.Deliveries.Get(r.Context(), tenantID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, delivery)
+	return nil
+}

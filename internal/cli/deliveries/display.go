@@ -1,0 +1,127 @@
+package deliveries
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// ListHeader and ListRow are the table of a subscription's deliveries
+// (hubctl subs deliveries).
+func ListHeader(t *output.TableWriter) {
+	t.Header("delivery", "event", "type", "state", "attempts", "last status", "updated")
+}
+
+// ListRow is one delivery of ListHeader's table.
+func ListRow(t *output.TableWriter, f *cmdutil.Factory, d hubapi.Delivery) {
+	t.Row(d.ID, orDash(d.EventID), orDash(cellText(d.EventType, 0)), output.Style(f.IOStreams, d.State),
+		strconv.Itoa(d.Attempts), optionalInt(d.LastStatus), d.UpdatedAt.Format(time.RFC3339))
+}
+
+// errorWidth cuts an error in the attempts table: enough to tell one
+// failure from another; -o json carries the whole text.
+const errorWidth = 100
+
+// writeSummary shows one delivery field by field, the state's details
+// beside it, so a reader sees at once why a delivery is where it is.
+func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery) error {
+	state := output.Style(f.IOStreams, d.State)
+	if d.DeadReason != nil {
+		state += " (" + output.Style(f.IOStreams, *d.DeadReason) + ")"
+	}
+	fields := [][2]string{
+		{"Delivery", d.ID},
+		{"Subscription", d.SubscriptionID},
+		{"Event", orDash(d.EventID)},
+		{"Type", orDash(cellText(d.EventType, 0))},
+		{"State", state},
+		{"Attempts", strconv.Itoa(d.Attempts)},
+		{"Next attempt", optionalTime(d.NextAttemptAt)},
+		{"Last status", optionalInt(d.LastStatus)},
+		{"Last error", optionalText(d.LastError, 0)},
+		{"Created", d.CreatedAt.Format(time.RFC3339)},
+		{"Updated", d.UpdatedAt.Format(time.RFC3339)},
+	}
+	if d.SucceededAt != nil {
+		fields = append(fields, [2]string{"Succeeded", optionalTime(d.SucceededAt)})
+	}
+	if d.DeadAt != nil {
+		fields = append(fields, [2]string{"Dead", optionalTime(d.DeadAt)})
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, field := range fields {
+		fmt.Fprintf(tw, "%s:\t%s\n", field[0], field[1])
+	}
+	return tw.Flush()
+}
+
+// attemptsTable shows a delivery's attempts, oldest first.
+func attemptsTable(t *output.TableWriter, f *cmdutil.Factory, attempts []hubapi.DeliveryAttempt) {
+	t.Header("#", "delivery id", "started", "latency", "outcome", "status", "error")
+	for _, a := range attempts {
+		t.Row(strconv.Itoa(a.Attempt), a.ID, a.StartedAt.Format(time.RFC3339),
+			(time.Duration(a.DurationMS) * time.Millisecond).String(), output.Style(f.IOStreams, a.Outcome),
+			optionalInt(a.StatusCode), optionalText(a.Error, errorWidth))
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func optionalInt(n *int) string {
+	if n == nil {
+		return "-"
+	}
+	return strconv.Itoa(*n)
+}
+
+func optionalTime(at *time.Time) string {
+	if at == nil {
+		return "-"
+	}
+	return at.Format(time.RFC3339)
+}
+
+func optionalText(s *string, width int) string {
+	if s == nil {
+		return "-"
+	}
+	return orDash(cellText(*s, width))
+}
+
+// cellText makes text that came from outside the hub (a destination's
+// error, an event type) safe for one table cell, and cuts it to width
+// runes when width > 0. A control character could break the table's rows
+// or drive the terminal; each is shown escaped instead.
+func cellText(s string, width int) string {
+	var b strings.Builder
+	runes := 0
+	for _, r := range s {
+		if width > 0 && runes == width {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case unicode.IsGraphic(r):
+			b.WriteRune(r)
+		case r <= 0xff:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		runes++
+	}
+	return b.String()
+}

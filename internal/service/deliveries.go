@@ -1,0 +1,173 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// DeliveryListParams select a page of one subscription's deliveries, newest
+// first. State, when set, keeps only deliveries in that state.
+type DeliveryListParams struct {
+	ListParams
+	State string
+}
+
+// Deliveries reads delivery jobs and their attempts (SPEC §3.1). Every
+// method is scoped to one tenant: another tenant's subscription or delivery
+// answers exactly like a missing one. Reading needs no key-encryption key:
+// nothing here is sealed.
+type Deliveries struct {
+	store *store.Store
+}
+
+// NewDeliveries returns the delivery use cases over st.
+func NewDeliveries(st *store.Store) *Deliveries {
+	return &Deliveries{store: st}
+}
+
+// List pages through a subscription's deliveries, newest event first. A
+// deleted subscription's deliveries stay listed: they are its history.
+func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, p DeliveryListParams) (hubapi.Page[hubapi.Delivery], error) {
+	q, err := checkDeliveryList(p)
+	if err != nil {
+		return hubapi.Page[hubapi.Delivery]{}, err
+	}
+	subID, err := uuid.Parse(subscriptionID)
+	if err != nil || !tenantIDPattern.MatchString(tenantID) {
+		return hubapi.Page[hubapi.Delivery]{}, subscriptionError(subscriptionID, store.ErrNotFound)
+	}
+	q.TenantID, q.SubscriptionID = tenantID, subID
+	rows, more, err := s.store.ListDeliveries(ctx, q)
+	if err != nil {
+		return hubapi.Page[hubapi.Delivery]{}, subscriptionError(subscriptionID, err)
+	}
+	page := hubapi.Page[hubapi.Delivery]{Items: make([]hubapi.Delivery, len(rows))}
+	for i, row := range rows {
+		page.Items[i] = deliveryView(row)
+	}
+	if more {
+		page.NextCursor = encodeCursor(deliveriesCursor, strconv.FormatInt(rows[len(rows)-1].EventSeq, 10))
+	}
+	return page, nil
+}
+
+// Get reads one delivery with its attempts, oldest first.
+func (s *Deliveries) Get(ctx context.Context, tenantID, id string) (hubapi.DeliveryDetail, error) {
+	jobID, err := uuid.Parse(id)
+	if err != nil || !tenantIDPattern.MatchString(tenantID) {
+		return hubapi.DeliveryDetail{}, deliveryError(id, store.ErrNotFound)
+	}
+	row, attempts, err := s.store.GetDelivery(ctx, tenantID, jobID)
+	if err != nil {
+		return hubapi.DeliveryDetail{}, deliveryError(id, err)
+	}
+	detail := hubapi.DeliveryDetail{Delivery: deliveryView(row), AttemptHistory: make([]hubapi.DeliveryAttempt, len(attempts))}
+	for i, a := range attempts {
+		detail.AttemptHistory[i] = attemptView(a)
+	}
+	return detail, nil
+}
+
+// checkDeliveryList validates a listing's input before any I/O and turns
+// it into the store's query, less the scope.
+func checkDeliveryList(p DeliveryListParams) (store.DeliveryQuery, error) {
+	limit, err := pageLimit(p.Limit)
+	if err != nil {
+		return store.DeliveryQuery{}, err
+	}
+	if p.State != "" && !slices.Contains(hubapi.DeliveryStates, p.State) {
+		return store.DeliveryQuery{}, invalid("state", "invalid state %q: use one of %s", p.State, strings.Join(hubapi.DeliveryStates, ", "))
+	}
+	q := store.DeliveryQuery{Limit: limit, State: p.State}
+	if p.Cursor != "" {
+		if q.BeforeSeq, err = parseDeliveriesPosition(p.Cursor); err != nil {
+			return store.DeliveryQuery{}, err
+		}
+	}
+	return q, nil
+}
+
+// deliveryError turns the store's ErrNotFound about one delivery into the
+// service's error; other errors pass through unchanged.
+func deliveryError(id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return &NotFoundError{Code: CodeDeliveryNotFound, Message: fmt.Sprintf("delivery %q not found", id), Err: err}
+	}
+	return err
+}
+
+func deliveryView(d store.Delivery) hubapi.Delivery {
+	v := hubapi.Delivery{
+		ID:             d.ID.String(),
+		SubscriptionID: d.SubscriptionID.String(),
+		EventID:        d.EventID,
+		EventType:      d.EventKey,
+		TenantID:       d.TenantID,
+		State:          d.State,
+		Attempts:       d.Attempts,
+		DeadReason:     optionalText(d.DeadReason),
+		LastError:      optionalText(d.LastError),
+		LastStatus:     d.LastStatus,
+		CreatedAt:      d.CreatedAt.UTC(),
+		UpdatedAt:      d.UpdatedAt.UTC(),
+		SucceededAt:    utcPtr(d.SucceededAt),
+		DeadAt:         utcPtr(d.DeadAt),
+	}
+	// next_attempt_at keeps its last value in every state; it is a promise
+	// only while the delivery waits for its turn.
+	if d.State == hubapi.DeliveryPending {
+		next := d.NextAttemptAt.UTC()
+		v.NextAttemptAt = &next
+	}
+	return v
+}
+
+func attemptView(a store.DeliveryAttempt) hubapi.DeliveryAttempt {
+	v := hubapi.DeliveryAttempt{
+		ID:         a.ID.String(),
+		Attempt:    a.Number,
+		StartedAt:  a.StartedAt.UTC(),
+		DurationMS: a.Duration.Milliseconds(),
+		Outcome:    a.Outcome,
+		StatusCode: a.StatusCode,
+		Error:      optionalText(a.Error),
+	}
+	if a.Response != nil {
+		response, encoding := textOrBase64(a.Response)
+		v.Response, v.ResponseEncoding = &response, encoding
+	}
+	return v
+}
+
+// optionalText shows "" (the store's NULL) as null.
+func optionalText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// deliveriesCursor names the delivery listing's cursors; a position is the
+// last delivery's event seq, which orders a subscription's deliveries.
+const deliveriesCursor = "deliveries"
+
+func parseDeliveriesPosition(cursor string) (int64, error) {
+	position, err := decodeCursor(deliveriesCursor, cursor)
+	if err != nil {
+		return 0, err
+	}
+	seq, err := strconv.ParseInt(position, 10, 64)
+	if err != nil || seq < 1 {
+		return 0, errBadCursor()
+	}
+	return seq, nil
+}

@@ -1,0 +1,193 @@
+package service_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
+	// No store: every case must be answered without one.
+	svc := service.NewDeliveries(nil)
+	ctx := context.Background()
+	validSub := uuid.Must(uuid.NewV7()).String()
+	otherListing := listCursorOf(t)
+	list := func(tenant, sub string, p service.DeliveryListParams) func() error {
+		return func() error { _, err := svc.List(ctx, tenant, sub, p); return err }
+	}
+	cases := []struct {
+		name      string
+		call      func() error
+		wantCode  string
+		wantField string
+	}{
+		{"limit too large", list("acme", validSub, service.DeliveryListParams{ListParams: service.ListParams{Limit: service.MaxPageLimit + 1}}), service.CodeInvalidRequest, "limit"},
+		{"unknown state", list("acme", validSub, service.DeliveryListParams{State: "lost"}), service.CodeInvalidRequest, "state"},
+		{"state in the wrong case", list("acme", validSub, service.DeliveryListParams{State: "DEAD"}), service.CodeInvalidRequest, "state"},
+		{"forged cursor", list("acme", validSub, service.DeliveryListParams{ListParams: service.ListParams{Cursor: "not-a-cursor!"}}), service.CodeInvalidRequest, "cursor"},
+		{"another listing's cursor", list("acme", validSub, service.DeliveryListParams{ListParams: service.ListParams{Cursor: otherListing}}), service.CodeInvalidRequest, "cursor"},
+		{"cursor at seq 0", list("acme", validSub, service.DeliveryListParams{ListParams: service.ListParams{Cursor: encodeTestCursor("deliveries:0")}}), service.CodeInvalidRequest, "cursor"},
+		{"subscription id that is not a UUID", list("acme", "orders", service.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
+		{"tenant id no tenant can have", list("a/b", validSub, service.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
+		{"delivery id that is not a UUID", func() error { _, err := svc.Get(ctx, "acme", "42"); return err }, service.CodeDeliveryNotFound, ""},
+		{"delivery of an impossible tenant", func() error { _, err := svc.Get(ctx, "", validSub); return err }, service.CodeDeliveryNotFound, ""},
+	}
+	for _, tc := range cases {
+		code, field := codeOf(tc.call())
+		if code != tc.wantCode || field != tc.wantField {
+			t.Errorf("%s: code %q field %q, want %q %q", tc.name, code, field, tc.wantCode, tc.wantField)
+		}
+	}
+}
+
+// listCursorOf returns a real cursor of the tenant listing.
+func listCursorOf(t *testing.T) string {
+	t.Helper()
+	svc := service.NewTenants(openStore(t), newClock().Now)
+	for _, id := range []string{"a", "b"} {
+		if _, err := svc.Create(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := svc.List(context.Background(), service.ListParams{Limit: 1})
+	if err != nil || page.NextCursor == nil {
+		t.Fatalf("tenant page: %+v, %v", page, err)
+	}
+	return *page.NextCursor
+}
+
+// deliveryFixture is a subscription of acme with deliveries in every state.
+type deliveryFixture struct {
+	st   *store.Store
+	svc  *service.Deliveries
+	sub  string
+	jobs map[string]string // state -> job id
+}
+
+var fixtureTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func newDeliveryFixture(t *testing.T) *deliveryFixture {
+	t.Helper()
+	st := openStore(t)
+	ctx := context.Background()
+	f := &deliveryFixture{st: st, svc: service.NewDeliveries(st), sub: uuid.Must(uuid.NewV7()).String(), jobs: map[string]string{}}
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := st.Pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", strings.Fields(sql)[0:3], err)
+		}
+	}
+	exec(`INSERT INTO tenants (id) VALUES ('acme'), ('globex')`)
+	exec(`INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret)
+		VALUES ($1, 'acme', 'hook', 'webhook', 'https://hooks.test:443', '{*}', 'active', 'sealed')`, f.sub)
+	for n, state := range hubapi.DeliveryStates {
+		job := uuid.Must(uuid.NewV7()).String()
+		f.jobs[state] = job
+		exec(`WITH ev AS (
+			INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
+			                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+			VALUES ('acme', $1, 'account.created', '1.0.0', 1, 'midaz', 'studio.lerian.account.created', $2, '{}', '{}', '{}', 't', 0, $3)
+			RETURNING seq)
+			INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, attempts, next_attempt_at, lease_until,
+			                           dead_reason, dead_at, succeeded_at, last_status, created_at, updated_at)
+			SELECT $4, 'acme', $5, seq, $6, 1, $2, CASE WHEN $6 = 'in_flight' THEN $2::timestamptz END,
+			       CASE WHEN $6 = 'dead' THEN 'poison' END, CASE WHEN $6 = 'dead' THEN $2::timestamptz END,
+			       CASE WHEN $6 = 'succeeded' THEN $2::timestamptz END, CASE WHEN $6 = 'succeeded' THEN 204 END, $2, $2
+			FROM ev`,
+			fmt.Sprintf("0190b6a2-7c1e-7d3a-9f00-%012x", n), fixtureTime, n, job, f.sub, state)
+	}
+	exec(`INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
+		VALUES ($1, $3, 1, $4, 1500, 'failed', 503, 'HTTP 503', '\xfffe'::bytea),
+		       ($2, $3, 2, $4, 7, 'succeeded', 204, NULL, convert_to('thanks, ✓', 'UTF8'))`,
+		uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), f.jobs[hubapi.DeliverySucceeded], fixtureTime)
+	return f
+}
+
+func TestListDeliveriesFollowsCursorsNewestFirst(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	var states []string
+	params := service.DeliveryListParams{ListParams: service.ListParams{Limit: 2}}
+	for range 10 {
+		page, err := f.svc.List(ctx, "acme", f.sub, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range page.Items {
+			states = append(states, d.State)
+		}
+		if page.NextCursor == nil {
+			break
+		}
+		params.Cursor = *page.NextCursor
+	}
+	if got, want := strings.Join(states, ","), "canceled,dead,succeeded,in_flight,pending"; got != want {
+		t.Errorf("states in listing order %s, want %s", got, want)
+	}
+
+	page, err := f.svc.List(ctx, "acme", f.sub, service.DeliveryListParams{State: hubapi.DeliveryDead})
+	if err != nil || len(page.Items) != 1 || page.Items[0].ID != f.jobs[hubapi.DeliveryDead] || page.NextCursor != nil {
+		t.Errorf("dead only: %+v, %v", page, err)
+	}
+	if _, err := f.svc.List(ctx, "globex", f.sub, service.DeliveryListParams{}); !isCode(err, service.CodeSubscriptionNotFound) {
+		t.Errorf("another tenant's subscription: %v", err)
+	}
+}
+
+func isCode(err error, code string) bool {
+	got, _ := codeOf(err)
+	return got == code
+}
+
+func TestDeliveryViewShowsOnlyWhatAppliesToItsState(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	at := fixtureTime.Format(time.RFC3339Nano)
+	cases := []struct {
+		state string
+		want  []string // fragments of the JSON view
+	}{
+		{hubapi.DeliveryPending, []string{`"next_attempt_at":"` + at + `"`, `"dead_reason":null`, `"succeeded_at":null`, `"attempt_history":[]`}},
+		{hubapi.DeliveryInFlight, []string{`"next_attempt_at":null`, `"last_status":null`}},
+		{hubapi.DeliveryDead, []string{`"next_attempt_at":null`, `"dead_reason":"poison"`, `"dead_at":"` + at + `"`}},
+		{hubapi.DeliverySucceeded, []string{`"next_attempt_at":null`, `"last_status":204`, `"succeeded_at":"` + at + `"`, `"last_error":null`,
+			`"event_id":"0190b6a2-7c1e-7d3a-9f00-000000000002"`, `"event_type":"account.created"`, `"tenant_id":"acme"`,
+			`"attempt":1,"started_at":"` + at + `","duration_ms":1500,"outcome":"failed","status_code":503,"error":"HTTP 503","response":"//4=","response_encoding":"base64"}`,
+			`"attempt":2,"started_at":"` + at + `","duration_ms":7,"outcome":"succeeded","status_code":204,"error":null,"response":"thanks, ✓"}`}},
+	}
+	for _, tc := range cases {
+		detail, err := f.svc.Get(ctx, "acme", f.jobs[tc.state])
+		if err != nil {
+			t.Fatalf("%s: %v", tc.state, err)
+		}
+		raw, err := json.Marshal(detail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fragment := range tc.want {
+			if !strings.Contains(string(raw), fragment) {
+				t.Errorf("%s: view lacks %s:\n%s", tc.state, fragment, raw)
+			}
+		}
+		if detail.SubscriptionID != f.sub || detail.ID != f.jobs[tc.state] {
+			t.Errorf("%s: ids %s %s", tc.state, detail.ID, detail.SubscriptionID)
+		}
+	}
+	if _, err := f.svc.Get(ctx, "globex", f.jobs[hubapi.DeliveryPending]); !isCode(err, service.CodeDeliveryNotFound) {
+		t.Errorf("another tenant's delivery: %v", err)
+	}
+}
+
+// encodeTestCursor makes a cursor the way the hub encodes them, so a test
+// can forge a well-formed one with a position the hub must refuse.
+func encodeTestCursor(raw string) string { return base64.RawURLEncoding.EncodeToString([]byte(raw)) }

@@ -1,0 +1,80 @@
+package hubapi
+
+import "time"
+
+// Delivery states (SPEC §3.1; the job state machine of ARCHITECTURE.md).
+const (
+	DeliveryPending   = "pending"
+	DeliveryInFlight  = "in_flight"
+	DeliverySucceeded = "succeeded"
+	DeliveryDead      = "dead"
+	DeliveryCanceled  = "canceled"
+)
+
+// DeliveryStates lists every state, in the order a delivery moves through
+// them, for validation and help texts.
+var DeliveryStates = []string{DeliveryPending, DeliveryInFlight, DeliverySucceeded, DeliveryDead, DeliveryCanceled}
+
+// Delivery is one event on its way to one subscription: an item of
+// GET /v1/subscriptions/{id}/deliveries. Fields that do not apply in the
+// delivery's state are null.
+type Delivery struct {
+	ID             string `json:"id"`
+	SubscriptionID string `json:"subscription_id"`
+	// EventID is the CloudEvents id (X-Lerian-Event-Id) and EventType the
+	// event key (X-Lerian-Event-Type); both "" in the rare case the inbox
+	// no longer holds the event, which makes the delivery dead (poison).
+	EventID   string `json:"event_id"`
+	EventType string `json:"event_type"`
+	TenantID  string `json:"tenant_id"`
+	State     string `json:"state"`
+	// Attempts is how much of the retry budget the delivery has spent; a
+	// replay grants a fresh budget, while the attempt history keeps every
+	// attempt ever made.
+	Attempts int `json:"attempts"`
+	// NextAttemptAt is when a pending delivery is due.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	// DeadReason is exhausted, poison or subscription_disabled while dead.
+	DeadReason  *string    `json:"dead_reason"`
+	LastError   *string    `json:"last_error"`
+	LastStatus  *int       `json:"last_status"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	SucceededAt *time.Time `json:"succeeded_at"`
+	DeadAt      *time.Time `json:"dead_at"`
+}
+
+// DeliveryDetail is GET /v1/deliveries/{id}: the delivery with every
+// recorded attempt, oldest first.
+type DeliveryDetail struct {
+	Delivery
+	AttemptHistory []DeliveryAttempt `json:"attempt_history"`
+}
+
+// Attempt outcomes.
+const (
+	AttemptSucceeded = "succeeded"
+	AttemptFailed    = "failed"
+)
+
+// DeliveryAttempt is one call to the destination.
+type DeliveryAttempt struct {
+	// ID is the X-Lerian-Delivery-Id the destination received, new for
+	// every attempt.
+	ID string `json:"id"`
+	// Attempt numbers the delivery's attempts from 1; it keeps counting
+	// across replays.
+	Attempt    int       `json:"attempt"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	Outcome    string    `json:"outcome"`
+	// StatusCode is the destination's status, null when it gave none (a
+	// timeout, a refused connection, a sink without statuses).
+	StatusCode *int    `json:"status_code"`
+	Error      *string `json:"error"`
+	// Response is the start of the destination's answer (at most 1 KiB),
+	// null when it sent none: text when it is valid UTF-8, else base64
+	// with ResponseEncoding "base64".
+	Response         *string `json:"response"`
+	ResponseEncoding string  `json:"response_encoding,omitempty"`
+}
