@@ -18,15 +18,16 @@ import (
 // job is attempted again after recovery: at least once, never lost.
 var recordRetries = []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second}
 
-// attempt makes the one attempt a claim allows and records it. It holds a
-// worker slot until it returns.
+// attempt makes the one attempt a claim allows. A failure is recorded
+// before it returns; a success is handed to the recorder, which commits it
+// with others (the job's lease covers the wait).
 func (d *Dispatcher) attempt(ctx context.Context, job store.ClaimedJob) {
-	defer func() {
-		d.giveSlots(1)
-		d.inFlight.Done()
-	}()
 	sub := job.Subscription
 	log := d.log.With("job_id", job.ID, "subscription_id", sub.ID, "tenant_id", sub.TenantID)
+	if !leaseCoversAttempt(job.LeaseUntil, d.clock(), sub.AttemptTimeout, d.margin) {
+		d.release(ctx, job, log)
+		return
+	}
 
 	opened, openErr := d.sinks.acquire(sub, d.clock())
 	if openErr == nil {
@@ -84,6 +85,10 @@ func (d *Dispatcher) attempt(ctx context.Context, job store.ClaimedJob) {
 		result.Retry = nextRetry(curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
 	}
 	d.observe(sub.SinkType, out.OK, result.Duration, job.Event.ReceivedAt, finished)
+	if out.OK {
+		d.successes <- success{attempt: result, eventID: job.Event.ID, log: log}
+		return
+	}
 	res, err := d.record(ctx, result)
 	if err != nil {
 		log.Error("cannot record the attempt; the lease will expire and the job be retried",
@@ -94,8 +99,6 @@ func (d *Dispatcher) attempt(ctx context.Context, job store.ClaimedJob) {
 	switch {
 	case !res.Owned:
 		log.Warn("attempt recorded after its lease was recovered; the job moved on without it", attrs...)
-	case out.OK:
-		log.Debug("delivered", attrs...)
 	case res.Dead:
 		log.Info("delivery failed; attempts exhausted, job dead-lettered", append(attrs, "error", out.Error)...)
 	default:
@@ -106,6 +109,24 @@ func (d *Dispatcher) attempt(ctx context.Context, job store.ClaimedJob) {
 		log.Warn("subscription auto-disabled after a sustained failure span; its queued jobs are dead-lettered",
 			"shed_jobs", res.ShedJobs)
 	}
+}
+
+// leaseCoversAttempt reports whether a lease ending at leaseUntil still
+// holds a whole attempt of timeout and its recording (margin) when the
+// attempt starts at now. A job that waited in the queue past its allowance
+// must not be attempted: its lease could expire mid-attempt and the job be
+// recovered and attempted twice at once.
+func leaseCoversAttempt(leaseUntil, now time.Time, timeout, margin time.Duration) bool {
+	return !now.Add(timeout + margin).After(leaseUntil)
+}
+
+// release hands back a claimed job this worker will not attempt.
+func (d *Dispatcher) release(ctx context.Context, job store.ClaimedJob, log *slog.Logger) {
+	if _, err := d.store.Release(ctx, d.owner, []uuid.UUID{job.ID}); err != nil {
+		log.Warn("cannot release a job whose lease is too short for an attempt; it will expire and the job be retried", "error", err)
+		return
+	}
+	log.Info("released a job that waited in the queue too long for its lease to cover an attempt", "lease_until", job.LeaseUntil)
 }
 
 // breakerKey is the (tenant, destination) pair of SPEC §3.4.

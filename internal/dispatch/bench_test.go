@@ -2,9 +2,14 @@ package dispatch
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,6 +17,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/ingest"
+	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
@@ -42,10 +53,18 @@ func verifyingReceiver(b *testing.B, secret string, delivered *atomic.Int64) *ht
 // BenchmarkDispatch measures deliveries per second through the whole
 // dispatch path (claim, sink, signed POST verified by the receiver, record)
 // with 8 workers, against the same receiver driven by a bare Go HTTP client
-// loop at the same concurrency, and reports the ratio. Run it with a fixed
-// count, e.g. -benchtime=20000x, so both sides move the same number of
-// requests.
+// loop at the same concurrency, and reports the ratio: with the default
+// claim batch (16) and with 64. Run it with a fixed count, e.g.
+// -benchtime=20000x, so both sides move the same number of requests.
 func BenchmarkDispatch(b *testing.B) {
+	for _, claimBatch := range []int{16, 64} {
+		b.Run(fmt.Sprintf("claim_batch=%d", claimBatch), func(b *testing.B) {
+			benchmarkDispatch(b, claimBatch)
+		})
+	}
+}
+
+func benchmarkDispatch(b *testing.B, claimBatch int) {
 	const workers = 8
 	e := newEnv(b)
 	const secret = "whsec_benchmark_secret_0123456789"
@@ -58,6 +77,7 @@ func BenchmarkDispatch(b *testing.B) {
 	start := time.Now()
 	_, stop := e.start(func(o *Options) {
 		o.Dispatch.Workers = workers
+		o.Dispatch.ClaimBatch = claimBatch
 		o.Dispatch.IdleInterval = 250 * time.Millisecond
 	})
 	for e.count(`SELECT count(*) FROM delivery_jobs WHERE state = 'succeeded'`) < b.N {
@@ -77,6 +97,155 @@ func BenchmarkDispatch(b *testing.B) {
 	b.ReportMetric(bareRate, "bare_requests/s")
 	b.ReportMetric(hubRate/bareRate, "ratio")
 	b.ReportMetric(0, "ns/op") // the rates are the result
+}
+
+// latencyRate is the event rate of BenchmarkDeliveryLatency, and
+// minLatencyEvents the fewest events it produces: five seconds of load, so
+// the p99 rests on 5,000 samples whatever b.N the framework starts with.
+const (
+	latencyRate      = 1000
+	minLatencyEvents = 5 * latencyRate
+)
+
+// BenchmarkDeliveryLatency measures produce → delivered at a steady
+// 1,000 events/s through the whole hub: kfake, ingest (consumer group,
+// verdicts, inbox and job in one transaction, NOTIFY), dispatch with the
+// default settings, and a receiver that verifies each signature. Each
+// event carries the time it was handed to the producer; the receiver
+// subtracts it from the time it got the request. One op is one event, and
+// at least minLatencyEvents are produced; run it with -benchtime=5000x.
+func BenchmarkDeliveryLatency(b *testing.B) {
+	events := max(b.N, minLatencyEvents)
+	e := newEnv(b)
+	kafka := kafkatest.New(b, testTopic)
+	const secret = "whsec_benchmark_secret_0123456789"
+	rc := newLatencyReceiver(b, secret)
+	e.webhookSub("bench", rc.URL, func(in *hubapi.SubscriptionCreate) { in.SigningSecret = secret })
+	startIngest(b, e.store, kafka.Brokers())
+	e.start(func(o *Options) { o.Dispatch.IdleInterval = 250 * time.Millisecond })
+
+	producer := kafka.Client(b, kgo.DefaultProduceTopic(testTopic), kgo.ProducerLinger(0))
+	produced := make(chan error, events+1)
+	produce := func(n int) {
+		body := []byte(`{"n":` + strconv.Itoa(n) + `,"sent":` + strconv.FormatInt(time.Now().UnixNano(), 10) + `}`)
+		rec := cloudEvent("bench", uuid.Must(uuid.NewV7()).String(), body)
+		producer.Produce(context.Background(), rec, func(_ *kgo.Record, err error) { produced <- err })
+	}
+	// The consumer joins its group and the sink opens before the clock
+	// starts: the figure is the steady state, not the start-up.
+	produce(0)
+	waitFor(b, "the warm-up delivery", func() bool { return rc.count() == 1 })
+	rc.reset()
+
+	b.ResetTimer()
+	start := time.Now()
+	for n := 1; n <= events; n++ {
+		// Event n is due n/latencyRate seconds after the start; a late
+		// loop catches up at once rather than drifting.
+		if wait := time.Until(start.Add(time.Duration(n) * time.Second / latencyRate)); wait > 0 {
+			time.Sleep(wait)
+		}
+		produce(n)
+	}
+	offered := float64(events) / time.Since(start).Seconds()
+	deadline := time.Now().Add(30 * time.Second)
+	for rc.count() < events {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d events delivered 30s after the last was produced", rc.count(), events)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	b.StopTimer()
+	for range events + 1 {
+		if err := <-produced; err != nil {
+			b.Fatalf("produce: %v", err)
+		}
+	}
+
+	latencies := rc.latencies()
+	slices.Sort(latencies)
+	ms := func(q float64) float64 {
+		return float64(latencies[int(q*float64(len(latencies)-1))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(offered, "events/s")
+	b.ReportMetric(ms(0.50), "p50_ms")
+	b.ReportMetric(ms(0.99), "p99_ms")
+	b.ReportMetric(ms(1), "max_ms")
+	b.ReportMetric(0, "ns/op") // the latencies are the result
+}
+
+// startIngest runs an ingest consumer until the benchmark ends.
+func startIngest(b *testing.B, st *store.Store, brokers []string) {
+	consumer, err := ingest.New(ingest.Options{
+		Kafka: config.KafkaConfig{
+			Brokers: brokers, Group: "streaming-hub",
+			Topics: regexp.MustCompile(`^lerian\.streaming\..+`), MetadataRefresh: time.Second,
+		},
+		Ingest: config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
+		Store:  st,
+	})
+	if err != nil {
+		b.Fatalf("ingest: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- consumer.Run(ctx) }()
+	b.Cleanup(func() { cancel(); <-done })
+}
+
+// latencyReceiver verifies every delivery's signature and keeps how long
+// after its "sent" stamp it arrived.
+type latencyReceiver struct {
+	*httptest.Server
+	mu   sync.Mutex
+	took []time.Duration
+}
+
+func newLatencyReceiver(b *testing.B, secret string) *latencyReceiver {
+	rc := &latencyReceiver{}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived := time.Now()
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if err := whsign.VerifyRequest(r, body, []string{secret}, arrived, whsign.DefaultTolerance); err != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if r.Header.Get(whsign.HeaderEventType) != whsign.VerificationEventType {
+			var stamp struct{ Sent int64 }
+			if err := json.Unmarshal(body, &stamp); err != nil || stamp.Sent == 0 {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			rc.mu.Lock()
+			rc.took = append(rc.took, arrived.Sub(time.Unix(0, stamp.Sent)))
+			rc.mu.Unlock()
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	b.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *latencyReceiver) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.took)
+}
+
+func (rc *latencyReceiver) reset() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.took = nil
+}
+
+func (rc *latencyReceiver) latencies() []time.Duration {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.took)
 }
 
 // bareLoop posts n signed requests to url from `concurrency` goroutines

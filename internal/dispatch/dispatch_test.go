@@ -419,3 +419,24 @@ func TestMalformedStoredOverrideFallsBackToTheDefaultCurve(t *testing.T) {
 		t.Error("job not rescheduled on the default curve")
 	}
 }
+
+func TestShutdownReleasesQueuedJobsAndRecordsEverySuccess(t *testing.T) {
+	e := newEnv(t)
+	rc := newReceiver(t, func(*http.Request, int) int { time.Sleep(50 * time.Millisecond); return http.StatusOK })
+	sub, _ := e.webhookSub("acme", rc.URL)
+	e.insertJobs("acme", sub, 40)
+	// One worker and a batch of 16: most claimed jobs are still queued
+	// when the dispatcher stops.
+	_, stop := e.start(func(o *Options) { o.Dispatch.Workers = 1 })
+	waitFor(t, "the first deliveries", func() bool { return len(rc.got()) >= 2 })
+	stop()
+
+	states := e.jobStates(sub)
+	delivered := len(rc.got())
+	if states["in_flight"] != 0 || states["succeeded"] != delivered || states["pending"] != 40-delivered {
+		t.Errorf("jobs after shutdown = %v with %d delivered, want every delivery recorded and the rest pending", states, delivered)
+	}
+	if n := e.count(`SELECT count(*) FROM delivery_jobs WHERE subscription_id = $1 AND state = 'pending' AND (attempts > 0 OR recoveries > 0)`, sub); n != 0 {
+		t.Errorf("%d released jobs spent an attempt or a recovery", n)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/internal/breaker"
@@ -35,6 +36,19 @@ const (
 	// connection: the database is what is struggling, and every process
 	// would otherwise hammer it in step.
 	maxBackoff = 5 * time.Second
+
+	// queueAllowance is added to every lease for the time a claimed job
+	// may wait in the local queue before a worker takes it. A job that
+	// waited longer (its destinations are slow) no longer has a full
+	// attempt and its recording inside the lease, and is released instead
+	// of attempted.
+	queueAllowance = 10 * time.Second
+
+	// maxRecordBatch bounds the successes recorded in one transaction;
+	// successQueue bounds those waiting for it, so a slow database holds
+	// the workers back instead of piling up results in memory.
+	maxRecordBatch = 256
+	successQueue   = 2 * maxRecordBatch
 )
 
 // Options configure a Dispatcher.
@@ -85,12 +99,25 @@ type Dispatcher struct {
 	sinks    *sinkCache
 	metrics  *metrics
 
-	// slots holds one token per idle worker.
-	slots chan struct{}
+	// queue holds claimed jobs no worker has taken yet. Its capacity is
+	// workers + claim batch, and a claim is made only once it is down to
+	// the low-water mark of one job per worker, so a claim always fits
+	// whole and a claimed job waits about one attempt per worker ahead of
+	// it.
+	queue chan store.ClaimedJob
+	// taken is signalled when a worker takes a job from the queue.
+	taken chan struct{}
+	// successes carries successful attempts to the recorder, which
+	// commits them many at a time.
+	successes chan success
 	// wake is signalled when new jobs may be due: a notification, a
 	// recovered lease.
-	wake     chan struct{}
-	inFlight sync.WaitGroup
+	wake chan struct{}
+
+	// setAside holds jobs workers took from the queue as shutdown began;
+	// they are released with the rest of the queue.
+	mu       sync.Mutex
+	setAside []store.ClaimedJob
 	started  atomic.Bool
 }
 
@@ -117,19 +144,21 @@ func New(opts Options) (*Dispatcher, error) {
 	}
 	log := opts.Logger.With(slog.String("component", "dispatch"))
 	d := &Dispatcher{
-		store:  opts.Store,
-		log:    log,
-		clock:  opts.Clock,
-		owner:  opts.Owner,
-		cfg:    cfg,
-		policy: store.AutoDisablePolicy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread},
-		margin: positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
-		reap:   positiveOr(opts.ReapInterval, DefaultReapInterval),
-		drain:  positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
-		rnd:    opts.Rand,
-		sinks:  newSinkCache(opts.Subscriptions.OpenSink, log),
-		slots:  make(chan struct{}, cfg.Workers),
-		wake:   make(chan struct{}, 1),
+		store:     opts.Store,
+		log:       log,
+		clock:     opts.Clock,
+		owner:     opts.Owner,
+		cfg:       cfg,
+		policy:    store.AutoDisablePolicy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread},
+		margin:    positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
+		reap:      positiveOr(opts.ReapInterval, DefaultReapInterval),
+		drain:     positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
+		rnd:       opts.Rand,
+		sinks:     newSinkCache(opts.Subscriptions.OpenSink, log),
+		queue:     make(chan store.ClaimedJob, cfg.Workers+cfg.ClaimBatch),
+		taken:     make(chan struct{}, 1),
+		successes: make(chan success, successQueue),
+		wake:      make(chan struct{}, 1),
 	}
 	d.breakers = breaker.New(breaker.Config{
 		Failures: opts.Breaker.Failures,
@@ -143,9 +172,6 @@ func New(opts Options) (*Dispatcher, error) {
 		return nil, fmt.Errorf("dispatch: register metrics: %w", err)
 	}
 	d.metrics = m
-	for range cfg.Workers {
-		d.slots <- struct{}{}
-	}
 	return d, nil
 }
 
@@ -179,33 +205,41 @@ func DefaultOwner() string {
 func (d *Dispatcher) Owner() string { return d.owner }
 
 // Run dispatches until ctx ends, then stops claiming, waits up to the drain
-// timeout for attempts in flight, and returns nil. Attempts run on a
-// context of their own so that shutdown does not cut them short; one still
-// running after the drain timeout is cancelled and left unrecorded, and its
-// lease expires.
+// timeout for attempts in flight, releases the claimed jobs nobody
+// started, records the successes not yet recorded, and returns nil.
+// Attempts run on a context of their own so that shutdown does not cut
+// them short; one still running after the drain timeout is cancelled and
+// left unrecorded, and its lease expires.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	if !d.started.CompareAndSwap(false, true) {
 		return errors.New("dispatch: Run called twice")
 	}
 	attemptCtx, cancelAttempts := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelAttempts()
-	var background sync.WaitGroup
+	recordCtx, cancelRecording := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRecording()
+	var background, workers, recorder sync.WaitGroup
 	background.Go(func() { d.listen(ctx) })
 	background.Go(func() { d.maintain(ctx) })
+	recorder.Go(func() { d.recordSuccesses(recordCtx) })
+	for range d.cfg.Workers {
+		workers.Go(func() { d.work(ctx, attemptCtx) })
+	}
 	d.log.Info("dispatch started", "owner", d.owner, "workers", d.cfg.Workers, "claim_batch", d.cfg.ClaimBatch)
 
-	d.claimLoop(ctx, attemptCtx)
+	d.claimLoop(ctx)
 
-	finished := make(chan struct{})
-	go func() { d.inFlight.Wait(); close(finished) }()
-	timer := time.NewTimer(d.drain)
-	defer timer.Stop()
-	select {
-	case <-finished:
-	case <-timer.C:
+	if !waitWithin(&workers, d.drain) {
 		d.log.Warn("drain timeout reached; attempts still running are abandoned to lease expiry", "timeout", d.drain)
 		cancelAttempts()
-		<-finished
+		workers.Wait()
+	}
+	d.releaseUnstarted(recordCtx)
+	close(d.successes)
+	if !waitWithin(&recorder, d.drain) {
+		d.log.Warn("drain timeout reached while recording successes; their leases will expire and the jobs be retried", "timeout", d.drain)
+		cancelRecording()
+		recorder.Wait()
 	}
 	background.Wait()
 	d.sinks.closeAll()
@@ -213,26 +247,36 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
-// claimLoop claims jobs for idle workers until ctx ends.
-func (d *Dispatcher) claimLoop(ctx, attemptCtx context.Context) {
+// waitWithin waits for wg up to timeout; it reports whether wg finished.
+func waitWithin(wg *sync.WaitGroup, timeout time.Duration) bool {
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-finished:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+// claimLoop claims jobs into the queue until ctx ends.
+func (d *Dispatcher) claimLoop(ctx context.Context) {
 	var resume string
 	failures := 0
 	idle := time.NewTimer(0)
 	defer idle.Stop()
-	for {
-		free, ok := d.takeSlots(ctx)
-		if !ok {
-			return
-		}
+	for d.waitForRoom(ctx) {
 		// A signal that came before this claim is answered by it.
 		select {
 		case <-d.wake:
 		default:
 		}
 		res, err := d.store.Claim(ctx, store.ClaimRequest{
-			Owner: d.owner, Limit: free, Now: d.clock(), After: resume, LeaseMargin: d.margin,
+			Owner: d.owner, Limit: d.cfg.ClaimBatch, Now: d.clock(), After: resume,
+			LeaseMargin: d.margin + queueAllowance,
 		})
-		d.giveSlots(free - len(res.Jobs))
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -253,8 +297,7 @@ func (d *Dispatcher) claimLoop(ctx, attemptCtx context.Context) {
 				"canceled", res.Canceled, "subscription_disabled", res.Disabled, "missing_event", res.Orphaned)
 		}
 		for _, job := range res.Jobs {
-			d.inFlight.Add(1)
-			go d.attempt(attemptCtx, job)
+			d.queue <- job // never blocks: waitForRoom left room for a whole batch
 		}
 		if len(res.Jobs) > 0 || settled > 0 {
 			// Work was found, so more may be due: a batch is shared
@@ -271,29 +314,66 @@ func (d *Dispatcher) claimLoop(ctx, attemptCtx context.Context) {
 	}
 }
 
-// takeSlots waits for at least one idle worker and takes up to a claim
-// batch of them.
-func (d *Dispatcher) takeSlots(ctx context.Context) (int, bool) {
-	select {
-	case <-ctx.Done():
-		return 0, false
-	case <-d.slots:
-	}
-	n := 1
-	for n < d.cfg.ClaimBatch {
+// waitForRoom waits until the queue is down to its low-water mark, one job
+// per worker, which leaves room for a whole claim batch. It reports false
+// once ctx ends.
+func (d *Dispatcher) waitForRoom(ctx context.Context) bool {
+	for len(d.queue) > d.cfg.Workers {
 		select {
-		case <-d.slots:
-			n++
-		default:
-			return n, true
+		case <-ctx.Done():
+			return false
+		case <-d.taken:
 		}
 	}
-	return n, true
+	return ctx.Err() == nil
 }
 
-func (d *Dispatcher) giveSlots(n int) {
-	for range n {
-		d.slots <- struct{}{}
+// work is one worker: it attempts queued jobs until ctx ends.
+func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case job := <-d.queue:
+			select {
+			case d.taken <- struct{}{}:
+			default:
+			}
+			if ctx.Err() != nil {
+				d.mu.Lock()
+				d.setAside = append(d.setAside, job)
+				d.mu.Unlock()
+				return
+			}
+			d.attempt(attemptCtx, job)
+		}
+	}
+}
+
+// releaseUnstarted hands back the claimed jobs no worker started, once the
+// workers have stopped: they are due again at once, elsewhere or after a
+// restart, without waiting for their leases or counting a recovery.
+func (d *Dispatcher) releaseUnstarted(ctx context.Context) {
+	d.mu.Lock()
+	jobs := d.setAside
+	d.setAside = nil
+	d.mu.Unlock()
+	for len(d.queue) > 0 {
+		jobs = append(jobs, <-d.queue)
+	}
+	if len(jobs) == 0 {
+		return
+	}
+	ids := make([]uuid.UUID, len(jobs))
+	for i, job := range jobs {
+		ids[i] = job.ID
+	}
+	releaseCtx, cancel := context.WithTimeout(ctx, d.drain)
+	defer cancel()
+	if n, err := d.store.Release(releaseCtx, d.owner, ids); err != nil {
+		d.log.Warn("cannot release the claimed jobs nobody started; their leases will expire", "jobs", len(ids), "error", err)
+	} else {
+		d.log.Info("released claimed jobs nobody started", "jobs", n)
 	}
 }
 

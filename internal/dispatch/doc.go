@@ -2,38 +2,53 @@
 // delivery jobs from the database, makes exactly one attempt per claim
 // through the subscription's sink, and records what happened.
 //
-// One claim loop feeds a pool of STREAMING_HUB_DISPATCH_WORKERS attempts. It
-// never claims more jobs than there are free workers (a claimed job waits
-// for nobody, and its lease only has to cover one attempt), it claims again
-// at once after a claim that found work, and otherwise sleeps until ingest
-// signals new jobs (LISTEN on store.JobsChannel, on a connection of its own
-// that is reopened when lost) or STREAMING_HUB_DISPATCH_IDLE_INTERVAL
-// passes, whichever comes first. The interval is what picks up retries
-// coming due and jobs shed by an open breaker.
+// One claim loop feeds a local queue that STREAMING_HUB_DISPATCH_WORKERS
+// long-lived workers drain. It claims a whole STREAMING_HUB_DISPATCH_CLAIM_BATCH
+// once the queue is down to one job per worker (so a claimed job waits
+// about one attempt per worker ahead of it, and a claim round trip is paid
+// per batch, not per free worker), claims again at once after a claim that
+// found work, and otherwise sleeps until ingest signals new jobs (LISTEN on
+// store.JobsChannel, on a connection of its own that is reopened when
+// lost) or STREAMING_HUB_DISPATCH_IDLE_INTERVAL passes, whichever comes
+// first. The interval is what picks up retries coming due and jobs shed by
+// an open breaker.
 //
 // Per attempt: the sink is opened (or taken from a cache keyed by the
 // subscription's id and updated_at, so secrets are decrypted once per
 // version of the subscription), the (tenant, destination) breaker is asked,
 // and either the job is shed without spending an attempt, or the sink makes
 // the attempt with a fresh UUIDv7 delivery id and the subscription's
-// attempt_timeout, the breaker hears the outcome, and store.Complete records
-// it in one transaction: attempt row, job transition (retry on the
-// subscription's curve, dead when exhausted), failure span and auto-disable.
+// attempt_timeout, and the breaker hears the outcome. A failure is recorded
+// by the worker with store.Complete in one transaction: attempt row, job
+// transition (retry on the subscription's curve, dead when exhausted),
+// failure span and auto-disable. A success goes to the recorder, which
+// commits every success waiting for it in one transaction
+// (store.CompleteSuccesses): while one batch commits the next gathers, so
+// batches grow with the delivery rate and no delivery waits for a timer.
 //
 // Decisions worth knowing:
 //
 //   - Leases are the subscription's attempt_timeout plus a margin (15s by
-//     default) for recording the result. A worker that dies or loses the
-//     database leaves its lease to expire; a reaper in every process returns
-//     expired jobs to pending (poison after STREAMING_HUB_POISON_THRESHOLD
-//     recoveries). A result that arrives after its lease was recovered is
-//     still recorded as an attempt, but moves the job no further.
+//     default) for recording the result, plus 10s for waiting in the local
+//     queue. A job still queued when its lease could no longer cover a
+//     whole attempt and its recording is released (pending, nothing spent)
+//     instead of attempted. A worker that dies or loses the database leaves
+//     its lease to expire; a reaper in every process returns expired jobs
+//     to pending (poison after STREAMING_HUB_POISON_THRESHOLD recoveries).
+//     A result that arrives after its lease was recovered is still
+//     recorded as an attempt, but moves the job no further.
+//   - Recording a success is not acknowledged to the worker: a success
+//     lost with the process (or to a database outage longer than the
+//     record retries) leaves its lease to expire, and the job is delivered
+//     again. At least once allows that; durability is not relaxed for it.
 //   - Breaker state is per process (SPEC §3.4 allows it); with several
 //     processes a dead destination gets failures + probes attempts from
 //     each.
-//   - Shutdown stops claiming at once and lets attempts in flight finish
-//     within DrainTimeout; an attempt cut short is not recorded, its lease
-//     expires and another worker retries it.
+//   - Shutdown stops claiming at once, lets attempts in flight finish
+//     within DrainTimeout, releases the queued jobs nobody started, and
+//     records the successes still waiting (within DrainTimeout again); an
+//     attempt cut short is not recorded, its lease expires and another
+//     worker retries it.
 //   - A stored retry_schedule that no longer parses is replaced by the
 //     default curve and logged once per version of the subscription.
 //   - Logs carry ids (job, subscription, tenant, delivery, event) and

@@ -175,3 +175,53 @@ func TestNewRequiresStoreAndSubscriptions(t *testing.T) {
 		t.Error("New without a store succeeded")
 	}
 }
+
+func TestLeaseCoversAttempt(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const timeout, margin = 10 * time.Second, 15 * time.Second
+	cases := []struct {
+		name  string
+		lease time.Time
+		want  bool
+	}{
+		{name: "fresh lease with its queue allowance", lease: now.Add(timeout + margin + queueAllowance), want: true},
+		{name: "exactly an attempt and its recording left", lease: now.Add(timeout + margin), want: true},
+		{name: "a moment short", lease: now.Add(timeout + margin - time.Millisecond)},
+		{name: "already expired", lease: now.Add(-time.Second)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := leaseCoversAttempt(tc.lease, now, timeout, margin); got != tc.want {
+				t.Errorf("leaseCoversAttempt = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGatherTakesWhatIsWaitingUpToABatch(t *testing.T) {
+	cases := []struct {
+		name    string
+		waiting int
+		closed  bool
+		want    int
+	}{
+		{name: "nothing waiting", waiting: 0, want: 1},
+		{name: "some waiting", waiting: 5, want: 6},
+		{name: "more than a batch waiting", waiting: maxRecordBatch + 10, want: maxRecordBatch},
+		{name: "closed after some", waiting: 3, closed: true, want: 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := make(chan success, tc.waiting)
+			for range tc.waiting {
+				ch <- success{}
+			}
+			if tc.closed {
+				close(ch)
+			}
+			if got := gather([]success{{}}, ch); len(got) != tc.want {
+				t.Errorf("gathered %d, want %d", len(got), tc.want)
+			}
+		})
+	}
+}

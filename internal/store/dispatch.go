@@ -191,9 +191,12 @@ func (r prefixedRow) Scan(dest ...any) error {
 //     ring closes or holds $2 tenants. min() over the partial index is one
 //     probe. Steps run only as far as later parts read.
 //   - due: ring tenants with at least one due job, in ring order, at most
-//     $4 of them; reading stops as soon as there are enough. The LATERAL
-//     ... LIMIT 1 keeps the check one index probe per tenant (as EXISTS, the
-//     planner may hash every pending job instead).
+//     $4 of them; reading stops as soon as there are enough. The tenant's
+//     earliest next_attempt_at is one probe of delivery_jobs_due whatever
+//     the plan. (As EXISTS the planner may hash every pending job; as
+//     LATERAL ... LIMIT 1 it chose a sequential scan that walks past every
+//     claimed and finished row at the head of the table, which grew each
+//     claim to tens of milliseconds under a backlog.)
 //   - picked: each due tenant's oldest due jobs, an equal share of the
 //     batch, locked SKIP LOCKED: jobs another claimer holds are passed over.
 //   - chosen: round-robin over the tenants (each one's first job, then each
@@ -224,9 +227,8 @@ WITH RECURSIVE ring (tenant_id, first_tenant, n) AS (
 ),
 due AS (
     SELECT r.tenant_id, r.n FROM ring r
-    CROSS JOIN LATERAL (SELECT 1 FROM delivery_jobs j
-                        WHERE j.state = 'pending' AND j.tenant_id = r.tenant_id AND j.next_attempt_at <= $3
-                        LIMIT 1) probe
+    WHERE (SELECT min(j.next_attempt_at) FROM delivery_jobs j
+           WHERE j.state = 'pending' AND j.tenant_id = r.tenant_id) <= $3
     LIMIT $4
 ),
 share AS (
@@ -348,33 +350,32 @@ type CompleteResult struct {
 
 // Complete records one attempt in ONE transaction: the delivery_attempts
 // row, the job's transition (only while the job is still in flight under
-// a.Owner's lease) and the subscription's failure span. A success clears
-// the span and the job succeeds. A failure goes back to pending at
+// a.Owner's lease) and the subscription's failure span. A success is
+// recorded as CompleteSuccesses records it: the job succeeds and the span
+// closes. A failure goes back to pending at
 // a.Retry.At or, when exhausted, dead; it opens or extends the span, and
 // when policy's gates hold, the subscription is auto-disabled and its
 // queued jobs dead-lettered (subscription_disabled) in the same
 // transaction.
 func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
-	var res CompleteResult
-	var err error
 	if a.OK {
-		res, err = s.completeSuccess(ctx, a)
-	} else {
-		err = s.InTx(ctx, func(tx pgx.Tx) error {
-			res, err = completeFailure(ctx, tx, a, policy)
-			return err
-		})
+		res, err := s.CompleteSuccesses(ctx, []Attempt{a})
+		if err != nil {
+			return CompleteResult{}, err
+		}
+		return res[0], nil
 	}
+	var res CompleteResult
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		res, err = completeFailure(ctx, tx, a, policy)
+		return err
+	})
 	if err != nil {
 		return CompleteResult{}, classify(fmt.Errorf("record attempt of job %s: %w", a.JobID, err))
 	}
 	return res, nil
 }
-
-// lockJob serialises everything Complete does to one job: the attempt
-// number is read under it, and a statement issued after it sees every
-// attempt committed before.
-const lockJob = `SELECT state = 'in_flight' AND lease_owner = $2 FROM delivery_jobs WHERE id = $1 FOR UPDATE`
 
 const insertAttempt = `
 INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
@@ -386,61 +387,174 @@ func queueAttempt(pipe *pgx.Batch, a Attempt) {
 	if a.OK {
 		outcome = "succeeded"
 	}
-	var status *int
-	if a.StatusCode != 0 {
-		status = &a.StatusCode
-	}
-	response := a.Response
-	if len(response) > 1024 {
-		response = response[:1024]
-	}
-	if len(response) == 0 {
-		response = nil
-	}
-	pipe.Queue(insertAttempt, a.DeliveryID, a.JobID, a.StartedAt, max(a.Duration.Milliseconds(), 0), outcome, status,
-		nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes)), response)
+	pipe.Queue(insertAttempt, a.DeliveryID, a.JobID, a.StartedAt, max(a.Duration.Milliseconds(), 0), outcome,
+		statusOrNull(a.StatusCode), nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes)), responseSnippet(a.Response))
 }
 
-// completeSuccess is the hot path: one batch, one round trip, run by the
-// server as one implicit transaction.
-func (s *Store) completeSuccess(ctx context.Context, a Attempt) (res CompleteResult, err error) {
-	finished := a.StartedAt.Add(a.Duration)
-	var status *int
-	if a.StatusCode != 0 {
-		status = &a.StatusCode
-	}
-	pipe := &pgx.Batch{}
-	pipe.Queue(lockJob, a.JobID, a.Owner)
-	queueAttempt(pipe, a)
-	pipe.Queue(`
-UPDATE delivery_jobs SET state = 'succeeded', succeeded_at = $3, attempts = attempts + 1,
-    lease_owner = NULL, lease_until = NULL, last_error = NULL, last_status = $4, updated_at = $3
-WHERE id = $1 AND state = 'in_flight' AND lease_owner = $2`, a.JobID, a.Owner, finished, status)
-	// Any successful delivery closes the span (SPEC §3.6), also one whose
-	// lease had lapsed: the destination works either way.
-	pipe.Queue(`UPDATE subscriptions SET failing_since = NULL, last_failure_at = NULL
-WHERE id = $1 AND failing_since IS NOT NULL`, a.SubscriptionID)
-	results := s.Pool.SendBatch(ctx, pipe)
-	defer func() {
-		if closeErr := results.Close(); err == nil && closeErr != nil {
-			err = closeErr
+// CompleteSuccesses records many successful attempts in ONE transaction
+// (group commit): per attempt what Complete records for a success. Its
+// results are in the order of attempts. An attempt whose job is no longer
+// in flight under its owner's lease is recorded but moves nothing (Owned
+// false), exactly as in Complete; every attempt is numbered under its job's
+// row lock, so numbers stay dense and ordered whichever process records
+// them. A subscription's failure span is closed by a success that finished
+// no earlier than the span's last failure: a success recorded late, after a
+// failure that came later, must not hide that failure.
+//
+// All attempts must be successes. A job may appear more than once (a late
+// result beside a fresh one): such attempts are recorded in turn, each
+// numbered after the previous.
+func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]CompleteResult, error) {
+	for _, a := range attempts {
+		if !a.OK {
+			return nil, fmt.Errorf("record successes: the attempt of job %s failed; record it with Complete", a.JobID)
 		}
+	}
+	if len(attempts) == 0 {
+		return nil, nil
+	}
+	results := make([]CompleteResult, len(attempts))
+	pipe := &pgx.Batch{}
+	rounds := roundsOfDistinctJobs(attempts)
+	for _, round := range rounds {
+		queueSuccessRound(pipe, attempts, round)
+	}
+	err := func() (err error) {
+		br := s.Pool.SendBatch(ctx, pipe)
+		defer func() {
+			if closeErr := br.Close(); err == nil {
+				err = closeErr
+			}
+		}()
+		for _, round := range rounds {
+			if err := readSuccessRound(br, attempts, round, results); err != nil {
+				return err
+			}
+		}
+		return nil
 	}()
-	if _, err := results.Exec(); err != nil { // the job's lock
-		return CompleteResult{}, err
-	}
-	if err := results.QueryRow().Scan(&res.Number); err != nil {
-		return CompleteResult{}, err
-	}
-	tag, err := results.Exec()
 	if err != nil {
-		return CompleteResult{}, err
+		return nil, classify(fmt.Errorf("record %d successful attempts: %w", len(attempts), err))
 	}
-	res.Owned = tag.RowsAffected() == 1
-	if _, err := results.Exec(); err != nil {
-		return CompleteResult{}, err
+	return results, nil
+}
+
+// roundsOfDistinctJobs splits attempt indexes into rounds in which each
+// job appears at most once: one statement numbers a job's attempt from the
+// attempts committed before it, so two of one job need two statements.
+func roundsOfDistinctJobs(attempts []Attempt) [][]int {
+	var rounds [][]int
+	seen := make(map[uuid.UUID]int, len(attempts)) // job -> attempts placed so far
+	for i, a := range attempts {
+		r := seen[a.JobID]
+		seen[a.JobID] = r + 1
+		if r == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[r] = append(rounds[r], i)
 	}
-	return res, nil
+	return rounds
+}
+
+// queueSuccessRound queues the four statements that record one round of
+// successes: lock the jobs (in id order, so concurrent recorders cannot
+// deadlock), insert the attempts numbered under those locks, move the jobs
+// still leased to their owner to succeeded, and close the failure spans
+// the successes end.
+func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
+	n := len(round)
+	var (
+		ids, jobs, subs     = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+		owners, errs        = make([]string, n), make([]*string, n)
+		started, finished   = make([]time.Time, n), make([]time.Time, n)
+		durations, statuses = make([]int64, n), make([]*int32, n)
+		responses           = make([][]byte, n)
+	)
+	for k, i := range round {
+		a := attempts[i]
+		ids[k], jobs[k], subs[k], owners[k] = a.DeliveryID, a.JobID, a.SubscriptionID, a.Owner
+		started[k], finished[k] = a.StartedAt, a.StartedAt.Add(a.Duration)
+		durations[k] = max(a.Duration.Milliseconds(), 0)
+		statuses[k] = statusOrNull(a.StatusCode)
+		errs[k] = nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+		responses[k] = responseSnippet(a.Response)
+	}
+	pipe.Queue(`SELECT id FROM delivery_jobs WHERE id = ANY($1) ORDER BY id FOR UPDATE`, jobs)
+	pipe.Queue(`
+INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
+SELECT u.id, u.job_id, coalesce((SELECT max(a.attempt) FROM delivery_attempts a WHERE a.job_id = u.job_id), 0) + 1,
+       u.started_at, u.duration_ms, 'succeeded', u.status_code, u.error, u.response
+FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::bytea[])
+     AS u (id, job_id, started_at, duration_ms, status_code, error, response)
+RETURNING id, attempt`, ids, jobs, started, durations, statuses, errs, responses)
+	pipe.Queue(`
+UPDATE delivery_jobs j SET state = 'succeeded', succeeded_at = u.finished, attempts = j.attempts + 1,
+    lease_owner = NULL, lease_until = NULL, last_error = NULL, last_status = u.status_code, updated_at = u.finished
+FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[]) AS u (id, owner, finished, status_code)
+WHERE j.id = u.id AND j.state = 'in_flight' AND j.lease_owner = u.owner
+RETURNING j.id`, jobs, owners, finished, statuses)
+	// Any successful delivery closes the span (SPEC §3.6), also one whose
+	// lease had lapsed: the destination works either way. Rows are locked
+	// in id order, as the jobs are.
+	pipe.Queue(`
+UPDATE subscriptions s SET failing_since = NULL, last_failure_at = NULL
+FROM (SELECT u.id, max(u.finished) AS finished FROM unnest($1::uuid[], $2::timestamptz[]) AS u (id, finished) GROUP BY u.id) u
+WHERE s.id = u.id AND s.id IN (SELECT id FROM subscriptions WHERE id = ANY($1) AND failing_since IS NOT NULL ORDER BY id FOR UPDATE)
+  AND s.last_failure_at <= u.finished`, subs, finished)
+}
+
+// readSuccessRound reads back what queueSuccessRound queued into results.
+func readSuccessRound(br pgx.BatchResults, attempts []Attempt, round []int, results []CompleteResult) error {
+	if _, err := br.Exec(); err != nil { // the jobs' locks
+		return err
+	}
+	byDelivery := make(map[uuid.UUID]int, len(round))
+	byJob := make(map[uuid.UUID]int, len(round))
+	for _, i := range round {
+		byDelivery[attempts[i].DeliveryID] = i
+		byJob[attempts[i].JobID] = i
+	}
+	var (
+		id     uuid.UUID
+		number int
+	)
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	if _, err := pgx.ForEachRow(rows, []any{&id, &number}, func() error {
+		results[byDelivery[id]].Number = number
+		return nil
+	}); err != nil {
+		return err
+	}
+	if rows, err = br.Query(); err != nil {
+		return err
+	}
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error {
+		results[byJob[id]].Owned = true
+		return nil
+	}); err != nil {
+		return err
+	}
+	_, err = br.Exec() // the spans
+	return err
+}
+
+func statusOrNull(code int) *int32 {
+	if code == 0 {
+		return nil
+	}
+	c := int32(code)
+	return &c
+}
+
+// responseSnippet is the first KiB of a response body, nil when empty.
+func responseSnippet(body []byte) []byte {
+	if len(body) == 0 {
+		return nil
+	}
+	return body[:min(len(body), 1024)]
 }
 
 func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
@@ -541,6 +655,23 @@ WHERE id = $1 AND state = 'in_flight' AND lease_owner = $2`, jobID, owner, retry
 		return false, classify(fmt.Errorf("shed job %s: %w", jobID, err))
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// Release hands claimed jobs back untouched and due as they were: pending,
+// no attempt spent, no recovery counted. It is for jobs this owner claimed
+// but will not attempt (shutdown, or a lease too short for the attempt),
+// and reports how many were still this owner's to hand back.
+func (s *Store) Release(ctx context.Context, owner string, jobIDs []uuid.UUID) (int64, error) {
+	if len(jobIDs) == 0 {
+		return 0, nil
+	}
+	tag, err := s.Pool.Exec(ctx, `
+UPDATE delivery_jobs SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = now()
+WHERE id = ANY($1) AND state = 'in_flight' AND lease_owner = $2`, jobIDs, owner)
+	if err != nil {
+		return 0, classify(fmt.Errorf("release %d claimed jobs: %w", len(jobIDs), err))
+	}
+	return tag.RowsAffected(), nil
 }
 
 // recoverBatch bounds one recovery statement, so a mass expiry (a whole

@@ -560,3 +560,126 @@ func TestClaimRejectsBadRequests(t *testing.T) {
 		}
 	}
 }
+
+func TestCompleteSuccessesRecordsABatchInOneGo(t *testing.T) {
+	st := ingestStore(t)
+	ctx := context.Background()
+	sub := addTestSubscription(t, st, "acme", "webhook", []string{"*"})
+	insertJobs(t, st, "acme", sub, 3, time.Now().Add(-time.Second))
+	jobs := claim(t, st, "w", 3, "").Jobs
+	if len(jobs) != 3 {
+		t.Fatalf("claimed %d jobs, want 3", len(jobs))
+	}
+	// The third job's lease was lost to another owner: its attempt is
+	// recorded but moves nothing. The first job has a late attempt of a
+	// former owner beside this one, in the same batch.
+	if _, err := st.Pool.Exec(ctx, `UPDATE delivery_jobs SET lease_owner = 'other' WHERE id = $1`, jobs[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Pool.Exec(ctx, `UPDATE subscriptions SET failing_since = now() - interval '1 hour', last_failure_at = now() - interval '1 minute' WHERE id = $1`, sub); err != nil {
+		t.Fatal(err)
+	}
+	late := attemptOf(jobs[0], "former", true, 200)
+	batch := []Attempt{late, attemptOf(jobs[0], "w", true, 204), attemptOf(jobs[1], "w", true, 0), attemptOf(jobs[2], "w", true, 200)}
+	batch[2].Response = nil
+	res, err := st.CompleteSuccesses(ctx, batch)
+	if err != nil {
+		t.Fatalf("CompleteSuccesses: %v", err)
+	}
+	want := []CompleteResult{{Number: 1}, {Number: 2, Owned: true}, {Number: 1, Owned: true}, {Number: 1}}
+	if !slices.Equal(res, want) {
+		t.Errorf("results = %+v, want %+v", res, want)
+	}
+	for i, wantState := range []string{JobSucceeded, JobSucceeded, JobInFlight} {
+		if j := readJob(t, st, jobs[i].ID); j.State != wantState {
+			t.Errorf("job %d = %+v, want %s", i, j, wantState)
+		}
+	}
+	if j := readJob(t, st, jobs[1].ID); j.LastStatus != nil || j.Attempts != 1 {
+		t.Errorf("job without a status code = %+v, want no last status, one attempt", j)
+	}
+	if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts WHERE response_snippet IS NULL AND status_code IS NULL`); n != 1 {
+		t.Errorf("%d attempts without status and response, want 1", n)
+	}
+	if span := readSpan(t, st, sub); span.FailingSince != nil {
+		t.Errorf("span = %+v, want closed by the successes", span)
+	}
+}
+
+func TestCompleteSuccessesLeavesASpanWhoseLastFailureCameLater(t *testing.T) {
+	st := ingestStore(t)
+	job, sub := claimOne(t, st, "w")
+	a := attemptOf(job, "w", true, 200)
+	a.StartedAt = time.Now().Add(-time.Minute) // finished before the failure below
+	if _, err := st.Pool.Exec(context.Background(), `UPDATE subscriptions SET failing_since = now() - interval '1 hour', last_failure_at = now() WHERE id = $1`, sub); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CompleteSuccesses(context.Background(), []Attempt{a}); err != nil {
+		t.Fatal(err)
+	}
+	if span := readSpan(t, st, sub); span.FailingSince == nil {
+		t.Error("a success older than the last failure closed the span")
+	}
+	if j := readJob(t, st, job.ID); j.State != JobSucceeded {
+		t.Errorf("job = %+v, want succeeded", j)
+	}
+}
+
+func TestCompleteSuccessesRejectsFailures(t *testing.T) {
+	st := ingestStore(t)
+	job, _ := claimOne(t, st, "w")
+	if _, err := st.CompleteSuccesses(context.Background(), []Attempt{attemptOf(job, "w", false, 500)}); err == nil {
+		t.Error("a failed attempt was recorded as a success")
+	}
+	if res, err := st.CompleteSuccesses(context.Background(), nil); err != nil || res != nil {
+		t.Errorf("empty batch = %v, %v", res, err)
+	}
+}
+
+func TestReleaseHandsJobsBackWithoutSpendingAnything(t *testing.T) {
+	st := ingestStore(t)
+	ctx := context.Background()
+	sub := addTestSubscription(t, st, "acme", "webhook", []string{"*"})
+	due := time.Now().Add(-time.Second).Truncate(time.Microsecond)
+	insertJobs(t, st, "acme", sub, 2, due)
+	jobs := claim(t, st, "w", 2, "").Jobs
+	if n, err := st.Release(ctx, "someone-else", jobIDs(jobs)); err != nil || n != 0 {
+		t.Errorf("release by another owner = %d, %v; want nothing released", n, err)
+	}
+	if n, err := st.Release(ctx, "w", jobIDs(jobs)); err != nil || n != 2 {
+		t.Fatalf("Release = %d, %v; want 2", n, err)
+	}
+	for _, job := range jobs {
+		if j := readJob(t, st, job.ID); j.State != JobPending || j.Attempts != 0 || j.Recoveries != 0 || j.LeaseOwner != nil || !j.NextAt.Equal(due) {
+			t.Errorf("job = %+v, want pending as it was", j)
+		}
+	}
+	if n, err := st.Release(ctx, "w", nil); err != nil || n != 0 {
+		t.Errorf("Release of nothing = %d, %v", n, err)
+	}
+}
+
+func TestRoundsOfDistinctJobs(t *testing.T) {
+	a, b, c := uuid.New(), uuid.New(), uuid.New()
+	cases := []struct {
+		name string
+		jobs []uuid.UUID
+		want [][]int
+	}{
+		{name: "distinct jobs share one round", jobs: []uuid.UUID{a, b, c}, want: [][]int{{0, 1, 2}}},
+		{name: "a repeated job goes to the next round", jobs: []uuid.UUID{a, b, a, a}, want: [][]int{{0, 1}, {2}, {3}}},
+		{name: "nothing", want: nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			attempts := make([]Attempt, len(tc.jobs))
+			for i, id := range tc.jobs {
+				attempts[i].JobID = id
+			}
+			got := roundsOfDistinctJobs(attempts)
+			if !slices.EqualFunc(got, tc.want, slices.Equal[[]int]) {
+				t.Errorf("rounds = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package dispatch
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// success is a successful attempt waiting to be recorded.
+type success struct {
+	attempt store.Attempt
+	eventID string
+	log     *slog.Logger // carries the job's ids
+}
+
+// recordSuccesses is the recorder: it commits successful attempts many to
+// a transaction (group commit) until d.successes is closed and drained.
+// While one transaction commits the next batch gathers, so the batch grows
+// with the rate of deliveries and a single delivery waits for no timer.
+// Failures are not batched: they are rarer, each needs its subscription's
+// failure span read and decided on, and the worker that made the attempt
+// records it before taking the next job.
+func (d *Dispatcher) recordSuccesses(ctx context.Context) {
+	batch := make([]success, 0, maxRecordBatch)
+	for first := range d.successes {
+		batch = append(batch[:0], first)
+		batch = gather(batch, d.successes)
+		d.recordBatch(ctx, batch)
+	}
+}
+
+// gather appends to batch what ch holds right now, up to maxRecordBatch in
+// all, without waiting.
+func gather(batch []success, ch <-chan success) []success {
+	for len(batch) < maxRecordBatch {
+		select {
+		case s, ok := <-ch:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, s)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// recordBatch records one batch, trying again while the database is
+// unavailable. Past the retries the leases are left to expire and the jobs
+// are delivered again: at least once, never lost.
+func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
+	attempts := make([]store.Attempt, len(batch))
+	for i, s := range batch {
+		attempts[i] = s.attempt
+	}
+	var (
+		results []store.CompleteResult
+		err     error
+	)
+	for i := 0; ; i++ {
+		results, err = d.store.CompleteSuccesses(ctx, attempts)
+		if err == nil || !store.IsUnavailable(err) || i == len(recordRetries) || !sleep(ctx, recordRetries[i]) {
+			break
+		}
+	}
+	for i, s := range batch {
+		attrs := []any{"delivery_id", s.attempt.DeliveryID, "event_id", s.eventID, "status", s.attempt.StatusCode}
+		switch {
+		case err != nil:
+			s.log.Error("cannot record the attempt; the lease will expire and the job be retried", append(attrs, "error", err)...)
+		case !results[i].Owned:
+			s.log.Warn("attempt recorded after its lease was recovered; the job moved on without it", append(attrs, "attempt", results[i].Number)...)
+		default:
+			s.log.Debug("delivered", append(attrs, "attempt", results[i].Number)...)
+		}
+	}
+}
