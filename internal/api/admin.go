@@ -32,6 +32,8 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleTenant("POST /v1/subscriptions/{id}/disable", s.disableSubscription)
 	s.handleTenant("GET /v1/subscriptions/{id}/deliveries", s.listSubscriptionDeliveries)
 	s.handleTenant("GET /v1/deliveries/{id}", s.getDelivery)
+	s.deadLetterRoutes()
+	s.handleTenant("GET /v1/events", s.readEvents)
 }
 
 func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {

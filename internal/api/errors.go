@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
 
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
@@ -38,6 +37,8 @@ type apiError struct {
 	details map[string]any
 	// challenge is the WWW-Authenticate value of a 401.
 	challenge string
+	// header holds further headers of the answer, such as Retry-After.
+	header http.Header
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -69,9 +70,13 @@ func responseFor(err error) errorResponse {
 	)
 	switch {
 	case errors.As(err, &apiErr):
-		resp := errorResponse{status: apiErr.status, body: hubapi.Error{Code: apiErr.code, Message: apiErr.message, Details: apiErr.details}}
+		resp := errorResponse{status: apiErr.status, body: hubapi.Error{Code: apiErr.code, Message: apiErr.message, Details: apiErr.details},
+			header: apiErr.header.Clone()}
 		if apiErr.challenge != "" {
-			resp.header = http.Header{"Www-Authenticate": {apiErr.challenge}}
+			if resp.header == nil {
+				resp.header = http.Header{}
+			}
+			resp.header.Set("Www-Authenticate", apiErr.challenge)
 		}
 		return resp
 	case errors.As(err, &validation):
@@ -90,7 +95,7 @@ func responseFor(err error) errorResponse {
 		return errorResponse{
 			status: http.StatusServiceUnavailable,
 			body:   hubapi.Error{Code: CodeStoreUnavailable, Message: "the database is unavailable; retry later"},
-			header: http.Header{"Retry-After": {strconv.Itoa(storeRetryAfterSeconds)}},
+			header: retryAfter(storeRetryAfterSeconds),
 		}
 	}
 	return errorResponse{status: http.StatusInternalServerError, body: hubapi.Error{Code: CodeInternal, Message: "internal error; the request id identifies it in the hub's log"}}

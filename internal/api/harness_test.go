@@ -49,16 +49,18 @@ const whoamiPattern = "GET /v1/test/whoami"
 // harness is the real handler behind a real HTTP server on a fresh
 // database, with its log captured.
 type harness struct {
-	url   string
-	store *store.Store
-	logs  *syncBuffer
+	url    string
+	server *Server
+	store  *store.Store
+	logs   *syncBuffer
 	// stop waits for the requests in flight, whose access log lines are
 	// written after their answers reach the client.
 	stop func()
 }
 
 // newHarness starts a hub API. adminToken "" disables the admin API.
-func newHarness(t testing.TB, adminToken string) *harness {
+// configure, when given, adjusts the options before the server is built.
+func newHarness(t testing.TB, adminToken string, configure ...func(*Options)) *harness {
 	t.Helper()
 	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{})
 	if err != nil {
@@ -73,7 +75,7 @@ func newHarness(t testing.TB, adminToken string) *harness {
 	}
 	t.Cleanup(sinks.Close)
 	logs := &syncBuffer{}
-	server := New(Options{
+	opts := Options{
 		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AdminToken: adminToken,
 		ControlPlane: &ControlPlane{
@@ -83,8 +85,13 @@ func newHarness(t testing.TB, adminToken string) *harness {
 			Subscriptions: service.NewSubscriptions(st, testKeyring(t), sinks.Registry,
 				service.SubscriptionOptions{RotationOverlap: testRotationOverlap}),
 			Deliveries: service.NewDeliveries(st),
+			Pull:       service.NewPull(st),
 		},
-	})
+	}
+	for _, c := range configure {
+		c(&opts)
+	}
+	server := New(opts)
 	server.handleTenant(whoamiPattern, func(w http.ResponseWriter, _ *http.Request, tenantID string) error {
 		writeJSON(w, http.StatusOK, map[string]string{"tenant": tenantID})
 		return nil
@@ -94,7 +101,7 @@ func newHarness(t testing.TB, adminToken string) *harness {
 	})
 	ts := httptest.NewServer(server)
 	t.Cleanup(ts.Close)
-	return &harness{url: ts.URL, store: st, logs: logs, stop: ts.Close}
+	return &harness{url: ts.URL, server: server, store: st, logs: logs, stop: ts.Close}
 }
 
 // call is one request to the harness.

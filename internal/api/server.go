@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
+	"github.com/hubctl/hubctl/internal/ratelimit"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -42,6 +43,10 @@ type Options struct {
 	// ControlPlane serves /admin and /v1; nil serves only the probes,
 	// /version and /metrics.
 	ControlPlane *ControlPlane
+	// PullLimiter is the per-tenant token bucket of GET /v1/events
+	// (STREAMING_HUB_PULL_RATE, STREAMING_HUB_PULL_BURST); nil leaves pull
+	// reads unlimited.
+	PullLimiter *ratelimit.Limiter
 }
 
 // ControlPlane holds the use cases behind /admin and /v1, the same ones the
@@ -52,6 +57,7 @@ type ControlPlane struct {
 	Quarantine    *service.Quarantine
 	Subscriptions *service.Subscriptions
 	Deliveries    *service.Deliveries
+	Pull          *service.Pull
 }
 
 // Server is the HTTP handler plus the draining switch that SIGTERM flips.
@@ -95,7 +101,9 @@ func (s *Server) handle(pattern string, h http.Handler) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // Drain makes /readyz answer 503 from now on: the first step of shutdown, so
-// load balancers stop sending work before anything stops.
+// load balancers stop sending work before anything stops. Pull reads answer
+// 503 draining too: a follower polls without end, and would otherwise keep
+// the instance busy until its last moment.
 func (s *Server) Drain() { s.draining.Store(true) }
 
 // healthz is liveness: 200 while the process runs, draining included, so an
@@ -106,7 +114,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.draining.Load() {
-		WriteError(w, http.StatusServiceUnavailable, "draining", "the hub is shutting down", nil)
+		WriteError(w, http.StatusServiceUnavailable, CodeDraining, "the hub is shutting down", nil)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)

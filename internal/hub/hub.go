@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/api"
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/ratelimit"
 	"github.com/hubctl/hubctl/internal/service"
 	sinkregistry "github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
@@ -114,7 +115,9 @@ func Run(ctx context.Context, opts Options) error {
 			Quarantine:    service.NewQuarantine(st),
 			Subscriptions: subscriptions,
 			Deliveries:    service.NewDeliveries(st),
+			Pull:          service.NewPull(st),
 		},
+		PullLimiter: ratelimit.New(cfg.Pull.Rate, cfg.Pull.Burst, time.Now),
 	})
 	httpServer := &http.Server{
 		Handler:           server,

@@ -83,6 +83,7 @@ func Serve(t testing.TB, dsn string) string {
 			Quarantine:    service.NewQuarantine(st),
 			Subscriptions: service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: rotationOverlap}),
 			Deliveries:    service.NewDeliveries(st),
+			Pull:          service.NewPull(st),
 		},
 	}))
 	t.Cleanup(server.Close)

@@ -24,6 +24,7 @@ type direct struct {
 	apiKeys    *service.APIKeys
 	quarantine *service.Quarantine
 	deliveries *service.Deliveries
+	pull       *service.Pull
 
 	// The subscription use cases need the key-encryption key and the sink
 	// registry, which tenant and key commands must not require: they are
@@ -54,6 +55,7 @@ func openDirect(ctx context.Context, f *cmdutil.Factory) (Hub, error) {
 		apiKeys:    service.NewAPIKeys(st, time.Now),
 		quarantine: service.NewQuarantine(st),
 		deliveries: service.NewDeliveries(st),
+		pull:       service.NewPull(st),
 	}, nil
 }
 
@@ -104,7 +106,8 @@ func (d *direct) scoped(ctx context.Context, tenant string) (*service.Subscripti
 }
 
 // checkTenant is scoped's check for reads that need no key-encryption key
-// (deliveries hold nothing sealed): the tenant is named and exists.
+// (deliveries and pull streams hold nothing sealed): the tenant is named
+// and exists.
 func (d *direct) checkTenant(ctx context.Context, tenant string) error {
 	if tenant == "" {
 		return errNoTenant()
@@ -238,4 +241,13 @@ func (d *direct) GetDelivery(ctx context.Context, tenant, id string) (hubapi.Del
 		return hubapi.DeliveryDetail{}, err
 	}
 	return d.deliveries.Get(ctx, tenant, id)
+}
+
+// ReadEvents checks the tenant on every read, as the API authenticates
+// every request: a follower notices a tenant deleted under it.
+func (d *direct) ReadEvents(ctx context.Context, tenant, subscriptionID string, p service.PullParams) (hubapi.PullPage, error) {
+	if err := d.checkTenant(ctx, tenant); err != nil {
+		return hubapi.PullPage{}, err
+	}
+	return d.pull.Read(ctx, tenant, subscriptionID, p)
 }

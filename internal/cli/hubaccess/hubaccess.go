@@ -61,6 +61,11 @@ type Hub interface {
 	ListDeliveries(ctx context.Context, tenant, subscriptionID string, p service.DeliveryListParams) (hubapi.Page[hubapi.Delivery], error)
 	GetDelivery(ctx context.Context, tenant, id string) (hubapi.DeliveryDetail, error)
 
+	DeadLetters
+
+	// ReadEvents reads a page of a pull subscription; reading is the ack.
+	ReadEvents(ctx context.Context, tenant, subscriptionID string, p service.PullParams) (hubapi.PullPage, error)
+
 	// Close releases the database pool or idle connections.
 	Close()
 }

@@ -136,3 +136,8 @@ func (r *remote) GetDelivery(ctx context.Context, tenant, id string) (hubapi.Del
 	detail, err := r.tenantClient(tenant).GetDelivery(ctx, id)
 	return detail, scopeError(tenant, err)
 }
+
+func (r *remote) ReadEvents(ctx context.Context, tenant, subscriptionID string, p service.PullParams) (hubapi.PullPage, error) {
+	page, err := r.tenantClient(tenant).ReadEvents(ctx, subscriptionID, p.Limit, p.After)
+	return page, scopeError(tenant, err)
+}

@@ -9,12 +9,16 @@ import (
 	configcmd "github.com/hubctl/hubctl/internal/cli/config"
 	"github.com/hubctl/hubctl/internal/cli/deliveries"
 	"github.com/hubctl/hubctl/internal/cli/dev"
+	"github.com/hubctl/hubctl/internal/cli/dlq"
 	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/internal/cli/listen"
 	"github.com/hubctl/hubctl/internal/cli/man"
 	"github.com/hubctl/hubctl/internal/cli/migrate"
+	"github.com/hubctl/hubctl/internal/cli/pull"
 	"github.com/hubctl/hubctl/internal/cli/quarantine"
 	"github.com/hubctl/hubctl/internal/cli/serve"
+	"github.com/hubctl/hubctl/internal/cli/sig"
 	"github.com/hubctl/hubctl/internal/cli/subs"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
 	"github.com/hubctl/hubctl/internal/cli/version"
@@ -37,7 +41,7 @@ The same binary runs the hub (hubctl serve), a complete local setup
 Settings come from flags, then STREAMING_HUB_* environment variables, then the
 YAML file named by --config, then defaults; see hubctl config show.
 
-Admin commands (tenants, subs, deliveries, quarantine) work in two modes
+Admin commands (tenants, subs, deliveries, dlq, quarantine) work in two modes
 against the same store: through the API with --server and --token
 (HUBCTL_SERVER, HUBCTL_TOKEN), or, without a server, directly on the
 database named by --database-url (STREAMING_HUB_POSTGRES_DSN).
@@ -79,6 +83,10 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		quarantine.NewCmd(f),
 		subs.NewCmd(f),
 		deliveries.NewCmd(f),
+		dlq.NewCmd(f),
+		sig.NewCmd(f),
+		listen.NewCmd(f),
+		pull.NewCmd(f),
 		configcmd.NewCmd(f),
 		version.NewCmd(f),
 		man.NewCmd(f),

@@ -1,0 +1,62 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// The dead-letter handlers (SPEC §3.3, §6.1). Like every /v1 handler they
+// pass the tenant the request acts on to the use case, which scopes the
+// selection to it: another tenant's dead letters are never listed, counted
+// or replayed, and naming one of their ids selects nothing.
+
+// deadLetterRoutes registers the dead-letter endpoints, one line each.
+func (s *Server) deadLetterRoutes() {
+	s.handleTenant("GET /v1/dead-letters", s.listDeadLetters)
+	s.handleTenant("POST /v1/dead-letters/replay", s.replayDeadLetters)
+}
+
+func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	q := r.URL.Query()
+	page, err := listParams(q)
+	if err != nil {
+		return err
+	}
+	params := service.DeadLetterListParams{ListParams: page}
+	// In a fixed order, so a request with several bad filters always
+	// names the same one.
+	for _, filter := range []struct {
+		name string
+		dst  *string
+	}{
+		{"subscription_id", &params.SubscriptionID},
+		{"reason", &params.Reason},
+		{"since", &params.Since},
+		{"until", &params.Until},
+	} {
+		if *filter.dst, err = filterParam(q, filter.name); err != nil {
+			return err
+		}
+	}
+	letters, err := s.opts.ControlPlane.Deliveries.ListDeadLetters(r.Context(), tenantID, params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, letters)
+	return nil
+}
+
+func (s *Server) replayDeadLetters(w http.ResponseWriter, r *http.Request, tenantID string) error {
+	var body hubapi.DeadLetterReplay
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	result, err := s.opts.ControlPlane.Deliveries.ReplayDeadLetters(r.Context(), tenantID, body)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, result)
+	return nil
+}

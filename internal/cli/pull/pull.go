@@ -1,0 +1,195 @@
+// Package pull implements `hubctl pull`: read a pull subscription's events
+// (SPEC §5), through the API or directly on the database (hubaccess), once
+// or following the stream until interrupted.
+package pull
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// directRetryAfter is how long a follower on the database waits once the
+// database stops answering: the API's store_unavailable Retry-After.
+const directRetryAfter = 5 * time.Second
+
+// formats are those of a stream; yaml has no one-document-per-event form
+// a program could read as it comes.
+var formats = []output.Format{output.Table, output.JSON, output.JSONL}
+
+// NewCmd returns `hubctl pull`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	var (
+		format string
+		follow bool
+		limit  int
+		after  int64
+	)
+	cmd := &cobra.Command{
+		Use:   "pull SUBSCRIPTION_ID [--follow] [--limit N] [--after SEQ]",
+		Short: "Read a pull subscription's events",
+		Long: fmt.Sprintf(`Read a pull subscription's events in seq order, --limit per page (1-%d),
+page after page until a short page says the subscription is caught up. With
+--follow, keep polling for new events (waiting longer while none come, and
+as long as the hub asks on 429 and 503) until interrupted; Ctrl-C ends it
+with exit status 0.
+
+Reading is the ack: each page read moves the subscription's durable cursor
+past its events, so the next pull continues where this one stopped. Events
+are printed as they are read, never held back, so an interrupted pull has
+printed everything it acked. --after SEQ starts after that seq instead of at
+the cursor: ahead of the cursor it gives up the events skipped; behind it,
+it re-reads without moving the cursor back. Events seen again (a re-read)
+are printed once, by ceId.
+
+Output: -o jsonl prints one compact JSON object per event and line, for jq
+and other line-oriented tools (the default when stdout is not a terminal);
+-o json prints each event as an indented JSON object; -o table prints SEQ,
+TIME, TYPE, CE ID and SOURCE. The JSON is the API's item: seq, ceId, type,
+ceType, source, tenantId, schemaVersion, time, receivedAt and payload (the
+data as JSON, or base64 with payloadEncoding).
+
+Through the API (--server) the command reads as the tenant of a tenant API
+key, or, with the admin token, as the tenant named by --tenant. Directly on
+the database (--database-url) --tenant is always required. HUBCTL_TENANT
+stands in for --tenant.
+
+Exits 3 when the tenant has no subscription with that id, 1 when it is a
+push subscription, 5 when the hub or the database cannot be reached.`, service.MaxPageLimit),
+		Example: `  hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
+  hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --follow -o jsonl | jq .payload
+  hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --after 0 --limit 1000 -o table`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format == "" && !f.IOStreams.IsStdoutTTY() {
+				format = string(output.JSONL)
+			}
+			fm, err := output.Resolve(format, f.IOStreams, formats...)
+			if err != nil {
+				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+			}
+			if limit < 1 || limit > service.MaxPageLimit {
+				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
+			}
+			opts := client.PullOptions{Limit: limit, Follow: follow, Retryable: retryable}
+			if cmd.Flags().Changed("after") {
+				if after < 0 {
+					return cmdutil.UsageErrorf("invalid --after %d: must be a seq, 0 or more", after)
+				}
+				opts.After = &after
+			}
+			target := hubaccess.Resolve(f)
+			tenant, err := hubaccess.TenantScope(f, target)
+			if err != nil {
+				return err
+			}
+			h, err := hubaccess.Open(cmd.Context(), f, target)
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			stream := client.NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
+				return h.ReadEvents(ctx, tenant, args[0], service.PullParams{Limit: limit, After: after})
+			}, opts)
+			err = copyEvents(cmd.Context(), stream, newPrinter(f, fm))
+			if follow && errors.Is(err, context.Canceled) && cmd.Context().Err() != nil {
+				return nil // interrupted: the way a follow ends
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or jsonl (default: table on a terminal, else jsonl)")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep polling for new events until interrupted")
+	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("events per page (1-%d)", service.MaxPageLimit))
+	cmd.Flags().Int64Var(&after, "after", 0, "start after this seq instead of at the subscription's cursor")
+	cmd.Flags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
+	return cmd
+}
+
+// retryable is client.Retryable plus the direct mode's own refusal: a
+// database that does not answer, waited out like the API's 503.
+func retryable(err error) (time.Duration, bool) {
+	if errors.Is(err, store.ErrUnavailable) {
+		return directRetryAfter, true
+	}
+	return client.Retryable(err)
+}
+
+// copyEvents prints every event the stream yields until it ends: io.EOF is
+// the end of a pull without --follow.
+func copyEvents(ctx context.Context, stream *client.Pull, print func(hubapi.PullEvent) error) error {
+	for {
+		e, err := stream.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := print(e); err != nil {
+			return err
+		}
+	}
+}
+
+// newPrinter returns how one event is shown in format fm. Each event is
+// written whole as it comes: a stream has no end to wait for.
+func newPrinter(f *cmdutil.Factory, fm output.Format) func(hubapi.PullEvent) error {
+	out := f.IOStreams.Out
+	switch fm {
+	case output.Table:
+		headerDone := false
+		return func(e hubapi.PullEvent) error {
+			if !headerDone {
+				headerDone = true
+				if _, err := fmt.Fprintln(out, tableLine("SEQ", "TIME", "TYPE", "CE ID", "SOURCE")); err != nil {
+					return err
+				}
+			}
+			_, err := fmt.Fprintln(out, tableLine(strconv.FormatInt(e.Seq, 10), e.Time.Format(time.RFC3339), cell(e.Type), e.CEID, cell(e.Source)))
+			return err
+		}
+	case output.JSON:
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return func(e hubapi.PullEvent) error { return enc.Encode(e) }
+	default:
+		enc := json.NewEncoder(out)
+		return func(e hubapi.PullEvent) error { return enc.Encode(e) }
+	}
+}
+
+// tableLine lays out one row in fixed columns: rows are printed as events
+// arrive, so the widths cannot come from the rows. They fit a seq of ten
+// digits, an RFC 3339 time, a typical event key and a UUID; a longer value
+// pushes the rest of its row right rather than being cut.
+func tableLine(seq, at, eventType, ceID, source string) string {
+	return fmt.Sprintf("%-10s  %-20s  %-28s  %-36s  %s", seq, at, eventType, ceID, source)
+}
+
+// cell makes text that came from a producer safe for one table cell: a
+// control character could break the row or drive the terminal, so anything
+// not graphic is shown escaped.
+func cell(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsGraphic(r) }) < 0 {
+		return s
+	}
+	quoted := strconv.QuoteToGraphic(s)
+	return quoted[1 : len(quoted)-1]
+}

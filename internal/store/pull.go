@@ -1,0 +1,208 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrNotPull answers a pull read of a push subscription. It is an
+// ErrConflict: the subscription exists, its kind rules the read out.
+var ErrNotPull = fmt.Errorf("%w: not a pull subscription", ErrConflict)
+
+// PullQuery is one read of a pull subscription's stream (SPEC §5).
+type PullQuery struct {
+	TenantID       string
+	SubscriptionID uuid.UUID
+	// Limit is the most events returned; at least 1.
+	Limit int
+	// After, when set, reads the events after this seq instead of after the
+	// durable cursor.
+	After *int64
+}
+
+// PulledEvent is one event of a pull read, as the inbox holds it.
+type PulledEvent struct {
+	Seq             int64
+	ID              string // the CloudEvents id
+	Key             string // <resourcetype>.<eventtype>
+	Type            string // the full CloudEvents type
+	Source          string
+	TenantID        string
+	SchemaVersion   string
+	Subject         string
+	DataContentType string
+	Time            time.Time
+	ReceivedAt      time.Time
+	Payload         []byte
+}
+
+// PullResult is what a pull read returned and where it left the cursor.
+type PullResult struct {
+	Events []PulledEvent
+	// CursorBefore and CursorAfter are the durable cursor as the read found
+	// it and as it committed it.
+	CursorBefore, CursorAfter int64
+}
+
+// ReadPull reads a page of a pull subscription's events, ascending by seq,
+// and advances the durable cursor in the same transaction: reading is the
+// ack. A subscription that is missing, deleted or another tenant's is an
+// ErrNotFound; a push subscription is ErrNotPull.
+//
+// Two readers of one subscription must never both get a page as new, and the
+// cursor must never move back. The read therefore starts by locking the
+// cursor row (FOR UPDATE) and holds it until commit: readers of one
+// subscription take turns, and each finds the cursor the previous one
+// committed, since under READ COMMITTED a row locked after a wait is re-read
+// at its newest version. An optimistic compare-and-set of the cursor would
+// allow the same, but a loser would have read its page for nothing and must
+// read again; the lock makes the loser wait a few milliseconds instead.
+// Readers of different subscriptions never wait for each other, and ingest,
+// which only appends entries, never waits for a reader.
+//
+// Reading past entries still in flight is not a risk: ingest makes seq order
+// equal commit order (see lockAndLoad), so no entry can later appear below
+// a seq a reader has seen.
+func (s *Store) ReadPull(ctx context.Context, q PullQuery) (PullResult, error) {
+	if q.Limit < 1 {
+		return PullResult{}, fmt.Errorf("read pull subscription: limit %d must be at least 1", q.Limit)
+	}
+	if q.After != nil && *q.After < 0 {
+		return PullResult{}, fmt.Errorf("read pull subscription: after %d must not be negative", *q.After)
+	}
+	var res PullResult
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		res, err = readPull(ctx, tx, q)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
+		return PullResult{}, err
+	}
+	if err != nil {
+		return PullResult{}, classify(fmt.Errorf("read pull subscription %s: %w", q.SubscriptionID, err))
+	}
+	return res, nil
+}
+
+// lockCursor finds the live pull subscription of the tenant and locks its
+// cursor. Only pull subscriptions have a cursor row (CreateSubscription
+// makes it with the subscription, and a sink type never changes), so the
+// join also tells a pull subscription from any other.
+const lockCursor = `
+SELECT c.cursor_seq
+FROM pull_cursors c
+JOIN subscriptions s ON s.id = c.subscription_id
+WHERE c.subscription_id = $1 AND s.tenant_id = $2 AND s.deleted_at IS NULL
+FOR UPDATE OF c`
+
+// selectPage reads the page in one range scan of pull_entries' primary key,
+// probing the inbox for each entry. It runs after lockCursor in the same
+// round trip with a snapshot of its own, so the cursor it starts from when
+// no `after` is given ($3 NULL) is the one lockCursor locked.
+const selectPage = `
+SELECT e.seq, e.id::text, e.event_key, e.type, e.source, e.tenant_id, e.schema_version,
+       coalesce(e.subject, ''), coalesce(e.datacontenttype, ''), e.time, e.received_at, e.payload
+FROM pull_entries p
+JOIN events e ON e.seq = p.event_seq
+WHERE p.subscription_id = $1
+  AND p.event_seq > coalesce($3::bigint, (SELECT cursor_seq FROM pull_cursors WHERE subscription_id = $1))
+ORDER BY p.event_seq
+LIMIT $2`
+
+func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
+	pipe := &pgx.Batch{}
+	pipe.Queue(lockCursor, q.SubscriptionID, q.TenantID)
+	pipe.Queue(selectPage, q.SubscriptionID, q.Limit, q.After)
+	results := tx.SendBatch(ctx, pipe)
+	res, found, err := scanPage(results, q.Limit)
+	if closeErr := results.Close(); err == nil && closeErr != nil {
+		err = closeErr
+	}
+	if err != nil {
+		return PullResult{}, err
+	}
+	if !found {
+		return PullResult{}, notAPullSubscription(ctx, tx, q)
+	}
+
+	res.CursorAfter = res.CursorBefore
+	if len(res.Events) > 0 {
+		res.CursorAfter = AdvanceCursor(res.CursorBefore, res.Events[len(res.Events)-1].Seq)
+	}
+	if res.CursorAfter != res.CursorBefore {
+		// The lock makes the condition redundant; it keeps the cursor
+		// monotonic even if the lock were ever dropped.
+		_, err := tx.Exec(ctx, `
+			UPDATE pull_cursors SET cursor_seq = $2, updated_at = now()
+			WHERE subscription_id = $1 AND cursor_seq < $2`, q.SubscriptionID, res.CursorAfter)
+		if err != nil {
+			return PullResult{}, fmt.Errorf("advance the cursor: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// scanPage reads the answers of lockCursor and selectPage; found is false
+// when lockCursor found no cursor to lock, and then the page means nothing.
+func scanPage(results pgx.BatchResults, limit int) (res PullResult, found bool, err error) {
+	err = results.QueryRow().Scan(&res.CursorBefore)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return PullResult{}, false, nil
+	}
+	if err != nil {
+		return PullResult{}, false, fmt.Errorf("lock the cursor: %w", err)
+	}
+	rows, err := results.Query()
+	if err != nil {
+		return PullResult{}, false, fmt.Errorf("read the page: %w", err)
+	}
+	res.Events = make([]PulledEvent, 0, min(limit, 1024))
+	var e PulledEvent
+	_, err = pgx.ForEachRow(rows, []any{&e.Seq, &e.ID, &e.Key, &e.Type, &e.Source, &e.TenantID, &e.SchemaVersion,
+		&e.Subject, &e.DataContentType, &e.Time, &e.ReceivedAt, &e.Payload}, func() error {
+		res.Events = append(res.Events, e)
+		e = PulledEvent{} // the payload buffer must not be shared between rows
+		return nil
+	})
+	if err != nil {
+		return PullResult{}, false, fmt.Errorf("read the page: %w", err)
+	}
+	return res, true, nil
+}
+
+// notAPullSubscription explains why lockCursor found nothing: the
+// subscription is a live one of the tenant with another sink (ErrNotPull),
+// or there is no such subscription for the tenant (ErrNotFound).
+func notAPullSubscription(ctx context.Context, tx pgx.Tx, q PullQuery) error {
+	var sinkType string
+	err := tx.QueryRow(ctx, `SELECT sink_type FROM subscriptions WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
+		q.SubscriptionID, q.TenantID).Scan(&sinkType)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return subscriptionNotFound(q.SubscriptionID)
+	case err != nil:
+		return fmt.Errorf("look up subscription %s: %w", q.SubscriptionID, err)
+	case sinkType == pullSinkType:
+		// A pull subscription without a cursor breaks CreateSubscription's
+		// promise; say so rather than pretend it is something else.
+		return fmt.Errorf("pull subscription %s has no cursor row", q.SubscriptionID)
+	}
+	return fmt.Errorf("%w: subscription %s has a %s sink", ErrNotPull, q.SubscriptionID, sinkType)
+}
+
+// AdvanceCursor is where a read that returned events up to lastSeq leaves a
+// cursor that stood at cursor: max(cursor, lastSeq) (SPEC §5). It covers
+// every case of `after`: a read from the cursor moves it to its last event;
+// a forward `after` moves it past the skipped range to its last event; a
+// backward `after` whose page ends at or below the cursor leaves it alone,
+// and one whose page runs past the cursor moves it to the page's end, since
+// those events were delivered as surely as by a read from the cursor.
+func AdvanceCursor(cursor, lastSeq int64) int64 {
+	return max(cursor, lastSeq)
+}
