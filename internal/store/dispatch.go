@@ -29,7 +29,7 @@ const (
 )
 
 // ClaimRingSize bounds how many tenants with pending jobs one claim visits
-// looking for due work. Each visit costs two index probes; the claim resumes
+// looking for due work. Each visit costs one index probe; the claim resumes
 // where the last one stopped, so tenants beyond the ring are reached by the
 // next claims.
 const ClaimRingSize = 1024
@@ -186,17 +186,22 @@ func (r prefixedRow) Scan(dest ...any) error {
 // claimJobs is Claim's statement. $1 after, $2 ring size, $3 now, $4 limit,
 // $5 owner, $6 lease margin in milliseconds.
 //
-//   - ring: the loose index scan. Each step is the smallest pending tenant
-//     above the previous one, wrapping to the smallest overall, until the
-//     ring closes or holds $2 tenants. min() over the partial index is one
-//     probe. Steps run only as far as later parts read.
+//   - ring: the loose index scan. Each step is the first entry of
+//     delivery_jobs_due above the previous tenant, wrapping to the first
+//     overall, until the ring closes or holds $2 tenants. The index is
+//     ordered by (tenant_id, next_attempt_at), so that one probe yields the
+//     next tenant and its earliest next_attempt_at together. The wrap-around
+//     branch of each UNION ALL ... LIMIT 1 runs only when the first finds
+//     nothing. Steps run only as far as later parts read. (The tenant and
+//     its earliest job used to be two min() probes, and the first step's
+//     coalesce was inlined into each of its three uses: six walks of the
+//     index head per claim of one tenant, now three.)
 //   - due: ring tenants with at least one due job, in ring order, at most
-//     $4 of them; reading stops as soon as there are enough. The tenant's
-//     earliest next_attempt_at is one probe of delivery_jobs_due whatever
-//     the plan. (As EXISTS the planner may hash every pending job; as
-//     LATERAL ... LIMIT 1 it chose a sequential scan that walks past every
-//     claimed and finished row at the head of the table, which grew each
-//     claim to tens of milliseconds under a backlog.)
+//     $4 of them; reading stops as soon as there are enough. (A separate
+//     per-tenant due check is a trap: as EXISTS the planner may hash every
+//     pending job; as LATERAL ... LIMIT 1 it chose a sequential scan that
+//     walks past every claimed and finished row at the head of the table,
+//     which grew each claim to tens of milliseconds under a backlog.)
 //   - picked: each due tenant's oldest due jobs, an equal share of the
 //     batch, locked SKIP LOCKED: jobs another claimer holds are passed over.
 //   - chosen: round-robin over the tenants (each one's first job, then each
@@ -211,25 +216,29 @@ func (r prefixedRow) Scan(dest ...any) error {
 // was, so tenants beyond the ring are reached) and what was settled without
 // an attempt.
 var claimJobs = `
-WITH RECURSIVE ring (tenant_id, first_tenant, n) AS (
-    SELECT start.tenant_id, start.tenant_id, 1
-    FROM (SELECT coalesce(
-            (SELECT min(tenant_id) FROM delivery_jobs WHERE state = 'pending' AND tenant_id > $1),
-            (SELECT min(tenant_id) FROM delivery_jobs WHERE state = 'pending')) AS tenant_id) start
-    WHERE start.tenant_id IS NOT NULL
+WITH RECURSIVE ring (tenant_id, earliest, first_tenant, n) AS (
+    SELECT start.tenant_id, start.earliest, start.tenant_id, 1
+    FROM (
+        (SELECT tenant_id, next_attempt_at AS earliest FROM delivery_jobs
+         WHERE state = 'pending' AND tenant_id > $1 ORDER BY tenant_id, next_attempt_at LIMIT 1)
+        UNION ALL
+        (SELECT tenant_id, next_attempt_at FROM delivery_jobs
+         WHERE state = 'pending' ORDER BY tenant_id, next_attempt_at LIMIT 1)
+        LIMIT 1) start
   UNION ALL
-    SELECT step.tenant_id, r.first_tenant, r.n + 1
+    SELECT step.tenant_id, step.earliest, r.first_tenant, r.n + 1
     FROM ring r
-    CROSS JOIN LATERAL (SELECT coalesce(
-            (SELECT min(tenant_id) FROM delivery_jobs WHERE state = 'pending' AND tenant_id > r.tenant_id),
-            (SELECT min(tenant_id) FROM delivery_jobs WHERE state = 'pending')) AS tenant_id) step
+    CROSS JOIN LATERAL (
+        (SELECT tenant_id, next_attempt_at AS earliest FROM delivery_jobs
+         WHERE state = 'pending' AND tenant_id > r.tenant_id ORDER BY tenant_id, next_attempt_at LIMIT 1)
+        UNION ALL
+        (SELECT tenant_id, next_attempt_at FROM delivery_jobs
+         WHERE state = 'pending' ORDER BY tenant_id, next_attempt_at LIMIT 1)
+        LIMIT 1) step
     WHERE r.n < $2 AND step.tenant_id <> r.first_tenant
 ),
 due AS (
-    SELECT r.tenant_id, r.n FROM ring r
-    WHERE (SELECT min(j.next_attempt_at) FROM delivery_jobs j
-           WHERE j.state = 'pending' AND j.tenant_id = r.tenant_id) <= $3
-    LIMIT $4
+    SELECT tenant_id, n FROM ring WHERE earliest <= $3 LIMIT $4
 ),
 share AS (
     SELECT ceil($4::float8 / greatest(count(*), 1))::int AS per_tenant FROM due
