@@ -34,9 +34,9 @@ it would stop hubctl serve.`,
   hubctl config show --config /etc/hubctl.yaml -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
 			cfg, err := f.Config()
 			if err != nil {
@@ -51,6 +51,6 @@ it would stop hubctl serve.`,
 			})
 		},
 	}
-	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or yaml")
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }

@@ -52,14 +52,12 @@ Exits 3 when the tenant has no delivery with that id.`,
   hubctl deliveries get 0196a1c3-0a1b-7c2d-8e3f-405162738495 --tenant acme -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
-			}
-			var detail hubapi.DeliveryDetail
-			err = run(cmd, f, func(h hubaccess.Hub, tenant string) (err error) {
-				detail, err = h.GetDelivery(cmd.Context(), tenant, args[0])
 				return err
+			}
+			detail, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.DeliveryDetail, error) {
+				return h.GetDelivery(cmd.Context(), tenant, args[0])
 			})
 			if err != nil {
 				return err
@@ -67,7 +65,7 @@ Exits 3 when the tenant has no delivery with that id.`,
 			return printDetail(f, fm, detail)
 		},
 	}
-	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or yaml")
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 
@@ -90,20 +88,4 @@ func printDetail(f *cmdutil.Factory, fm output.Format, detail hubapi.DeliveryDet
 	return output.New(f.IOStreams, fm).Print(detail, func(t *output.TableWriter) {
 		attemptsTable(t, f, detail.AttemptHistory)
 	})
-}
-
-// run opens the hub for the tenant the command acts on (--tenant, checked
-// before anything is opened) and hands both to do.
-func run(cmd *cobra.Command, f *cmdutil.Factory, do func(h hubaccess.Hub, tenant string) error) error {
-	target := hubaccess.Resolve(f)
-	tenant, err := hubaccess.TenantScope(f, target)
-	if err != nil {
-		return err
-	}
-	h, err := hubaccess.Open(cmd.Context(), f, target)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	return do(h, tenant)
 }

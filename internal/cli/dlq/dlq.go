@@ -84,40 +84,38 @@ table prints the command for the next page on stderr.`, service.MaxPageLimit),
   hubctl dlq list --subscription 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --reason exhausted -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
-			if limit < 1 || limit > service.MaxPageLimit {
-				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
+			if err := cmdutil.CheckLimit(limit); err != nil {
+				return err
 			}
 			params := service.DeadLetterListParams{ListParams: service.ListParams{Limit: limit, Cursor: cursor}, DeadLetterFilter: ff.filter()}
-			var page hubapi.Page[hubapi.DeadLetter]
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
-				page, err = h.ListDeadLetters(cmd.Context(), tenant, params)
-				return err
+			page, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.DeadLetter], error) {
+				return h.ListDeadLetters(cmd.Context(), tenant, params)
 			})
 			if err != nil {
 				return err
 			}
-			err = output.New(f.IOStreams, fm).Print(page, func(t *output.TableWriter) {
-				t.Header("delivery", "subscription", "event", "type", "reason", "attempts", "last status", "dead")
-				for _, d := range page.Items {
-					t.Row(d.ID, d.SubscriptionID, orDash(d.EventID), orDash(d.EventType), output.Style(f.IOStreams, d.Reason),
-						strconv.Itoa(d.Attempts), optionalInt(d.LastStatus), d.DeadAt.Format(time.RFC3339))
-				}
-			})
-			if err == nil && fm == output.Table && page.NextCursor != nil {
-				_, err = fmt.Fprintf(f.IOStreams.ErrOut, "More dead letters follow: %s --cursor %s\n", nextPageCommand(cmd), *page.NextCursor)
-			}
-			return err
+			return output.PrintPage(output.New(f.IOStreams, fm), page, deadLetterHeader,
+				func(t *output.TableWriter, d hubapi.DeadLetter) { deadLetterRow(t, f, d) },
+				"dead letters", nextPageCommand(cmd))
 		},
 	}
 	ff.register(cmd)
-	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or yaml")
-	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most dead letters to list (1-%d)", service.MaxPageLimit))
-	cmd.Flags().StringVar(&cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
+	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddPageFlags(cmd, &limit, &cursor, "dead letters")
 	return cmd
+}
+
+func deadLetterHeader(t *output.TableWriter) {
+	t.Header("delivery", "subscription", "event", "type", "reason", "attempts", "last status", "dead")
+}
+
+func deadLetterRow(t *output.TableWriter, f *cmdutil.Factory, d hubapi.DeadLetter) {
+	t.Row(d.ID, d.SubscriptionID, orDash(d.EventID), orDash(d.EventType), output.Style(f.IOStreams, d.Reason),
+		strconv.Itoa(d.Attempts), optionalInt(d.LastStatus), d.DeadAt.Format(time.RFC3339))
 }
 
 // nextPageCommand repeats the listing's own flags but its cursor, so the
@@ -157,13 +155,13 @@ in batches of 500, with progress on stderr.`,
   hubctl dlq replay --id 0196a1c3-0a1b-7c2d-8e3f-405162738495`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
 			r := replayer{f: f, ctx: cmd.Context(), filter: ff.filter(), ids: ids}
 			var result hubapi.DeadLetterReplayResult
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
+			err = hubaccess.RunForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
 				r.hub, r.tenant = h, tenant
 				result, err = r.run(dryRun, yes)
 				return err
@@ -181,7 +179,7 @@ in batches of 500, with progress on stderr.`,
 	cmd.Flags().StringArrayVar(&ids, "id", nil, "replay this dead letter (repeatable)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only count the dead letters that would be replayed")
 	cmd.Flags().BoolVar(&yes, "yes", false, "replay without asking (for scripts)")
-	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or yaml")
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 
@@ -311,22 +309,6 @@ func chunks(ids []string) func(yield func([]string) bool) {
 			}
 		}
 	}
-}
-
-// run opens the hub for the tenant the command acts on (--tenant, checked
-// before anything is opened) and hands both to do.
-func run(ctx context.Context, f *cmdutil.Factory, do func(h hubaccess.Hub, tenant string) error) error {
-	target := hubaccess.Resolve(f)
-	tenant, err := hubaccess.TenantScope(f, target)
-	if err != nil {
-		return err
-	}
-	h, err := hubaccess.Open(ctx, f, target)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	return do(h, tenant)
 }
 
 func orDash(s string) string {

@@ -134,3 +134,40 @@ func Run(ctx context.Context, f *cmdutil.Factory, do func(Hub) error) error {
 	defer h.Close()
 	return do(h)
 }
+
+// RunForTenant is Run for the commands that act on one tenant's resources:
+// the tenant scope is checked before anything is opened, so a missing or
+// malformed --tenant is refused the same way whatever the hub.
+func RunForTenant(ctx context.Context, f *cmdutil.Factory, do func(h Hub, tenant string) error) error {
+	target := Resolve(f)
+	tenant, err := TenantScope(f, target)
+	if err != nil {
+		return err
+	}
+	h, err := Open(ctx, f, target)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return do(h, tenant)
+}
+
+// Call is Run for a use case that answers with one value.
+func Call[T any](ctx context.Context, f *cmdutil.Factory, do func(Hub) (T, error)) (T, error) {
+	var v T
+	err := Run(ctx, f, func(h Hub) (err error) {
+		v, err = do(h)
+		return err
+	})
+	return v, err
+}
+
+// CallForTenant is RunForTenant for a use case that answers with one value.
+func CallForTenant[T any](ctx context.Context, f *cmdutil.Factory, do func(h Hub, tenant string) (T, error)) (T, error) {
+	var v T
+	err := RunForTenant(ctx, f, func(h Hub, tenant string) (err error) {
+		v, err = do(h, tenant)
+		return err
+	})
+	return v, err
+}

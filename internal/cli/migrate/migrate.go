@@ -121,9 +121,9 @@ they differ, so scripts can gate a deploy on it.`,
   hubctl migrate status -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
 			return withMigrator(cmd.Context(), f, func(mg *store.Migrator) error {
 				st, err := mg.Status()
@@ -152,7 +152,7 @@ they differ, so scripts can gate a deploy on it.`,
 			})
 		},
 	}
-	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or yaml")
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 

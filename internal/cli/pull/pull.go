@@ -80,12 +80,12 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
 			if format == "" && !f.IOStreams.IsStdoutTTY() {
 				format = string(output.JSONL)
 			}
-			fm, err := output.Resolve(format, f.IOStreams, formats...)
+			fm, err := cmdutil.ResolveFormat(f, format, formats...)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
-			if limit < 1 || limit > service.MaxPageLimit {
-				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
+			if err := cmdutil.CheckLimit(limit); err != nil {
+				return err
 			}
 			opts := client.PullOptions{Limit: limit, Follow: follow, Retryable: retryable}
 			if cmd.Flags().Changed("after") {
@@ -94,20 +94,12 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
 				}
 				opts.After = &after
 			}
-			target := hubaccess.Resolve(f)
-			tenant, err := hubaccess.TenantScope(f, target)
-			if err != nil {
-				return err
-			}
-			h, err := hubaccess.Open(cmd.Context(), f, target)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			stream := client.NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
-				return h.ReadEvents(ctx, tenant, args[0], service.PullParams{Limit: limit, After: after})
-			}, opts)
-			err = copyEvents(cmd.Context(), stream, newPrinter(f, fm))
+			err = hubaccess.RunForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) error {
+				stream := client.NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
+					return h.ReadEvents(ctx, tenant, args[0], service.PullParams{Limit: limit, After: after})
+				}, opts)
+				return copyEvents(cmd.Context(), stream, newPrinter(f, fm))
+			})
 			if follow && errors.Is(err, context.Canceled) && cmd.Context().Err() != nil {
 				return nil // interrupted: the way a follow ends
 			}

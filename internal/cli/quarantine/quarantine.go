@@ -63,59 +63,50 @@ command for the next page on stderr.`, service.MaxPageLimit),
   hubctl quarantine list --topic lerian.streaming.midaz_transaction.posted -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
-			// Checked here, not only by the service: it reads 0 as "the
-			// default", but on the command line the default is already
-			// filled in, so 0 is a mistake; and the message names the flag.
-			if params.Limit < 1 || params.Limit > service.MaxPageLimit {
-				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", params.Limit, service.MaxPageLimit)
+			if err := cmdutil.CheckLimit(params.Limit); err != nil {
+				return err
 			}
 			params.Cursor = cursor
-			var page hubapi.Page[hubapi.QuarantineItem]
-			err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
-				page, err = h.ListQuarantine(cmd.Context(), params)
-				return err
+			page, err := hubaccess.Call(cmd.Context(), f, func(h hubaccess.Hub) (hubapi.Page[hubapi.QuarantineItem], error) {
+				return h.ListQuarantine(cmd.Context(), params)
 			})
 			if err != nil {
 				return err
 			}
-			err = output.New(f.IOStreams, fm).Print(page, func(t *output.TableWriter) {
-				t.Header("received", "reason", "topic/partition/offset", "key", "headers", "detail")
-				for _, item := range page.Items {
-					t.Row(
-						item.ReceivedAt.Format(time.RFC3339),
-						displayText(item.Reason, 0),
-						displayText(item.Topic, 0)+"/"+strconv.Itoa(int(item.Partition))+"/"+strconv.FormatInt(item.Offset, 10),
-						displayKey(item),
-						compactHeaders(item.Headers, headersWidth),
-						displayText(item.Detail, detailWidth),
-					)
-				}
-			})
-			if err == nil && fm == output.Table && page.NextCursor != nil {
-				_, err = fmt.Fprintf(f.IOStreams.ErrOut, "More records follow: hubctl quarantine list%s --cursor %s\n", repeatFilters(cmd, params), *page.NextCursor)
-			}
-			return err
+			return output.PrintPage(output.New(f.IOStreams, fm), page, itemHeader, itemRow,
+				"records", "hubctl quarantine list"+repeatFilters(cmd, params))
 		},
 	}
-	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or yaml")
-	cmd.Flags().IntVar(&params.Limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most records to list (1-%d)", service.MaxPageLimit))
+	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddPageFlags(cmd, &params.Limit, &cursor, "records")
 	cmd.Flags().StringVar(&params.Reason, "reason", "", "only records quarantined for this reason code, e.g. missing_tenantid")
 	cmd.Flags().StringVar(&params.Topic, "topic", "", "only records from this topic")
-	cmd.Flags().StringVar(&cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
 	return cmd
+}
+
+func itemHeader(t *output.TableWriter) {
+	t.Header("received", "reason", "topic/partition/offset", "key", "headers", "detail")
+}
+
+func itemRow(t *output.TableWriter, item hubapi.QuarantineItem) {
+	t.Row(
+		item.ReceivedAt.Format(time.RFC3339),
+		displayText(item.Reason, 0),
+		displayText(item.Topic, 0)+"/"+strconv.Itoa(int(item.Partition))+"/"+strconv.FormatInt(item.Offset, 10),
+		displayKey(item),
+		compactHeaders(item.Headers, headersWidth),
+		displayText(item.Detail, detailWidth),
+	)
 }
 
 // repeatFilters spells the flags the next page needs besides the cursor: a
 // cursor continues one listing, with its filters.
 func repeatFilters(cmd *cobra.Command, p service.QuarantineListParams) string {
-	s := ""
-	if cmd.Flags().Changed("limit") {
-		s += " --limit " + strconv.Itoa(p.Limit)
-	}
+	s := cmdutil.RepeatLimit(cmd, p.Limit)
 	if p.Reason != "" {
 		s += " --reason " + strconv.Quote(p.Reason)
 	}

@@ -35,41 +35,31 @@ Exits 3 when the tenant has no subscription with that id.`, service.MaxPageLimit
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := resolveFormat(f, format)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
 				return err
 			}
-			if limit < 1 || limit > service.MaxPageLimit {
-				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
+			if err := cmdutil.CheckLimit(limit); err != nil {
+				return err
 			}
 			if state != "" && !slices.Contains(hubapi.DeliveryStates, state) {
 				return cmdutil.UsageErrorf("invalid --state %q: use one of %s", state, states)
 			}
 			params := service.DeliveryListParams{ListParams: service.ListParams{Limit: limit, Cursor: cursor}, State: state}
-			var page hubapi.Page[hubapi.Delivery]
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
-				page, err = h.ListDeliveries(cmd.Context(), tenant, args[0], params)
-				return err
+			page, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.Delivery], error) {
+				return h.ListDeliveries(cmd.Context(), tenant, args[0], params)
 			})
 			if err != nil {
 				return err
 			}
-			err = output.New(f.IOStreams, fm).Print(page, func(t *output.TableWriter) {
-				deliveries.ListHeader(t)
-				for _, d := range page.Items {
-					deliveries.ListRow(t, f, d)
-				}
-			})
-			if err == nil && fm == output.Table && page.NextCursor != nil {
-				_, err = fmt.Fprintf(f.IOStreams.ErrOut, "More deliveries follow: %s --cursor %s\n", nextPageCommand(cmd, args[0], state, limit), *page.NextCursor)
-			}
-			return err
+			return output.PrintPage(output.New(f.IOStreams, fm), page, deliveries.ListHeader,
+				func(t *output.TableWriter, d hubapi.Delivery) { deliveries.ListRow(t, f, d) },
+				"deliveries", nextPageCommand(cmd, args[0], state, limit))
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	cmd.Flags().StringVar(&state, "state", "", "only deliveries in this state: "+states)
-	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most deliveries to list (1-%d)", service.MaxPageLimit))
-	cmd.Flags().StringVar(&cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
+	cmdutil.AddPageFlags(cmd, &limit, &cursor, "deliveries")
 	return cmd
 }
 
@@ -80,8 +70,5 @@ func nextPageCommand(cmd *cobra.Command, id, state string, limit int) string {
 	if state != "" {
 		next += " --state " + state
 	}
-	if cmd.Flags().Changed("limit") {
-		next += fmt.Sprintf(" --limit %d", limit)
-	}
-	return next
+	return next + cmdutil.RepeatLimit(cmd, limit)
 }

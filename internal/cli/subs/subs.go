@@ -73,34 +73,6 @@ marked failed.`,
 	return cmd
 }
 
-// run opens the hub for the tenant the command acts on, checking the scope
-// before anything is opened, and hands both to do.
-func run(ctx context.Context, f *cmdutil.Factory, do func(h hubaccess.Hub, tenant string) error) error {
-	target := hubaccess.Resolve(f)
-	tenant, err := hubaccess.TenantScope(f, target)
-	if err != nil {
-		return err
-	}
-	h, err := hubaccess.Open(ctx, f, target)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	return do(h, tenant)
-}
-
-func addOutputFlag(cmd *cobra.Command, format *string) {
-	cmd.Flags().StringVarP(format, "output", "o", "", "output format: table, json or yaml")
-}
-
-func resolveFormat(f *cmdutil.Factory, format string) (output.Format, error) {
-	fm, err := output.Resolve(format, f.IOStreams)
-	if err != nil {
-		return "", cmdutil.WithCode(cmdutil.ExitUsage, err)
-	}
-	return fm, nil
-}
-
 func newCreateCmd(f *cmdutil.Factory) *cobra.Command {
 	var format string
 	var spec specFlags
@@ -120,7 +92,7 @@ flags, for sinks with more settings than a URL.`,
   hubctl subs create --from-file orders.json -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fm, err := resolveFormat(f, format)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
 				return err
 			}
@@ -128,10 +100,8 @@ flags, for sinks with more settings than a URL.`,
 			if err != nil {
 				return err
 			}
-			var created hubapi.CreatedSubscription
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
-				created, err = h.CreateSubscription(cmd.Context(), tenant, in)
-				return err
+			created, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.CreatedSubscription, error) {
+				return h.CreateSubscription(cmd.Context(), tenant, in)
 			})
 			if err != nil {
 				return err
@@ -145,7 +115,7 @@ flags, for sinks with more settings than a URL.`,
 			return printSecret(f, fm, created.SigningSecret)
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	spec.register(cmd.Flags(), false)
 	return cmd
 }
@@ -201,40 +171,26 @@ command for the next page on stderr.`, service.MaxPageLimit),
   hubctl subs list --tenant acme -o json --limit 500`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fm, err := resolveFormat(f, format)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
 				return err
 			}
-			if limit < 1 || limit > service.MaxPageLimit {
-				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
-			}
-			var page hubapi.Page[hubapi.Subscription]
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
-				page, err = h.ListSubscriptions(cmd.Context(), tenant, service.ListParams{Limit: limit, Cursor: cursor})
+			if err := cmdutil.CheckLimit(limit); err != nil {
 				return err
+			}
+			page, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.Subscription], error) {
+				return h.ListSubscriptions(cmd.Context(), tenant, service.ListParams{Limit: limit, Cursor: cursor})
 			})
 			if err != nil {
 				return err
 			}
-			err = output.New(f.IOStreams, fm).Print(page, func(t *output.TableWriter) {
-				subscriptionHeader(t)
-				for _, sub := range page.Items {
-					subscriptionRow(t, f, sub)
-				}
-			})
-			if err == nil && fm == output.Table && page.NextCursor != nil {
-				next := "hubctl subs list"
-				if cmd.Flags().Changed("limit") {
-					next += fmt.Sprintf(" --limit %d", limit)
-				}
-				_, err = fmt.Fprintf(f.IOStreams.ErrOut, "More subscriptions follow: %s --cursor %s\n", next, *page.NextCursor)
-			}
-			return err
+			return output.PrintPage(output.New(f.IOStreams, fm), page, subscriptionHeader,
+				func(t *output.TableWriter, sub hubapi.Subscription) { subscriptionRow(t, f, sub) },
+				"subscriptions", "hubctl subs list"+cmdutil.RepeatLimit(cmd, limit))
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most subscriptions to list (1-%d)", service.MaxPageLimit))
-	cmd.Flags().StringVar(&cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
+	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddPageFlags(cmd, &limit, &cursor, "subscriptions")
 	return cmd
 }
 
@@ -264,14 +220,12 @@ func newOneCmd(f *cmdutil.Factory, spec oneSpec) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := resolveFormat(f, format)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
 				return err
 			}
-			var sub hubapi.Subscription
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
-				sub, err = spec.do(h, cmd.Context(), tenant, args[0])
-				return err
+			sub, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.Subscription, error) {
+				return spec.do(h, cmd.Context(), tenant, args[0])
 			})
 			if err != nil {
 				return err
@@ -281,7 +235,7 @@ func newOneCmd(f *cmdutil.Factory, spec oneSpec) *cobra.Command {
 			})
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 
@@ -303,7 +257,7 @@ Exits 3 when the tenant has no subscription with that id.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := resolveFormat(f, format)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
 				return err
 			}
@@ -311,7 +265,7 @@ Exits 3 when the tenant has no subscription with that id.`,
 				return err
 			}
 			var sub hubapi.Subscription
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) error {
+			err = hubaccess.RunForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) error {
 				var in hubapi.SubscriptionUpdate
 				if spec.fromFile != "" {
 					if err := readFile(f, spec.fromFile, &in); err != nil {
@@ -343,7 +297,7 @@ Exits 3 when the tenant has no subscription with that id.`,
 			})
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	spec.register(cmd.Flags(), true)
 	return cmd
 }
@@ -361,14 +315,12 @@ Exits 3 when the tenant has no subscription with that id.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := resolveFormat(f, format)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
 				return err
 			}
-			var deleted hubapi.SubscriptionDeleted
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
-				deleted, err = h.DeleteSubscription(cmd.Context(), tenant, args[0])
-				return err
+			deleted, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.SubscriptionDeleted, error) {
+				return h.DeleteSubscription(cmd.Context(), tenant, args[0])
 			})
 			if err != nil {
 				return err
@@ -379,7 +331,7 @@ Exits 3 when the tenant has no subscription with that id.`,
 			})
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 
@@ -400,14 +352,12 @@ webhook.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := resolveFormat(f, format)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
 				return err
 			}
-			var rotation hubapi.SecretRotation
-			err = run(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (err error) {
-				rotation, err = h.RotateSecret(cmd.Context(), tenant, args[0], secret)
-				return err
+			rotation, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.SecretRotation, error) {
+				return h.RotateSecret(cmd.Context(), tenant, args[0], secret)
 			})
 			if err != nil {
 				return err
@@ -423,7 +373,7 @@ webhook.`,
 			return err
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	cmd.Flags().StringVar(&secret, flagSigningSecret, "", "the new secret, at least 24 characters (default: the hub generates one)")
 	return cmd
 }
@@ -447,7 +397,7 @@ func completeIDs(f *cmdutil.Factory) cobra.CompletionFunc {
 		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
 		defer cancel()
 		var completions []cobra.Completion
-		_ = run(ctx, f, func(h hubaccess.Hub, tenant string) error {
+		_ = hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
 			page, err := h.ListSubscriptions(ctx, tenant, service.ListParams{Limit: service.MaxPageLimit})
 			for _, sub := range page.Items {
 				if strings.HasPrefix(sub.ID, toComplete) {

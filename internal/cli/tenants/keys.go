@@ -46,9 +46,9 @@ environment) so that it can be found and revoked later.`,
   HUBCTL_TOKEN=$(hubctl tenants keys create acme --name ci -o json | jq -r .key)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
 			if !cmd.Flags().Changed("name") {
 				return cmdutil.UsageErrorf("--name is required: say what the key is for, e.g. --name billing-service")
@@ -56,10 +56,8 @@ environment) so that it can be found and revoked later.`,
 			if err := service.CheckTenantID(args[0]); err != nil {
 				return err
 			}
-			var key hubapi.CreatedAPIKey
-			err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
-				key, err = h.CreateAPIKey(cmd.Context(), args[0], name)
-				return err
+			key, err := hubaccess.Call(cmd.Context(), f, func(h hubaccess.Hub) (hubapi.CreatedAPIKey, error) {
+				return h.CreateAPIKey(cmd.Context(), args[0], name)
 			})
 			if err != nil {
 				return err
@@ -75,7 +73,7 @@ environment) so that it can be found and revoked later.`,
 			return err
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	cmd.Flags().StringVar(&name, "name", "", "what the key is for (required)")
 	return cmd
 }
@@ -94,39 +92,29 @@ again.`, service.MaxPageLimit),
   hubctl tenants keys list acme -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
-			if limit < 1 || limit > service.MaxPageLimit {
-				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
+			if err := cmdutil.CheckLimit(limit); err != nil {
+				return err
 			}
 			if err := service.CheckTenantID(args[0]); err != nil {
 				return err
 			}
-			var page hubapi.Page[hubapi.APIKey]
-			err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
-				page, err = h.ListAPIKeys(cmd.Context(), args[0], service.ListParams{Limit: limit, Cursor: cursor})
-				return err
+			page, err := hubaccess.Call(cmd.Context(), f, func(h hubaccess.Hub) (hubapi.Page[hubapi.APIKey], error) {
+				return h.ListAPIKeys(cmd.Context(), args[0], service.ListParams{Limit: limit, Cursor: cursor})
 			})
 			if err != nil {
 				return err
 			}
-			err = output.New(f.IOStreams, fm).Print(page, func(t *output.TableWriter) {
-				keyHeader(t)
-				for _, key := range page.Items {
-					keyRow(t, f, key)
-				}
-			})
-			if err == nil && fm == output.Table && page.NextCursor != nil {
-				_, err = fmt.Fprintf(f.IOStreams.ErrOut, "More keys follow: hubctl tenants keys list %s%s --cursor %s\n", args[0], limitFlag(cmd, limit), *page.NextCursor)
-			}
-			return err
+			return output.PrintPage(output.New(f.IOStreams, fm), page, keyHeader,
+				func(t *output.TableWriter, key hubapi.APIKey) { keyRow(t, f, key) },
+				"keys", "hubctl tenants keys list "+args[0]+cmdutil.RepeatLimit(cmd, limit))
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most keys to list (1-%d)", service.MaxPageLimit))
-	cmd.Flags().StringVar(&cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
+	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddPageFlags(cmd, &limit, &cursor, "keys")
 	return cmd
 }
 
@@ -141,17 +129,15 @@ Exits 3 when the tenant has no key with that id.`,
 		Example: `  hubctl tenants keys revoke acme 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
 			if err := service.CheckTenantID(args[0]); err != nil {
 				return err
 			}
-			var key hubapi.APIKey
-			err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
-				key, err = h.RevokeAPIKey(cmd.Context(), args[0], args[1])
-				return err
+			key, err := hubaccess.Call(cmd.Context(), f, func(h hubaccess.Hub) (hubapi.APIKey, error) {
+				return h.RevokeAPIKey(cmd.Context(), args[0], args[1])
 			})
 			if err != nil {
 				return err
@@ -162,7 +148,7 @@ Exits 3 when the tenant has no key with that id.`,
 			})
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 

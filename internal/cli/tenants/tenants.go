@@ -66,7 +66,7 @@ fails (exit 1) and leaves it as it is.`,
 			})
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 
@@ -85,7 +85,7 @@ func newGetCmd(f *cmdutil.Factory) *cobra.Command {
 			})
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 
@@ -103,7 +103,7 @@ func newStatusCmd(f *cmdutil.Factory, verb, status, short, long string) *cobra.C
 			})
 		},
 	}
-	addOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 
@@ -120,79 +120,54 @@ command for the next page on stderr.`, service.MaxPageLimit),
   hubctl tenants list -o json --limit 500`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fm, err := output.Resolve(format, f.IOStreams)
+			fm, err := cmdutil.ResolveFormat(f, format)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
-			}
-			// Checked here, not only by the service: it reads 0 as "the
-			// default", but on the command line the default is already
-			// filled in, so 0 is a mistake; and the message names the flag.
-			if limit < 1 || limit > service.MaxPageLimit {
-				return cmdutil.UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
-			}
-			var page hubapi.Page[hubapi.Tenant]
-			err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
-				page, err = h.ListTenants(cmd.Context(), service.ListParams{Limit: limit, Cursor: cursor})
 				return err
+			}
+			if err := cmdutil.CheckLimit(limit); err != nil {
+				return err
+			}
+			page, err := hubaccess.Call(cmd.Context(), f, func(h hubaccess.Hub) (hubapi.Page[hubapi.Tenant], error) {
+				return h.ListTenants(cmd.Context(), service.ListParams{Limit: limit, Cursor: cursor})
 			})
 			if err != nil {
 				return err
 			}
-			err = output.New(f.IOStreams, fm).Print(page, func(t *output.TableWriter) {
-				t.Header("id", "status", "created")
-				for _, tenant := range page.Items {
-					addRow(t, f, tenant)
-				}
-			})
-			if err == nil && fm == output.Table && page.NextCursor != nil {
-				_, err = fmt.Fprintf(f.IOStreams.ErrOut, "More tenants follow: hubctl tenants list%s --cursor %s\n", limitFlag(cmd, limit), *page.NextCursor)
-			}
-			return err
+			return output.PrintPage(output.New(f.IOStreams, fm), page, tenantHeader,
+				func(t *output.TableWriter, tenant hubapi.Tenant) { addRow(t, f, tenant) },
+				"tenants", "hubctl tenants list"+cmdutil.RepeatLimit(cmd, limit))
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most tenants to list (1-%d)", service.MaxPageLimit))
-	cmd.Flags().StringVar(&cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
+	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddPageFlags(cmd, &limit, &cursor, "tenants")
 	return cmd
-}
-
-// limitFlag repeats --limit for the next-page hint when the user chose one.
-func limitFlag(cmd *cobra.Command, limit int) string {
-	if !cmd.Flags().Changed("limit") {
-		return ""
-	}
-	return fmt.Sprintf(" --limit %d", limit)
 }
 
 // runOne runs a use case that answers with one tenant and prints it. The id
 // is checked before the hub is reached: a malformed id is rejected the same
 // way whether a database, a server or neither is configured.
 func runOne(cmd *cobra.Command, f *cmdutil.Factory, format, id string, do func(hubaccess.Hub) (hubapi.Tenant, error)) error {
-	fm, err := output.Resolve(format, f.IOStreams)
+	fm, err := cmdutil.ResolveFormat(f, format)
 	if err != nil {
-		return cmdutil.WithCode(cmdutil.ExitUsage, err)
+		return err
 	}
 	if err := service.CheckTenantID(id); err != nil {
 		return err
 	}
-	var tenant hubapi.Tenant
-	err = hubaccess.Run(cmd.Context(), f, func(h hubaccess.Hub) (err error) {
-		tenant, err = do(h)
-		return err
+	tenant, err := hubaccess.Call(cmd.Context(), f, func(h hubaccess.Hub) (hubapi.Tenant, error) {
+		return do(h)
 	})
 	if err != nil {
 		return err
 	}
 	return output.New(f.IOStreams, fm).Print(tenant, func(t *output.TableWriter) {
-		t.Header("id", "status", "created")
+		tenantHeader(t)
 		addRow(t, f, tenant)
 	})
 }
 
+func tenantHeader(t *output.TableWriter) { t.Header("id", "status", "created") }
+
 func addRow(t *output.TableWriter, f *cmdutil.Factory, tenant hubapi.Tenant) {
 	t.Row(tenant.ID, output.Style(f.IOStreams, tenant.Status), tenant.CreatedAt.Format(time.RFC3339))
-}
-
-func addOutputFlag(cmd *cobra.Command, format *string) {
-	cmd.Flags().StringVarP(format, "output", "o", "", "output format: table, json or yaml")
 }

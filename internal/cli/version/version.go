@@ -27,9 +27,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 					info.Version, info.Commit, info.Date, info.GoVersion, info.Platform)
 				return err
 			}
-			fm, err := output.Resolve(format, f.IOStreams, output.JSON, output.YAML)
+			fm, err := cmdutil.ResolveFormat(f, format, output.JSON, output.YAML)
 			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				return err
 			}
 			return output.New(f.IOStreams, fm).Print(info, nil)
 		},

@@ -1,0 +1,52 @@
+package cmdutil
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/service"
+)
+
+// AddOutputFlag registers -o for the formats every listing accepts.
+func AddOutputFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVarP(format, "output", "o", "", "output format: table, json or yaml")
+}
+
+// ResolveFormat is output.Resolve with an unknown -o made a usage error
+// (exit 2): the command line is wrong, not the hub's answer.
+func ResolveFormat(f *Factory, flag string, allowed ...output.Format) (output.Format, error) {
+	fm, err := output.Resolve(flag, f.IOStreams, allowed...)
+	if err != nil {
+		return "", WithCode(ExitUsage, err)
+	}
+	return fm, nil
+}
+
+// AddPageFlags registers a listing's --limit and --cursor; what names the
+// items in the help text ("tenants", "dead letters").
+func AddPageFlags(cmd *cobra.Command, limit *int, cursor *string, what string) {
+	cmd.Flags().IntVar(limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most %s to list (1-%d)", what, service.MaxPageLimit))
+	cmd.Flags().StringVar(cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
+}
+
+// CheckLimit rejects a --limit outside 1..service.MaxPageLimit. It is
+// checked here, not only by the service: the service reads 0 as "the
+// default", but on the command line the default is already filled in, so 0
+// is a mistake; and the message names the flag.
+func CheckLimit(limit int) error {
+	if limit < 1 || limit > service.MaxPageLimit {
+		return UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
+	}
+	return nil
+}
+
+// RepeatLimit is " --limit N" when the user chose the limit, else "": the
+// next-page hint repeats what was chosen and leaves defaults to default.
+func RepeatLimit(cmd *cobra.Command, limit int) string {
+	if !cmd.Flags().Changed("limit") {
+		return ""
+	}
+	return fmt.Sprintf(" --limit %d", limit)
+}
