@@ -8,6 +8,8 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
+	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
+	"github.com/hubctl/hubctl/internal/sink/sqs"
 	"github.com/hubctl/hubctl/internal/sink/webhook"
 )
 
@@ -21,20 +23,30 @@ type Options struct {
 // Sinks is the registry plus what must be released at shutdown.
 type Sinks struct {
 	*sink.Registry
-	webhook *webhook.Type
+	// idle close the kept-alive HTTP connections of the types that pool
+	// them; RabbitMQ connections close with the last sink that uses them.
+	idle []func()
 }
 
 // New builds the registry of every sink type.
 func New(opts Options) (*Sinks, error) {
-	wh := webhook.NewType(webhook.Options{AllowPrivate: opts.AllowPrivate, UserAgent: buildinfo.UserAgent()})
-	reg, err := sink.NewRegistry(wh, pull.NewType())
+	hooks := webhook.NewType(webhook.Options{AllowPrivate: opts.AllowPrivate, UserAgent: buildinfo.UserAgent()})
+	queues := sqs.NewType(sqs.Options{AllowPrivate: opts.AllowPrivate})
+	reg, err := sink.NewRegistry(
+		hooks,
+		pull.NewType(),
+		queues,
+		rabbitmq.NewType(rabbitmq.Options{AllowPrivate: opts.AllowPrivate}),
+	)
 	if err != nil {
 		return nil, err
 	}
-	return &Sinks{Registry: reg, webhook: wh}, nil
+	return &Sinks{Registry: reg, idle: []func(){hooks.CloseIdleConnections, queues.CloseIdleConnections}}, nil
 }
 
 // Close releases pooled connections.
 func (s *Sinks) Close() {
-	s.webhook.CloseIdleConnections()
+	for _, closeIdle := range s.idle {
+		closeIdle()
+	}
 }

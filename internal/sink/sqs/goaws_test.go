@@ -1,0 +1,416 @@
+package sqs
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/Admiral-Piett/goaws/app/models"
+	"github.com/Admiral-Piett/goaws/app/router"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	sqsapi "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/sirupsen/logrus"
+
+	"github.com/hubctl/hubctl/internal/sink"
+)
+
+// goawsServer is one in-process goaws v0.5.4 on 127.0.0.1. goaws keeps its
+// queues in package globals, so a test binary runs one server and each test
+// uses queues of its own, one test at a time.
+type goawsServer struct {
+	endpoint string
+	admin    *sqsapi.Client
+
+	mu       sync.Mutex
+	requests []recordedRequest
+}
+
+type recordedRequest struct {
+	action string // the X-Amz-Target operation, e.g. "SendMessage"
+	body   []byte
+}
+
+var (
+	goawsOnce     sync.Once
+	goawsInstance *goawsServer
+	goawsErr      error
+)
+
+// startGoaws returns the shared server, starting it on first use the way
+// goaws's own main does: configure models.CurrentEnvironment, then serve
+// router.New().
+func startGoaws(t *testing.T) *goawsServer {
+	t.Helper()
+	goawsOnce.Do(func() {
+		logrus.SetLevel(logrus.FatalLevel)
+		listener, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			goawsErr = err
+			return
+		}
+		port := listener.Addr().(*net.TCPAddr).Port
+		// Queue URLs are built from these; an empty Region keeps the host a
+		// bare 127.0.0.1. EnableDuplicates turns on FIFO deduplication.
+		models.CurrentEnvironment = models.Environment{
+			Host:             "127.0.0.1",
+			Port:             strconv.Itoa(port),
+			AccountID:        "100010001000",
+			EnableDuplicates: true,
+		}
+		srv := &goawsServer{endpoint: "http://" + listener.Addr().String()}
+		handler := router.New()
+		go func() {
+			_ = http.Serve(listener, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				action := r.Header.Get("X-Amz-Target")
+				srv.mu.Lock()
+				srv.requests = append(srv.requests, recordedRequest{action: action[strings.LastIndexByte(action, '.')+1:], body: body})
+				srv.mu.Unlock()
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				handler.ServeHTTP(w, r)
+			}))
+		}()
+		srv.admin = sqsapi.New(sqsapi.Options{
+			Region:       "us-east-1",
+			Credentials:  credentials.NewStaticCredentialsProvider("admin", "admin-secret", ""),
+			BaseEndpoint: aws.String(srv.endpoint),
+		})
+		goawsInstance = srv
+	})
+	if goawsErr != nil {
+		t.Fatalf("starting goaws: %v", goawsErr)
+	}
+	return goawsInstance
+}
+
+// createQueue makes a queue and returns its URL.
+func (g *goawsServer) createQueue(t *testing.T, name string) string {
+	t.Helper()
+	out, err := g.admin.CreateQueue(t.Context(), &sqsapi.CreateQueueInput{QueueName: aws.String(name)})
+	if err != nil {
+		t.Fatalf("CreateQueue %s: %v", name, err)
+	}
+	return *out.QueueUrl
+}
+
+// sent returns the SendMessage requests received since mark.
+func (g *goawsServer) sent(mark int) []recordedRequest {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []recordedRequest
+	for _, r := range g.requests[mark:] {
+		if r.action == "SendMessage" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (g *goawsServer) mark() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.requests)
+}
+
+// receive reads every message waiting in a queue.
+func (g *goawsServer) receive(t *testing.T, queueURL string) []receivedMessage {
+	t.Helper()
+	out, err := g.admin.ReceiveMessage(t.Context(), &sqsapi.ReceiveMessageInput{
+		QueueUrl:              aws.String(queueURL),
+		MaxNumberOfMessages:   10,
+		MessageAttributeNames: []string{"All"},
+		WaitTimeSeconds:       1,
+	})
+	if err != nil {
+		t.Fatalf("ReceiveMessage: %v", err)
+	}
+	var msgs []receivedMessage
+	for _, m := range out.Messages {
+		attrs := map[string]string{}
+		for name, v := range m.MessageAttributes {
+			if deref(v.DataType) != "String" {
+				t.Errorf("attribute %s has data type %q, want String", name, deref(v.DataType))
+			}
+			attrs[name] = deref(v.StringValue)
+		}
+		msgs = append(msgs, receivedMessage{body: deref(m.Body), attrs: attrs})
+	}
+	return msgs
+}
+
+type receivedMessage struct {
+	body  string
+	attrs map[string]string
+}
+
+// openSink parses and opens an SQS sink the way the service does.
+func openSink(t *testing.T, typ *Type, queueURL, endpoint string) sink.Sink {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]string{
+		"type": "sqs", "queue_url": queueURL, "region": "us-east-1", "endpoint": endpoint,
+		"access_key_id": testKeyID, "secret_access_key": testSecret,
+	})
+	cfg, err := typ.Parse(raw)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if cfg.Destination != queueURL {
+		t.Fatalf("Destination = %q, want the queue URL %q", cfg.Destination, queueURL)
+	}
+	s, err := typ.Open(cfg, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func wantAttributes(d sink.Delivery) map[string]string {
+	return map[string]string{
+		AttrEventID: d.EventID, AttrEventType: d.EventKey, AttrTenantID: d.TenantID,
+		AttrDeliveryID: d.DeliveryID, AttrSchemaVersion: d.SchemaVersion,
+	}
+}
+
+func sameAttributes(got, want map[string]string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDeliverToStandardQueue(t *testing.T) {
+	g := startGoaws(t)
+	queueURL := g.createQueue(t, "hub-standard")
+	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.endpoint)
+
+	text := testDelivery([]byte(`{"amount":100,"note":"ünïcødé"}`))
+	binary := testDelivery([]byte{0x00, 0x01, 0xff, 0xfe})
+	binary.DeliveryID = "0190b7a1-0000-7000-8000-000000000002"
+
+	for _, d := range []sink.Delivery{text, binary} {
+		out := s.Deliver(t.Context(), d)
+		if !out.OK || out.StatusCode != http.StatusOK || out.Error != "" {
+			t.Fatalf("Deliver = %+v, want OK with HTTP 200", out)
+		}
+		var result sendResult
+		if err := json.Unmarshal(out.Response, &result); err != nil || result.MessageID == "" {
+			t.Fatalf("Response %q does not carry the message id", out.Response)
+		}
+	}
+
+	msgs := g.receive(t, queueURL)
+	if len(msgs) != 2 {
+		t.Fatalf("received %d messages, want 2", len(msgs))
+	}
+	if msgs[0].body != string(text.Payload) || !sameAttributes(msgs[0].attrs, wantAttributes(text)) {
+		t.Errorf("text message = %+v, want body %s and attributes %v", msgs[0], text.Payload, wantAttributes(text))
+	}
+	wantBinary := wantAttributes(binary)
+	wantBinary[AttrBodyEncoding] = BodyEncodingBase64
+	if msgs[1].body != base64.StdEncoding.EncodeToString(binary.Payload) || !sameAttributes(msgs[1].attrs, wantBinary) {
+		t.Errorf("binary message = %+v, want base64 body and attributes %v", msgs[1], wantBinary)
+	}
+}
+
+func TestDeliverToFIFOQueue(t *testing.T) {
+	g := startGoaws(t)
+	queueURL := g.createQueue(t, "hub-ordered.fifo")
+	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.endpoint)
+	mark := g.mark()
+
+	first := testDelivery([]byte(`{"n":1}`))
+	retry := first
+	retry.DeliveryID = "0190b7a1-0000-7000-8000-0000000000ff" // a new attempt of one event
+	for _, d := range []sink.Delivery{first, retry} {
+		if out := s.Deliver(t.Context(), d); !out.OK {
+			t.Fatalf("Deliver = %+v", out)
+		}
+	}
+
+	// goaws does not return the group and deduplication ids on receive,
+	// so they are read from the requests it was sent.
+	sent := g.sent(mark)
+	if len(sent) != 2 {
+		t.Fatalf("%d SendMessage requests, want 2", len(sent))
+	}
+	for _, r := range sent {
+		var req struct{ MessageGroupId, MessageDeduplicationId string }
+		if err := json.Unmarshal(r.body, &req); err != nil {
+			t.Fatalf("SendMessage body %s: %v", r.body, err)
+		}
+		if req.MessageGroupId != first.TenantID || req.MessageDeduplicationId != first.EventID {
+			t.Errorf("group %q, dedup %q; want the tenant %q and the event id %q",
+				req.MessageGroupId, req.MessageDeduplicationId, first.TenantID, first.EventID)
+		}
+	}
+	// The retry carries the event's id as its deduplication id, so the
+	// queue holds the event once.
+	msgs := g.receive(t, queueURL)
+	if len(msgs) != 1 {
+		t.Fatalf("received %d messages, want the event once", len(msgs))
+	}
+	if msgs[0].body != `{"n":1}` || !sameAttributes(msgs[0].attrs, wantAttributes(first)) {
+		t.Errorf("message = %+v, want the first attempt's body and attributes", msgs[0])
+	}
+}
+
+func TestProbe(t *testing.T) {
+	g := startGoaws(t)
+	typ := NewType(Options{AllowPrivate: true})
+	queueURL := g.createQueue(t, "hub-probed")
+
+	if err := openSink(t, typ, queueURL, g.endpoint).Probe(t.Context(), sink.ProbeRequest{Timeout: 5 * time.Second}); err != nil {
+		t.Fatalf("Probe of an existing queue = %v", err)
+	}
+	missing := strings.TrimSuffix(queueURL, "hub-probed") + "hub-no-such-queue"
+	err := openSink(t, typ, missing, g.endpoint).Probe(t.Context(), sink.ProbeRequest{Timeout: 5 * time.Second})
+	// goaws answers a missing queue here with InvalidParameterValue where
+	// AWS says QueueDoesNotExist; either way the probe fails with SQS's word.
+	if err == nil || !strings.HasPrefix(err.Error(), "HTTP 400, SQS error ") {
+		t.Fatalf("Probe of a missing queue = %v, want SQS's error with its HTTP status", err)
+	}
+	if strings.Contains(err.Error(), testKeyID) || strings.Contains(err.Error(), testSecret) {
+		t.Fatalf("probe error %q quotes a credential", err)
+	}
+}
+
+func TestOversizeMessageFailsWithoutARequest(t *testing.T) {
+	g := startGoaws(t)
+	queueURL := g.createQueue(t, "hub-oversize")
+	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.endpoint)
+	mark := g.mark()
+
+	out := s.Deliver(t.Context(), testDelivery(bytes.Repeat([]byte("x"), MaxMessageBytes)))
+	if out.OK || !strings.Contains(out.Error, "message too large for SQS") || !strings.Contains(out.Error, "256 KiB") {
+		t.Fatalf("Deliver = %+v, want a failure naming the 256 KiB limit", out)
+	}
+	if n := g.mark() - mark; n != 0 {
+		t.Fatalf("goaws received %d requests for an oversize message", n)
+	}
+}
+
+// blackhole accepts connections on 127.0.0.1 and never answers; it counts
+// what it accepted.
+func blackhole(t *testing.T) (endpoint string, accepted *atomic.Int32) {
+	t.Helper()
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted = &atomic.Int32{}
+	var conns sync.WaitGroup
+	var mu sync.Mutex
+	var open []net.Conn
+	conns.Go(func() {
+		for {
+			conn, err := listener.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			mu.Lock()
+			open = append(open, conn)
+			mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		listener.Close()
+		conns.Wait()
+		for _, c := range open {
+			c.Close()
+		}
+	})
+	return "http://" + listener.Addr().String(), accepted
+}
+
+func TestAttemptTimeoutIsHonoured(t *testing.T) {
+	endpoint, accepted := blackhole(t)
+	s := openSink(t, NewType(Options{AllowPrivate: true}), endpoint+"/100010001000/q", endpoint)
+
+	start := time.Now()
+	d := testDelivery([]byte(`{}`))
+	d.Timeout = 300 * time.Millisecond
+	out := s.Deliver(t.Context(), d)
+	elapsed := time.Since(start)
+	if out.OK || out.Error != "no response within 300ms" {
+		t.Fatalf("Deliver = %+v, want a timeout failure", out)
+	}
+	if elapsed > 3*time.Second {
+		t.Fatalf("Deliver took %s with a 300ms timeout", elapsed)
+	}
+
+	start = time.Now()
+	err := s.Probe(t.Context(), sink.ProbeRequest{Timeout: 300 * time.Millisecond})
+	if err == nil || err.Error() != "no response within 300ms" || time.Since(start) > 3*time.Second {
+		t.Fatalf("Probe = %v after %s, want a timeout within the probe's 300ms", err, time.Since(start))
+	}
+	if accepted.Load() == 0 {
+		t.Fatal("the blackhole saw no connection: the timeout was not the one tested")
+	}
+}
+
+// fixedResolver answers every lookup with one address.
+type fixedResolver netip.Addr
+
+func (r fixedResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.Addr(r)}, nil
+}
+
+func TestPrivateEndpointRefusedAtDialTime(t *testing.T) {
+	endpoint, accepted := blackhole(t)
+	port := endpoint[strings.LastIndexByte(endpoint, ':')+1:]
+	named := "http://sqs.internal.test:" + port
+	typ := NewType(Options{Resolver: fixedResolver(netip.MustParseAddr("127.0.0.1"))})
+	s := openSink(t, typ, named+"/1/q", named)
+
+	out := s.Deliver(t.Context(), testDelivery([]byte(`{}`)))
+	if out.OK || !strings.HasPrefix(out.Error, "destination refused: ") || !strings.Contains(out.Error, "loopback") {
+		t.Fatalf("Deliver = %+v, want the address policy's refusal", out)
+	}
+	if err := s.Probe(t.Context(), sink.ProbeRequest{}); err == nil || !strings.Contains(err.Error(), "destination refused") {
+		t.Fatalf("Probe = %v, want the address policy's refusal", err)
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Fatalf("%d connections reached a refused address", n)
+	}
+}
+
+func TestErrorAnswersAreRecordedWithoutCredentials(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, `{"__type":"com.amazonaws.sqs#InvalidClientTokenId","message":"key `+testKeyID+` with secret `+testSecret+` is not valid"}`)
+	}))
+	t.Cleanup(server.Close)
+	s := openSink(t, NewType(Options{AllowPrivate: true}), server.URL+"/1/q", server.URL)
+
+	out := s.Deliver(t.Context(), testDelivery([]byte(`{}`)))
+	if out.OK || out.StatusCode != http.StatusForbidden || !strings.Contains(out.Error, "InvalidClientTokenId") {
+		t.Fatalf("Deliver = %+v, want HTTP 403 naming the SQS error", out)
+	}
+	if strings.Contains(out.Error, testKeyID) || strings.Contains(out.Error, testSecret) {
+		t.Fatalf("Outcome.Error %q quotes a credential", out.Error)
+	}
+	if !strings.Contains(out.Error, "****") {
+		t.Fatalf("Outcome.Error %q lost the masked credential's place", out.Error)
+	}
+}

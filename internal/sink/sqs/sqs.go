@@ -1,0 +1,386 @@
+// Package sqs is the Amazon SQS sink (SPEC §4): one SendMessage per attempt
+// to a queue the tenant chose, with the subscription's own access key.
+//
+// A Type owns one http.Transport that every SQS sink shares, and caches one
+// SDK client per credential set, so subscriptions that share a key share a
+// client and Open is cheap enough to call per attempt. Requests go to the
+// regional SQS endpoint, or to the configured endpoint override, always
+// through a dialer that applies the outbound address policy
+// (STREAMING_HUB_ALLOW_PRIVATE_SINKS), like webhooks.
+package sqs
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	sqsapi "github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/hubctl/hubctl/internal/netguard"
+	"github.com/hubctl/hubctl/internal/sink"
+)
+
+// Name is the sink.type of SQS subscriptions.
+const Name = "sqs"
+
+const (
+	// DefaultAttemptTimeout applies when a delivery or probe carries none
+	// (the default attempt_timeout of SPEC §2).
+	DefaultAttemptTimeout = 10 * time.Second
+	// MaxAttemptTimeout is the largest attempt_timeout a subscription may
+	// have; the transport's own timeouts sit at this backstop so that the
+	// attempt's deadline is always the one that fires.
+	MaxAttemptTimeout = 60 * time.Second
+	// MaxURLLength bounds queue_url and endpoint; real ones are far shorter.
+	MaxURLLength = 2048
+	// maxKeyLength bounds each credential. AWS key ids are at most 128
+	// characters and secrets 40; SQS-compatible services are allowed more
+	// room, not unlimited room.
+	maxKeyLength = 256
+	// maxQueueNameLength is SQS's own limit, ".fifo" included.
+	maxQueueNameLength = 80
+	// maxRegionLength bounds region; AWS's longest is under 20 characters.
+	maxRegionLength = 64
+	// clientCacheSize bounds the cached SDK clients. Each credential set a
+	// subscription has ever used gets one; rotated keys age out of the cache
+	// instead of accumulating for the life of the process.
+	clientCacheSize = 1024
+)
+
+// Options are what every SQS sink of one hub shares.
+type Options struct {
+	// AllowPrivate lets requests reach loopback, private and reserved
+	// addresses (STREAMING_HUB_ALLOW_PRIVATE_SINKS).
+	AllowPrivate bool
+	// Resolver answers host lookups at dial time; nil means the system's.
+	Resolver netguard.Resolver
+}
+
+// Type is the SQS sink type. It is safe for concurrent use.
+type Type struct {
+	allowPrivate bool
+	transport    *http.Transport
+	httpClient   *http.Client
+	clients      *clientCache
+}
+
+var _ sink.Type = (*Type)(nil)
+
+// NewType builds the SQS sink type, its shared transport and client cache.
+func NewType(opts Options) *Type {
+	dialer := &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver}
+	transport := &http.Transport{
+		// Never a proxy from the environment: the proxy would make the
+		// connection to SQS, out of the dialer's sight.
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   MaxAttemptTimeout,
+		ResponseHeaderTimeout: MaxAttemptTimeout,
+		// Every subscription's workers send to the same few regional
+		// endpoints; the net/http default of 2 idle connections per host
+		// would make most sends open a new one.
+		MaxIdleConns:        1024,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	return &Type{
+		allowPrivate: opts.AllowPrivate,
+		transport:    transport,
+		httpClient: &http.Client{
+			Transport: transport,
+			// SQS never redirects; following one would sign a request for
+			// a host nobody configured.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		clients: newClientCache(clientCacheSize),
+	}
+}
+
+// Name returns "sqs".
+func (t *Type) Name() string { return Name }
+
+// CloseIdleConnections closes the kept-alive connections of every sink of
+// this type; call it at shutdown.
+func (t *Type) CloseIdleConnections() { t.transport.CloseIdleConnections() }
+
+// publicConfig is the stored, shown configuration of an SQS sink.
+type publicConfig struct {
+	QueueURL string `json:"queue_url"`
+	Region   string `json:"region"`
+	Endpoint string `json:"endpoint,omitempty"`
+}
+
+// credentialConfig is the part stored encrypted and shown masked. The key
+// id is kept with the secret: alone it names the AWS account's user, which
+// is nobody's business who can read the subscription.
+type credentialConfig struct {
+	AccessKeyID     string `json:"access_key_id"`
+	SecretAccessKey string `json:"secret_access_key"`
+}
+
+// Parse validates {"type":"sqs","queue_url","region","access_key_id",
+// "secret_access_key","endpoint"?} and splits it: queue_url, region and
+// endpoint are public, the two keys are credentials. The destination is
+// the queue URL as given.
+func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
+	fields, err := sink.DecodeObject(raw, Name, "access_key_id", "endpoint", "queue_url", "region", "secret_access_key")
+	if err != nil {
+		return sink.Config{}, err
+	}
+	var pub publicConfig
+	var cred credentialConfig
+	// Checked in the order DecodeObject reports unknown fields, sorted, so
+	// one bad object always names the same field.
+	steps := []struct {
+		field    string
+		required bool
+		into     *string
+		check    func(string) error
+	}{
+		{"access_key_id", true, &cred.AccessKeyID, checkKey},
+		{"endpoint", false, &pub.Endpoint, t.checkEndpoint},
+		{"queue_url", true, &pub.QueueURL, checkQueueURL},
+		{"region", true, &pub.Region, checkRegion},
+		{"secret_access_key", true, &cred.SecretAccessKey, checkKey},
+	}
+	for _, step := range steps {
+		value, err := stringField(fields, step.field, step.required)
+		if err == nil && value != "" {
+			err = step.check(value)
+		}
+		if err != nil {
+			return sink.Config{}, &sink.FieldError{Field: "sink." + step.field, Message: err.Error()}
+		}
+		*step.into = value
+	}
+
+	public, err := marshalCompact(pub)
+	if err != nil {
+		return sink.Config{}, &sink.FieldError{Field: "sink", Message: "cannot be stored"}
+	}
+	secret, err := marshalCompact(cred)
+	if err != nil {
+		return sink.Config{}, &sink.FieldError{Field: "sink", Message: "cannot be stored"}
+	}
+	return sink.Config{Public: public, Credentials: secret, Destination: pub.QueueURL}, nil
+}
+
+// stringField reads one string field; absent, null and "" are all missing.
+// Its errors never quote the value, which may be a secret.
+func stringField(fields map[string]json.RawMessage, name string, required bool) (string, error) {
+	raw, present := fields[name]
+	if !present || string(raw) == "null" {
+		if required {
+			return "", errors.New("is required")
+		}
+		return "", nil
+	}
+	var value string
+	if err := json.Unmarshal(raw, &value); err != nil {
+		return "", errors.New("must be a string")
+	}
+	if value == "" && required {
+		return "", errors.New("is required")
+	}
+	return value, nil
+}
+
+// checkKey accepts what can travel in a SigV4 Authorization header and be
+// an HMAC key: printable ASCII without spaces.
+func checkKey(key string) error {
+	if len(key) > maxKeyLength {
+		return fmt.Errorf("must be at most %d characters", maxKeyLength)
+	}
+	for i := range len(key) {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return errors.New("must be printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+// checkRegion accepts a DNS label: the SDK builds the endpoint host
+// sqs.<region>.amazonaws.com from it, and signs every request for it.
+func checkRegion(region string) error {
+	if len(region) > maxRegionLength {
+		return fmt.Errorf("must be at most %d characters", maxRegionLength)
+	}
+	for i := range len(region) {
+		c := region[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return errors.New("must be an AWS region such as us-east-1 (lowercase letters, digits and hyphens)")
+		}
+	}
+	if region[0] == '-' || region[len(region)-1] == '-' {
+		return errors.New("must not start or end with a hyphen")
+	}
+	return nil
+}
+
+// checkQueueURL accepts an http(s) URL whose last path segment is a queue
+// name. The SDK sends requests to the endpoint, not to this URL's host, so
+// the host is not judged here; the URL only identifies the queue.
+func checkQueueURL(raw string) error {
+	if len(raw) > MaxURLLength {
+		return fmt.Errorf("must be at most %d characters", MaxURLLength)
+	}
+	if err := netguard.CheckURL(raw); err != nil {
+		return err
+	}
+	u, err := url.Parse(raw)
+	if err != nil { // CheckURL has parsed it already
+		return errors.New("not a valid URL")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("must not have a query or fragment")
+	}
+	return checkQueueName(queueName(raw))
+}
+
+// checkQueueName applies SQS's naming rule: 1–80 letters, digits, hyphens
+// and underscores, with ".fifo" ending the name of a FIFO queue.
+func checkQueueName(name string) error {
+	if name == "" {
+		return errors.New("must end with the queue name, as in https://sqs.us-east-1.amazonaws.com/123456789012/orders")
+	}
+	if len(name) > maxQueueNameLength {
+		return fmt.Errorf("queue name must be at most %d characters", maxQueueNameLength)
+	}
+	base := strings.TrimSuffix(name, fifoSuffix)
+	if base == "" {
+		return errors.New("queue name must not be only .fifo")
+	}
+	for i := range len(base) {
+		c := base[i]
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return errors.New("queue name may contain only letters, digits, hyphens and underscores (and end in .fifo)")
+		}
+	}
+	return nil
+}
+
+// checkEndpoint accepts an http(s) base URL. A literal IP address must
+// also pass the address policy unless private sinks are allowed, so an
+// obviously unreachable endpoint is refused when it is configured; host
+// names are judged at dial time.
+func (t *Type) checkEndpoint(raw string) error {
+	if len(raw) > MaxURLLength {
+		return fmt.Errorf("must be at most %d characters", MaxURLLength)
+	}
+	if err := netguard.CheckURL(raw); err != nil {
+		return err
+	}
+	u, err := url.Parse(raw)
+	if err != nil { // CheckURL has parsed it already
+		return errors.New("not a valid URL")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("must not have a query or fragment")
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !t.allowPrivate {
+		if err := netguard.Allowed(ip); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fifoSuffix ends the name of every FIFO queue.
+const fifoSuffix = ".fifo"
+
+// queueName is the last path segment of a queue URL.
+func queueName(queueURL string) string {
+	u, err := url.Parse(queueURL)
+	if err != nil {
+		return ""
+	}
+	path := u.Path
+	return path[strings.LastIndexByte(path, '/')+1:]
+}
+
+// isFIFO reports whether a queue URL names a FIFO queue.
+func isFIFO(queueURL string) bool { return strings.HasSuffix(queueName(queueURL), fifoSuffix) }
+
+// marshalCompact keeps & < > as typed, so a stored URL reads back the way
+// the tenant wrote it.
+func marshalCompact(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Open builds the sink of one subscription from its stored configuration
+// with decrypted credentials. The SDK client comes from the Type's cache,
+// so Open is cheap; signingSecrets are a webhook matter and ignored.
+func (t *Type) Open(cfg sink.Config, _ []string) (sink.Sink, error) {
+	var pub publicConfig
+	if err := json.Unmarshal(cfg.Public, &pub); err != nil {
+		return nil, errors.New("sqs sink: stored configuration is not a JSON object")
+	}
+	var cred credentialConfig
+	if err := json.Unmarshal(cfg.Credentials, &cred); err != nil {
+		// The decoder's message could quote part of the secret.
+		return nil, errors.New("sqs sink: stored credentials are not a JSON object")
+	}
+	if err := checkQueueURL(pub.QueueURL); err != nil {
+		return nil, fmt.Errorf("sqs sink: stored queue_url: %w", err)
+	}
+	if pub.Region == "" {
+		return nil, errors.New("sqs sink: stored region is empty")
+	}
+	if err := checkRegion(pub.Region); err != nil {
+		return nil, fmt.Errorf("sqs sink: stored region: %w", err)
+	}
+	if pub.Endpoint != "" {
+		if err := t.checkEndpoint(pub.Endpoint); err != nil {
+			return nil, fmt.Errorf("sqs sink: stored endpoint: %w", err)
+		}
+	}
+	if cred.AccessKeyID == "" || cred.SecretAccessKey == "" {
+		return nil, errors.New("sqs sink: stored credentials lack access_key_id or secret_access_key")
+	}
+	key := clientKey{
+		region:     pub.Region,
+		endpoint:   pub.Endpoint,
+		keyID:      cred.AccessKeyID,
+		secretHash: sha256.Sum256([]byte(cred.SecretAccessKey)),
+	}
+	client := t.clients.get(key, func() *sqsapi.Client { return t.newClient(pub, cred) })
+	return &queueSink{
+		client:   client,
+		queueURL: pub.QueueURL,
+		fifo:     isFIFO(pub.QueueURL),
+		secrets:  []string{cred.AccessKeyID, cred.SecretAccessKey},
+	}, nil
+}
+
+// newClient builds an SDK client for one credential set. Retries are off:
+// the hub owns retries, and one Deliver is one attempt.
+func (t *Type) newClient(pub publicConfig, cred credentialConfig) *sqsapi.Client {
+	opts := sqsapi.Options{
+		Region:      pub.Region,
+		Credentials: credentials.NewStaticCredentialsProvider(cred.AccessKeyID, cred.SecretAccessKey, ""),
+		HTTPClient:  t.httpClient,
+		Retryer:     aws.NopRetryer{},
+	}
+	if pub.Endpoint != "" {
+		opts.BaseEndpoint = aws.String(pub.Endpoint)
+	}
+	return sqsapi.New(opts)
+}
