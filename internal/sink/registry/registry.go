@@ -7,6 +7,7 @@ package registry
 import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/eventbridge"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
 	"github.com/hubctl/hubctl/internal/sink/sqs"
@@ -32,16 +33,18 @@ type Sinks struct {
 func New(opts Options) (*Sinks, error) {
 	hooks := webhook.NewType(webhook.Options{AllowPrivate: opts.AllowPrivate, UserAgent: buildinfo.UserAgent()})
 	queues := sqs.NewType(sqs.Options{AllowPrivate: opts.AllowPrivate})
+	buses := eventbridge.NewType(eventbridge.Options{AllowPrivate: opts.AllowPrivate})
 	reg, err := sink.NewRegistry(
 		hooks,
 		pull.NewType(),
 		queues,
 		rabbitmq.NewType(rabbitmq.Options{AllowPrivate: opts.AllowPrivate}),
+		buses,
 	)
 	if err != nil {
 		return nil, err
 	}
-	return &Sinks{Registry: reg, idle: []func(){hooks.CloseIdleConnections, queues.CloseIdleConnections}}, nil
+	return &Sinks{Registry: reg, idle: []func(){hooks.CloseIdleConnections, queues.CloseIdleConnections, buses.CloseIdleConnections}}, nil
 }
 
 // Close releases pooled connections.
