@@ -242,7 +242,8 @@ func TestCacheKeyTellsRotatedSecretsApart(t *testing.T) {
 		}
 		return s.(*queueSink)
 	}
-	if open("one").client != open("one").client {
+	first, second := open("one"), open("one")
+	if first.client != second.client {
 		t.Error("one credential set got two clients")
 	}
 	if open("one").client == open("two").client {
