@@ -28,9 +28,9 @@ const (
 	MaxSubscriptionNameChars = 200
 	MaxRetrySteps            = schedule.MaxSteps
 	MaxRetryStep             = schedule.MaxStep
-	MinAttemptTimeout        = time.Second
-	MaxAttemptTimeout        = 60 * time.Second
-	DefaultAttemptTimeout    = 10 * time.Second
+	MinAttemptTimeout        = sink.MinAttemptTimeout
+	MaxAttemptTimeout        = sink.MaxAttemptTimeout
+	DefaultAttemptTimeout    = sink.DefaultAttemptTimeout
 	MinSigningSecretChars    = 24
 )
 

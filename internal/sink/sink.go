@@ -56,6 +56,16 @@ type Outcome struct {
 // MaxResponseBytes bounds Outcome.Response (SPEC §3.1).
 const MaxResponseBytes = 1024
 
+// The bounds of a subscription's attempt_timeout (SPEC §2). Sinks use the
+// default for a delivery or probe that carries none, and set their
+// transports' own timeouts at the maximum as a backstop, so the attempt's
+// deadline is always the one that fires.
+const (
+	MinAttemptTimeout     = time.Second
+	DefaultAttemptTimeout = 10 * time.Second
+	MaxAttemptTimeout     = 60 * time.Second
+)
+
 // Sink is one configured destination.
 type Sink interface {
 	// Deliver makes exactly one attempt.

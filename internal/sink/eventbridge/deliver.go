@@ -270,7 +270,7 @@ func (s *busSink) Close() error { return nil }
 
 func attemptTimeout(t time.Duration) time.Duration {
 	if t <= 0 {
-		return DefaultAttemptTimeout
+		return sink.DefaultAttemptTimeout
 	}
 	return t
 }

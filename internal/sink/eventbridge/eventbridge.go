@@ -33,13 +33,6 @@ import (
 const Name = "eventbridge"
 
 const (
-	// DefaultAttemptTimeout applies when a delivery or probe carries none
-	// (the default attempt_timeout of SPEC §2).
-	DefaultAttemptTimeout = 10 * time.Second
-	// MaxAttemptTimeout is the largest attempt_timeout; the transports'
-	// own timeouts sit at this backstop so the attempt's deadline fires
-	// first.
-	MaxAttemptTimeout = 60 * time.Second
 	// MaxEndpointLength bounds a stored endpoint override.
 	MaxEndpointLength = 2048
 	// MaxEventBusLength is EventBridge's own limit on a bus name or ARN.
@@ -115,8 +108,8 @@ func newHTTPClient(proxy func(*http.Request) (*url.URL, error), dial func(contex
 			DialContext:           dial,
 			TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
 			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   MaxAttemptTimeout,
-			ResponseHeaderTimeout: MaxAttemptTimeout,
+			TLSHandshakeTimeout:   sink.MaxAttemptTimeout,
+			ResponseHeaderTimeout: sink.MaxAttemptTimeout,
 			// All subscriptions of one region share its connections; the
 			// net/http default of 2 idle per host would make most
 			// deliveries open a new one.

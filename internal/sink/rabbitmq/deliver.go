@@ -27,9 +27,6 @@ const (
 )
 
 const (
-	// DefaultAttemptTimeout applies when a delivery or probe carries none
-	// (the default attempt_timeout of SPEC §2).
-	DefaultAttemptTimeout = 10 * time.Second
 	// maxErrorBytes keeps recorded errors short.
 	maxErrorBytes = 200
 	// appID names the publisher in every message's properties.
@@ -54,7 +51,7 @@ type rabbitSink struct {
 func (s *rabbitSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 	timeout := d.Timeout
 	if timeout <= 0 {
-		timeout = DefaultAttemptTimeout
+		timeout = sink.DefaultAttemptTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -77,7 +74,7 @@ func (s *rabbitSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome 
 func (s *rabbitSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 	timeout := p.Timeout
 	if timeout <= 0 {
-		timeout = DefaultAttemptTimeout
+		timeout = sink.DefaultAttemptTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -92,7 +92,7 @@ func (s *queueSink) Close() error { return nil }
 
 func attemptTimeout(t time.Duration) time.Duration {
 	if t <= 0 {
-		return DefaultAttemptTimeout
+		return sink.DefaultAttemptTimeout
 	}
 	return t
 }

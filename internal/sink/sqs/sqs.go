@@ -34,13 +34,6 @@ import (
 const Name = "sqs"
 
 const (
-	// DefaultAttemptTimeout applies when a delivery or probe carries none
-	// (the default attempt_timeout of SPEC §2).
-	DefaultAttemptTimeout = 10 * time.Second
-	// MaxAttemptTimeout is the largest attempt_timeout a subscription may
-	// have; the transport's own timeouts sit at this backstop so that the
-	// attempt's deadline is always the one that fires.
-	MaxAttemptTimeout = 60 * time.Second
 	// MaxURLLength bounds queue_url and endpoint; real ones are far shorter.
 	MaxURLLength = 2048
 	// maxKeyLength bounds each credential. AWS key ids are at most 128
@@ -86,8 +79,8 @@ func NewType(opts Options) *Type {
 		DialContext:           dialer.DialContext,
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
 		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   MaxAttemptTimeout,
-		ResponseHeaderTimeout: MaxAttemptTimeout,
+		TLSHandshakeTimeout:   sink.MaxAttemptTimeout,
+		ResponseHeaderTimeout: sink.MaxAttemptTimeout,
 		// Every subscription's workers send to the same few regional
 		// endpoints; the net/http default of 2 idle connections per host
 		// would make most sends open a new one.

@@ -55,7 +55,7 @@ type hookSink struct {
 func (s *hookSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 	timeout := d.Timeout
 	if timeout <= 0 {
-		timeout = DefaultAttemptTimeout
+		timeout = sink.DefaultAttemptTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

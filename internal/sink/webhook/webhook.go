@@ -33,13 +33,6 @@ import (
 const Name = "webhook"
 
 const (
-	// DefaultAttemptTimeout applies when a delivery or probe carries none
-	// (the default attempt_timeout of SPEC §2).
-	DefaultAttemptTimeout = 10 * time.Second
-	// MaxAttemptTimeout is the largest attempt_timeout a subscription may
-	// have; the transport's own timeouts sit at this backstop so that the
-	// attempt's deadline is always the one that fires.
-	MaxAttemptTimeout = 60 * time.Second
 	// MaxURLLength bounds the stored URL; real webhook URLs are far shorter.
 	MaxURLLength = 2048
 )
@@ -88,8 +81,8 @@ func NewType(opts Options) *Type {
 		// A custom dialer and TLS configuration turn HTTP/2 off unless
 		// asked for; receivers that speak it multiplex deliveries.
 		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   MaxAttemptTimeout,
-		ResponseHeaderTimeout: MaxAttemptTimeout,
+		TLSHandshakeTimeout:   sink.MaxAttemptTimeout,
+		ResponseHeaderTimeout: sink.MaxAttemptTimeout,
 		// The workers of all subscriptions of a busy receiver share its
 		// idle connections; the net/http default of 2 per host would make
 		// most deliveries open a new one.
