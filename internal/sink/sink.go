@@ -66,6 +66,15 @@ const (
 	MaxAttemptTimeout     = 60 * time.Second
 )
 
+// AttemptTimeout is the deadline of one attempt or probe: the given timeout,
+// or DefaultAttemptTimeout when none was given.
+func AttemptTimeout(t time.Duration) time.Duration {
+	if t <= 0 {
+		return DefaultAttemptTimeout
+	}
+	return t
+}
+
 // Sink is one configured destination.
 type Sink interface {
 	// Deliver makes exactly one attempt.

@@ -171,7 +171,7 @@ func EntrySize(e Entry) int {
 // Deliver makes one PutEvents call with one entry within d.Timeout. Success
 // is an accepted entry; a rejected entry is a failure with its error code.
 func (s *busSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
-	timeout := attemptTimeout(d.Timeout)
+	timeout := sink.AttemptTimeout(d.Timeout)
 	entry, err := BuildEntry(d, s.detailType)
 	if err != nil {
 		return sink.Outcome{Error: err.Error()}
@@ -256,7 +256,7 @@ func judgeAnswer(a putEventsAnswer) sink.Outcome {
 // DescribeEventBus (SPEC §2.2), within p.Timeout. Its error is what the
 // tenant sees as verification_error.
 func (s *busSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
-	timeout := attemptTimeout(p.Timeout)
+	timeout := sink.AttemptTimeout(p.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if _, err := s.client.DescribeEventBus(ctx, &awseventbridge.DescribeEventBusInput{Name: aws.String(s.bus)}); err != nil {
@@ -267,13 +267,6 @@ func (s *busSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 
 // Close does nothing: connections belong to the Type, shared by all sinks.
 func (s *busSink) Close() error { return nil }
-
-func attemptTimeout(t time.Duration) time.Duration {
-	if t <= 0 {
-		return sink.DefaultAttemptTimeout
-	}
-	return t
-}
 
 // scrub removes the credentials from a reason before it is recorded.
 func (s *busSink) scrub(reason string) string {

@@ -49,10 +49,7 @@ type rabbitSink struct {
 // context: the answer comes within d.Timeout even when the broker stalls,
 // and the goroutine discards what it was using when it finishes late.
 func (s *rabbitSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
-	timeout := d.Timeout
-	if timeout <= 0 {
-		timeout = sink.DefaultAttemptTimeout
-	}
+	timeout := sink.AttemptTimeout(d.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -72,10 +69,7 @@ func (s *rabbitSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome 
 // (SPEC §2.2): it fails when the broker is unreachable, refuses the
 // credentials or the virtual host, or has no such exchange.
 func (s *rabbitSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
-	timeout := p.Timeout
-	if timeout <= 0 {
-		timeout = sink.DefaultAttemptTimeout
-	}
+	timeout := sink.AttemptTimeout(p.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := runBounded(ctx, func() error { return s.broker.checkExchange(ctx, s.exchange) })

@@ -53,7 +53,7 @@ func (s *queueSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 	if err != nil {
 		return sink.Outcome{Error: err.Error()}
 	}
-	timeout := attemptTimeout(d.Timeout)
+	timeout := sink.AttemptTimeout(d.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -72,7 +72,7 @@ func (s *queueSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 // Probe asks for the queue's ARN with the subscription's credentials: it
 // proves the queue exists and the key may use it, and sends nothing.
 func (s *queueSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
-	timeout := attemptTimeout(p.Timeout)
+	timeout := sink.AttemptTimeout(p.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err := s.client.GetQueueAttributes(ctx, &sqsapi.GetQueueAttributesInput{
@@ -89,13 +89,6 @@ func (s *queueSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 // Close does nothing: the client belongs to the Type's cache and its
 // connections to the Type's transport, both shared with other sinks.
 func (s *queueSink) Close() error { return nil }
-
-func attemptTimeout(t time.Duration) time.Duration {
-	if t <= 0 {
-		return sink.DefaultAttemptTimeout
-	}
-	return t
-}
 
 func deref(s *string) string {
 	if s == nil {

@@ -53,10 +53,7 @@ type hookSink struct {
 // POST only when a kept-alive connection died before any of it was written,
 // so the receiver still sees at most one request per attempt.
 func (s *hookSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
-	timeout := d.Timeout
-	if timeout <= 0 {
-		timeout = sink.DefaultAttemptTimeout
-	}
+	timeout := sink.AttemptTimeout(d.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
