@@ -2,6 +2,8 @@ package netguard
 
 import (
 	"errors"
+	"fmt"
+	"net/netip"
 	"net/url"
 	"strconv"
 )
@@ -37,4 +39,42 @@ func CheckURL(raw string) error {
 		}
 	}
 	return nil
+}
+
+// TargetRules say how strictly CheckTarget judges a configured URL.
+type TargetRules struct {
+	// MaxLength bounds the stored text; 0 means no bound.
+	MaxLength int
+	// BaseOnly refuses a query or fragment: the URL is a service endpoint
+	// or resource a client appends to, not a full request target.
+	BaseOnly bool
+	// AllowPrivate skips the address policy for a literal IP host.
+	AllowPrivate bool
+}
+
+// CheckTarget is CheckURL for a destination a tenant configures: bounded in
+// length, optionally base-only, and with a literal IP host judged by
+// Allowed at once (unless AllowPrivate), so an obviously unreachable target
+// is refused when it is configured. Host names are judged at dial time by
+// Dialer. It returns the parsed URL.
+func CheckTarget(raw string, rules TargetRules) (*url.URL, error) {
+	if rules.MaxLength > 0 && len(raw) > rules.MaxLength {
+		return nil, fmt.Errorf("must be at most %d characters", rules.MaxLength)
+	}
+	if err := CheckURL(raw); err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(raw)
+	if err != nil { // CheckURL has parsed it already
+		return nil, errors.New("not a valid URL")
+	}
+	if rules.BaseOnly && (u.RawQuery != "" || u.Fragment != "") {
+		return nil, errors.New("must not have a query or fragment")
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !rules.AllowPrivate {
+		if err := Allowed(ip); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
 }

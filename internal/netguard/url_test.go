@@ -84,3 +84,29 @@ func FuzzCheckURL(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckTarget(t *testing.T) {
+	tests := []struct {
+		raw   string
+		rules TargetRules
+		ok    bool
+	}{
+		{"https://hooks.example.com/in?token=x", TargetRules{}, true},
+		{"https://hooks.example.com/in?token=x", TargetRules{BaseOnly: true}, false},
+		{"https://sqs.example.com/#frag", TargetRules{BaseOnly: true}, false},
+		{"https://10.0.0.1/in", TargetRules{}, false},
+		{"https://10.0.0.1/in", TargetRules{AllowPrivate: true}, true},
+		{"https://internal.example/in", TargetRules{}, true}, // names are judged at dial time
+		{"https://example.com/" + strings.Repeat("a", 40), TargetRules{MaxLength: 30}, false},
+		{"ftp://example.com/", TargetRules{}, false},
+	}
+	for _, tt := range tests {
+		u, err := CheckTarget(tt.raw, tt.rules)
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckTarget(%q, %+v) = %v, want ok %v", tt.raw, tt.rules, err, tt.ok)
+		}
+		if err == nil && u.Host == "" {
+			t.Errorf("CheckTarget(%q) returned no parsed URL", tt.raw)
+		}
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -266,25 +265,8 @@ func checkEventBus(bus, region string) error {
 }
 
 func checkEndpoint(endpoint string, allowPrivate bool) error {
-	if len(endpoint) > MaxEndpointLength {
-		return fmt.Errorf("must be at most %d characters", MaxEndpointLength)
-	}
-	if err := netguard.CheckURL(endpoint); err != nil {
-		return err
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil { // CheckURL has parsed it already
-		return errors.New("not a valid URL")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return errors.New("must not have a query or fragment")
-	}
-	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !allowPrivate {
-		if err := netguard.Allowed(ip); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := netguard.CheckTarget(endpoint, netguard.TargetRules{MaxLength: MaxEndpointLength, BaseOnly: true, AllowPrivate: allowPrivate})
+	return err
 }
 
 // checkCredentials validates the keys without ever quoting them: the

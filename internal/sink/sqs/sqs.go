@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -226,18 +225,10 @@ func checkRegion(region string) error {
 // name. The SDK sends requests to the endpoint, not to this URL's host, so
 // the host is not judged here; the URL only identifies the queue.
 func checkQueueURL(raw string) error {
-	if len(raw) > MaxURLLength {
-		return fmt.Errorf("must be at most %d characters", MaxURLLength)
-	}
-	if err := netguard.CheckURL(raw); err != nil {
+	// The host is never dialled (requests go to the endpoint), so no
+	// address policy applies to it.
+	if _, err := netguard.CheckTarget(raw, netguard.TargetRules{MaxLength: MaxURLLength, BaseOnly: true, AllowPrivate: true}); err != nil {
 		return err
-	}
-	u, err := url.Parse(raw)
-	if err != nil { // CheckURL has parsed it already
-		return errors.New("not a valid URL")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return errors.New("must not have a query or fragment")
 	}
 	return checkQueueName(queueName(raw))
 }
@@ -269,25 +260,8 @@ func checkQueueName(name string) error {
 // obviously unreachable endpoint is refused when it is configured; host
 // names are judged at dial time.
 func (t *Type) checkEndpoint(raw string) error {
-	if len(raw) > MaxURLLength {
-		return fmt.Errorf("must be at most %d characters", MaxURLLength)
-	}
-	if err := netguard.CheckURL(raw); err != nil {
-		return err
-	}
-	u, err := url.Parse(raw)
-	if err != nil { // CheckURL has parsed it already
-		return errors.New("not a valid URL")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return errors.New("must not have a query or fragment")
-	}
-	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !t.allowPrivate {
-		if err := netguard.Allowed(ip); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := netguard.CheckTarget(raw, netguard.TargetRules{MaxLength: MaxURLLength, BaseOnly: true, AllowPrivate: t.allowPrivate})
+	return err
 }
 
 // fifoSuffix ends the name of every FIFO queue.

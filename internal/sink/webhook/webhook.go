@@ -153,20 +153,9 @@ func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
 	if target == "" {
 		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: "is required"}
 	}
-	if len(target) > MaxURLLength {
-		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: fmt.Sprintf("must be at most %d characters", MaxURLLength)}
-	}
-	if err := netguard.CheckURL(target); err != nil {
+	u, err := netguard.CheckTarget(target, netguard.TargetRules{MaxLength: MaxURLLength, AllowPrivate: t.allowPrivate})
+	if err != nil {
 		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: err.Error()}
-	}
-	u, err := url.Parse(target)
-	if err != nil { // CheckURL has parsed it already
-		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: "not a valid URL"}
-	}
-	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !t.allowPrivate {
-		if err := netguard.Allowed(ip); err != nil {
-			return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: err.Error()}
-		}
 	}
 
 	public, err := marshalPublic(publicConfig{URL: target})
