@@ -8,15 +8,19 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/config"
@@ -74,6 +78,7 @@ func benchmarkDispatch(b *testing.B, claimBatch int) {
 	e.insertJobs("bench", sub, b.N)
 
 	b.ResetTimer()
+	pgBefore, goBefore := backendCPU(b, e.store), processCPU(b)
 	start := time.Now()
 	_, stop := e.start(func(o *Options) {
 		o.Dispatch.Workers = workers
@@ -92,18 +97,25 @@ func benchmarkDispatch(b *testing.B, claimBatch int) {
 		time.Sleep(time.Millisecond)
 	}
 	hubElapsed := time.Since(start)
+	pgCPU, goCPU := backendCPU(b, e.store)-pgBefore, processCPU(b)-goBefore
 	b.StopTimer()
 	stop()
 	if got := delivered.Load(); got != int64(b.N) {
 		b.Fatalf("receiver verified %d deliveries, want %d", got, b.N)
 	}
 
+	goBefore = processCPU(b)
 	bareElapsed := bareLoop(b, rc.URL, secret, workers, b.N)
+	bareCPU := processCPU(b) - goBefore
 	hubRate := float64(b.N) / hubElapsed.Seconds()
 	bareRate := float64(b.N) / bareElapsed.Seconds()
 	b.ReportMetric(hubRate, "deliveries/s")
 	b.ReportMetric(bareRate, "bare_requests/s")
 	b.ReportMetric(hubRate/bareRate, "ratio")
+	perOp := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	b.ReportMetric(perOp(pgCPU), "pg_cpu_µs/delivery")
+	b.ReportMetric(perOp(goCPU), "go_cpu_µs/delivery")
+	b.ReportMetric(perOp(bareCPU), "bare_cpu_µs/request")
 	b.ReportMetric(0, "ns/op") // the rates are the result
 }
 
@@ -293,4 +305,45 @@ func bareLoop(b *testing.B, url, secret string, concurrency, n int) time.Duratio
 	}
 	wg.Wait()
 	return time.Since(start)
+}
+
+// processCPU is the CPU time this process has used so far: dispatcher,
+// receiver and HTTP client together.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// backendCPU is the CPU time the PostgreSQL backends connected to the
+// benchmark's database have used so far, read from /proc: what dispatch
+// costs the database, whatever else the machine runs meanwhile. Backends
+// that opened during the run count from zero; one that closed before the
+// end would be missed, and the pool keeps its connections for the run.
+func backendCPU(b *testing.B, st *store.Store) time.Duration {
+	rows, err := st.Pool.Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
+	if err != nil {
+		b.Fatalf("backend pids: %v", err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		b.Fatalf("backend pids: %v", err)
+	}
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	var ticks int64
+	for _, pid := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			b.Skipf("cannot read the backends' CPU time (PostgreSQL on another machine?): %v", err)
+		}
+		// The command name in parentheses may hold spaces; fields are
+		// counted after its closing parenthesis.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		utime, _ := strconv.ParseInt(fields[11], 10, 64)
+		stime, _ := strconv.ParseInt(fields[12], 10, 64)
+		ticks += utime + stime
+	}
+	return time.Duration(ticks) * time.Second / ticksPerSecond
 }
