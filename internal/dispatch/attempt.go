@@ -21,8 +21,8 @@ var recordRetries = []time.Duration{100 * time.Millisecond, 500 * time.Milliseco
 // attempt makes the one attempt a claim allows. A failure is recorded
 // before it returns; a success is handed to the recorder, which commits it
 // with others (the job's lease covers the wait).
-func (d *Dispatcher) attempt(ctx context.Context, job store.ClaimedJob) {
-	sub := job.Subscription
+func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
+	sub := *job.sub
 	log := d.log.With("job_id", job.ID, "subscription_id", sub.ID, "tenant_id", sub.TenantID)
 	if !leaseCoversAttempt(job.LeaseUntil, d.clock(), sub.AttemptTimeout, d.margin) {
 		d.release(ctx, job, log)
@@ -121,7 +121,7 @@ func leaseCoversAttempt(leaseUntil, now time.Time, timeout, margin time.Duration
 }
 
 // release hands back a claimed job this worker will not attempt.
-func (d *Dispatcher) release(ctx context.Context, job store.ClaimedJob, log *slog.Logger) {
+func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logger) {
 	if _, err := d.store.Release(ctx, d.owner, []uuid.UUID{job.ID}); err != nil {
 		log.Warn("cannot release a job whose lease is too short for an attempt; it will expire and the job be retried", "error", err)
 		return
@@ -135,7 +135,7 @@ func breakerKey(sub store.Subscription) string {
 }
 
 // shed hands the job back untouched, due when the breaker may let it through.
-func (d *Dispatcher) shed(ctx context.Context, job store.ClaimedJob, retryAt time.Time, log *slog.Logger) {
+func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time, log *slog.Logger) {
 	if _, err := d.store.Shed(ctx, job.ID, d.owner, retryAt); err != nil {
 		log.Warn("cannot shed the job; its lease will expire and it be retried", "error", err)
 		return
@@ -164,13 +164,13 @@ func (d *Dispatcher) observe(sinkType string, ok bool, took time.Duration, recei
 }
 
 // delivery is what the sink needs of a claimed job.
-func delivery(job store.ClaimedJob, deliveryID string) sink.Delivery {
+func delivery(job queuedJob, deliveryID string) sink.Delivery {
 	e := job.Event
 	return sink.Delivery{
 		DeliveryID:      deliveryID,
 		EventID:         e.ID,
 		EventKey:        e.Key,
-		TenantID:        job.Subscription.TenantID,
+		TenantID:        job.sub.TenantID,
 		Source:          e.Source,
 		Type:            e.Type,
 		Time:            e.Time,
@@ -181,6 +181,6 @@ func delivery(job store.ClaimedJob, deliveryID string) sink.Delivery {
 		TraceParent:     e.TraceParent,
 		TraceState:      e.TraceState,
 		Payload:         e.Payload,
-		Timeout:         job.Subscription.AttemptTimeout,
+		Timeout:         job.sub.AttemptTimeout,
 	}
 }

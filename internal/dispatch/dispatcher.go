@@ -49,6 +49,14 @@ const (
 	// the workers back instead of piling up results in memory.
 	maxRecordBatch = 256
 	successQueue   = 2 * maxRecordBatch
+
+	// claimers is how many claims may be in flight at once. One claim's
+	// round trip (the statement, then its commit's WAL flush) lasts longer
+	// than fast destinations take to drain a batch: with one claim at a
+	// time the workers sat idle during every claim, and throughput was
+	// capped at one batch per claim round trip. Two overlap so that the
+	// next batch is on its way while the last one is worked off.
+	claimers = 2
 )
 
 // Options configure a Dispatcher.
@@ -97,16 +105,23 @@ type Dispatcher struct {
 	rnd      func() float64
 	breakers *breaker.Set
 	sinks    *sinkCache
+	subs     *subscriptionCache
 	metrics  *metrics
 
 	// queue holds claimed jobs no worker has taken yet. Its capacity is
-	// workers + claim batch, and a claim is made only once it is down to
-	// the low-water mark of one job per worker, so a claim always fits
-	// whole and a claimed job waits about one attempt per worker ahead of
-	// it.
-	queue chan store.ClaimedJob
-	// taken is signalled when a worker takes a job from the queue.
-	taken chan struct{}
+	// workers + claimers × claim batch. A claim starts only while the
+	// queue and the claims already in flight leave room for it, so every
+	// claim fits whole (see claimRoom).
+	queue chan queuedJob
+	// room is signalled when room in the queue may have appeared: a worker
+	// took a job, or a claim in flight gave back its reservation.
+	room chan struct{}
+
+	// claimMu guards the claimers' shared state: the jobs promised by
+	// claims in flight, and the tenant the last claim stopped at.
+	claimMu  sync.Mutex
+	reserved int
+	resume   string
 	// successes carries successful attempts to the recorder, which
 	// commits them many at a time.
 	successes chan success
@@ -117,7 +132,7 @@ type Dispatcher struct {
 	// setAside holds jobs workers took from the queue as shutdown began;
 	// they are released with the rest of the queue.
 	mu       sync.Mutex
-	setAside []store.ClaimedJob
+	setAside []queuedJob
 	started  atomic.Bool
 }
 
@@ -155,8 +170,9 @@ func New(opts Options) (*Dispatcher, error) {
 		drain:     positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
 		rnd:       opts.Rand,
 		sinks:     newSinkCache(opts.Subscriptions.OpenSink, log),
-		queue:     make(chan store.ClaimedJob, cfg.Workers+cfg.ClaimBatch),
-		taken:     make(chan struct{}, 1),
+		subs:      newSubscriptionCache(opts.Store.SubscriptionsByID),
+		queue:     make(chan queuedJob, cfg.Workers+claimers*cfg.ClaimBatch),
+		room:      make(chan struct{}, 1),
 		successes: make(chan success, successQueue),
 		wake:      make(chan struct{}, 1),
 	}
@@ -261,23 +277,33 @@ func waitWithin(wg *sync.WaitGroup, timeout time.Duration) bool {
 	}
 }
 
-// claimLoop claims jobs into the queue until ctx ends.
+// claimLoop claims jobs into the queue with up to claimers claims in
+// flight, until ctx ends.
 func (d *Dispatcher) claimLoop(ctx context.Context) {
-	var resume string
+	var claiming sync.WaitGroup
+	for range claimers {
+		claiming.Go(func() { d.claimer(ctx) })
+	}
+	claiming.Wait()
+}
+
+// claimer makes claims one after another whenever there is room for one.
+func (d *Dispatcher) claimer(ctx context.Context) {
 	failures := 0
 	idle := time.NewTimer(0)
 	defer idle.Stop()
-	for d.waitForRoom(ctx) {
+	for d.reserveRoom(ctx) {
 		// A signal that came before this claim is answered by it.
 		select {
 		case <-d.wake:
 		default:
 		}
 		res, err := d.store.Claim(ctx, store.ClaimRequest{
-			Owner: d.owner, Limit: d.cfg.ClaimBatch, Now: d.clock(), After: resume,
+			Owner: d.owner, Limit: d.cfg.ClaimBatch, Now: d.clock(), After: d.resumeAfter(),
 			LeaseMargin: d.margin + queueAllowance,
 		})
 		if err != nil {
+			d.unreserve("")
 			if ctx.Err() != nil {
 				return
 			}
@@ -289,16 +315,31 @@ func (d *Dispatcher) claimLoop(ctx context.Context) {
 			}
 			continue
 		}
-		failures = 0
-		resume = res.Resume
 		settled := res.Canceled + res.Disabled + res.Orphaned
 		if settled > 0 {
 			d.log.Info("jobs settled at claim without an attempt",
 				"canceled", res.Canceled, "subscription_disabled", res.Disabled, "missing_event", res.Orphaned)
 		}
-		for _, job := range res.Jobs {
-			d.queue <- job // never blocks: waitForRoom left room for a whole batch
+		jobs, err := d.subs.resolve(ctx, res.Jobs, d.clock())
+		if err != nil {
+			d.unreserve(res.Resume)
+			d.releaseClaimed(ctx, res.Jobs)
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			wait := backoff(failures, d.cfg.IdleInterval)
+			d.log.Warn("reading the subscriptions of claimed jobs failed; released them, retrying", "error", err, "retry_in", wait)
+			if !sleep(ctx, wait) {
+				return
+			}
+			continue
 		}
+		failures = 0
+		for _, job := range jobs {
+			d.queue <- job // never blocks: the reservation kept room for a whole batch
+		}
+		d.unreserve(res.Resume)
 		if len(res.Jobs) > 0 || settled > 0 {
 			// Work was found, so more may be due: a batch is shared
 			// between tenants and can come back short while jobs remain.
@@ -314,18 +355,59 @@ func (d *Dispatcher) claimLoop(ctx context.Context) {
 	}
 }
 
-// waitForRoom waits until the queue is down to its low-water mark, one job
-// per worker, which leaves room for a whole claim batch. It reports false
-// once ctx ends.
-func (d *Dispatcher) waitForRoom(ctx context.Context) bool {
-	for len(d.queue) > d.cfg.Workers {
+// claimRoom reports whether a claim may start: the queued jobs and those
+// promised by claims in flight are down to one job per worker plus one
+// batch for each other claimer. So a claim always fits whole, the next
+// batch is claimed while a whole batch is still queued, and with slow
+// destinations a claimed job waits at most about claimers batches and
+// one attempt per worker ahead of it.
+func claimRoom(queued, reserved, workers, batch int) bool {
+	return queued+reserved <= workers+(claimers-1)*batch
+}
+
+// reserveRoom waits until a claim may start and reserves a batch's room
+// for it. It reports false once ctx ends.
+func (d *Dispatcher) reserveRoom(ctx context.Context) bool {
+	for ctx.Err() == nil {
+		d.claimMu.Lock()
+		if claimRoom(len(d.queue), d.reserved, d.cfg.Workers, d.cfg.ClaimBatch) {
+			d.reserved += d.cfg.ClaimBatch
+			d.claimMu.Unlock()
+			return true
+		}
+		d.claimMu.Unlock()
 		select {
 		case <-ctx.Done():
-			return false
-		case <-d.taken:
+		case <-d.room:
 		}
 	}
-	return ctx.Err() == nil
+	return false
+}
+
+// unreserve gives back a claim's reservation once its jobs are queued and
+// notes where the next claim resumes ("" keeps the current place).
+func (d *Dispatcher) unreserve(resume string) {
+	d.claimMu.Lock()
+	d.reserved -= d.cfg.ClaimBatch
+	if resume != "" {
+		d.resume = resume
+	}
+	d.claimMu.Unlock()
+	d.roomMayHaveAppeared()
+}
+
+// resumeAfter is the tenant the next claim starts after.
+func (d *Dispatcher) resumeAfter() string {
+	d.claimMu.Lock()
+	defer d.claimMu.Unlock()
+	return d.resume
+}
+
+func (d *Dispatcher) roomMayHaveAppeared() {
+	select {
+	case d.room <- struct{}{}:
+	default:
+	}
 }
 
 // work is one worker: it attempts queued jobs until ctx ends.
@@ -335,10 +417,7 @@ func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 		case <-ctx.Done():
 			return
 		case job := <-d.queue:
-			select {
-			case d.taken <- struct{}{}:
-			default:
-			}
+			d.roomMayHaveAppeared()
 			if ctx.Err() != nil {
 				d.mu.Lock()
 				d.setAside = append(d.setAside, job)
@@ -355,12 +434,20 @@ func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 // restart, without waiting for their leases or counting a recovery.
 func (d *Dispatcher) releaseUnstarted(ctx context.Context) {
 	d.mu.Lock()
-	jobs := d.setAside
+	var jobs []store.ClaimedJob
+	for _, job := range d.setAside {
+		jobs = append(jobs, job.ClaimedJob)
+	}
 	d.setAside = nil
 	d.mu.Unlock()
 	for len(d.queue) > 0 {
-		jobs = append(jobs, <-d.queue)
+		jobs = append(jobs, (<-d.queue).ClaimedJob)
 	}
+	d.releaseClaimed(ctx, jobs)
+}
+
+// releaseClaimed hands claimed jobs back untouched, due as they were.
+func (d *Dispatcher) releaseClaimed(ctx context.Context, jobs []store.ClaimedJob) {
 	if len(jobs) == 0 {
 		return
 	}
@@ -368,10 +455,10 @@ func (d *Dispatcher) releaseUnstarted(ctx context.Context) {
 	for i, job := range jobs {
 		ids[i] = job.ID
 	}
-	releaseCtx, cancel := context.WithTimeout(ctx, d.drain)
+	releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.drain)
 	defer cancel()
 	if n, err := d.store.Release(releaseCtx, d.owner, ids); err != nil {
-		d.log.Warn("cannot release the claimed jobs nobody started; their leases will expire", "jobs", len(ids), "error", err)
+		d.log.Warn("cannot release claimed jobs nobody started; their leases will expire", "jobs", len(ids), "error", err)
 	} else {
 		d.log.Info("released claimed jobs nobody started", "jobs", n)
 	}
@@ -453,6 +540,7 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 			d.log.Warn("counting due jobs failed", "error", err)
 		}
 		d.sinks.evictIdle(now, sinkIdleTimeout)
+		d.subs.evictIdle(now, sinkIdleTimeout)
 	}
 }
 

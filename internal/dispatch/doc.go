@@ -2,16 +2,21 @@
 // delivery jobs from the database, makes exactly one attempt per claim
 // through the subscription's sink, and records what happened.
 //
-// One claim loop feeds a local queue that STREAMING_HUB_DISPATCH_WORKERS
-// long-lived workers drain. It claims a whole STREAMING_HUB_DISPATCH_CLAIM_BATCH
-// once the queue is down to one job per worker (so a claimed job waits
-// about one attempt per worker ahead of it, and a claim round trip is paid
-// per batch, not per free worker), claims again at once after a claim that
-// found work, and otherwise sleeps until ingest signals new jobs (LISTEN on
+// Claimers feed a local queue that STREAMING_HUB_DISPATCH_WORKERS
+// long-lived workers drain. A claim takes a whole
+// STREAMING_HUB_DISPATCH_CLAIM_BATCH; up to two claims are in flight at once,
+// the next starting while a batch and one job per worker are still queued,
+// so the workers never wait for a claim's round trip (see claimRoom). A
+// claimer claims again at once after a claim that found work, and
+// otherwise sleeps until ingest signals new jobs (LISTEN on
 // store.JobsChannel, on a connection of its own that is reopened when
 // lost) or STREAMING_HUB_DISPATCH_IDLE_INTERVAL passes, whichever comes
 // first. The interval is what picks up retries coming due and jobs shed by
 // an open breaker.
+//
+// A claim names each job's subscription and the version (updated_at) it
+// found enabled, not the row: the claimer pairs jobs with rows it keeps,
+// reading in one query only those it lacks or holds in an older version.
 //
 // Per attempt: the sink is opened (or taken from a cache keyed by the
 // subscription's id and updated_at, so secrets are decrypted once per

@@ -225,3 +225,96 @@ func TestGatherTakesWhatIsWaitingUpToABatch(t *testing.T) {
 		})
 	}
 }
+
+func TestClaimRoom(t *testing.T) {
+	const workers, batch = 8, 16
+	cases := []struct {
+		name             string
+		queued, reserved int
+		want             bool
+	}{
+		{name: "empty queue, nothing in flight", want: true},
+		{name: "a worker and a batch queued: the next batch is claimed ahead", queued: workers + batch, want: true},
+		{name: "more than that queued", queued: workers + batch + 1, want: false},
+		{name: "one claim in flight, queue down to a job per worker", queued: workers, reserved: batch, want: true},
+		{name: "one claim in flight, more queued", queued: workers + 1, reserved: batch, want: false},
+		{name: "both claims in flight", queued: 0, reserved: claimers * batch, want: false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := claimRoom(tc.queued, tc.reserved, workers, batch); got != tc.want {
+				t.Errorf("claimRoom(%d, %d) = %v, want %v", tc.queued, tc.reserved, got, tc.want)
+			}
+			// Whenever a claim may start, its whole batch fits the queue.
+			if claimRoom(tc.queued, tc.reserved, workers, batch) && tc.queued+tc.reserved+batch > workers+claimers*batch {
+				t.Errorf("a claim may start without room for its batch")
+			}
+		})
+	}
+}
+
+func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
+	v1 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	v2 := v1.Add(time.Minute)
+	a, b := uuid.New(), uuid.New()
+	rows := map[uuid.UUID]store.Subscription{
+		a: {ID: a, TenantID: "acme", UpdatedAt: v1},
+		b: {ID: b, TenantID: "globex", UpdatedAt: v1},
+	}
+	var reads [][]uuid.UUID
+	c := newSubscriptionCache(func(_ context.Context, ids []uuid.UUID) ([]store.Subscription, error) {
+		reads = append(reads, ids)
+		var out []store.Subscription
+		for _, id := range ids {
+			if row, ok := rows[id]; ok {
+				out = append(out, row)
+			}
+		}
+		return out, nil
+	})
+	job := func(sub uuid.UUID, version time.Time) store.ClaimedJob {
+		return store.ClaimedJob{ID: uuid.New(), SubscriptionID: sub, SubscriptionUpdatedAt: version}
+	}
+	ctx, now := context.Background(), v1
+
+	// First claim: both read, in one query, each once.
+	got, err := c.resolve(ctx, []store.ClaimedJob{job(a, v1), job(b, v1), job(a, v1)}, now)
+	if err != nil || len(reads) != 1 || len(reads[0]) != 2 {
+		t.Fatalf("resolve = %v; reads %v, want one read of both", err, reads)
+	}
+	if got[0].sub.TenantID != "acme" || got[1].sub.TenantID != "globex" || got[2].sub != got[0].sub {
+		t.Errorf("jobs paired with the wrong subscriptions")
+	}
+
+	// Same versions again: nothing read.
+	if _, err := c.resolve(ctx, []store.ClaimedJob{job(a, v1), job(b, v1)}, now); err != nil || len(reads) != 1 {
+		t.Fatalf("resolve of cached versions read again: %v, %v", reads, err)
+	}
+
+	// The claim saw a newer version of b: only b is read.
+	rows[b] = store.Subscription{ID: b, TenantID: "globex", UpdatedAt: v2, Name: "renamed"}
+	got, err = c.resolve(ctx, []store.ClaimedJob{job(a, v1), job(b, v2)}, now)
+	if err != nil || len(reads) != 2 || len(reads[1]) != 1 || reads[1][0] != b || got[1].sub.Name != "renamed" {
+		t.Fatalf("newer version: reads %v, %v", reads, err)
+	}
+	// A claim that saw the older version still gets the newer row.
+	if got, _ := c.resolve(ctx, []store.ClaimedJob{job(b, v1)}, now); got[0].sub.Name != "renamed" || len(reads) != 2 {
+		t.Errorf("an older claim read again or got the older row")
+	}
+
+	// Idle entries are forgotten and read again when named.
+	c.evictIdle(now.Add(time.Hour), time.Minute)
+	if _, err := c.resolve(ctx, []store.ClaimedJob{job(a, v1)}, now); err != nil || len(reads) != 3 {
+		t.Errorf("evicted subscription not read again: %v, %v", reads, err)
+	}
+
+	// A job whose subscription has no row is an error, not a nil row.
+	if _, err := c.resolve(ctx, []store.ClaimedJob{job(uuid.New(), v1)}, now); err == nil {
+		t.Error("a job without a subscription row resolved")
+	}
+	readErr := errors.New("database down")
+	failing := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]store.Subscription, error) { return nil, readErr })
+	if _, err := failing.resolve(ctx, []store.ClaimedJob{job(a, v1)}, now); !errors.Is(err, readErr) {
+		t.Errorf("read error = %v, want it passed on", err)
+	}
+}

@@ -22,7 +22,7 @@ func deadJob(t *testing.T, st *store.Store, tenant string, sub uuid.UUID, n int,
 		seedAttempt(t, st, id, a, ptr(503), ptr("HTTP 503"), nil)
 	}
 	_, err := st.Pool.Exec(context.Background(), `
-		UPDATE delivery_jobs SET dead_reason = $2, dead_at = $3, attempts = $4, recoveries = 3,
+		UPDATE delivery_jobs SET dead_reason = $2, dead_at = $3, attempts = $4, recorded_attempts = $4, recoveries = 3,
 		       last_error = 'HTTP 503', last_status = 503
 		WHERE id = $1`, id, reason, deliveryBase.Add(time.Duration(minutes)*time.Minute), attempts)
 	if err != nil {

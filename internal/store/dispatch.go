@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -63,16 +64,21 @@ type ClaimResult struct {
 	Canceled, Disabled, Orphaned int
 }
 
-// ClaimedJob is everything one attempt needs.
+// ClaimedJob is one claimed job with its event. Its subscription is named,
+// not returned: claims are frequent and subscriptions rarely change, so
+// dispatch keeps the rows it has read (SubscriptionsByID) and reads one
+// again only when the claim saw a newer version.
 type ClaimedJob struct {
 	ID         uuid.UUID
 	Attempts   int // attempts made before this claim
 	Recoveries int
 	LeaseUntil time.Time
-	// Subscription is the live row, secrets still sealed; its UpdatedAt
-	// tells a cached sink apart from a stale one.
-	Subscription Subscription
-	Event        ClaimedEvent
+	TenantID   string
+	// SubscriptionID and SubscriptionUpdatedAt name the version of the
+	// subscription the claim found enabled.
+	SubscriptionID        uuid.UUID
+	SubscriptionUpdatedAt time.Time
+	Event                 ClaimedEvent
 }
 
 // ClaimedEvent is the stored event of a claimed job.
@@ -144,8 +150,8 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 	return res, nil
 }
 
-// claimedColumns lead every job row of claimJobs, before the subscription's.
-const claimedColumns = `c.id, c.attempts, c.recoveries, c.lease_until,
+// claimedColumns are the columns of every job row of claimJobs.
+const claimedColumns = `c.id, c.attempts, c.recoveries, c.lease_until, c.tenant_id, c.subscription_id, c.subscription_updated_at,
 	e.seq, e.id::text, e.event_key, e.schema_version, e.source, e.type, e.time, e.subject, e.datacontenttype,
 	e.dataschema, e.traceparent, e.tracestate, e.payload, e.received_at`
 
@@ -159,28 +165,16 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 		subject, contentType, dataSchema, traceParent, traceState *string
 	)
 	e := &j.Event
-	head := make([]any, claimSummaryColumns, claimSummaryColumns+18)
-	head = append(head, &j.ID, &j.Attempts, &j.Recoveries, &j.LeaseUntil,
+	dest := make([]any, claimSummaryColumns, claimSummaryColumns+21)
+	dest = append(dest, &j.ID, &j.Attempts, &j.Recoveries, &j.LeaseUntil, &j.TenantID, &j.SubscriptionID, &j.SubscriptionUpdatedAt,
 		&e.Seq, &e.ID, &e.Key, &e.SchemaVersion, &e.Source, &e.Type, &e.Time, &subject, &contentType,
 		&dataSchema, &traceParent, &traceState, &e.Payload, &e.ReceivedAt)
-	sub, err := scanSubscription(prefixedRow{rows: rows, head: head})
-	if err != nil {
+	if err := rows.Scan(dest...); err != nil {
 		return ClaimedJob{}, err
 	}
-	j.Subscription = sub
 	e.Subject, e.DataContentType, e.DataSchema = deref(subject), deref(contentType), deref(dataSchema)
 	e.TraceParent, e.TraceState = deref(traceParent), deref(traceState)
 	return j, nil
-}
-
-// prefixedRow lets scanSubscription read the columns that follow head.
-type prefixedRow struct {
-	rows pgx.Rows
-	head []any
-}
-
-func (r prefixedRow) Scan(dest ...any) error {
-	return r.rows.Scan(append(r.head, dest...)...)
 }
 
 // claimJobs is Claim's statement. $1 after, $2 ring size, $3 now, $4 limit,
@@ -261,7 +255,7 @@ chosen AS (
     LIMIT $4
 ),
 settled AS MATERIALIZED (
-    SELECT c.id, c.n, s.attempt_timeout_ms,
+    SELECT c.id, c.n, s.attempt_timeout_ms, s.updated_at,
         CASE WHEN s.deleted_at IS NOT NULL THEN 'canceled'
              WHEN NOT s.enabled THEN 'subscription_disabled'
              WHEN NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = c.event_seq) THEN 'missing_event'
@@ -282,11 +276,11 @@ claimed AS (
         updated_at = $3
     FROM settled x
     WHERE j.id = x.id AND j.state = 'pending'
-    RETURNING j.id, j.tenant_id, j.subscription_id, j.event_seq, j.attempts, j.recoveries, j.lease_until, x.verdict, x.n
+    RETURNING j.id, j.tenant_id, j.subscription_id, x.updated_at AS subscription_updated_at, j.event_seq, j.attempts,
+        j.recoveries, j.lease_until, x.verdict, x.n
 )
-SELECT 'job', NULL, NULL, NULL, NULL, ` + claimedColumns + `, ` + prefixColumns("s.", subscriptionColumns) + `
+SELECT 'job', NULL, NULL, NULL, NULL, ` + claimedColumns + `
 FROM claimed c
-JOIN subscriptions s ON s.id = c.subscription_id
 JOIN events e ON e.seq = c.event_seq
 WHERE c.verdict = 'claimed'
 UNION ALL
@@ -296,16 +290,7 @@ SELECT 'summary',
     (SELECT count(*) FROM claimed WHERE verdict = 'canceled')::int,
     (SELECT count(*) FROM claimed WHERE verdict = 'subscription_disabled')::int,
     (SELECT count(*) FROM claimed WHERE verdict = 'missing_event')::int,
-    ` + nulls(strings.Count(claimedColumns+","+subscriptionColumns, ",")+1)
-
-// prefixColumns qualifies a comma-separated column list with a table alias.
-func prefixColumns(prefix, columns string) string {
-	names := strings.Split(columns, ",")
-	for i, name := range names {
-		names[i] = prefix + strings.TrimSpace(name)
-	}
-	return strings.Join(names, ", ")
-}
+    ` + nulls(strings.Count(claimedColumns, ",")+1)
 
 func nulls(n int) string {
 	return strings.TrimSuffix(strings.Repeat("NULL, ", n), ", ")
@@ -386,20 +371,6 @@ func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolic
 	return res, nil
 }
 
-const insertAttempt = `
-INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
-SELECT $1, $2, coalesce(max(attempt), 0) + 1, $3, $4, $5, $6, $7, $8 FROM delivery_attempts WHERE job_id = $2
-RETURNING attempt`
-
-func queueAttempt(pipe *pgx.Batch, a Attempt) {
-	outcome := "failed"
-	if a.OK {
-		outcome = "succeeded"
-	}
-	pipe.Queue(insertAttempt, a.DeliveryID, a.JobID, a.StartedAt, max(a.Duration.Milliseconds(), 0), outcome,
-		statusOrNull(a.StatusCode), nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes)), responseSnippet(a.Response))
-}
-
 // CompleteSuccesses records many successful attempts in ONE transaction
 // (group commit): per attempt what Complete records for a success. Its
 // results are in the order of attempts. An attempt whose job is no longer
@@ -465,15 +436,71 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 	return rounds
 }
 
-// queueSuccessRound queues the four statements that record one round of
-// successes: lock the jobs (in id order, so concurrent recorders cannot
-// deadlock), insert the attempts numbered under those locks, move the jobs
-// still leased to their owner to succeeded, and close the failure spans
-// the successes end.
+// recordSuccesses is one round of successes in one statement. Each job is
+// updated once, by one of two CTEs whose conditions exclude each other:
+// owned moves a job still leased to the attempt's owner to succeeded; late
+// only numbers an attempt whose lease was recovered meanwhile (an update
+// that touches no indexed column, so it stays on its page). Either way the
+// job's update takes its row lock and numbers the attempt from
+// recorded_attempts, so numbers stay dense and ordered whichever process
+// records them, without a separate lock or a max() over the job's attempts.
+// The attempts are then inserted with their numbers. j.id = ANY($2) lets
+// the planner find the jobs by key; joined only with the unnested rows, it
+// hashed every in-flight job instead.
+const recordSuccesses = `
+WITH u AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
+                         $7::int[], $8::text[], $9::bytea[])
+        AS u (id, job_id, owner, started_at, finished, duration_ms, status_code, error, response)
+),
+owned AS (
+    UPDATE delivery_jobs j SET state = 'succeeded', succeeded_at = u.finished, attempts = j.attempts + 1,
+        recorded_attempts = j.recorded_attempts + 1, lease_owner = NULL, lease_until = NULL,
+        last_error = NULL, last_status = u.status_code, updated_at = u.finished
+    FROM u
+    WHERE j.id = ANY($2) AND j.id = u.job_id AND j.state = 'in_flight' AND j.lease_owner = u.owner
+    RETURNING j.id, j.recorded_attempts
+),
+late AS (
+    UPDATE delivery_jobs j SET recorded_attempts = j.recorded_attempts + 1
+    FROM u
+    WHERE j.id = ANY($2) AND j.id = u.job_id AND NOT (j.state = 'in_flight' AND j.lease_owner IS NOT DISTINCT FROM u.owner)
+    RETURNING j.id, j.recorded_attempts
+),
+numbered AS (
+    SELECT id, recorded_attempts, true AS owned FROM owned
+    UNION ALL
+    SELECT id, recorded_attempts, false FROM late
+),
+inserted AS (
+    INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
+    SELECT u.id, u.job_id, n.recorded_attempts, u.started_at, u.duration_ms, 'succeeded', u.status_code, u.error, u.response
+    FROM u JOIN numbered n ON n.id = u.job_id
+    RETURNING id, job_id, attempt
+)
+SELECT i.id, i.attempt, n.owned FROM inserted i JOIN numbered n ON n.id = i.job_id`
+
+// closeSpans ends the failure spans of the subscriptions a round of
+// successes reached. Any successful delivery closes the span (SPEC §3.6),
+// also one whose lease had lapsed: the destination works either way. A
+// success that finished before the span's last failure does not: recorded
+// late, it must not hide a failure that came after it. Rows are locked in
+// id order.
+const closeSpans = `
+UPDATE subscriptions s SET failing_since = NULL, last_failure_at = NULL
+FROM (SELECT u.id, max(u.finished) AS finished FROM unnest($1::uuid[], $2::timestamptz[]) AS u (id, finished) GROUP BY u.id) u
+WHERE s.id = u.id AND s.id IN (SELECT id FROM subscriptions WHERE id = ANY($1) AND failing_since IS NOT NULL ORDER BY id FOR UPDATE)
+  AND s.last_failure_at <= u.finished`
+
+// queueSuccessRound queues the two statements that record one round of
+// successes: the attempts with their jobs' transitions, and the failure
+// spans they close. The round is sorted by job id so that concurrent
+// recorders lock jobs in one order.
 func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
+	slices.SortFunc(round, func(a, b int) int { return bytes.Compare(attempts[a].JobID[:], attempts[b].JobID[:]) })
 	n := len(round)
 	var (
-		ids, jobs, subs     = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+		ids, jobs, subs     = make([][16]byte, n), make([][16]byte, n), make([][16]byte, n)
 		owners, errs        = make([]string, n), make([]*string, n)
 		started, finished   = make([]time.Time, n), make([]time.Time, n)
 		durations, statuses = make([]int64, n), make([]*int32, n)
@@ -481,6 +508,8 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
 	)
 	for k, i := range round {
 		a := attempts[i]
+		// [16]byte, not uuid.UUID: pgx encodes a byte array directly,
+		// while uuid.UUID goes through its driver.Valuer as text.
 		ids[k], jobs[k], subs[k], owners[k] = a.DeliveryID, a.JobID, a.SubscriptionID, a.Owner
 		started[k], finished[k] = a.StartedAt, a.StartedAt.Add(a.Duration)
 		durations[k] = max(a.Duration.Milliseconds(), 0)
@@ -488,63 +517,36 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
 		errs[k] = nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
 		responses[k] = responseSnippet(a.Response)
 	}
-	pipe.Queue(`SELECT id FROM delivery_jobs WHERE id = ANY($1) ORDER BY id FOR UPDATE`, jobs)
-	pipe.Queue(`
-INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
-SELECT u.id, u.job_id, coalesce((SELECT max(a.attempt) FROM delivery_attempts a WHERE a.job_id = u.job_id), 0) + 1,
-       u.started_at, u.duration_ms, 'succeeded', u.status_code, u.error, u.response
-FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::bytea[])
-     AS u (id, job_id, started_at, duration_ms, status_code, error, response)
-RETURNING id, attempt`, ids, jobs, started, durations, statuses, errs, responses)
-	pipe.Queue(`
-UPDATE delivery_jobs j SET state = 'succeeded', succeeded_at = u.finished, attempts = j.attempts + 1,
-    lease_owner = NULL, lease_until = NULL, last_error = NULL, last_status = u.status_code, updated_at = u.finished
-FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[]) AS u (id, owner, finished, status_code)
-WHERE j.id = u.id AND j.state = 'in_flight' AND j.lease_owner = u.owner
-RETURNING j.id`, jobs, owners, finished, statuses)
-	// Any successful delivery closes the span (SPEC §3.6), also one whose
-	// lease had lapsed: the destination works either way. Rows are locked
-	// in id order, as the jobs are.
-	pipe.Queue(`
-UPDATE subscriptions s SET failing_since = NULL, last_failure_at = NULL
-FROM (SELECT u.id, max(u.finished) AS finished FROM unnest($1::uuid[], $2::timestamptz[]) AS u (id, finished) GROUP BY u.id) u
-WHERE s.id = u.id AND s.id IN (SELECT id FROM subscriptions WHERE id = ANY($1) AND failing_since IS NOT NULL ORDER BY id FOR UPDATE)
-  AND s.last_failure_at <= u.finished`, subs, finished)
+	pipe.Queue(recordSuccesses, ids, jobs, owners, started, finished, durations, statuses, errs, responses)
+	pipe.Queue(closeSpans, subs, finished)
 }
 
 // readSuccessRound reads back what queueSuccessRound queued into results.
 func readSuccessRound(br pgx.BatchResults, attempts []Attempt, round []int, results []CompleteResult) error {
-	if _, err := br.Exec(); err != nil { // the jobs' locks
-		return err
-	}
 	byDelivery := make(map[uuid.UUID]int, len(round))
-	byJob := make(map[uuid.UUID]int, len(round))
 	for _, i := range round {
 		byDelivery[attempts[i].DeliveryID] = i
-		byJob[attempts[i].JobID] = i
 	}
-	var (
-		id     uuid.UUID
-		number int
-	)
 	rows, err := br.Query()
 	if err != nil {
 		return err
 	}
-	if _, err := pgx.ForEachRow(rows, []any{&id, &number}, func() error {
-		results[byDelivery[id]].Number = number
+	var (
+		id     uuid.UUID
+		number int
+		owned  bool
+	)
+	recorded := 0
+	if _, err := pgx.ForEachRow(rows, []any{&id, &number, &owned}, func() error {
+		results[byDelivery[id]].Number, results[byDelivery[id]].Owned = number, owned
+		recorded++
 		return nil
 	}); err != nil {
 		return err
 	}
-	if rows, err = br.Query(); err != nil {
-		return err
-	}
-	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error {
-		results[byJob[id]].Owned = true
-		return nil
-	}); err != nil {
-		return err
+	if recorded != len(round) {
+		// Jobs are never deleted, so every attempt has its job.
+		return fmt.Errorf("%d of %d attempts found no job to record them on", len(round)-recorded, len(round))
 	}
 	_, err = br.Exec() // the spans
 	return err
@@ -587,26 +589,37 @@ FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &l
 	})
 
 	pipe := &pgx.Batch{}
-	queueAttempt(pipe, a)
 	var status *int
 	if a.StatusCode != 0 {
 		status = &a.StatusCode
 	}
 	lastError := nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+	// The job's update numbers the attempt (recorded_attempts); an owned
+	// job also moves on: dead when exhausted, else pending at the retry.
+	jobUpdate := `UPDATE delivery_jobs SET recorded_attempts = recorded_attempts + 1 WHERE id = $1 RETURNING recorded_attempts`
 	if res.Owned {
 		res.Dead = a.Retry.Exhausted
-		if res.Dead {
-			pipe.Queue(`
-UPDATE delivery_jobs SET state = 'dead', dead_reason = 'exhausted', dead_at = $2, attempts = attempts + 1,
-    lease_owner = NULL, lease_until = NULL, last_error = $3, last_status = $4, updated_at = $2
-WHERE id = $1`, a.JobID, finished, lastError, status)
-		} else {
-			pipe.Queue(`
-UPDATE delivery_jobs SET state = 'pending', next_attempt_at = $5, attempts = attempts + 1,
-    lease_owner = NULL, lease_until = NULL, last_error = $3, last_status = $4, updated_at = $2
-WHERE id = $1`, a.JobID, finished, lastError, status, a.Retry.At)
-		}
+		jobUpdate = `
+UPDATE delivery_jobs SET
+    state = CASE WHEN $9 THEN 'dead' ELSE 'pending' END,
+    dead_reason = CASE WHEN $9 THEN 'exhausted' END,
+    dead_at = CASE WHEN $9 THEN $8::timestamptz END,
+    next_attempt_at = CASE WHEN $9 THEN next_attempt_at ELSE $10 END,
+    attempts = attempts + 1, recorded_attempts = recorded_attempts + 1,
+    lease_owner = NULL, lease_until = NULL, last_error = $6, last_status = $5, updated_at = $8
+WHERE id = $1
+RETURNING recorded_attempts`
 	}
+	args := []any{a.JobID, a.DeliveryID, a.StartedAt, max(a.Duration.Milliseconds(), 0), status, lastError,
+		responseSnippet(a.Response)}
+	if res.Owned {
+		args = append(args, finished, res.Dead, a.Retry.At)
+	}
+	pipe.Queue(`
+WITH job AS (`+jobUpdate+`)
+INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
+SELECT $2, $1, job.recorded_attempts, $3, $4, 'failed', $5, $6, $7 FROM job
+RETURNING attempt`, args...)
 	if res.AutoDisabled {
 		pipe.Queue(`
 UPDATE subscriptions SET failing_since = $2, last_failure_at = $3, enabled = false,
@@ -623,12 +636,6 @@ WHERE subscription_id = $1 AND state = 'pending'`, a.SubscriptionID, finished)
 	if err := results.QueryRow().Scan(&res.Number); err != nil {
 		_ = results.Close()
 		return CompleteResult{}, err
-	}
-	if res.Owned {
-		if _, err := results.Exec(); err != nil {
-			_ = results.Close()
-			return CompleteResult{}, err
-		}
 	}
 	if _, err := results.Exec(); err != nil {
 		_ = results.Close()

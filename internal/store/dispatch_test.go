@@ -91,9 +91,17 @@ func TestClaimLeasesDueJobsWithWhatAnAttemptNeeds(t *testing.T) {
 		t.Errorf("summary = %+v, want resume acme and nothing settled", res)
 	}
 	j := res.Jobs[0]
-	if j.Subscription.ID.String() != sub || j.Subscription.TenantID != "acme" || j.Subscription.SigningSecret != "encrypted-secret" ||
-		j.Subscription.AttemptTimeout != 10*time.Second || j.Subscription.SinkType != "webhook" {
-		t.Errorf("subscription = %+v", j.Subscription)
+	if j.SubscriptionID.String() != sub || j.TenantID != "acme" || j.SubscriptionUpdatedAt.IsZero() {
+		t.Errorf("job names tenant %q, subscription %s of %v", j.TenantID, j.SubscriptionID, j.SubscriptionUpdatedAt)
+	}
+	// Dispatch reads the subscription the claim names, secrets sealed.
+	subs, err := st.SubscriptionsByID(context.Background(), []uuid.UUID{j.SubscriptionID, uuid.New()})
+	if err != nil || len(subs) != 1 {
+		t.Fatalf("SubscriptionsByID = %d rows, %v; want the one that exists", len(subs), err)
+	}
+	if s := subs[0]; s.ID != j.SubscriptionID || s.TenantID != "acme" || s.SigningSecret != "encrypted-secret" ||
+		s.AttemptTimeout != 10*time.Second || s.SinkType != "webhook" || !s.UpdatedAt.Equal(j.SubscriptionUpdatedAt) {
+		t.Errorf("subscription = %+v", s)
 	}
 	e := j.Event
 	if string(e.Payload) != `{"n":1}` || e.Key != "transaction.posted" || e.SchemaVersion != "1.2.0" || e.Source != "midaz" ||
@@ -128,7 +136,7 @@ func jobIDs(jobs []ClaimedJob) []uuid.UUID {
 func tenantsOf(jobs []ClaimedJob) []string {
 	var tenants []string
 	for _, j := range jobs {
-		tenants = append(tenants, j.Subscription.TenantID)
+		tenants = append(tenants, j.TenantID)
 	}
 	slices.Sort(tenants)
 	return tenants
@@ -283,7 +291,7 @@ func claimOne(t *testing.T, st *Store, owner string) (ClaimedJob, string) {
 
 func attemptOf(job ClaimedJob, owner string, ok bool, status int) Attempt {
 	return Attempt{
-		JobID: job.ID, SubscriptionID: job.Subscription.ID, Owner: owner, DeliveryID: uuid.Must(uuid.NewV7()),
+		JobID: job.ID, SubscriptionID: job.SubscriptionID, Owner: owner, DeliveryID: uuid.Must(uuid.NewV7()),
 		StartedAt: time.Now(), Duration: 12 * time.Millisecond, OK: ok, StatusCode: status,
 		Response: []byte("answer"),
 	}

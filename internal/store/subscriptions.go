@@ -178,6 +178,21 @@ func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UU
 	return sub, nil
 }
 
+// SubscriptionsByID reads the rows of ids whatever their tenant or state,
+// deleted ones included, secrets still sealed: dispatch's view of the
+// subscriptions its claimed jobs belong to. Ids without a row are left out.
+func (s *Store) SubscriptionsByID(ctx context.Context, ids []uuid.UUID) ([]Subscription, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return nil, classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
+	}
+	subs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Subscription, error) { return scanSubscription(row) })
+	if err != nil {
+		return nil, classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
+	}
+	return subs, nil
+}
+
 // ListSubscriptions returns up to limit live subscriptions of tenantID in
 // (created_at, id) order, starting after `after` (nil starts at the
 // beginning). more reports whether subscriptions follow the last one.

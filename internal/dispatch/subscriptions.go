@@ -1,0 +1,104 @@
+package dispatch
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// queuedJob is a claimed job with the subscription row it is attempted
+// under, waiting in the local queue for a worker.
+type queuedJob struct {
+	store.ClaimedJob
+	sub *store.Subscription // shared and read-only
+}
+
+// subscriptionCache keeps the subscription rows of claimed jobs. A claim
+// names each job's subscription and the version (updated_at) it found
+// enabled; the row, secrets still sealed, is read only when the cache has
+// no version at least that new. Before it, every job row of a claim
+// carried its whole subscription: most of what a claim returned and most
+// of what decoding it cost.
+type subscriptionCache struct {
+	read func(context.Context, []uuid.UUID) ([]store.Subscription, error)
+
+	mu      sync.Mutex
+	entries map[uuid.UUID]*cachedSubscription
+}
+
+type cachedSubscription struct {
+	sub      *store.Subscription
+	lastUsed time.Time
+}
+
+func newSubscriptionCache(read func(context.Context, []uuid.UUID) ([]store.Subscription, error)) *subscriptionCache {
+	return &subscriptionCache{read: read, entries: map[uuid.UUID]*cachedSubscription{}}
+}
+
+// resolve pairs each job with its subscription, reading in one query the
+// rows the cache lacks or holds in an older version than the claim saw.
+func (c *subscriptionCache) resolve(ctx context.Context, jobs []store.ClaimedJob, now time.Time) ([]queuedJob, error) {
+	queued := make([]queuedJob, len(jobs))
+	var stale []uuid.UUID
+	c.mu.Lock()
+	for i, job := range jobs {
+		queued[i].ClaimedJob = job
+		if e := c.entries[job.SubscriptionID]; e != nil && !e.sub.UpdatedAt.Before(job.SubscriptionUpdatedAt) {
+			e.lastUsed = now
+			queued[i].sub = e.sub
+			continue
+		}
+		if !slices.Contains(stale, job.SubscriptionID) {
+			stale = append(stale, job.SubscriptionID)
+		}
+	}
+	c.mu.Unlock()
+	if len(stale) == 0 {
+		return queued, nil
+	}
+
+	rows, err := c.read(ctx, stale)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range rows {
+		sub := &rows[i]
+		// Two claims may read one subscription at once; the newer row wins.
+		if e := c.entries[sub.ID]; e == nil || e.sub.UpdatedAt.Before(sub.UpdatedAt) {
+			c.entries[sub.ID] = &cachedSubscription{sub: sub, lastUsed: now}
+		}
+	}
+	for i := range queued {
+		if queued[i].sub != nil {
+			continue
+		}
+		e := c.entries[queued[i].SubscriptionID]
+		if e == nil {
+			// Subscriptions are deleted softly, never removed: a job
+			// without one is a broken database, not a race.
+			return nil, fmt.Errorf("subscription %s of job %s has no row", queued[i].SubscriptionID, queued[i].ID)
+		}
+		e.lastUsed = now
+		queued[i].sub = e.sub
+	}
+	return queued, nil
+}
+
+// evictIdle forgets the subscriptions no claim named since before now - idle.
+func (c *subscriptionCache) evictIdle(now time.Time, idle time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, e := range c.entries {
+		if now.Sub(e.lastUsed) >= idle {
+			delete(c.entries, id)
+		}
+	}
+}
