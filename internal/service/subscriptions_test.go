@@ -221,7 +221,9 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 		ID: sub.ID, TenantID: "acme", Name: "orders",
 		Sink:       map[string]any{"type": "webhook", "url": "https://hooks.test/a"},
 		EventTypes: []string{"transaction.*"}, SchemaMajor: 1, AttemptTimeout: "10s", Enabled: true,
-		VerificationState: "active", CreatedAt: f.clk.now, UpdatedAt: f.clk.now,
+		// Verification is a second change at the same instant of the
+		// frozen clock; the version still moves on (store.nextVersion).
+		VerificationState: "active", CreatedAt: f.clk.now, UpdatedAt: f.clk.now.Add(time.Microsecond),
 	}
 	assertView(t, "webhook", sub, want)
 
@@ -246,7 +248,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 		ID: pullSub.ID, TenantID: "acme", Name: "pull", Sink: map[string]any{"type": "pull"},
 		EventTypes: []string{"account.created", "*"}, SchemaMajor: 2, Origin: &origin,
 		RetrySchedule: []string{"0s", "1m", "10h"}, AttemptTimeout: "1.5s", Enabled: false,
-		VerificationState: "active", CreatedAt: f.clk.now, UpdatedAt: f.clk.now,
+		VerificationState: "active", CreatedAt: f.clk.now, UpdatedAt: f.clk.now.Add(time.Microsecond),
 	})
 	var cursors int
 	if err := f.st.Pool.QueryRow(ctx, `SELECT count(*) FROM pull_cursors WHERE subscription_id = $1`, pullSub.ID).Scan(&cursors); err != nil || cursors != 1 {

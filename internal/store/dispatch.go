@@ -623,7 +623,7 @@ RETURNING attempt`, args...)
 	if res.AutoDisabled {
 		pipe.Queue(`
 UPDATE subscriptions SET failing_since = $2, last_failure_at = $3, enabled = false,
-    disabled_reason = 'auto_disabled', updated_at = $3
+    disabled_reason = 'auto_disabled', updated_at = `+nextVersion("$3")+`
 WHERE id = $1`, a.SubscriptionID, span.FailingSince, span.LastFailureAt)
 		pipe.Queue(`
 UPDATE delivery_jobs SET state = 'dead', dead_reason = 'subscription_disabled', dead_at = $2, updated_at = $2

@@ -263,7 +263,8 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 				destination = $6, event_types = $7, schema_major = $8, origin = $9, retry_schedule = $10,
 				attempt_timeout_ms = $11, enabled = $12, verification_state = $13, verification_error = $14,
 				verified_at = $15, disabled_reason = $16, failing_since = $17, last_failure_at = $18,
-				signing_secret = $19, previous_secret = $20, previous_secret_expires_at = $21, updated_at = $22
+				signing_secret = $19, previous_secret = $20, previous_secret_expires_at = $21,
+				updated_at = `+nextVersion("$22")+`
 			WHERE id = $1
 			RETURNING `+subscriptionColumns,
 			id, next.Name, []byte(next.SinkConfig), nullIfEmpty(next.SinkCredentials), nonNil(next.SinkCredentialFields),
@@ -324,7 +325,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `
 			UPDATE subscriptions
-			SET deleted_at = $3, updated_at = $3,
+			SET deleted_at = $3, updated_at = `+nextVersion("$3")+`,
 			    sink_credentials = NULL, signing_secret = NULL,
 			    previous_secret = NULL, previous_secret_expires_at = NULL
 			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
@@ -353,4 +354,14 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 
 func subscriptionNotFound(id uuid.UUID) error {
 	return fmt.Errorf("%w: subscription %s", ErrNotFound, id)
+}
+
+// nextVersion is the updated_at a change of a subscription row sets: the
+// change's time, but always later than the version it replaces. Dispatch
+// tells a subscription's versions apart by updated_at alone (a cached sink
+// or row is reused while its version is not older than the claim's), so a
+// change stamped by a process whose clock runs behind must still count as
+// newer.
+func nextVersion(at string) string {
+	return "greatest(" + at + "::timestamptz, updated_at + interval '1 microsecond')"
 }

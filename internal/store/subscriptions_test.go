@@ -233,6 +233,19 @@ func TestUpdateSubscription(t *testing.T) {
 		t.Errorf("a no-op update moved updated_at to %v", unchanged.UpdatedAt)
 	}
 
+	// A change stamped by a clock that runs behind is still a newer
+	// version: dispatch tells versions apart by updated_at alone.
+	behind, err := st.UpdateSubscription(ctx, "acme", sub.ID, t0, func(s *store.Subscription) error {
+		s.Name = "renamed again"
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !behind.UpdatedAt.After(later) {
+		t.Errorf("a change stamped %v after version %v got updated_at %v; want a newer version", t0, later, behind.UpdatedAt)
+	}
+
 	refusal := errors.New("refused")
 	_, err = st.UpdateSubscription(ctx, "acme", sub.ID, later, func(s *store.Subscription) error {
 		s.Name = "half-done"
@@ -241,7 +254,7 @@ func TestUpdateSubscription(t *testing.T) {
 	if err != refusal {
 		t.Errorf("change error came back as %v, want it unwrapped", err)
 	}
-	if got, _ := st.GetSubscription(ctx, "acme", sub.ID); got.Name != "renamed" {
+	if got, _ := st.GetSubscription(ctx, "acme", sub.ID); got.Name != "renamed again" {
 		t.Errorf("a refused change was written: name %q", got.Name)
 	}
 }
