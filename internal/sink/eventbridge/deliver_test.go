@@ -3,21 +3,16 @@ package eventbridge
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/testutil/eventbridgetest"
 )
 
 var eventTime = time.Date(2025, 3, 4, 5, 6, 7, 123456789, time.UTC)
@@ -40,10 +35,10 @@ func testDelivery() sink.Delivery {
 	}
 }
 
-// openAgainst opens a sink of the given configuration pointed at srv.
-func openAgainst(t *testing.T, srv *httptest.Server, extra map[string]any) sink.Sink {
+// openAgainst opens a sink of the given configuration pointed at fake.
+func openAgainst(t *testing.T, fake *eventbridgetest.Server, extra map[string]any) sink.Sink {
 	t.Helper()
-	fields := map[string]any{"endpoint": srv.URL}
+	fields := map[string]any{"endpoint": fake.URL()}
 	for k, v := range extra {
 		fields[k] = v
 	}
@@ -61,9 +56,13 @@ func openAgainst(t *testing.T, srv *httptest.Server, extra map[string]any) sink.
 	return s
 }
 
-func newFake(t *testing.T) (*fakeEventBridge, *httptest.Server) {
-	f := &fakeEventBridge{accessKeyID: testKeyID, secretKey: testSecret, region: "us-east-1", buses: []string{"orders"}}
-	return f, newFakeEventBridge(t, f)
+// newFake starts a local EventBridge with the bus "orders", accepting
+// requests signed with secret (testSecret when "").
+func newFake(t *testing.T, secret string) *eventbridgetest.Server {
+	if secret == "" {
+		secret = testSecret
+	}
+	return eventbridgetest.New(t, eventbridgetest.Config{AccessKeyID: testKeyID, SecretAccessKey: secret, Region: "us-east-1", Buses: []string{"orders"}})
 }
 
 func assertNoCredentials(t *testing.T, what, text string) {
@@ -84,8 +83,8 @@ func TestDeliverPutsOneSignedEntry(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, srv := newFake(t)
-			s := openAgainst(t, srv, map[string]any{"detail_type": tc.detailType})
+			fake := newFake(t, "")
+			s := openAgainst(t, fake, map[string]any{"detail_type": tc.detailType})
 			d := testDelivery()
 
 			out := s.Deliver(t.Context(), d)
@@ -95,7 +94,7 @@ func TestDeliverPutsOneSignedEntry(t *testing.T) {
 			if !bytes.Contains(out.Response, []byte(`"EventId":"11111111-2222-3333-4444-000000000000"`)) {
 				t.Errorf("Response = %s, want the accepted entry's EventId", out.Response)
 			}
-			requests, received := fake.snapshot()
+			requests, received := fake.Requests(), fake.Entries()
 			if requests != 1 || len(received) != 1 {
 				t.Fatalf("fake saw %d requests, %d entries; want 1 and 1", requests, len(received))
 			}
@@ -145,7 +144,7 @@ func TestDeliverFailures(t *testing.T) {
 	tests := []struct {
 		name         string
 		serverSecret string // "" means the configured one
-		answer       func(w http.ResponseWriter, entries []putEntry)
+		answer       func(*eventbridgetest.Server)
 		delivery     func(*sink.Delivery)
 		wantStatus   int
 		wantError    string
@@ -153,10 +152,10 @@ func TestDeliverFailures(t *testing.T) {
 	}{
 		{
 			name: "partial failure carries the entry's error code",
-			answer: func(w http.ResponseWriter, _ []putEntry) {
-				awsJSON(w, map[string]any{"FailedEntryCount": 1, "Entries": []map[string]string{
-					{"ErrorCode": "InternalFailure", "ErrorMessage": "Internal\nservice error"},
-				}})
+			answer: func(fake *eventbridgetest.Server) {
+				fake.RejectEntries(func(eventbridgetest.Entry) (string, string) {
+					return "InternalFailure", "Internal\nservice error"
+				})
 			},
 			wantStatus:   http.StatusOK,
 			wantError:    "entry rejected: InternalFailure: Internal service error",
@@ -171,8 +170,8 @@ func TestDeliverFailures(t *testing.T) {
 		},
 		{
 			name: "server error is not retried by the SDK",
-			answer: func(w http.ResponseWriter, _ []putEntry) {
-				awsError(w, http.StatusInternalServerError, "InternalException", "try again")
+			answer: func(fake *eventbridgetest.Server) {
+				fake.FailPutEvents(http.StatusInternalServerError, "InternalException", "try again")
 			},
 			wantStatus:   http.StatusInternalServerError,
 			wantError:    "HTTP 500 InternalException: try again",
@@ -180,8 +179,8 @@ func TestDeliverFailures(t *testing.T) {
 		},
 		{
 			name: "throttling is not retried by the SDK",
-			answer: func(w http.ResponseWriter, _ []putEntry) {
-				awsError(w, http.StatusBadRequest, "ThrottlingException", "Rate exceeded")
+			answer: func(fake *eventbridgetest.Server) {
+				fake.FailPutEvents(http.StatusBadRequest, "ThrottlingException", "Rate exceeded")
 			},
 			wantStatus:   http.StatusBadRequest,
 			wantError:    "HTTP 400 ThrottlingException: Rate exceeded",
@@ -189,8 +188,8 @@ func TestDeliverFailures(t *testing.T) {
 		},
 		{
 			name: "an error echoing the credentials is scrubbed",
-			answer: func(w http.ResponseWriter, _ []putEntry) {
-				awsError(w, http.StatusBadRequest, "ValidationException", "bad key "+testKeyID+" / "+testSecret)
+			answer: func(fake *eventbridgetest.Server) {
+				fake.FailPutEvents(http.StatusBadRequest, "ValidationException", "bad key "+testKeyID+" / "+testSecret)
 			},
 			wantStatus:   http.StatusBadRequest,
 			wantError:    "HTTP 400 ValidationException: bad key **** / ****",
@@ -211,12 +210,11 @@ func TestDeliverFailures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, srv := newFake(t)
-			if tc.serverSecret != "" {
-				fake.secretKey = tc.serverSecret
+			fake := newFake(t, tc.serverSecret)
+			if tc.answer != nil {
+				tc.answer(fake)
 			}
-			fake.putEvents = tc.answer
-			s := openAgainst(t, srv, nil)
+			s := openAgainst(t, fake, nil)
 			d := testDelivery()
 			if tc.delivery != nil {
 				tc.delivery(&d)
@@ -231,7 +229,7 @@ func TestDeliverFailures(t *testing.T) {
 			}
 			assertNoCredentials(t, "Outcome.Error", out.Error)
 			assertNoCredentials(t, "Outcome.Response", string(out.Response))
-			if requests, _ := fake.snapshot(); requests != tc.wantRequests {
+			if requests := fake.Requests(); requests != tc.wantRequests {
 				t.Errorf("fake saw %d requests, want %d", requests, tc.wantRequests)
 			}
 		})
@@ -239,9 +237,9 @@ func TestDeliverFailures(t *testing.T) {
 }
 
 func TestDeliverHonoursTimeout(t *testing.T) {
-	fake, srv := newFake(t)
-	fake.hang = true
-	s := openAgainst(t, srv, nil)
+	fake := newFake(t, "")
+	fake.Hang()
+	s := openAgainst(t, fake, nil)
 	d := testDelivery()
 	d.Timeout = 300 * time.Millisecond
 
@@ -254,7 +252,7 @@ func TestDeliverHonoursTimeout(t *testing.T) {
 	if elapsed > 3*time.Second {
 		t.Errorf("Deliver took %s with a 300ms timeout", elapsed)
 	}
-	if requests, _ := fake.snapshot(); requests != 1 {
+	if requests := fake.Requests(); requests != 1 {
 		t.Errorf("fake saw %d requests, want 1 (no SDK retry after a timeout)", requests)
 	}
 }
@@ -275,12 +273,11 @@ func TestProbe(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, srv := newFake(t)
-			fake.hang = tc.hang
-			if tc.serverSecret != "" {
-				fake.secretKey = tc.serverSecret
+			fake := newFake(t, tc.serverSecret)
+			if tc.hang {
+				fake.Hang()
 			}
-			s := openAgainst(t, srv, map[string]any{"event_bus": tc.bus})
+			s := openAgainst(t, fake, map[string]any{"event_bus": tc.bus})
 			err := s.Probe(t.Context(), sink.ProbeRequest{SubscriptionID: "sub", TenantID: "acme", Timeout: tc.timeout})
 			if tc.wantError == "" {
 				if err != nil {
@@ -304,8 +301,8 @@ func (r staticResolver) LookupNetIP(context.Context, string, string) ([]netip.Ad
 }
 
 func TestEndpointOverrideObeysAddressPolicy(t *testing.T) {
-	fake, srv := newFake(t)
-	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	fake := newFake(t, "")
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(fake.URL(), "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +323,7 @@ func TestEndpointOverrideObeysAddressPolicy(t *testing.T) {
 	if err := s.Probe(t.Context(), sink.ProbeRequest{}); err == nil || !strings.Contains(err.Error(), "destination refused") {
 		t.Fatalf("Probe = %v, want the loopback endpoint refused", err)
 	}
-	if requests, _ := fake.snapshot(); requests != 0 {
+	if requests := fake.Requests(); requests != 0 {
 		t.Errorf("fake saw %d requests, want none", requests)
 	}
 }
@@ -429,48 +426,5 @@ func TestJudgeAnswer(t *testing.T) {
 				t.Fatalf("judgeAnswer = %+v, want OK %v error %q", out, tc.wantOK, tc.wantError)
 			}
 		})
-	}
-}
-
-// TestVerifierAgreesWithSDKSigner checks the fake's verifier against the
-// SDK's signer, so that a fake rejecting everything could not pass for one
-// that verifies.
-func TestVerifierAgreesWithSDKSigner(t *testing.T) {
-	body := []byte(`{"Name":"orders"}`)
-	newRequest := func() *http.Request {
-		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:4566/", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/x-amz-json-1.1")
-		req.Header.Set("X-Amz-Target", "AWSEvents.DescribeEventBus")
-		return req
-	}
-	sign := func(req *http.Request, secret string) {
-		hash := sha256.Sum256(body)
-		creds := aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: secret}
-		if err := v4.NewSigner().SignHTTP(t.Context(), creds, req, hex.EncodeToString(hash[:]), "events", "us-east-1", time.Now()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	verify := func(req *http.Request, body []byte) error {
-		return verifySigV4(req, body, testKeyID, testSecret, "us-east-1", "events", time.Now())
-	}
-
-	good := newRequest()
-	sign(good, testSecret)
-	if err := verify(good, body); err != nil {
-		t.Fatalf("a correctly signed request was rejected: %v", err)
-	}
-	if err := verify(good, []byte(`{"Name":"other"}`)); err == nil {
-		t.Error("a tampered body was accepted")
-	}
-	retargeted := newRequest()
-	sign(retargeted, testSecret)
-	retargeted.Header.Set("X-Amz-Target", "AWSEvents.DeleteEventBus")
-	if err := verify(retargeted, body); err == nil {
-		t.Error("a tampered X-Amz-Target was accepted")
-	}
-	wrongKey := newRequest()
-	sign(wrongKey, "not-the-secret")
-	if err := verify(wrongKey, body); err == nil {
-		t.Error("a request signed with another secret was accepted")
 	}
 }

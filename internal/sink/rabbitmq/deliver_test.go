@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,83 +16,9 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/sinktest"
+	"github.com/hubctl/hubctl/internal/testutil/rabbittest"
 )
-
-// testBrokerURL is the real RabbitMQ the tests publish to.
-func testBrokerURL() string {
-	if u := os.Getenv("HUBCTL_TEST_RABBITMQ_URL"); u != "" {
-		return u
-	}
-	return "amqp://guest:guest@127.0.0.1:5672/"
-}
-
-// adminChannel connects to the test broker outside the sink under test, to
-// set up and read back exchanges and queues. Without a broker it fails
-// under CI and skips elsewhere.
-func adminChannel(t *testing.T) *amqp.Channel {
-	t.Helper()
-	conn, err := amqp.DialConfig(testBrokerURL(), amqp.Config{Dial: amqp.DefaultDial(3 * time.Second)})
-	if err != nil {
-		msg := fmt.Sprintf("no RabbitMQ at %s (%v); start it with `rabbitmq-server -detached` or set HUBCTL_TEST_RABBITMQ_URL", "127.0.0.1:5672", err)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	t.Cleanup(func() { conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ch
-}
-
-// topology is one test's exchange and queue, deleted when the test ends.
-type topology struct {
-	admin    *amqp.Channel
-	exchange string
-	queue    string
-}
-
-func newTopology(t *testing.T, admin *amqp.Channel) topology {
-	t.Helper()
-	id := uuid.NewString()
-	top := topology{admin: admin, exchange: "hubctl-test-" + id, queue: "hubctl-test-" + id}
-	if err := admin.ExchangeDeclare(top.exchange, amqp.ExchangeDirect, false, false, false, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.QueueDeclare(top.queue, true, false, false, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = admin.QueueDelete(top.queue, false, false, false)
-		_ = admin.ExchangeDelete(top.exchange, false, false)
-	})
-	return top
-}
-
-func (top topology) bind(t *testing.T, key string) {
-	t.Helper()
-	if err := top.admin.QueueBind(top.queue, key, top.exchange, false, nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// drain reads every message in the queue.
-func (top topology) drain(t *testing.T) []amqp.Delivery {
-	t.Helper()
-	var got []amqp.Delivery
-	for {
-		msg, ok, err := top.admin.Get(top.queue, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			return got
-		}
-		got = append(got, msg)
-	}
-}
 
 // dialRecorder dials for real and keeps the connections, so a test can cut
 // them as a network failure or broker crash would.
@@ -128,7 +53,7 @@ func (r *dialRecorder) cut() {
 // openTestSink parses and opens a sink on the test broker.
 func openTestSink(t *testing.T, typ *Type, exchange string, routingKey *string) *rabbitSink {
 	t.Helper()
-	obj := map[string]any{"type": Name, "url": testBrokerURL(), "exchange": exchange}
+	obj := map[string]any{"type": Name, "url": rabbittest.URL(), "exchange": exchange}
 	if routingKey != nil {
 		obj["routing_key"] = *routingKey
 	}
@@ -164,17 +89,17 @@ func testDelivery(eventKey string) sink.Delivery {
 }
 
 func TestDeliverPublishesConfirmedMessage(t *testing.T) {
-	admin := adminChannel(t)
-	top := newTopology(t, admin)
-	top.bind(t, "transaction.posted")
+	broker := rabbittest.Connect(t)
+	top := broker.NewTopology(t)
+	top.Bind(t, "transaction.posted")
 	typ := NewType(Options{AllowPrivate: true})
-	s := openTestSink(t, typ, top.exchange, nil)
+	s := openTestSink(t, typ, top.Exchange, nil)
 
 	d := testDelivery("transaction.posted")
 	if out := s.Deliver(t.Context(), d); !out.OK {
 		t.Fatalf("Deliver = %+v, want OK", out)
 	}
-	got := top.drain(t)
+	got := top.Drain(t)
 	if len(got) != 1 {
 		t.Fatalf("queue holds %d messages, want 1", len(got))
 	}
@@ -211,7 +136,7 @@ func TestDeliverPublishesConfirmedMessage(t *testing.T) {
 }
 
 func TestDeliverOutcomes(t *testing.T) {
-	admin := adminChannel(t)
+	broker := rabbittest.Connect(t)
 	custom := "custom.key"
 	tests := []struct {
 		name       string
@@ -226,17 +151,17 @@ func TestDeliverOutcomes(t *testing.T) {
 			wantError: "unroutable: exchange"},
 		{name: "event key not bound is a failure", routingKey: nil, bindKey: "other.key",
 			wantError: "NO_ROUTE"},
-		{name: "missing exchange is a failure", exchange: "hubctl-test-missing-" + uuid.NewString(),
+		{name: "missing exchange is a failure", exchange: rabbittest.UniqueName(),
 			wantError: "the broker closed the channel: NOT_FOUND"},
 	}
 	typ := NewType(Options{AllowPrivate: true})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			top := newTopology(t, admin)
+			top := broker.NewTopology(t)
 			if tc.bindKey != "" {
-				top.bind(t, tc.bindKey)
+				top.Bind(t, tc.bindKey)
 			}
-			exchange := top.exchange
+			exchange := top.Exchange
 			if tc.exchange != "" {
 				exchange = tc.exchange
 			}
@@ -246,7 +171,7 @@ func TestDeliverOutcomes(t *testing.T) {
 				if !out.OK {
 					t.Fatalf("Deliver = %+v, want OK", out)
 				}
-				if n := len(top.drain(t)); n != 1 {
+				if n := len(top.Drain(t)); n != 1 {
 					t.Fatalf("queue holds %d messages, want 1", n)
 				}
 				return
@@ -262,9 +187,9 @@ func TestDeliverOutcomes(t *testing.T) {
 
 	// The failures above closed or dirtied channels of the shared
 	// connection; a sink on it must still deliver.
-	top := newTopology(t, admin)
-	top.bind(t, "account.created")
-	s := openTestSink(t, typ, top.exchange, nil)
+	top := broker.NewTopology(t)
+	top.Bind(t, "account.created")
+	s := openTestSink(t, typ, top.Exchange, nil)
 	for i := range 3 {
 		if out := s.Deliver(t.Context(), testDelivery("account.created")); !out.OK {
 			t.Fatalf("Deliver %d after failures = %+v, want OK", i, out)
@@ -273,27 +198,27 @@ func TestDeliverOutcomes(t *testing.T) {
 }
 
 func TestProbe(t *testing.T) {
-	admin := adminChannel(t)
-	top := newTopology(t, admin)
+	broker := rabbittest.Connect(t)
+	top := broker.NewTopology(t)
 	typ := NewType(Options{AllowPrivate: true})
 	probe := sink.ProbeRequest{SubscriptionID: uuid.NewString(), TenantID: "tenant-a", Timeout: 5 * time.Second}
 
-	if err := openTestSink(t, typ, top.exchange, nil).Probe(t.Context(), probe); err != nil {
+	if err := openTestSink(t, typ, top.Exchange, nil).Probe(t.Context(), probe); err != nil {
 		t.Fatalf("Probe of an existing exchange: %v", err)
 	}
 
-	missing := openTestSink(t, typ, "hubctl-test-missing-"+uuid.NewString(), nil)
+	missing := openTestSink(t, typ, rabbittest.UniqueName(), nil)
 	err := missing.Probe(t.Context(), probe)
 	if err == nil || !strings.Contains(err.Error(), "NOT_FOUND") {
 		t.Fatalf("Probe of a missing exchange = %v, want a NOT_FOUND failure", err)
 	}
 
 	// A wrong password is refused, and the refusal does not repeat it.
-	u, parseErr := amqp.ParseURI(testBrokerURL())
+	u, parseErr := amqp.ParseURI(rabbittest.URL())
 	if parseErr != nil {
 		t.Fatal(parseErr)
 	}
-	raw, _ := json.Marshal(map[string]string{"type": Name, "exchange": top.exchange,
+	raw, _ := json.Marshal(map[string]string{"type": Name, "exchange": top.Exchange,
 		"url": fmt.Sprintf("amqp://%s:%s@%s:%d/", u.Username, secretPassword, u.Host, u.Port)})
 	cfg, parseErr := typ.Parse(raw)
 	if parseErr != nil {
@@ -314,12 +239,12 @@ func TestProbe(t *testing.T) {
 // of a stream of concurrent deliveries. Dispatch retries failed attempts;
 // the test does the same, and every event must reach the queue.
 func TestReconnectAfterConnectionLoss(t *testing.T) {
-	admin := adminChannel(t)
-	top := newTopology(t, admin)
-	top.bind(t, "ledger.entry")
+	broker := rabbittest.Connect(t)
+	top := broker.NewTopology(t)
+	top.Bind(t, "ledger.entry")
 	rec := &dialRecorder{}
 	typ := NewType(Options{AllowPrivate: true, Dial: rec.dial})
-	s := openTestSink(t, typ, top.exchange, nil)
+	s := openTestSink(t, typ, top.Exchange, nil)
 
 	const events, workers, maxTries = 200, 8, 5
 	ids := make(chan string, events)
@@ -355,7 +280,7 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 	wg.Wait()
 
 	received := map[string]int{}
-	for _, msg := range top.drain(t) {
+	for _, msg := range top.Drain(t) {
 		received[msg.MessageId]++
 	}
 	if len(received) != events {
@@ -376,13 +301,13 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 }
 
 func TestConnectionSharedAcrossSinks(t *testing.T) {
-	admin := adminChannel(t)
-	top := newTopology(t, admin)
-	top.bind(t, "a.b")
+	broker := rabbittest.Connect(t)
+	top := broker.NewTopology(t)
+	top.Bind(t, "a.b")
 	rec := &dialRecorder{}
 	typ := NewType(Options{AllowPrivate: true, Dial: rec.dial})
-	first := openTestSink(t, typ, top.exchange, nil)
-	second := openTestSink(t, typ, top.exchange, nil)
+	first := openTestSink(t, typ, top.Exchange, nil)
+	second := openTestSink(t, typ, top.Exchange, nil)
 	var wg sync.WaitGroup
 	for i := range 20 {
 		s := first
@@ -399,7 +324,7 @@ func TestConnectionSharedAcrossSinks(t *testing.T) {
 	if n := rec.dials.Load(); n != 1 {
 		t.Fatalf("connections dialled = %d, want 1 shared", n)
 	}
-	if n := len(top.drain(t)); n != 20 {
+	if n := len(top.Drain(t)); n != 20 {
 		t.Fatalf("queue holds %d messages, want 20", n)
 	}
 }
@@ -439,22 +364,9 @@ func TestAddressGuard(t *testing.T) {
 // TestDeliverHonoursTimeout points a sink at a server that accepts
 // connections and never answers, as a hung broker would.
 func TestDeliverHonoursTimeout(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer conn.Close()
-		}
-	}()
+	hole := sinktest.NewBlackhole(t)
 	typ := NewType(Options{AllowPrivate: true})
-	cfg, err := typ.Parse(json.RawMessage(`{"type":"rabbitmq","url":"amqp://guest:guest@` + ln.Addr().String() + `/","exchange":"x"}`))
+	cfg, err := typ.Parse(json.RawMessage(`{"type":"rabbitmq","url":"amqp://guest:guest@` + hole.Addr() + `/","exchange":"x"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,155 +6,17 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/Admiral-Piett/goaws/app/models"
-	"github.com/Admiral-Piett/goaws/app/router"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	sqsapi "github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/sirupsen/logrus"
-
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/sinktest"
+	"github.com/hubctl/hubctl/internal/testutil/goawstest"
 )
-
-// goawsServer is one in-process goaws v0.5.4 on 127.0.0.1. goaws keeps its
-// queues in package globals, so a test binary runs one server and each test
-// uses queues of its own, one test at a time.
-type goawsServer struct {
-	endpoint string
-	admin    *sqsapi.Client
-
-	mu       sync.Mutex
-	requests []recordedRequest
-}
-
-type recordedRequest struct {
-	action string // the X-Amz-Target operation, e.g. "SendMessage"
-	body   []byte
-}
-
-var (
-	goawsOnce     sync.Once
-	goawsInstance *goawsServer
-	goawsErr      error
-)
-
-// startGoaws returns the shared server, starting it on first use the way
-// goaws's own main does: configure models.CurrentEnvironment, then serve
-// router.New().
-func startGoaws(t *testing.T) *goawsServer {
-	t.Helper()
-	goawsOnce.Do(func() {
-		logrus.SetLevel(logrus.FatalLevel)
-		listener, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			goawsErr = err
-			return
-		}
-		port := listener.Addr().(*net.TCPAddr).Port
-		// Queue URLs are built from these; an empty Region keeps the host a
-		// bare 127.0.0.1. EnableDuplicates turns on FIFO deduplication.
-		models.CurrentEnvironment = models.Environment{
-			Host:             "127.0.0.1",
-			Port:             strconv.Itoa(port),
-			AccountID:        "100010001000",
-			EnableDuplicates: true,
-		}
-		srv := &goawsServer{endpoint: "http://" + listener.Addr().String()}
-		handler := router.New()
-		go func() {
-			_ = http.Serve(listener, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, _ := io.ReadAll(r.Body)
-				action := r.Header.Get("X-Amz-Target")
-				srv.mu.Lock()
-				srv.requests = append(srv.requests, recordedRequest{action: action[strings.LastIndexByte(action, '.')+1:], body: body})
-				srv.mu.Unlock()
-				r.Body = io.NopCloser(bytes.NewReader(body))
-				handler.ServeHTTP(w, r)
-			}))
-		}()
-		srv.admin = sqsapi.New(sqsapi.Options{
-			Region:       "us-east-1",
-			Credentials:  credentials.NewStaticCredentialsProvider("admin", "admin-secret", ""),
-			BaseEndpoint: aws.String(srv.endpoint),
-		})
-		goawsInstance = srv
-	})
-	if goawsErr != nil {
-		t.Fatalf("starting goaws: %v", goawsErr)
-	}
-	return goawsInstance
-}
-
-// createQueue makes a queue and returns its URL.
-func (g *goawsServer) createQueue(t *testing.T, name string) string {
-	t.Helper()
-	out, err := g.admin.CreateQueue(t.Context(), &sqsapi.CreateQueueInput{QueueName: aws.String(name)})
-	if err != nil {
-		t.Fatalf("CreateQueue %s: %v", name, err)
-	}
-	return *out.QueueUrl
-}
-
-// sent returns the SendMessage requests received since mark.
-func (g *goawsServer) sent(mark int) []recordedRequest {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var out []recordedRequest
-	for _, r := range g.requests[mark:] {
-		if r.action == "SendMessage" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func (g *goawsServer) mark() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.requests)
-}
-
-// receive reads every message waiting in a queue.
-func (g *goawsServer) receive(t *testing.T, queueURL string) []receivedMessage {
-	t.Helper()
-	out, err := g.admin.ReceiveMessage(t.Context(), &sqsapi.ReceiveMessageInput{
-		QueueUrl:              aws.String(queueURL),
-		MaxNumberOfMessages:   10,
-		MessageAttributeNames: []string{"All"},
-		WaitTimeSeconds:       1,
-	})
-	if err != nil {
-		t.Fatalf("ReceiveMessage: %v", err)
-	}
-	var msgs []receivedMessage
-	for _, m := range out.Messages {
-		attrs := map[string]string{}
-		for name, v := range m.MessageAttributes {
-			if deref(v.DataType) != "String" {
-				t.Errorf("attribute %s has data type %q, want String", name, deref(v.DataType))
-			}
-			attrs[name] = deref(v.StringValue)
-		}
-		msgs = append(msgs, receivedMessage{body: deref(m.Body), attrs: attrs})
-	}
-	return msgs
-}
-
-type receivedMessage struct {
-	body  string
-	attrs map[string]string
-}
 
 // openSink parses and opens an SQS sink the way the service does.
 func openSink(t *testing.T, typ *Type, queueURL, endpoint string) sink.Sink {
@@ -178,6 +40,20 @@ func openSink(t *testing.T, typ *Type, queueURL, endpoint string) sink.Sink {
 	return s
 }
 
+// stringAttributes are the values of a received message's attributes; any
+// attribute not of type String fails the test.
+func stringAttributes(t *testing.T, m goawstest.Message) map[string]string {
+	t.Helper()
+	attrs := map[string]string{}
+	for name, v := range m.Attributes {
+		if v.DataType != stringType {
+			t.Errorf("attribute %s has data type %q, want String", name, v.DataType)
+		}
+		attrs[name] = v.StringValue
+	}
+	return attrs
+}
+
 func wantAttributes(d sink.Delivery) map[string]string {
 	return map[string]string{
 		AttrEventID: d.EventID, AttrEventType: d.EventKey, AttrTenantID: d.TenantID,
@@ -198,9 +74,9 @@ func sameAttributes(got, want map[string]string) bool {
 }
 
 func TestDeliverToStandardQueue(t *testing.T) {
-	g := startGoaws(t)
-	queueURL := g.createQueue(t, "hub-standard")
-	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.endpoint)
+	g := goawstest.Start(t)
+	queueURL := g.NewQueue(t, false)
+	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.Endpoint())
 
 	text := testDelivery([]byte(`{"amount":100,"note":"ünïcødé"}`))
 	binary := testDelivery([]byte{0x00, 0x01, 0xff, 0xfe})
@@ -217,25 +93,25 @@ func TestDeliverToStandardQueue(t *testing.T) {
 		}
 	}
 
-	msgs := g.receive(t, queueURL)
+	msgs := g.Receive(t, queueURL)
 	if len(msgs) != 2 {
 		t.Fatalf("received %d messages, want 2", len(msgs))
 	}
-	if msgs[0].body != string(text.Payload) || !sameAttributes(msgs[0].attrs, wantAttributes(text)) {
+	if msgs[0].Body != string(text.Payload) || !sameAttributes(stringAttributes(t, msgs[0]), wantAttributes(text)) {
 		t.Errorf("text message = %+v, want body %s and attributes %v", msgs[0], text.Payload, wantAttributes(text))
 	}
 	wantBinary := wantAttributes(binary)
 	wantBinary[AttrBodyEncoding] = BodyEncodingBase64
-	if msgs[1].body != base64.StdEncoding.EncodeToString(binary.Payload) || !sameAttributes(msgs[1].attrs, wantBinary) {
+	if msgs[1].Body != base64.StdEncoding.EncodeToString(binary.Payload) || !sameAttributes(stringAttributes(t, msgs[1]), wantBinary) {
 		t.Errorf("binary message = %+v, want base64 body and attributes %v", msgs[1], wantBinary)
 	}
 }
 
 func TestDeliverToFIFOQueue(t *testing.T) {
-	g := startGoaws(t)
-	queueURL := g.createQueue(t, "hub-ordered.fifo")
-	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.endpoint)
-	mark := g.mark()
+	g := goawstest.Start(t)
+	queueURL := g.NewQueue(t, true)
+	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.Endpoint())
+	mark := g.Mark()
 
 	first := testDelivery([]byte(`{"n":1}`))
 	retry := first
@@ -248,14 +124,14 @@ func TestDeliverToFIFOQueue(t *testing.T) {
 
 	// goaws does not return the group and deduplication ids on receive,
 	// so they are read from the requests it was sent.
-	sent := g.sent(mark)
+	sent := g.Requests(mark, "SendMessage")
 	if len(sent) != 2 {
 		t.Fatalf("%d SendMessage requests, want 2", len(sent))
 	}
 	for _, r := range sent {
 		var req struct{ MessageGroupId, MessageDeduplicationId string }
-		if err := json.Unmarshal(r.body, &req); err != nil {
-			t.Fatalf("SendMessage body %s: %v", r.body, err)
+		if err := json.Unmarshal(r.Body, &req); err != nil {
+			t.Fatalf("SendMessage body %s: %v", r.Body, err)
 		}
 		if req.MessageGroupId != first.TenantID || req.MessageDeduplicationId != first.EventID {
 			t.Errorf("group %q, dedup %q; want the tenant %q and the event id %q",
@@ -264,25 +140,24 @@ func TestDeliverToFIFOQueue(t *testing.T) {
 	}
 	// The retry carries the event's id as its deduplication id, so the
 	// queue holds the event once.
-	msgs := g.receive(t, queueURL)
+	msgs := g.Receive(t, queueURL)
 	if len(msgs) != 1 {
 		t.Fatalf("received %d messages, want the event once", len(msgs))
 	}
-	if msgs[0].body != `{"n":1}` || !sameAttributes(msgs[0].attrs, wantAttributes(first)) {
+	if msgs[0].Body != `{"n":1}` || !sameAttributes(stringAttributes(t, msgs[0]), wantAttributes(first)) {
 		t.Errorf("message = %+v, want the first attempt's body and attributes", msgs[0])
 	}
 }
 
 func TestProbe(t *testing.T) {
-	g := startGoaws(t)
+	g := goawstest.Start(t)
 	typ := NewType(Options{AllowPrivate: true})
-	queueURL := g.createQueue(t, "hub-probed")
+	queueURL := g.NewQueue(t, false)
 
-	if err := openSink(t, typ, queueURL, g.endpoint).Probe(t.Context(), sink.ProbeRequest{Timeout: 5 * time.Second}); err != nil {
+	if err := openSink(t, typ, queueURL, g.Endpoint()).Probe(t.Context(), sink.ProbeRequest{Timeout: 5 * time.Second}); err != nil {
 		t.Fatalf("Probe of an existing queue = %v", err)
 	}
-	missing := strings.TrimSuffix(queueURL, "hub-probed") + "hub-no-such-queue"
-	err := openSink(t, typ, missing, g.endpoint).Probe(t.Context(), sink.ProbeRequest{Timeout: 5 * time.Second})
+	err := openSink(t, typ, g.MissingQueueURL(), g.Endpoint()).Probe(t.Context(), sink.ProbeRequest{Timeout: 5 * time.Second})
 	// goaws answers a missing queue here with InvalidParameterValue where
 	// AWS says QueueDoesNotExist; either way the probe fails with SQS's word.
 	if err == nil || !strings.HasPrefix(err.Error(), "HTTP 400, SQS error ") {
@@ -294,56 +169,23 @@ func TestProbe(t *testing.T) {
 }
 
 func TestOversizeMessageFailsWithoutARequest(t *testing.T) {
-	g := startGoaws(t)
-	queueURL := g.createQueue(t, "hub-oversize")
-	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.endpoint)
-	mark := g.mark()
+	g := goawstest.Start(t)
+	queueURL := g.NewQueue(t, false)
+	s := openSink(t, NewType(Options{AllowPrivate: true}), queueURL, g.Endpoint())
+	mark := g.Mark()
 
 	out := s.Deliver(t.Context(), testDelivery(bytes.Repeat([]byte("x"), MaxMessageBytes)))
 	if out.OK || !strings.Contains(out.Error, "message too large for SQS") || !strings.Contains(out.Error, "256 KiB") {
 		t.Fatalf("Deliver = %+v, want a failure naming the 256 KiB limit", out)
 	}
-	if n := g.mark() - mark; n != 0 {
+	if n := g.Mark() - mark; n != 0 {
 		t.Fatalf("goaws received %d requests for an oversize message", n)
 	}
 }
 
-// blackhole accepts connections on 127.0.0.1 and never answers; it counts
-// what it accepted.
-func blackhole(t *testing.T) (endpoint string, accepted *atomic.Int32) {
-	t.Helper()
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted = &atomic.Int32{}
-	var conns sync.WaitGroup
-	var mu sync.Mutex
-	var open []net.Conn
-	conns.Go(func() {
-		for {
-			conn, err := listener.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			mu.Lock()
-			open = append(open, conn)
-			mu.Unlock()
-		}
-	})
-	t.Cleanup(func() {
-		listener.Close()
-		conns.Wait()
-		for _, c := range open {
-			c.Close()
-		}
-	})
-	return "http://" + listener.Addr().String(), accepted
-}
-
 func TestAttemptTimeoutIsHonoured(t *testing.T) {
-	endpoint, accepted := blackhole(t)
+	hole := sinktest.NewBlackhole(t)
+	endpoint := "http://" + hole.Addr()
 	s := openSink(t, NewType(Options{AllowPrivate: true}), endpoint+"/100010001000/q", endpoint)
 
 	start := time.Now()
@@ -363,7 +205,7 @@ func TestAttemptTimeoutIsHonoured(t *testing.T) {
 	if err == nil || err.Error() != "no response within 300ms" || time.Since(start) > 3*time.Second {
 		t.Fatalf("Probe = %v after %s, want a timeout within the probe's 300ms", err, time.Since(start))
 	}
-	if accepted.Load() == 0 {
+	if hole.Accepted() == 0 {
 		t.Fatal("the blackhole saw no connection: the timeout was not the one tested")
 	}
 }
@@ -376,8 +218,8 @@ func (r fixedResolver) LookupNetIP(context.Context, string, string) ([]netip.Add
 }
 
 func TestPrivateEndpointRefusedAtDialTime(t *testing.T) {
-	endpoint, accepted := blackhole(t)
-	port := endpoint[strings.LastIndexByte(endpoint, ':')+1:]
+	hole := sinktest.NewBlackhole(t)
+	port := hole.Addr()[strings.LastIndexByte(hole.Addr(), ':')+1:]
 	named := "http://sqs.internal.test:" + port
 	typ := NewType(Options{Resolver: fixedResolver(netip.MustParseAddr("127.0.0.1"))})
 	s := openSink(t, typ, named+"/1/q", named)
@@ -389,7 +231,7 @@ func TestPrivateEndpointRefusedAtDialTime(t *testing.T) {
 	if err := s.Probe(t.Context(), sink.ProbeRequest{}); err == nil || !strings.Contains(err.Error(), "destination refused") {
 		t.Fatalf("Probe = %v, want the address policy's refusal", err)
 	}
-	if n := accepted.Load(); n != 0 {
+	if n := hole.Accepted(); n != 0 {
 		t.Fatalf("%d connections reached a refused address", n)
 	}
 }
