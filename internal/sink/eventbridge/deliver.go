@@ -23,6 +23,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/awsclient"
 )
 
 const (
@@ -42,9 +43,9 @@ type busSink struct {
 	client     *awseventbridge.Client
 	bus        string
 	detailType string // "" means the event key
-	// secrets are scrubbed from every reason the sink reports, in case a
+	// creds are scrubbed from every reason the sink reports, in case a
 	// server echoes part of a request back.
-	secrets []string
+	creds awsclient.Credentials
 }
 
 // Envelope is the Detail of every entry: the event as a CloudEvent in JSON
@@ -269,14 +270,7 @@ func (s *busSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 func (s *busSink) Close() error { return nil }
 
 // scrub removes the credentials from a reason before it is recorded.
-func (s *busSink) scrub(reason string) string {
-	for _, secret := range s.secrets {
-		if secret != "" {
-			reason = strings.ReplaceAll(reason, secret, "****")
-		}
-	}
-	return reason
-}
+func (s *busSink) scrub(reason string) string { return s.creds.Scrub(reason) }
 
 // statusCode is the HTTP status of a failed call, or 0 when none came back.
 func statusCode(err error) int {

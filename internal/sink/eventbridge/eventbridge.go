@@ -9,23 +9,18 @@ package eventbridge
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	awseventbridge "github.com/aws/aws-sdk-go-v2/service/eventbridge"
 
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/awsclient"
 )
 
 // Name is the sink.type of EventBridge subscriptions.
@@ -33,23 +28,17 @@ const Name = "eventbridge"
 
 const (
 	// MaxEndpointLength bounds a stored endpoint override.
-	MaxEndpointLength = 2048
+	MaxEndpointLength = awsclient.MaxEndpointLength
 	// MaxEventBusLength is EventBridge's own limit on a bus name or ARN.
 	MaxEventBusLength = 1600
 	// MaxDetailTypeLength bounds a configured detail_type; EventBridge
 	// counts it against the entry size, so a long one only wastes room.
 	MaxDetailTypeLength = 256
-	// maxAccessKeyIDLength and maxSecretKeyLength are AWS's key sizes with
-	// room to spare for compatible services.
+	// maxAccessKeyIDLength is the AccessKeyId limit of the AWS APIs.
 	maxAccessKeyIDLength = 128
-	maxSecretKeyLength   = 256
 )
 
 var (
-	// regionPattern is one DNS label: the SDK builds the endpoint host
-	// events.<region>.amazonaws.com from it, so a region that is not a
-	// label could steer signed requests to a host nobody configured.
-	regionPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 	// busNamePattern is EventBridge's pattern for a bus name (partner
 	// buses contain slashes).
 	busNamePattern = regexp.MustCompile(`^[/.\-_A-Za-z0-9]{1,256}$`)
@@ -76,50 +65,20 @@ type Options struct {
 // Type is the EventBridge sink type. It is safe for concurrent use.
 type Type struct {
 	allowPrivate bool
-	// awsClient reaches the SDK's own regional endpoints. It is not
-	// address-filtered: the host is derived from a validated region, and
-	// a VPC interface endpoint legitimately resolves it to a private
-	// address. It honours the proxy environment as the SDK's default does.
-	awsClient *http.Client
-	// overrideClient reaches tenant-chosen endpoints, through the same
-	// address policy as webhooks and never through a proxy, which would
-	// make the connection out of the policy's sight.
-	overrideClient *http.Client
+	// http reaches the SDK's own regional endpoints as the SDK's default
+	// does (the host is derived from a validated region, and a VPC
+	// interface endpoint legitimately resolves it to a private address),
+	// and tenant-chosen endpoints through the address policy.
+	http *awsclient.Clients
 }
 
 var _ sink.Type = (*Type)(nil)
 
 // NewType builds the EventBridge sink type and its shared transports.
 func NewType(opts Options) *Type {
-	guard := &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver, Dial: opts.Dial}
-	var system net.Dialer
 	return &Type{
-		allowPrivate:   opts.AllowPrivate,
-		awsClient:      newHTTPClient(http.ProxyFromEnvironment, system.DialContext),
-		overrideClient: newHTTPClient(nil, guard.DialContext),
-	}
-}
-
-func newHTTPClient(proxy func(*http.Request) (*url.URL, error), dial func(context.Context, string, string) (net.Conn, error)) *http.Client {
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 proxy,
-			DialContext:           dial,
-			TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   sink.MaxAttemptTimeout,
-			ResponseHeaderTimeout: sink.MaxAttemptTimeout,
-			// All subscriptions of one region share its connections; the
-			// net/http default of 2 idle per host would make most
-			// deliveries open a new one.
-			MaxIdleConns:           1024,
-			MaxIdleConnsPerHost:    64,
-			IdleConnTimeout:        90 * time.Second,
-			MaxResponseHeaderBytes: 64 << 10,
-		},
-		// A redirect would carry a signed request somewhere nobody
-		// configured; EventBridge never sends one.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		allowPrivate: opts.AllowPrivate,
+		http:         awsclient.NewClients(awsclient.Options{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver, Dial: opts.Dial}),
 	}
 }
 
@@ -128,10 +87,7 @@ func (t *Type) Name() string { return Name }
 
 // CloseIdleConnections closes the kept-alive connections of every sink of
 // this type; call it at shutdown.
-func (t *Type) CloseIdleConnections() {
-	t.awsClient.CloseIdleConnections()
-	t.overrideClient.CloseIdleConnections()
-}
+func (t *Type) CloseIdleConnections() { t.http.CloseIdleConnections() }
 
 // publicConfig is the stored, shown configuration of an EventBridge sink.
 type publicConfig struct {
@@ -143,10 +99,7 @@ type publicConfig struct {
 
 // credentialConfig is the part of the configuration encrypted at rest and
 // never shown.
-type credentialConfig struct {
-	AccessKeyID     string `json:"access_key_id"`
-	SecretAccessKey string `json:"secret_access_key"`
-}
+type credentialConfig = awsclient.Credentials
 
 // Parse validates {"type":"eventbridge","event_bus","region",
 // "access_key_id","secret_access_key","endpoint"?,"detail_type"?}. The keys
@@ -222,8 +175,8 @@ func Destination(region, eventBus string) string { return region + "/" + eventBu
 // so an obviously unreachable endpoint is refused when it is configured;
 // hostnames are judged at dial time.
 func checkConfig(c publicConfig, allowPrivate bool) error {
-	if !regionPattern.MatchString(c.Region) {
-		return &sink.FieldError{Field: "sink.region", Message: "must be an AWS region such as us-east-1"}
+	if err := awsclient.CheckRegion(c.Region); err != nil {
+		return &sink.FieldError{Field: "sink.region", Message: err.Error()}
 	}
 	if err := checkEventBus(c.EventBus, c.Region); err != nil {
 		return &sink.FieldError{Field: "sink.event_bus", Message: err.Error()}
@@ -235,7 +188,7 @@ func checkConfig(c publicConfig, allowPrivate bool) error {
 		return &sink.FieldError{Field: "sink.detail_type", Message: "must not contain control characters"}
 	}
 	if c.Endpoint != "" {
-		if err := checkEndpoint(c.Endpoint, allowPrivate); err != nil {
+		if err := awsclient.CheckEndpoint(c.Endpoint, allowPrivate); err != nil {
 			return &sink.FieldError{Field: "sink.endpoint", Message: err.Error()}
 		}
 	}
@@ -264,11 +217,6 @@ func checkEventBus(bus, region string) error {
 	return nil
 }
 
-func checkEndpoint(endpoint string, allowPrivate bool) error {
-	_, err := netguard.CheckTarget(endpoint, netguard.TargetRules{MaxLength: MaxEndpointLength, BaseOnly: true, AllowPrivate: allowPrivate})
-	return err
-}
-
 // checkCredentials validates the keys without ever quoting them: the
 // message of a FieldError is shown to whoever sent the request and logged.
 func checkCredentials(c credentialConfig) error {
@@ -278,14 +226,8 @@ func checkCredentials(c credentialConfig) error {
 	if c.SecretAccessKey == "" {
 		return &sink.FieldError{Field: "sink.secret_access_key", Message: "is required"}
 	}
-	if len(c.SecretAccessKey) > maxSecretKeyLength {
-		return &sink.FieldError{Field: "sink.secret_access_key", Message: fmt.Sprintf("must be at most %d characters", maxSecretKeyLength)}
-	}
-	// A pasted key most often goes wrong by a trailing newline or space.
-	for _, r := range c.SecretAccessKey {
-		if r <= ' ' || r > '~' {
-			return &sink.FieldError{Field: "sink.secret_access_key", Message: "must be printable ASCII without spaces"}
-		}
+	if err := awsclient.CheckKey(c.SecretAccessKey); err != nil {
+		return &sink.FieldError{Field: "sink.secret_access_key", Message: err.Error()}
 	}
 	return nil
 }
@@ -311,24 +253,12 @@ func (t *Type) Open(cfg sink.Config, _ []string) (sink.Sink, error) {
 		return nil, fmt.Errorf("eventbridge sink: credentials: %w", err)
 	}
 
-	httpClient := t.awsClient
-	var baseEndpoint *string
-	if pub.Endpoint != "" {
-		httpClient = t.overrideClient
-		baseEndpoint = aws.String(pub.Endpoint)
-	}
-	client := awseventbridge.New(awseventbridge.Options{
-		Region:       pub.Region,
-		Credentials:  credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, ""),
-		BaseEndpoint: baseEndpoint,
-		HTTPClient:   httpClient,
-		Retryer:      aws.NopRetryer{},
-		AppID:        "hubctl",
-	})
+	sdkConfig := t.http.Config(pub.Region, pub.Endpoint, creds)
+	sdkConfig.AppID = "hubctl"
 	return &busSink{
-		client:     client,
+		client:     awseventbridge.NewFromConfig(sdkConfig),
 		bus:        pub.EventBus,
 		detailType: pub.DetailType,
-		secrets:    []string{creds.SecretAccessKey, creds.AccessKeyID},
+		creds:      creds,
 	}, nil
 }

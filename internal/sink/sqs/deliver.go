@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -23,6 +22,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/awsclient"
 )
 
 // maxErrorBytes keeps recorded errors short.
@@ -33,9 +33,8 @@ type queueSink struct {
 	client   *sqsapi.Client
 	queueURL string
 	fifo     bool
-	// secrets are scrubbed from every error text: an SQS-compatible
-	// service may quote the key id, or worse, in what it answers.
-	secrets []string
+	// creds are scrubbed from every error text.
+	creds awsclient.Credentials
 }
 
 // sendResult is what a successful send records as the response: SQS's own
@@ -114,7 +113,7 @@ func (s *queueSink) describeError(attemptCtx context.Context, err error, timeout
 		status = respErr.HTTPStatusCode()
 	}
 	// Scrubbed before it is cut, so no part of a secret survives the cut.
-	return status, truncate(s.scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
+	return status, truncate(s.creds.Scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
 }
 
 // reason is the unscrubbed reason of a failed call.
@@ -157,16 +156,6 @@ func reason(attemptCtx context.Context, err error, timeout time.Duration, status
 		return opErr.Err.Error()
 	}
 	return err.Error()
-}
-
-// scrub masks the sink's own credentials wherever they appear.
-func (s *queueSink) scrub(text string) string {
-	for _, secret := range s.secrets {
-		if secret != "" {
-			text = strings.ReplaceAll(text, secret, "****")
-		}
-	}
-	return text
 }
 
 // truncate cuts s to at most limit bytes without splitting a character.

@@ -12,21 +12,17 @@ package sqs
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	sqsapi "github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/awsclient"
 )
 
 // Name is the sink.type of SQS subscriptions.
@@ -34,15 +30,9 @@ const Name = "sqs"
 
 const (
 	// MaxURLLength bounds queue_url and endpoint; real ones are far shorter.
-	MaxURLLength = 2048
-	// maxKeyLength bounds each credential. AWS key ids are at most 128
-	// characters and secrets 40; SQS-compatible services are allowed more
-	// room, not unlimited room.
-	maxKeyLength = 256
+	MaxURLLength = awsclient.MaxEndpointLength
 	// maxQueueNameLength is SQS's own limit, ".fifo" included.
 	maxQueueNameLength = 80
-	// maxRegionLength bounds region; AWS's longest is under 20 characters.
-	maxRegionLength = 64
 	// clientCacheSize bounds the cached SDK clients. Each credential set a
 	// subscription has ever used gets one; rotated keys age out of the cache
 	// instead of accumulating for the life of the process.
@@ -60,42 +50,18 @@ type Options struct {
 
 // Type is the SQS sink type. It is safe for concurrent use.
 type Type struct {
-	allowPrivate bool
-	transport    *http.Transport
-	httpClient   *http.Client
-	clients      *clientCache
+	http    *awsclient.Clients
+	clients *clientCache
 }
 
 var _ sink.Type = (*Type)(nil)
 
-// NewType builds the SQS sink type, its shared transport and client cache.
+// NewType builds the SQS sink type, its shared HTTP clients and SDK client
+// cache. Requests to SQS's own regional endpoints pass the address policy
+// too, and never a proxy.
 func NewType(opts Options) *Type {
-	dialer := &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver}
-	transport := &http.Transport{
-		// Never a proxy from the environment: the proxy would make the
-		// connection to SQS, out of the dialer's sight.
-		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
-		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   sink.MaxAttemptTimeout,
-		ResponseHeaderTimeout: sink.MaxAttemptTimeout,
-		// Every subscription's workers send to the same few regional
-		// endpoints; the net/http default of 2 idle connections per host
-		// would make most sends open a new one.
-		MaxIdleConns:        1024,
-		MaxIdleConnsPerHost: 64,
-		IdleConnTimeout:     90 * time.Second,
-	}
 	return &Type{
-		allowPrivate: opts.AllowPrivate,
-		transport:    transport,
-		httpClient: &http.Client{
-			Transport: transport,
-			// SQS never redirects; following one would sign a request for
-			// a host nobody configured.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
+		http:    awsclient.NewClients(awsclient.Options{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver}),
 		clients: newClientCache(clientCacheSize),
 	}
 }
@@ -105,7 +71,7 @@ func (t *Type) Name() string { return Name }
 
 // CloseIdleConnections closes the kept-alive connections of every sink of
 // this type; call it at shutdown.
-func (t *Type) CloseIdleConnections() { t.transport.CloseIdleConnections() }
+func (t *Type) CloseIdleConnections() { t.http.CloseIdleConnections() }
 
 // publicConfig is the stored, shown configuration of an SQS sink.
 type publicConfig struct {
@@ -114,13 +80,8 @@ type publicConfig struct {
 	Endpoint string `json:"endpoint,omitempty"`
 }
 
-// credentialConfig is the part stored encrypted and shown masked. The key
-// id is kept with the secret: alone it names the AWS account's user, which
-// is nobody's business who can read the subscription.
-type credentialConfig struct {
-	AccessKeyID     string `json:"access_key_id"`
-	SecretAccessKey string `json:"secret_access_key"`
-}
+// credentialConfig is the part stored encrypted and shown masked.
+type credentialConfig = awsclient.Credentials
 
 // Parse validates {"type":"sqs","queue_url","region","access_key_id",
 // "secret_access_key","endpoint"?} and splits it: queue_url, region and
@@ -141,11 +102,11 @@ func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
 		into     *string
 		check    func(string) error
 	}{
-		{"access_key_id", true, &cred.AccessKeyID, checkKey},
-		{"endpoint", false, &pub.Endpoint, t.checkEndpoint},
+		{"access_key_id", true, &cred.AccessKeyID, awsclient.CheckKey},
+		{"endpoint", false, &pub.Endpoint, t.http.CheckEndpoint},
 		{"queue_url", true, &pub.QueueURL, checkQueueURL},
-		{"region", true, &pub.Region, checkRegion},
-		{"secret_access_key", true, &cred.SecretAccessKey, checkKey},
+		{"region", true, &pub.Region, awsclient.CheckRegion},
+		{"secret_access_key", true, &cred.SecretAccessKey, awsclient.CheckKey},
 	}
 	for _, step := range steps {
 		value, err := stringField(fields, step.field, step.required)
@@ -189,38 +150,6 @@ func stringField(fields map[string]json.RawMessage, name string, required bool) 
 	return value, nil
 }
 
-// checkKey accepts what can travel in a SigV4 Authorization header and be
-// an HMAC key: printable ASCII without spaces.
-func checkKey(key string) error {
-	if len(key) > maxKeyLength {
-		return fmt.Errorf("must be at most %d characters", maxKeyLength)
-	}
-	for i := range len(key) {
-		if key[i] < 0x21 || key[i] > 0x7e {
-			return errors.New("must be printable ASCII without spaces")
-		}
-	}
-	return nil
-}
-
-// checkRegion accepts a DNS label: the SDK builds the endpoint host
-// sqs.<region>.amazonaws.com from it, and signs every request for it.
-func checkRegion(region string) error {
-	if len(region) > maxRegionLength {
-		return fmt.Errorf("must be at most %d characters", maxRegionLength)
-	}
-	for i := range len(region) {
-		c := region[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
-			return errors.New("must be an AWS region such as us-east-1 (lowercase letters, digits and hyphens)")
-		}
-	}
-	if region[0] == '-' || region[len(region)-1] == '-' {
-		return errors.New("must not start or end with a hyphen")
-	}
-	return nil
-}
-
 // checkQueueURL accepts an http(s) URL whose last path segment is a queue
 // name. The SDK sends requests to the endpoint, not to this URL's host, so
 // the host is not judged here; the URL only identifies the queue.
@@ -253,15 +182,6 @@ func checkQueueName(name string) error {
 		}
 	}
 	return nil
-}
-
-// checkEndpoint accepts an http(s) base URL. A literal IP address must
-// also pass the address policy unless private sinks are allowed, so an
-// obviously unreachable endpoint is refused when it is configured; host
-// names are judged at dial time.
-func (t *Type) checkEndpoint(raw string) error {
-	_, err := netguard.CheckTarget(raw, netguard.TargetRules{MaxLength: MaxURLLength, BaseOnly: true, AllowPrivate: t.allowPrivate})
-	return err
 }
 
 // fifoSuffix ends the name of every FIFO queue.
@@ -311,11 +231,11 @@ func (t *Type) Open(cfg sink.Config, _ []string) (sink.Sink, error) {
 	if pub.Region == "" {
 		return nil, errors.New("sqs sink: stored region is empty")
 	}
-	if err := checkRegion(pub.Region); err != nil {
+	if err := awsclient.CheckRegion(pub.Region); err != nil {
 		return nil, fmt.Errorf("sqs sink: stored region: %w", err)
 	}
 	if pub.Endpoint != "" {
-		if err := t.checkEndpoint(pub.Endpoint); err != nil {
+		if err := t.http.CheckEndpoint(pub.Endpoint); err != nil {
 			return nil, fmt.Errorf("sqs sink: stored endpoint: %w", err)
 		}
 	}
@@ -328,26 +248,13 @@ func (t *Type) Open(cfg sink.Config, _ []string) (sink.Sink, error) {
 		keyID:      cred.AccessKeyID,
 		secretHash: sha256.Sum256([]byte(cred.SecretAccessKey)),
 	}
-	client := t.clients.get(key, func() *sqsapi.Client { return t.newClient(pub, cred) })
+	client := t.clients.get(key, func() *sqsapi.Client {
+		return sqsapi.NewFromConfig(t.http.Config(pub.Region, pub.Endpoint, cred))
+	})
 	return &queueSink{
 		client:   client,
 		queueURL: pub.QueueURL,
 		fifo:     isFIFO(pub.QueueURL),
-		secrets:  []string{cred.AccessKeyID, cred.SecretAccessKey},
+		creds:    cred,
 	}, nil
-}
-
-// newClient builds an SDK client for one credential set. Retries are off:
-// the hub owns retries, and one Deliver is one attempt.
-func (t *Type) newClient(pub publicConfig, cred credentialConfig) *sqsapi.Client {
-	opts := sqsapi.Options{
-		Region:      pub.Region,
-		Credentials: credentials.NewStaticCredentialsProvider(cred.AccessKeyID, cred.SecretAccessKey, ""),
-		HTTPClient:  t.httpClient,
-		Retryer:     aws.NopRetryer{},
-	}
-	if pub.Endpoint != "" {
-		opts.BaseEndpoint = aws.String(pub.Endpoint)
-	}
-	return sqsapi.New(opts)
 }
