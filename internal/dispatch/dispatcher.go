@@ -298,10 +298,13 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 		case <-d.wake:
 		default:
 		}
-		res, err := d.store.Claim(ctx, store.ClaimRequest{
-			Owner: d.owner, Limit: d.cfg.ClaimBatch, Now: d.clock(), After: d.resumeAfter(),
-			LeaseMargin: d.margin + queueAllowance,
-		})
+		// A claim that has started is seen through even when shutdown
+		// begins meanwhile: cut short after the database committed it, its
+		// jobs would sit in flight until their leases expired. Queued, they
+		// are released with the rest of the queue.
+		claimCtx, cancelClaim := context.WithTimeout(context.WithoutCancel(ctx), d.drain)
+		res, jobs, err := d.claim(claimCtx)
+		cancelClaim()
 		if err != nil {
 			d.unreserve("")
 			if ctx.Err() != nil {
@@ -315,27 +318,12 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 			}
 			continue
 		}
+		failures = 0
 		settled := res.Canceled + res.Disabled + res.Orphaned
 		if settled > 0 {
 			d.log.Info("jobs settled at claim without an attempt",
 				"canceled", res.Canceled, "subscription_disabled", res.Disabled, "missing_event", res.Orphaned)
 		}
-		jobs, err := d.subs.resolve(ctx, res.Jobs, d.clock())
-		if err != nil {
-			d.unreserve(res.Resume)
-			d.releaseClaimed(ctx, res.Jobs)
-			if ctx.Err() != nil {
-				return
-			}
-			failures++
-			wait := backoff(failures, d.cfg.IdleInterval)
-			d.log.Warn("reading the subscriptions of claimed jobs failed; released them, retrying", "error", err, "retry_in", wait)
-			if !sleep(ctx, wait) {
-				return
-			}
-			continue
-		}
-		failures = 0
 		for _, job := range jobs {
 			d.queue <- job // never blocks: the reservation kept room for a whole batch
 		}
@@ -353,6 +341,24 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 		case <-idle.C:
 		}
 	}
+}
+
+// claim claims one batch and pairs its jobs with their subscriptions. Jobs
+// whose subscriptions cannot be read are handed back before it fails.
+func (d *Dispatcher) claim(ctx context.Context) (store.ClaimResult, []queuedJob, error) {
+	res, err := d.store.Claim(ctx, store.ClaimRequest{
+		Owner: d.owner, Limit: d.cfg.ClaimBatch, Now: d.clock(), After: d.resumeAfter(),
+		LeaseMargin: d.margin + queueAllowance,
+	})
+	if err != nil {
+		return store.ClaimResult{}, nil, err
+	}
+	jobs, err := d.subs.resolve(ctx, res.Jobs, d.clock())
+	if err != nil {
+		d.releaseClaimed(ctx, res.Jobs)
+		return store.ClaimResult{}, nil, fmt.Errorf("read the subscriptions of claimed jobs: %w", err)
+	}
+	return res, jobs, nil
 }
 
 // claimRoom reports whether a claim may start: the queued jobs and those
