@@ -420,6 +420,32 @@ func TestMalformedStoredOverrideFallsBackToTheDefaultCurve(t *testing.T) {
 	}
 }
 
+// SPEC §3.1: a quiet tenant's new event is attempted within about a second
+// although a noisy tenant's slow destination has every worker busy and a
+// backlog queued. Claims shrink to the pace of the slow destination, so
+// the quiet job is claimed as soon as a worker frees, and the local queue
+// serves tenants in turn, so it does not wait behind the noisy jobs
+// claimed before it.
+func TestQuietTenantIsServedBesideASlowDestination(t *testing.T) {
+	e := newEnv(t)
+	slow := newReceiver(t, func(*http.Request, int) int { time.Sleep(400 * time.Millisecond); return http.StatusOK })
+	fast := newReceiver(t, nil)
+	noisy, _ := e.webhookSub("a-noisy", slow.URL)
+	quiet, _ := e.webhookSub("b-quiet", fast.URL)
+	e.insertJobs("a-noisy", noisy, 2_000)
+	e.start()
+	waitFor(t, "the backlog to be worked on", func() bool { return len(slow.got()) >= 24 })
+
+	queued := time.Now()
+	e.insertJobs("b-quiet", quiet, 1)
+	waitFor(t, "the quiet tenant's delivery", func() bool { return len(fast.got()) == 1 })
+	if took := fast.got()[0].At.Sub(queued); took > time.Second {
+		t.Errorf("the quiet tenant's event took %v beside a destination taking 400ms per attempt, want about a second at most", took)
+	} else {
+		t.Logf("quiet tenant delivered after %v beside a destination taking 400ms per attempt", took)
+	}
+}
+
 func TestShutdownReleasesQueuedJobsAndRecordsEverySuccess(t *testing.T) {
 	e := newEnv(t)
 	rc := newReceiver(t, func(*http.Request, int) int { time.Sleep(50 * time.Millisecond); return http.StatusOK })

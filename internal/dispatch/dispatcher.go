@@ -108,11 +108,11 @@ type Dispatcher struct {
 	subs     *subscriptionCache
 	metrics  *metrics
 
-	// queue holds claimed jobs no worker has taken yet. Its capacity is
-	// workers + claimers × claim batch. A claim starts only while the
-	// queue and the claims already in flight leave room for it, so every
-	// claim fits whole (see claimRoom).
-	queue chan queuedJob
+	// queue holds claimed jobs no worker has taken yet, handed out in
+	// turns by tenant. It holds at most workers + claimers × claim batch:
+	// a claim starts only while the queue and the claims already in flight
+	// leave room for it (see claimRoom).
+	queue *fairQueue
 	// room is signalled when room in the queue may have appeared: a worker
 	// took a job, or a claim in flight gave back its reservation.
 	room chan struct{}
@@ -122,6 +122,7 @@ type Dispatcher struct {
 	claimMu  sync.Mutex
 	reserved int
 	resume   string
+	pace     pace
 	// successes carries successful attempts to the recorder, which
 	// commits them many at a time.
 	successes chan success
@@ -129,11 +130,7 @@ type Dispatcher struct {
 	// recovered lease.
 	wake chan struct{}
 
-	// setAside holds jobs workers took from the queue as shutdown began;
-	// they are released with the rest of the queue.
-	mu       sync.Mutex
-	setAside []queuedJob
-	started  atomic.Bool
+	started atomic.Bool
 }
 
 // New builds a dispatcher; nothing runs before Run.
@@ -171,7 +168,7 @@ func New(opts Options) (*Dispatcher, error) {
 		rnd:       opts.Rand,
 		sinks:     newSinkCache(opts.Subscriptions.OpenSink, log),
 		subs:      newSubscriptionCache(opts.Store.SubscriptionsByID),
-		queue:     make(chan queuedJob, cfg.Workers+claimers*cfg.ClaimBatch),
+		queue:     newFairQueue(),
 		room:      make(chan struct{}, 1),
 		successes: make(chan success, successQueue),
 		wake:      make(chan struct{}, 1),
@@ -292,7 +289,11 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 	failures := 0
 	idle := time.NewTimer(0)
 	defer idle.Stop()
-	for d.reserveRoom(ctx) {
+	for {
+		size, ok := d.reserveRoom(ctx)
+		if !ok {
+			return
+		}
 		// A signal that came before this claim is answered by it.
 		select {
 		case <-d.wake:
@@ -303,10 +304,11 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 		// jobs would sit in flight until their leases expired. Queued, they
 		// are released with the rest of the queue.
 		claimCtx, cancelClaim := context.WithTimeout(context.WithoutCancel(ctx), d.drain)
-		res, jobs, err := d.claim(claimCtx)
+		started := time.Now()
+		res, jobs, err := d.claim(claimCtx, size)
 		cancelClaim()
 		if err != nil {
-			d.unreserve("")
+			d.unreserve(size, "")
 			if ctx.Err() != nil {
 				return
 			}
@@ -319,15 +321,14 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 			continue
 		}
 		failures = 0
+		d.pace.claimTook(time.Since(started))
 		settled := res.Canceled + res.Disabled + res.Orphaned
 		if settled > 0 {
 			d.log.Info("jobs settled at claim without an attempt",
 				"canceled", res.Canceled, "subscription_disabled", res.Disabled, "missing_event", res.Orphaned)
 		}
-		for _, job := range jobs {
-			d.queue <- job // never blocks: the reservation kept room for a whole batch
-		}
-		d.unreserve(res.Resume)
+		d.queue.push(jobs...)
+		d.unreserve(size, res.Resume)
 		if len(res.Jobs) > 0 || settled > 0 {
 			// Work was found, so more may be due: a batch is shared
 			// between tenants and can come back short while jobs remain.
@@ -343,11 +344,11 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 	}
 }
 
-// claim claims one batch and pairs its jobs with their subscriptions. Jobs
-// whose subscriptions cannot be read are handed back before it fails.
-func (d *Dispatcher) claim(ctx context.Context) (store.ClaimResult, []queuedJob, error) {
+// claim claims up to size jobs and pairs them with their subscriptions.
+// Jobs whose subscriptions cannot be read are handed back before it fails.
+func (d *Dispatcher) claim(ctx context.Context, size int) (store.ClaimResult, []queuedJob, error) {
 	res, err := d.store.Claim(ctx, store.ClaimRequest{
-		Owner: d.owner, Limit: d.cfg.ClaimBatch, Now: d.clock(), After: d.resumeAfter(),
+		Owner: d.owner, Limit: size, Now: d.clock(), After: d.resumeAfter(),
 		LeaseMargin: d.margin + queueAllowance,
 	})
 	if err != nil {
@@ -361,40 +362,50 @@ func (d *Dispatcher) claim(ctx context.Context) (store.ClaimResult, []queuedJob,
 	return res, jobs, nil
 }
 
-// claimRoom reports whether a claim may start: the queued jobs and those
-// promised by claims in flight are down to one job per worker plus one
-// batch for each other claimer. So a claim always fits whole, the next
-// batch is claimed while a whole batch is still queued, and with slow
-// destinations a claimed job waits at most about claimers batches and
-// one attempt per worker ahead of it.
-func claimRoom(queued, reserved, workers, batch int) bool {
-	return queued+reserved <= workers+(claimers-1)*batch
+// claimRoom reports whether a claim of size jobs may start: the queued
+// jobs and those promised by claims in flight are down to one job per
+// worker plus one claim's worth for each other claimer. So the next claim
+// is on its way while a whole claim's worth is still queued, and the queue
+// never holds more than workers + claimers × size jobs.
+func claimRoom(queued, reserved, workers, size int) bool {
+	return queued+reserved <= workers+(claimers-1)*size
 }
 
-// reserveRoom waits until a claim may start and reserves a batch's room
-// for it. It reports false once ctx ends.
-func (d *Dispatcher) reserveRoom(ctx context.Context) bool {
+// reserveRoom waits until a claim may start, sizes it (claimSize) and
+// reserves its room. New jobs (a notification) start a claim at once as
+// long as its jobs fit the queue's bound, without waiting for the queue to
+// drain to claimRoom's mark: the new jobs may be a quiet tenant's, and a
+// claim is what brings them into the queue's turns. It reports false once
+// ctx ends.
+func (d *Dispatcher) reserveRoom(ctx context.Context) (size int, ok bool) {
+	newJobs := false
 	for ctx.Err() == nil {
+		size = d.pace.claimSize(d.cfg.ClaimBatch, d.cfg.Workers)
 		d.claimMu.Lock()
-		if claimRoom(len(d.queue), d.reserved, d.cfg.Workers, d.cfg.ClaimBatch) {
-			d.reserved += d.cfg.ClaimBatch
+		queued := d.queue.len()
+		if claimRoom(queued, d.reserved, d.cfg.Workers, size) ||
+			newJobs && queued+d.reserved+size <= d.cfg.Workers+claimers*d.cfg.ClaimBatch {
+			d.reserved += size
 			d.claimMu.Unlock()
-			return true
+			return size, true
 		}
 		d.claimMu.Unlock()
 		select {
 		case <-ctx.Done():
 		case <-d.room:
+		case <-d.wake:
+			newJobs = true
 		}
 	}
-	return false
+	return 0, false
 }
 
-// unreserve gives back a claim's reservation once its jobs are queued and
-// notes where the next claim resumes ("" keeps the current place).
-func (d *Dispatcher) unreserve(resume string) {
+// unreserve gives back a claim's reservation of size once its jobs are
+// queued and notes where the next claim resumes ("" keeps the current
+// place).
+func (d *Dispatcher) unreserve(size int, resume string) {
 	d.claimMu.Lock()
-	d.reserved -= d.cfg.ClaimBatch
+	d.reserved -= size
 	if resume != "" {
 		d.resume = resume
 	}
@@ -419,19 +430,14 @@ func (d *Dispatcher) roomMayHaveAppeared() {
 // work is one worker: it attempts queued jobs until ctx ends.
 func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 	for {
-		select {
-		case <-ctx.Done():
+		job, ok := d.queue.take(ctx)
+		if !ok {
 			return
-		case job := <-d.queue:
-			d.roomMayHaveAppeared()
-			if ctx.Err() != nil {
-				d.mu.Lock()
-				d.setAside = append(d.setAside, job)
-				d.mu.Unlock()
-				return
-			}
-			d.attempt(attemptCtx, job)
 		}
+		d.roomMayHaveAppeared()
+		started := time.Now()
+		d.attempt(attemptCtx, job)
+		d.pace.jobTook(time.Since(started))
 	}
 }
 
@@ -439,15 +445,9 @@ func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 // workers have stopped: they are due again at once, elsewhere or after a
 // restart, without waiting for their leases or counting a recovery.
 func (d *Dispatcher) releaseUnstarted(ctx context.Context) {
-	d.mu.Lock()
 	var jobs []store.ClaimedJob
-	for _, job := range d.setAside {
+	for _, job := range d.queue.drain() {
 		jobs = append(jobs, job.ClaimedJob)
-	}
-	d.setAside = nil
-	d.mu.Unlock()
-	for len(d.queue) > 0 {
-		jobs = append(jobs, (<-d.queue).ClaimedJob)
 	}
 	d.releaseClaimed(ctx, jobs)
 }

@@ -3,7 +3,10 @@ package dispatch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -316,5 +319,120 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 	failing := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]store.Subscription, error) { return nil, readErr })
 	if _, err := failing.resolve(ctx, []store.ClaimedJob{job(a, v1)}, now); !errors.Is(err, readErr) {
 		t.Errorf("read error = %v, want it passed on", err)
+	}
+}
+
+func TestFairQueueServesTenantsInTurn(t *testing.T) {
+	q := newFairQueue()
+	job := func(tenant string, n int) queuedJob {
+		return queuedJob{ClaimedJob: store.ClaimedJob{TenantID: tenant, Attempts: n}}
+	}
+	ctx := context.Background()
+	taken := func(n int) []string {
+		var got []string
+		for range n {
+			j, ok := q.take(ctx)
+			if !ok {
+				t.Fatal("take ended with jobs queued")
+			}
+			got = append(got, fmt.Sprintf("%s%d", j.TenantID, j.Attempts))
+		}
+		return got
+	}
+
+	// A noisy tenant's backlog, then a quiet tenant's one job: the quiet
+	// job is served next, not after the backlog.
+	q.push(job("a", 1), job("a", 2), job("a", 3), job("a", 4))
+	q.push(job("b", 1))
+	if got, want := taken(3), []string{"b1", "a1", "a2"}; !slices.Equal(got, want) {
+		t.Errorf("took %v, want %v", got, want)
+	}
+	// Tenants interleave in one push too, newcomers in the order they
+	// came, each tenant's jobs in their own order.
+	q.push(job("c", 1), job("c", 2), job("b", 2))
+	if got, want := taken(5), []string{"c1", "b2", "a3", "c2", "a4"}; !slices.Equal(got, want) {
+		t.Errorf("took %v, want %v", got, want)
+	}
+	if n := q.len(); n != 0 {
+		t.Errorf("%d jobs left, want none", n)
+	}
+
+	// drain empties the queue whatever the turn.
+	q.push(job("a", 5), job("b", 3), job("a", 6))
+	if got := q.drain(); len(got) != 3 || q.len() != 0 {
+		t.Errorf("drain returned %d jobs and left %d", len(got), q.len())
+	}
+}
+
+func TestFairQueueWakesEveryWaitingWorker(t *testing.T) {
+	q := newFairQueue()
+	ctx, cancel := context.WithCancel(context.Background())
+	const workers = 4
+	got := make(chan queuedJob, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			if j, ok := q.take(ctx); ok {
+				got <- j
+			}
+		})
+	}
+	// One push of several jobs must reach every waiting worker, not only
+	// the one its signal woke.
+	jobs := make([]queuedJob, workers)
+	for i := range jobs {
+		jobs[i].TenantID = "acme"
+	}
+	q.push(jobs...)
+	for range workers {
+		select {
+		case <-got:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a waiting worker was not woken")
+		}
+	}
+	// A worker waiting on an empty queue returns once ctx ends.
+	ended := make(chan bool)
+	go func() { _, ok := q.take(ctx); ended <- ok }()
+	cancel()
+	if ok := <-ended; ok {
+		t.Error("take returned a job from an empty queue after ctx ended")
+	}
+	wg.Wait()
+}
+
+func TestClaimSizeFollowsThePace(t *testing.T) {
+	const batch, workers = 16, 8
+	cases := []struct {
+		name          string
+		perJob, claim time.Duration
+		want          int
+	}{
+		{name: "nothing measured yet: the batch", want: batch},
+		{name: "fast destinations: the batch", perJob: 300 * time.Microsecond, claim: 1500 * time.Microsecond, want: batch},
+		{name: "two claims' worth of 10ms jobs", perJob: 10 * time.Millisecond, claim: 2 * time.Millisecond, want: 4},
+		{name: "slow destinations: one job", perJob: time.Second, claim: 2 * time.Millisecond, want: 1},
+		{name: "a claim slower than the batch takes: the batch", perJob: time.Millisecond, claim: time.Second, want: batch},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := claimSize(batch, workers, tc.perJob, tc.claim); got != tc.want {
+				t.Errorf("claimSize(%v per job, %v per claim) = %d, want %d", tc.perJob, tc.claim, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPaceAveragesTowardsNewSamples(t *testing.T) {
+	var p pace
+	p.jobTook(8 * time.Millisecond)
+	if got := time.Duration(p.perJob.Load()); got != 8*time.Millisecond {
+		t.Fatalf("first sample gives %v, want it as is", got)
+	}
+	for range 100 {
+		p.jobTook(time.Second)
+	}
+	if got := time.Duration(p.perJob.Load()); got < 900*time.Millisecond || got > time.Second {
+		t.Errorf("after 100 slow jobs the average is %v, want close to 1s", got)
 	}
 }
