@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hubctl/hubctl/internal/childproc"
 )
 
 // osUser is who the server processes run as. The zero value means ourselves.
@@ -282,13 +284,13 @@ func runInitdb(ctx context.Context, binDir, dataDir string, u osUser, ephemeral 
 	cmd.SysProcAttr = childSysProcAttr(u)
 	out := newTailBuffer(logTailBytes)
 	cmd.Stdout, cmd.Stderr = out, out
-	proc, err := startChild(cmd)
+	proc, err := childproc.Start(cmd)
 	if err != nil {
 		return fmt.Errorf("run initdb: %w", err)
 	}
-	<-proc.done
-	if proc.err != nil {
-		return fmt.Errorf("initdb failed: %w\n%s", proc.err, out.lastLines(logTailLines))
+	<-proc.Done()
+	if err := proc.Err(); err != nil {
+		return fmt.Errorf("initdb failed: %w\n%s", err, out.lastLines(logTailLines))
 	}
 	return nil
 }

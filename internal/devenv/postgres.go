@@ -17,6 +17,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hubctl/hubctl/internal/childproc"
 )
 
 // PostgresOptions configure StartPostgres. The zero value starts a temporary
@@ -47,7 +49,7 @@ type Postgres struct {
 	port    int
 	dataDir string
 	runDir  string // socket, owner.pid, and the cluster when temporary
-	proc    *child
+	proc    *childproc.Process
 
 	stopOnce sync.Once
 	stopErr  error
@@ -137,7 +139,7 @@ func (p *Postgres) start(ctx context.Context, binDir string, u osUser, opts Post
 		if err == nil {
 			break
 		}
-		proc.stop(nil, shutdownSteps...)
+		proc.Stop(nil, shutdownSteps...)
 		tail := serverLog.lastLines(logTailLines)
 		if opts.Port == 0 && attempt < portAttempts && isBindFailure(tail) {
 			continue
@@ -145,13 +147,13 @@ func (p *Postgres) start(ctx context.Context, binDir string, u osUser, opts Post
 		return fmt.Errorf("%w\nserver log (last lines):\n%s", err, tail)
 	}
 	if err := createDatabase(ctx, p.DSNFor("postgres"), hubDatabase); err != nil {
-		p.proc.stop(nil, shutdownSteps...)
+		p.proc.Stop(nil, shutdownSteps...)
 		return err
 	}
 	return nil
 }
 
-func launchServer(binDir, dataDir, socketDir string, port int, u osUser, opts PostgresOptions, serverLog *tailBuffer) (*child, error) {
+func launchServer(binDir, dataDir, socketDir string, port int, u osUser, opts PostgresOptions, serverLog *tailBuffer) (*childproc.Process, error) {
 	cmd := exec.Command(filepath.Join(binDir, "postgres"), serverArgs(dataDir, socketDir, port, opts.Ephemeral)...)
 	cmd.Env = childEnv()
 	cmd.Dir = string(filepath.Separator) // our working directory may be closed to the server's user
@@ -164,7 +166,7 @@ func launchServer(binDir, dataDir, socketDir string, port int, u osUser, opts Po
 	// Backends that outlive a killed postmaster keep the log pipe open;
 	// do not let Wait hang on them.
 	cmd.WaitDelay = time.Second
-	proc, err := startChild(cmd)
+	proc, err := childproc.Start(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
@@ -173,7 +175,7 @@ func launchServer(binDir, dataDir, socketDir string, port int, u osUser, opts Po
 
 // waitReady polls until the server accepts a connection, it exits, or the
 // timeout passes.
-func waitReady(ctx context.Context, proc *child, dsn string, timeout time.Duration) error {
+func waitReady(ctx context.Context, proc *childproc.Process, dsn string, timeout time.Duration) error {
 	deadline, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ticker := time.NewTicker(readyPollInterval)
@@ -187,8 +189,8 @@ func waitReady(ctx context.Context, proc *child, dsn string, timeout time.Durati
 			return nil
 		}
 		select {
-		case <-proc.done:
-			return fmt.Errorf("postgres exited during start-up (%v)", proc.err)
+		case <-proc.Done():
+			return fmt.Errorf("postgres exited during start-up (%v)", proc.Err())
 		case <-deadline.Done():
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -331,7 +333,7 @@ func (p *Postgres) DataDir() string { return p.dataDir }
 
 // Done is closed when the server process has exited, whether through Stop
 // or on its own.
-func (p *Postgres) Done() <-chan struct{} { return p.proc.done }
+func (p *Postgres) Done() <-chan struct{} { return p.proc.Done() }
 
 // Stop shuts the server down and removes its temporary files. It asks for a
 // fast shutdown (sessions are ended, the cluster is left consistent), and
@@ -345,11 +347,11 @@ func (p *Postgres) Stop(ctx context.Context) error {
 
 func (p *Postgres) stop(ctx context.Context) error {
 	var errs []error
-	if p.proc.exited() {
-		if p.proc.err != nil {
-			errs = append(errs, fmt.Errorf("PostgreSQL had already exited: %w", p.proc.err))
+	if p.proc.Exited() {
+		if err := p.proc.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("PostgreSQL had already exited: %w", err))
 		}
-	} else if gentle := p.proc.stop(ctx.Done(), shutdownSteps...); !gentle {
+	} else if gentle := p.proc.Stop(ctx.Done(), shutdownSteps...); !gentle {
 		errs = append(errs, errors.New("PostgreSQL did not finish a fast shutdown in time and was stopped forcibly"))
 	}
 	if err := os.RemoveAll(p.runDir); err != nil {
@@ -361,9 +363,9 @@ func (p *Postgres) stop(ctx context.Context) error {
 // shutdownSteps escalate from PostgreSQL's fast shutdown (SIGINT: sessions
 // are ended and a checkpoint leaves the cluster consistent) to its immediate
 // shutdown (crash recovery at next start) before the final SIGKILL.
-var shutdownSteps = []stopStep{
-	{signal: os.Interrupt, grace: fastShutdownGrace},
-	{signal: immediateShutdown, grace: immediateShutdownGrace},
+var shutdownSteps = []childproc.Step{
+	{Signal: os.Interrupt, Grace: fastShutdownGrace},
+	{Signal: immediateShutdown, Grace: immediateShutdownGrace},
 }
 
 // ignoreErrors keeps a caller's log writer from stopping the copy of the

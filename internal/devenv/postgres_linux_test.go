@@ -35,7 +35,7 @@ func TestPostgresStartQueryStop(t *testing.T) {
 		}
 	}
 
-	postmaster := pg.proc.cmd.Process.Pid
+	postmaster := pg.proc.Pid()
 	children := childrenOf(t, postmaster)
 	if len(children) == 0 {
 		t.Fatalf("postmaster %d has no children; want its checkpointer and other auxiliary processes", postmaster)
@@ -119,7 +119,7 @@ func startPostgresAndWait() {
 		fmt.Fprintln(os.Stderr, "StartPostgres:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("postmaster %d %s\n", pg.proc.cmd.Process.Pid, pg.runDir)
+	fmt.Printf("postmaster %d %s\n", pg.proc.Pid(), pg.runDir)
 	time.Sleep(2 * time.Minute)
 	os.Exit(3) // not reached: the test kills us well before
 }

@@ -37,7 +37,7 @@ func TestPostgresRestartKeepsData(t *testing.T) {
 	}
 	assertRows(t, second.DSN(), "before restart")
 	execSQL(t, second.DSN(), "INSERT INTO kept VALUES ('before crash')")
-	if err := second.proc.cmd.Process.Kill(); err != nil {
+	if err := second.proc.Signal(os.Kill); err != nil {
 		t.Fatal(err)
 	}
 	<-second.Done()

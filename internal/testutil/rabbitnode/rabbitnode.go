@@ -172,10 +172,10 @@ func (n *Node) Stop() error {
 	began := time.Now()
 	proc := n.node
 	n.node = nil
-	crashed := proc.exited()
-	gentle := proc.stop(syscall.SIGTERM, stopGrace) // also sweeps what a crash left
+	crashed := proc.Exited()
+	gentle := proc.stopAndSweep(syscall.SIGTERM, stopGrace) // also sweeps what a crash left
 	if crashed {
-		return fmt.Errorf("node %s had exited on its own (%v)", n.name, proc.err)
+		return fmt.Errorf("node %s had exited on its own (%v)", n.name, proc.Err())
 	}
 	if !gentle {
 		return fmt.Errorf("node %s did not shut down within %s and was killed", n.name, stopGrace)
@@ -193,10 +193,10 @@ func (n *Node) Start() error {
 		return errors.New("node already cleaned up")
 	}
 	if n.node != nil {
-		if !n.node.exited() {
+		if !n.node.Exited() {
 			return nil
 		}
-		n.node.stop(syscall.SIGKILL, stopGrace) // sweeps what the crash left
+		n.node.stopAndSweep(syscall.SIGKILL, stopGrace) // sweeps what the crash left
 		n.node = nil
 	}
 	return n.launch()
@@ -395,9 +395,9 @@ func (n *Node) startEpmdLocked() error {
 	n.epmd = proc
 	deadline := time.Now().Add(startTimeout)
 	for !canConnect(n.epmdPort) {
-		if proc.exited() {
+		if proc.Exited() {
 			// epmd exits at once when its port is taken.
-			return fmt.Errorf("epmd on port %d exited (%v): %w", n.epmdPort, proc.err, errPortTaken)
+			return fmt.Errorf("epmd on port %d exited (%v): %w", n.epmdPort, proc.Err(), errPortTaken)
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("epmd did not listen on port %d within %s", n.epmdPort, startTimeout)
@@ -409,7 +409,7 @@ func (n *Node) startEpmdLocked() error {
 
 func (n *Node) stopEpmdLocked() {
 	if n.epmd != nil {
-		n.epmd.stop(syscall.SIGKILL, stopGrace)
+		n.epmd.stopAndSweep(syscall.SIGKILL, stopGrace)
 		n.epmd = nil
 	}
 }
@@ -432,7 +432,7 @@ func (n *Node) launch() error {
 		return fmt.Errorf("start %s: %w", n.bins.server, err)
 	}
 	if err := waitAMQP(proc, n.URL(), startTimeout); err != nil {
-		proc.stop(syscall.SIGKILL, stopGrace)
+		proc.stopAndSweep(syscall.SIGKILL, stopGrace)
 		tail := n.logTail()
 		if portConflict(tail) {
 			err = fmt.Errorf("%w: %w", err, errPortTaken)
@@ -454,8 +454,8 @@ func waitAMQP(proc *process, url string, timeout time.Duration) error {
 			_ = conn.Close()
 			return nil
 		}
-		if proc.exited() {
-			return fmt.Errorf("exited during start-up (%v)", proc.err)
+		if proc.Exited() {
+			return fmt.Errorf("exited during start-up (%v)", proc.Err())
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("no AMQP handshake within %s: %w", timeout, err)
@@ -477,7 +477,7 @@ func (n *Node) cleanup() {
 	if n.node != nil {
 		// The data goes with the test, so nothing is gained by a graceful
 		// shutdown but time.
-		n.node.stop(syscall.SIGKILL, stopGrace)
+		n.node.stopAndSweep(syscall.SIGKILL, stopGrace)
 		n.node = nil
 	}
 	n.stopEpmdLocked()

@@ -76,8 +76,8 @@ func TestNodeLifecycle(t *testing.T) {
 		if !ok || msg.MessageId != "kept" || string(msg.Body) != "survives" {
 			t.Fatalf("after the restart the queue held ok=%v id=%q body=%q, want the persistent message", ok, msg.MessageId, msg.Body)
 		}
-		beam := node.node.cmd.Process.Pid
-		pids = append([]int{beam, node.epmd.cmd.Process.Pid}, descendants(beam)...)
+		beam := node.node.Pid()
+		pids = append([]int{beam, node.epmd.Pid()}, descendants(beam)...)
 	})
 	if t.Failed() || len(pids) == 0 {
 		return
