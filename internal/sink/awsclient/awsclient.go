@@ -9,14 +9,12 @@ package awsclient
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -79,21 +77,7 @@ func NewClients(opts Options) *Clients {
 
 func newHTTPClient(proxy func(*http.Request) (*url.URL, error), dial func(context.Context, string, string) (net.Conn, error)) *http.Client {
 	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 proxy,
-			DialContext:           dial,
-			TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   sink.MaxAttemptTimeout,
-			ResponseHeaderTimeout: sink.MaxAttemptTimeout,
-			// Every subscription's workers send to the same few regional
-			// endpoints; the net/http default of 2 idle connections per
-			// host would make most sends open a new one.
-			MaxIdleConns:           1024,
-			MaxIdleConnsPerHost:    64,
-			IdleConnTimeout:        90 * time.Second,
-			MaxResponseHeaderBytes: 64 << 10,
-		},
+		Transport: sink.NewTransport(sink.TransportOptions{Dial: dial, Proxy: proxy}),
 		// AWS never redirects; following one would carry a signed request
 		// to a host nobody configured.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -10,7 +10,6 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -69,34 +68,17 @@ var _ sink.Type = (*Type)(nil)
 // NewType builds the webhook sink type and its shared transport.
 func NewType(opts Options) *Type {
 	dialer := &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver, Dial: opts.Dial}
-	transport := &http.Transport{
+	transport := sink.NewTransport(sink.TransportOptions{
+		Dial: dialer.DialContext,
 		// Never a proxy from the environment: the proxy would make the
 		// connection to the receiver, out of the dialer's sight.
-		Proxy:       nil,
-		DialContext: dialer.DialContext,
-		TLSClientConfig: &tls.Config{
-			MinVersion: tls.VersionTLS12,
-			RootCAs:    opts.RootCAs,
-		},
-		// A custom dialer and TLS configuration turn HTTP/2 off unless
-		// asked for; receivers that speak it multiplex deliveries.
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   sink.MaxAttemptTimeout,
-		ResponseHeaderTimeout: sink.MaxAttemptTimeout,
-		// The workers of all subscriptions of a busy receiver share its
-		// idle connections; the net/http default of 2 per host would make
-		// most deliveries open a new one.
-		MaxIdleConns:        1024,
-		MaxIdleConnsPerHost: 64,
-		IdleConnTimeout:     90 * time.Second,
-		// A receiver's answer is read for 1 KiB at most; its headers need
-		// no more room than this.
-		MaxResponseHeaderBytes: 64 << 10,
-		// Without an Accept-Encoding of our own, the request carries
-		// exactly the headers of SPEC §3.5 and the response snippet is
-		// what the receiver wrote.
-		DisableCompression: true,
-	}
+		Proxy:   nil,
+		RootCAs: opts.RootCAs,
+	})
+	// Without an Accept-Encoding of our own, the request carries exactly the
+	// headers of SPEC §3.5 and the response snippet is what the receiver
+	// wrote.
+	transport.DisableCompression = true
 	t := &Type{
 		allowPrivate: opts.AllowPrivate,
 		userAgent:    opts.UserAgent,
