@@ -210,15 +210,15 @@ func TestExpiredLeaseIsRecoveredAndRetried(t *testing.T) {
 	e.insertJobs("acme", sub, 1)
 	e.insertJobs("acme", poisoned, 1)
 	// A worker of another process claims both and dies: its leases lapse.
-	// The second job has already been recovered up to one short of the
-	// poison threshold.
+	// The second job has already been recovered as many times as the
+	// poison threshold allows.
 	ctx := context.Background()
 	res, err := e.store.Claim(ctx, claimAll("dead-worker"))
 	if err != nil || len(res.Jobs) != 2 {
 		t.Fatalf("dead worker's claim = %d jobs, %v", len(res.Jobs), err)
 	}
 	if _, err := e.store.Pool.Exec(ctx, `UPDATE delivery_jobs SET lease_until = now() - interval '1 second',
-		recoveries = CASE WHEN subscription_id = $1 THEN 4 ELSE 0 END`, poisoned); err != nil {
+		recoveries = CASE WHEN subscription_id = $1 THEN 5 ELSE 0 END`, poisoned); err != nil {
 		t.Fatal(err)
 	}
 	e.start()

@@ -46,7 +46,9 @@
 //     whole attempt and its recording is released (pending, nothing spent)
 //     instead of attempted. A worker that dies or loses the database leaves
 //     its lease to expire; a reaper in every process returns expired jobs
-//     to pending (poison after STREAMING_HUB_POISON_THRESHOLD recoveries).
+//     to pending; once a job has been recovered
+//     STREAMING_HUB_POISON_THRESHOLD times, the next expiry dead-letters it
+//     as poison.
 //     A result that arrives after its lease was recovered is still
 //     recorded as an attempt, but moves the job no further.
 //   - Recording a success is not acknowledged to the worker: a success

@@ -702,9 +702,10 @@ type Recovered struct {
 
 // RecoverExpiredLeases returns jobs whose lease ended before now without a
 // recorded result — their worker died or lost the database — to pending,
-// due at once, counting a recovery. A job reaching poisonThreshold
-// recoveries becomes dead with reason poison instead (SPEC §3.3), so one
-// job that kills its worker cannot hold workers forever. Rows a completing
+// due at once, counting a recovery. A job already recovered
+// poisonThreshold times becomes dead with reason poison instead (SPEC
+// §3.3: recovered five times by default, then dead-lettered), so one job
+// that kills its worker cannot hold workers forever. Rows a completing
 // worker has locked are left for the next pass.
 func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonThreshold int) (Recovered, error) {
 	poisonThreshold = max(poisonThreshold, 1)
@@ -712,11 +713,11 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 	for {
 		rows, err := s.Pool.Query(ctx, `
 UPDATE delivery_jobs j SET
-    recoveries = j.recoveries + 1,
-    state = CASE WHEN j.recoveries + 1 >= $2 THEN 'dead' ELSE 'pending' END,
-    dead_reason = CASE WHEN j.recoveries + 1 >= $2 THEN 'poison' END,
-    dead_at = CASE WHEN j.recoveries + 1 >= $2 THEN $1::timestamptz END,
-    last_error = CASE WHEN j.recoveries + 1 >= $2
+    recoveries = CASE WHEN j.recoveries >= $2 THEN j.recoveries ELSE j.recoveries + 1 END,
+    state = CASE WHEN j.recoveries >= $2 THEN 'dead' ELSE 'pending' END,
+    dead_reason = CASE WHEN j.recoveries >= $2 THEN 'poison' END,
+    dead_at = CASE WHEN j.recoveries >= $2 THEN $1::timestamptz END,
+    last_error = CASE WHEN j.recoveries >= $2
                       THEN 'its lease expired ' || (j.recoveries + 1) || ' times without a recorded attempt'
                       ELSE j.last_error END,
     next_attempt_at = $1, lease_owner = NULL, lease_until = NULL, updated_at = $1

@@ -497,7 +497,8 @@ func TestRecoverExpiredLeasesPoisonsAtTheThreshold(t *testing.T) {
 	ctx := context.Background()
 	job, _ := claimOne(t, st, "w")
 	const threshold = 3
-	for i := 1; i <= threshold; i++ {
+	// Recovered threshold times, then dead on the next expiry.
+	for i := 1; i <= threshold+1; i++ {
 		if _, err := st.Pool.Exec(ctx, `UPDATE delivery_jobs SET lease_until = now() - interval '1 second' WHERE id = $1`, job.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -506,7 +507,7 @@ func TestRecoverExpiredLeasesPoisonsAtTheThreshold(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := readJob(t, st, job.ID)
-		if i < threshold {
+		if i <= threshold {
 			if rec != (Recovered{Retried: 1}) || j.State != JobPending || j.Recoveries != i {
 				t.Fatalf("recovery %d: %+v, job %+v; want pending with %d recoveries", i, rec, j, i)
 			}
