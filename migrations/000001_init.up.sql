@@ -137,7 +137,11 @@ CREATE TABLE delivery_jobs (
     -- lock and a max() over its attempts.
     recorded_attempts integer NOT NULL DEFAULT 0,
     recoveries       integer NOT NULL DEFAULT 0,
-    next_attempt_at  timestamptz NOT NULL DEFAULT now(),
+    -- clock_timestamp(), not now(): ingest inserts jobs under its lock, so
+    -- the time of the insert, unlike the transaction's start, follows seq
+    -- order, and dispatch, which claims by (next_attempt_at, event_seq),
+    -- starts first attempts in seq order (SPEC §1.5).
+    next_attempt_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
     lease_owner      text,
     lease_until      timestamptz,
     last_error       text,

@@ -692,3 +692,57 @@ func TestRoundsOfDistinctJobs(t *testing.T) {
 		})
 	}
 }
+
+// SPEC §1.5: first attempts start in seq order. Ingest inserts jobs under
+// its lock, but a transaction may have started before one that took the
+// lock (and so lower seqs) first; a job is due from the moment of its
+// insert, not from its transaction's start, so the later seq is never due
+// earlier.
+func TestNewJobsAreDueFromTheirInsertNotTheirTransactionStart(t *testing.T) {
+	st := ingestStore(t)
+	sub := addTestSubscription(t, st, "acme", "webhook", []string{"*"})
+	ctx := context.Background()
+
+	early, err := st.Pool.Begin(ctx) // starts first, writes last
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = early.Rollback(ctx) }()
+	var earlyStart time.Time
+	if err := early.QueryRow(ctx, `SELECT now()`).Scan(&earlyStart); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the other batch's whole transaction
+	first := insertJobsDueByDefault(ctx, t, st.Pool, "acme", sub)
+	second := insertJobsDueByDefault(ctx, t, early, "acme", sub)
+	if err := early.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !second.After(first) || !second.After(earlyStart) {
+		t.Errorf("the later insert is due at %v, the earlier at %v (its transaction started %v); want it due later",
+			second, first, earlyStart)
+	}
+}
+
+// insertJobsDueByDefault inserts one event and its job as ingest does,
+// leaving next_attempt_at to its default, and returns it.
+func insertJobsDueByDefault(ctx context.Context, t *testing.T, db interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, tenant, sub string) time.Time {
+	t.Helper()
+	var due time.Time
+	err := db.QueryRow(ctx, `
+WITH ev AS (
+    INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
+                        header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+    VALUES ($1, gen_random_uuid(), 'transaction.posted', '1.2.0', 1, 'midaz', 'studio.lerian.transaction.posted',
+            now(), '{}', '{}', '{}', 'topic', 0, 0)
+    RETURNING seq)
+INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq)
+SELECT gen_random_uuid(), $1, $2, seq FROM ev
+RETURNING next_attempt_at`, tenant, sub).Scan(&due)
+	if err != nil {
+		t.Fatalf("insert job: %v", err)
+	}
+	return due
+}

@@ -415,8 +415,10 @@ type deliveryWork struct {
 }
 
 // jobColumns are the delivery_jobs columns ingest sets; state and
-// next_attempt_at take their defaults: pending, due now by the database's
-// clock, which dispatch compares against.
+// next_attempt_at take their defaults: pending, due at the moment of the
+// insert by the database's clock (which dispatch compares against). The
+// insert runs under the ingest lock, so that moment follows seq order even
+// across transactions that started in the other order (SPEC §1.5).
 var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq"}
 
 // matchNewEvents decides, for each event the inbox took, which candidate
