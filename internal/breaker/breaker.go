@@ -205,6 +205,25 @@ func (s *Set) Report(permit Permit, success bool, now time.Time) {
 	}
 }
 
+// Release hands back a permit whose attempt never reached the destination
+// (the sink refused the event before sending anything), so its outcome
+// says nothing about the destination: no failure is counted, and a
+// half-open breaker's probe slot is freed for the next caller at once
+// instead of after a cool-down. Stale permits and the zero Permit are
+// ignored.
+func (s *Set) Release(permit Permit, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.breakers[permit.key]
+	if b == nil || permit.phase == 0 || b.phase != permit.phase {
+		return
+	}
+	b.lastUsed = now
+	if b.state == HalfOpen {
+		b.until = now
+	}
+}
+
 // State is key's current state. An open breaker whose cool-down has ended
 // stays Open until a caller is let through as the probe.
 func (s *Set) State(key string) State {

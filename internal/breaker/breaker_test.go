@@ -23,6 +23,7 @@ const (
 	allow   action = iota // ask; store the permit under step.permit
 	succeed               // report step.permit as a success
 	fail                  // report step.permit as a failure
+	release               // hand step.permit back without an outcome
 )
 
 // step is one call on one breaker at t0+at.
@@ -116,6 +117,21 @@ func TestStateMachine(t *testing.T) {
 			{at: testCooldown, action: fail, permit: "c2"},
 			{at: testCooldown, action: fail, permit: "p"},
 		}...)},
+		{"released permits count no failure", append(closedFailures(testFailures-1), []step{
+			{action: allow, permit: "r1", wantOK: true},
+			{action: allow, permit: "r2", wantOK: true},
+			{action: release, permit: "r1"},
+			{action: release, permit: "r2"},
+			{action: allow, permit: "f", wantOK: true},
+			{action: fail, permit: "f", want: Open},
+		}...)},
+		{"a released probe frees the slot for the next caller at once", append(opened, []step{
+			{at: 40 * time.Second, action: allow, permit: "p", wantOK: true, want: HalfOpen},
+			{at: 41 * time.Second, action: release, permit: "p", want: HalfOpen},
+			{at: 41 * time.Second, action: allow, permit: "p2", wantOK: true, want: HalfOpen},
+			{at: 42 * time.Second, action: allow, wantRetryAt: 71 * time.Second, want: HalfOpen},
+			{at: 43 * time.Second, action: succeed, permit: "p2", want: Closed},
+		}...)},
 		{"the zero Permit is ignored", []step{
 			{action: fail, permit: "never granted"},
 			{action: fail, permit: "never granted"},
@@ -144,6 +160,8 @@ func TestStateMachine(t *testing.T) {
 					permits[st.permit] = p
 				case succeed, fail:
 					s.Report(permits[st.permit], st.action == succeed, now)
+				case release:
+					s.Release(permits[st.permit], now)
 				}
 				if got := s.State(dest); got != st.want {
 					t.Fatalf("step %d: state = %v, want %v", i, got, st.want)

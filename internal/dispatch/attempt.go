@@ -66,7 +66,11 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		log.Warn("attempt abandoned at shutdown; its lease will expire and the job be retried", "delivery_id", deliveryID)
 		return
 	}
-	if openErr == nil {
+	switch {
+	case openErr != nil:
+	case out.NotSent:
+		d.breakers.Release(permit, finished)
+	default:
 		d.breakers.Report(permit, out.OK, finished)
 	}
 

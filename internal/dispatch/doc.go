@@ -55,6 +55,11 @@
 //     lost with the process (or to a database outage longer than the
 //     record retries) leaves its lease to expire, and the job is delivered
 //     again. At least once allows that; durability is not relaxed for it.
+//   - A failure a sink decided before sending anything (sink.Outcome.NotSent:
+//     an event too large for SQS or EventBridge, a request that cannot be
+//     built) is recorded and retried like any other, but the breaker does
+//     not hear of it: it says nothing about the destination, and a few such
+//     events must not shed a tenant's healthy ones.
 //   - Breaker state is per process (SPEC §3.4 allows it); with several
 //     processes a dead destination gets failures + probes attempts from
 //     each.

@@ -185,7 +185,7 @@ func benchSubscription(b *testing.B, e *env, subs *service.Subscriptions, sinkOb
 }
 
 // sqsQueueLength is how many messages a goaws queue holds.
-func sqsQueueLength(b *testing.B, goaws *goawstest.Server, queueURL string) int {
+func sqsQueueLength(b testing.TB, goaws *goawstest.Server, queueURL string) int {
 	out, err := goaws.Client().GetQueueAttributes(context.Background(), &sqsapi.GetQueueAttributesInput{
 		QueueUrl:       aws.String(queueURL),
 		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages},

@@ -51,6 +51,12 @@ type Outcome struct {
 	// RetryAfter is the destination's own request to wait (429/503
 	// Retry-After); zero when it made none.
 	RetryAfter time.Duration
+	// NotSent marks a failure decided before anything was sent: the event
+	// cannot be carried to this kind of destination (too large, an empty
+	// body SQS refuses, a request that cannot be built). It says nothing
+	// about the destination's health, so its circuit breaker does not
+	// hear of it.
+	NotSent bool
 }
 
 // MaxResponseBytes bounds Outcome.Response (SPEC §3.1).

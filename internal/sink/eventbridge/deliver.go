@@ -175,7 +175,7 @@ func (s *busSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 	timeout := sink.AttemptTimeout(d.Timeout)
 	entry, err := BuildEntry(d, s.detailType)
 	if err != nil {
-		return sink.Outcome{Error: err.Error()}
+		return sink.Outcome{Error: err.Error(), NotSent: true}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

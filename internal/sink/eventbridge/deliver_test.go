@@ -227,6 +227,11 @@ func TestDeliverFailures(t *testing.T) {
 			if out.StatusCode != tc.wantStatus || !strings.Contains(out.Error, tc.wantError) {
 				t.Errorf("Deliver = status %d error %q, want status %d error containing %q", out.StatusCode, out.Error, tc.wantStatus, tc.wantError)
 			}
+			// Refused before sending says nothing about the bus: the
+			// breaker must not hear of it.
+			if out.NotSent != (tc.wantRequests == 0) {
+				t.Errorf("Deliver NotSent = %v with %d requests expected", out.NotSent, tc.wantRequests)
+			}
 			assertNoCredentials(t, "Outcome.Error", out.Error)
 			assertNoCredentials(t, "Outcome.Response", string(out.Response))
 			if requests := fake.Requests(); requests != tc.wantRequests {

@@ -50,7 +50,7 @@ type sendResult struct {
 func (s *queueSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 	input, err := buildMessage(s.queueURL, s.fifo, d)
 	if err != nil {
-		return sink.Outcome{Error: err.Error()}
+		return sink.Outcome{Error: err.Error(), NotSent: true}
 	}
 	timeout := sink.AttemptTimeout(d.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -175,8 +175,8 @@ func TestOversizeMessageFailsWithoutARequest(t *testing.T) {
 	mark := g.Mark()
 
 	out := s.Deliver(t.Context(), testDelivery(bytes.Repeat([]byte("x"), MaxMessageBytes)))
-	if out.OK || !strings.Contains(out.Error, "message too large for SQS") || !strings.Contains(out.Error, "256 KiB") {
-		t.Fatalf("Deliver = %+v, want a failure naming the 256 KiB limit", out)
+	if out.OK || !out.NotSent || !strings.Contains(out.Error, "message too large for SQS") || !strings.Contains(out.Error, "256 KiB") {
+		t.Fatalf("Deliver = %+v, want a failure before sending, naming the 256 KiB limit", out)
 	}
 	if n := g.Mark() - mark; n != 0 {
 		t.Fatalf("goaws received %d requests for an oversize message", n)

@@ -59,7 +59,7 @@ func (s *hookSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 
 	req, err := s.newRequest(ctx, d)
 	if err != nil {
-		return sink.Outcome{Error: "cannot build the request: " + truncate(err.Error(), maxErrorBytes)}
+		return sink.Outcome{Error: "cannot build the request: " + truncate(err.Error(), maxErrorBytes), NotSent: true}
 	}
 	resp, err := s.typ.client.Do(req)
 	if err != nil {
