@@ -163,6 +163,12 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 		kgo.ConsumeRegex(),
 		kgo.ConsumeTopics(k.Topics.String()),
 		kgo.MetadataMaxAge(k.MetadataRefresh),
+		// A partition assigned while a fetch is already waiting on the
+		// others (a topic created after start) is read only once that
+		// fetch returns: with franz-go's default 5s wait, a new topic's
+		// first events came up to 5s after the metadata refresh found it.
+		// An idle consumer pays one more fetch request per broker a second.
+		kgo.FetchMaxWait(time.Second),
 		// Records of aborted producer transactions never become events.
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.FetchMaxPartitionBytes(fetchMaxPartitionBytes),
