@@ -177,9 +177,11 @@ func (s *Subscriptions) List(ctx context.Context, tenantID string, p ListParams)
 // Update applies a PATCH. A sink whose configuration really changed goes
 // back to pending and is verified again at once, like a new subscription:
 // the new destination has not been shown to accept deliveries. Resending
-// the same sink changes nothing, so matching never pauses for it. The sink
-// type cannot change (pull cursors and secrets hang off it); a new
-// subscription is the way to switch.
+// the same sink changes nothing, so matching never pauses for it; nor does
+// resending it as a read shows it, since a credential or signing secret
+// sent back masked keeps its current value. The sink type cannot change
+// (pull cursors and secrets hang off it); a new subscription is the way to
+// switch.
 func (s *Subscriptions) Update(ctx context.Context, tenantID, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error) {
 	patch, err := s.checkUpdate(in)
 	if err != nil {
@@ -352,17 +354,28 @@ func (s *Subscriptions) sinkSetup(sub store.Subscription) (sink.Type, sink.Confi
 	if err != nil {
 		return nil, sink.Config{}, nil, fmt.Errorf("subscription %s: %w", sub.ID, err)
 	}
-	cfg := sink.Config{Public: sub.SinkConfig, Destination: sub.Destination}
-	if sub.SinkCredentials != "" {
-		if cfg.Credentials, err = s.keys.Decrypt(sub.SinkCredentials, sub.ID.String(), store.ColumnSinkCredentials); err != nil {
-			return nil, sink.Config{}, nil, fmt.Errorf("subscription %s: decrypt sink credentials: %w", sub.ID, err)
-		}
+	cfg, err := s.sinkConfig(sub)
+	if err != nil {
+		return nil, sink.Config{}, nil, err
 	}
 	secrets, err := s.SigningSecrets(sub)
 	if err != nil {
 		return nil, sink.Config{}, nil, err
 	}
 	return t, cfg, secrets, nil
+}
+
+// sinkConfig is sub's sink configuration with its credentials decrypted, in
+// memory only.
+func (s *Subscriptions) sinkConfig(sub store.Subscription) (sink.Config, error) {
+	cfg := sink.Config{Public: sub.SinkConfig, Destination: sub.Destination}
+	if sub.SinkCredentials != "" {
+		var err error
+		if cfg.Credentials, err = s.keys.Decrypt(sub.SinkCredentials, sub.ID.String(), store.ColumnSinkCredentials); err != nil {
+			return sink.Config{}, fmt.Errorf("subscription %s: decrypt sink credentials: %w", sub.ID, err)
+		}
+	}
+	return cfg, nil
 }
 
 // --- reading and changing rows -------------------------------------------
@@ -403,11 +416,18 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 			return false, &ValidationError{Field: "sink.type", Code: CodeInvalidSink,
 				Message: fmt.Sprintf("invalid sink: type cannot change from %q to %q; create a new subscription instead", sub.SinkType, p.sink.typeName)}
 		}
-		if sinkChanged, err = s.sinkDiffers(*sub, p.sink.config); err != nil {
+		current, err := s.sinkConfig(*sub)
+		if err != nil {
 			return false, err
 		}
-		if sinkChanged {
-			if err := s.sealSink(sub, *p.sink); err != nil {
+		// Parsed here rather than with the other fields: credentials sent
+		// back masked stand for the current ones, which only the row holds.
+		ps, err := s.parseSink(*p.sink, &current)
+		if err != nil {
+			return false, err
+		}
+		if sinkChanged = sinkDiffers(current, ps.config); sinkChanged {
+			if err := s.sealSink(sub, ps); err != nil {
 				return false, err
 			}
 			sub.VerificationState, sub.VerificationError, sub.VerifiedAt = match.VerificationPending, "", nil
@@ -417,8 +437,12 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 		if sub.SinkType != sinkWebhook {
 			return false, invalid("signing_secret", "invalid signing_secret: only webhook subscriptions have one, this one has a %s sink", sub.SinkType)
 		}
-		if err := s.rotate(sub, p.signingSecret, now); err != nil {
-			return false, err
+		// The mask reads show keeps the secret: sending a read back must
+		// not rotate it.
+		if p.signingSecret != hubapi.Masked {
+			if err := s.rotate(sub, p.signingSecret, now); err != nil {
+				return false, err
+			}
 		}
 	}
 	if p.name != nil {
@@ -445,21 +469,17 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 	return sinkChanged, nil
 }
 
-// sinkDiffers reports whether cfg configures something other than what sub
-// holds. Both sides are compared as JSON values: jsonb does not keep the
-// layout Parse produced.
-func (s *Subscriptions) sinkDiffers(sub store.Subscription, cfg sink.Config) (bool, error) {
-	if sub.Destination != cfg.Destination || !sameJSON(sub.SinkConfig, cfg.Public) {
-		return true, nil
+// sinkDiffers reports whether cfg configures something other than current,
+// the stored configuration with its credentials decrypted. Both sides are
+// compared as JSON values: jsonb does not keep the layout Parse produced.
+func sinkDiffers(current, cfg sink.Config) bool {
+	if current.Destination != cfg.Destination || !sameJSON(current.Public, cfg.Public) {
+		return true
 	}
-	if sub.SinkCredentials == "" || cfg.Credentials == nil {
-		return (sub.SinkCredentials == "") != (cfg.Credentials == nil), nil
+	if current.Credentials == nil || cfg.Credentials == nil {
+		return (current.Credentials == nil) != (cfg.Credentials == nil)
 	}
-	current, err := s.keys.Decrypt(sub.SinkCredentials, sub.ID.String(), store.ColumnSinkCredentials)
-	if err != nil {
-		return false, fmt.Errorf("subscription %s: decrypt sink credentials: %w", sub.ID, err)
-	}
-	return !sameJSON(current, cfg.Credentials), nil
+	return !sameJSON(current.Credentials, cfg.Credentials)
 }
 
 func sameJSON(a, b []byte) bool {
@@ -614,7 +634,7 @@ func probeMessage(failure error) string {
 // --- views -------------------------------------------------------------------
 
 func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error) {
-	sinkView, err := maskedSink(sub)
+	sinkView, err := s.maskedSink(sub)
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
@@ -643,6 +663,9 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 	if sub.DisabledReason != "" {
 		v.DisabledReason = &sub.DisabledReason
 	}
+	if sub.SigningSecret != "" {
+		v.SigningSecret = hubapi.Masked
+	}
 	// After the overlap the old secret no longer signs, so there is no
 	// overlap left to show.
 	if previousSecretLive(sub, s.now()) {
@@ -652,19 +675,31 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 }
 
 // maskedSink is the sink object as reads show it: the public configuration,
-// its type, and "****" for each credential the public part does not
-// already describe in a credential-free form.
-func maskedSink(sub store.Subscription) (map[string]any, error) {
-	view := map[string]any{}
-	if err := json.Unmarshal(sub.SinkConfig, &view); err != nil || view == nil {
-		return nil, fmt.Errorf("subscription %s: stored sink configuration is not a JSON object", sub.ID)
-	}
-	view["type"] = sub.SinkType
-	for _, field := range sub.SinkCredentialFields {
-		if _, shown := view[field]; !shown {
-			view[field] = hubapi.Masked
+// its type, and "****" for each credential: in its place, for a type that
+// keeps credentials inside another field (sink.CredentialMasker), else as a
+// field of its own, unless the public part already describes it in a
+// credential-free form. Either way it is an object the type's Parse takes
+// back as it is.
+func (s *Subscriptions) maskedSink(sub store.Subscription) (map[string]any, error) {
+	var view map[string]any
+	if t, err := s.sinks.Lookup(sub.SinkType); err == nil {
+		if masker, ok := t.(sink.CredentialMasker); ok {
+			if view, err = masker.MaskCredentials(sub.SinkConfig, sub.SinkCredentialFields); err != nil {
+				return nil, fmt.Errorf("subscription %s: %w", sub.ID, err)
+			}
 		}
 	}
+	if view == nil {
+		if err := json.Unmarshal(sub.SinkConfig, &view); err != nil || view == nil {
+			return nil, fmt.Errorf("subscription %s: stored sink configuration is not a JSON object", sub.ID)
+		}
+		for _, field := range sub.SinkCredentialFields {
+			if _, shown := view[field]; !shown {
+				view[field] = hubapi.Masked
+			}
+		}
+	}
+	view["type"] = sub.SinkType
 	return view, nil
 }
 
@@ -677,6 +712,13 @@ func utcPtr(t *time.Time) *time.Time {
 }
 
 // --- input checks (no I/O) --------------------------------------------------
+
+// sinkObject is a sink object of a type the registry knows, not yet parsed.
+type sinkObject struct {
+	typeName string
+	typ      sink.Type
+	raw      json.RawMessage
+}
 
 // parsedSink is a sink object the registry accepted.
 type parsedSink struct {
@@ -696,7 +738,11 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 	if err := checkText("name", in.Name, MaxSubscriptionNameChars); err != nil {
 		return createSpec{}, err
 	}
-	ps, err := s.parseSink(in.Sink)
+	object, err := s.lookupSink(in.Sink)
+	if err != nil {
+		return createSpec{}, err
+	}
+	ps, err := s.parseSink(object, nil)
 	if err != nil {
 		return createSpec{}, err
 	}
@@ -731,6 +777,9 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 		if ps.typeName != sinkWebhook {
 			return createSpec{}, invalid("signing_secret", "invalid signing_secret: only webhook subscriptions have one, this one has a %s sink", ps.typeName)
 		}
+		if in.SigningSecret == hubapi.Masked {
+			return createSpec{}, invalid("signing_secret", "invalid signing_secret: %q is how reads mask a secret; leave signing_secret out to have the hub generate one", hubapi.Masked)
+		}
 		if err := checkSigningSecret(in.SigningSecret); err != nil {
 			return createSpec{}, err
 		}
@@ -755,7 +804,7 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 // subscriptionPatch is a validated hubapi.SubscriptionUpdate.
 type subscriptionPatch struct {
 	name           *string
-	sink           *parsedSink
+	sink           *sinkObject
 	eventTypes     []string
 	schemaMajor    *int
 	origin         hubapi.Nullable[string]
@@ -773,11 +822,11 @@ func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionP
 		}
 	}
 	if in.Sink != nil {
-		ps, err := s.parseSink(in.Sink)
+		object, err := s.lookupSink(in.Sink)
 		if err != nil {
 			return subscriptionPatch{}, err
 		}
-		p.sink = &ps
+		p.sink = &object
 	}
 	if in.EventTypes != nil {
 		eventTypes, err := checkEventTypes(in.EventTypes)
@@ -810,31 +859,50 @@ func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionP
 		p.attemptTimeout = &timeout
 	}
 	if in.SigningSecret != nil {
-		if err := checkSigningSecret(*in.SigningSecret); err != nil {
-			return subscriptionPatch{}, err
+		if *in.SigningSecret != hubapi.Masked {
+			if err := checkSigningSecret(*in.SigningSecret); err != nil {
+				return subscriptionPatch{}, err
+			}
 		}
 		p.signingSecret = *in.SigningSecret
 	}
 	return p, nil
 }
 
-// parseSink has the registry validate a sink object and split it.
-func (s *Subscriptions) parseSink(raw json.RawMessage) (parsedSink, error) {
+// lookupSink finds the type of a sink object.
+func (s *Subscriptions) lookupSink(raw json.RawMessage) (sinkObject, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return parsedSink{}, invalidSink("sink", "invalid sink: must be an object with a type, one of %s", strings.Join(s.sinks.Names(), ", "))
+		return sinkObject{}, invalidSink("sink", "invalid sink: must be an object with a type, one of %s", strings.Join(s.sinks.Names(), ", "))
 	}
 	var typeName string
 	if err := json.Unmarshal(fields["type"], &typeName); err != nil || typeName == "" {
-		return parsedSink{}, invalidSink("sink.type", "invalid sink: type must be one of %s", strings.Join(s.sinks.Names(), ", "))
+		return sinkObject{}, invalidSink("sink.type", "invalid sink: type must be one of %s", strings.Join(s.sinks.Names(), ", "))
 	}
 	t, err := s.sinks.Lookup(typeName)
 	if err != nil {
-		return parsedSink{}, invalidSink("sink.type", "invalid sink: type %q is not one of %s", typeName, strings.Join(s.sinks.Names(), ", "))
+		return sinkObject{}, invalidSink("sink.type", "invalid sink: type %q is not one of %s", typeName, strings.Join(s.sinks.Names(), ", "))
 	}
-	cfg, err := t.Parse(raw)
+	return sinkObject{typeName: typeName, typ: t, raw: raw}, nil
+}
+
+// parseSink has the registry validate a sink object and split it. current
+// is the configuration it replaces, credentials decrypted, or nil on
+// create: a credential sent back as the mask reads show stands for its
+// current value (restoreMasked), and on create for nothing, so it is
+// refused rather than stored as the credential.
+func (s *Subscriptions) parseSink(object sinkObject, current *sink.Config) (parsedSink, error) {
+	var fieldErr *sink.FieldError
+	raw, err := restoreMasked(object.typ, object.raw, current)
+	if errors.As(err, &fieldErr) {
+		return parsedSink{}, invalidSink(fieldErr.Field, "invalid sink: %s", fieldErr.Error())
+	}
 	if err != nil {
-		var fieldErr *sink.FieldError
+		// A stored configuration the type cannot read: the hub's fault.
+		return parsedSink{}, fmt.Errorf("sink type %s: %w", object.typeName, err)
+	}
+	cfg, err := object.typ.Parse(raw)
+	if err != nil {
 		if errors.As(err, &fieldErr) && fieldErr.Field != "" {
 			return parsedSink{}, invalidSink(fieldErr.Field, "invalid sink: %s", fieldErr.Error())
 		}
@@ -849,15 +917,58 @@ func (s *Subscriptions) parseSink(raw json.RawMessage) (parsedSink, error) {
 	if cfg.Credentials != nil {
 		var credentials map[string]json.RawMessage
 		if err := json.Unmarshal(cfg.Credentials, &credentials); err != nil || credentials == nil {
-			return parsedSink{}, fmt.Errorf("sink type %s: credentials are not a JSON object", typeName)
+			return parsedSink{}, fmt.Errorf("sink type %s: credentials are not a JSON object", object.typeName)
 		}
 		credentialFields = make([]string, 0, len(credentials))
 		for field := range credentials {
 			credentialFields = append(credentialFields, field)
 		}
 		slices.Sort(credentialFields)
+		for _, field := range credentialFields {
+			if isMasked(credentials[field]) {
+				return parsedSink{}, invalidSink("sink."+field, "invalid sink: %s is %q, which reads show in place of a credential: send the credential itself (an update may send the mask back to keep the current one)", field, hubapi.Masked)
+			}
+		}
 	}
-	return parsedSink{typeName: typeName, config: cfg, credentialFields: credentialFields}, nil
+	return parsedSink{typeName: object.typeName, config: cfg, credentialFields: credentialFields}, nil
+}
+
+// restoreMasked returns raw with the credentials it sends as the mask
+// replaced by current's values, in memory only, for Parse to validate and
+// split as if the caller had sent them. A type whose credentials are fields
+// of their own gets the generic treatment: a field of current's credentials
+// sent as the mask takes its current value.
+func restoreMasked(t sink.Type, raw json.RawMessage, current *sink.Config) (json.RawMessage, error) {
+	if masker, ok := t.(sink.CredentialMasker); ok {
+		return masker.RestoreMasked(raw, current)
+	}
+	if current == nil || current.Credentials == nil {
+		return raw, nil
+	}
+	var fields, credentials map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil || fields == nil {
+		return raw, nil // Parse says what is wrong with it
+	}
+	if err := json.Unmarshal(current.Credentials, &credentials); err != nil {
+		return nil, errors.New("stored sink credentials are not a JSON object")
+	}
+	restored := false
+	for field, value := range credentials {
+		if isMasked(fields[field]) {
+			fields[field], restored = value, true
+		}
+	}
+	if !restored {
+		return raw, nil
+	}
+	return json.Marshal(fields)
+}
+
+// isMasked reports whether a JSON value is the string reads show in place
+// of a credential.
+func isMasked(value json.RawMessage) bool {
+	var text string
+	return json.Unmarshal(value, &text) == nil && text == hubapi.Masked
 }
 
 func invalidSink(field, format string, args ...any) *ValidationError {

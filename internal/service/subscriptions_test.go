@@ -221,6 +221,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 		ID: sub.ID, TenantID: "acme", Name: "orders",
 		Sink:       map[string]any{"type": "webhook", "url": "https://hooks.test/a"},
 		EventTypes: []string{"transaction.*"}, SchemaMajor: 1, AttemptTimeout: "10s", Enabled: true,
+		SigningSecret: hubapi.Masked,
 		// Verification is a second change at the same instant of the
 		// frozen clock; the version still moves on (store.nextVersion).
 		VerificationState: "active", CreatedAt: f.clk.now, UpdatedAt: f.clk.now.Add(time.Microsecond),
@@ -283,9 +284,12 @@ func TestSubscriptionViewJSONHasTheSpecFields(t *testing.T) {
 	slices.Sort(keys)
 	want := []string{"attempt_timeout", "created_at", "disabled_reason", "enabled", "event_types", "failing_since",
 		"id", "last_failure_at", "name", "origin", "previous_secret_expires_at", "retry_schedule", "schema_major",
-		"sink", "tenant_id", "updated_at", "verification_state"}
+		"signing_secret", "sink", "tenant_id", "updated_at", "verification_state"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("view fields %q, want %q", keys, want)
+	}
+	if string(fields["signing_secret"]) != `"****"` {
+		t.Errorf("signing_secret = %s, want the mask", fields["signing_secret"])
 	}
 	for _, null := range []string{"origin", "retry_schedule", "disabled_reason", "failing_since", "last_failure_at", "previous_secret_expires_at"} {
 		if string(fields[null]) != "null" {
@@ -778,7 +782,7 @@ func TestUpdate(t *testing.T) {
 	assertView(t, "patched", updated, hubapi.Subscription{
 		ID: sub.ID, TenantID: "acme", Name: "renamed", Sink: sub.Sink, EventTypes: []string{"a.b"}, SchemaMajor: 3,
 		RetrySchedule: []string{"5s", "5m"}, AttemptTimeout: "30s", Enabled: false, VerificationState: "active",
-		CreatedAt: sub.CreatedAt, UpdatedAt: f.clk.now,
+		SigningSecret: hubapi.Masked, CreatedAt: sub.CreatedAt, UpdatedAt: f.clk.now,
 	})
 	if f.webhook.probeCount() != probes {
 		t.Errorf("resending the same sink re-verified it")

@@ -1,6 +1,7 @@
 package hubapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -162,5 +163,34 @@ func TestCreatedSubscriptionIsFlat(t *testing.T) {
 	}
 	if _, present := pullFields["signing_secret"]; present {
 		t.Errorf("a subscription without a secret encodes signing_secret: %s", raw)
+	}
+}
+
+// TestCreatedSubscriptionShowsTheSecretNotTheMask: the created answer's
+// secret takes the place of the view's mask, once.
+func TestCreatedSubscriptionShowsTheSecretNotTheMask(t *testing.T) {
+	view := Subscription{ID: "s1", SigningSecret: Masked}
+	cases := []struct {
+		name string
+		v    any
+		want string // the signing_secret field as encoded, "" for none
+	}{
+		{"read", view, `"signing_secret":"****"`},
+		{"created webhook", CreatedSubscription{Subscription: view, SigningSecret: "whsec_created"}, `"signing_secret":"whsec_created"`},
+		{"created pull", CreatedSubscription{Subscription: Subscription{ID: "s2"}}, ""},
+	}
+	for _, tc := range cases {
+		raw, err := json.Marshal(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := bytes.Count(raw, []byte(`"signing_secret"`))
+		if tc.want == "" && count != 0 || tc.want != "" && (count != 1 || !bytes.Contains(raw, []byte(tc.want))) {
+			t.Errorf("%s encodes as %s, want signing_secret %q once", tc.name, raw, tc.want)
+		}
+	}
+	var decoded CreatedSubscription
+	if err := json.Unmarshal([]byte(`{"id":"s1","signing_secret":"whsec_created"}`), &decoded); err != nil || decoded.SigningSecret != "whsec_created" {
+		t.Errorf("decoded %+v, %v: the secret belongs to the created answer", decoded, err)
 	}
 }

@@ -5,18 +5,21 @@ import (
 	"time"
 )
 
-// Masked stands in for each credential of a sink on every read (SPEC §2).
+// Masked stands in for each credential of a sink, and for a webhook's
+// signing secret, on every read (SPEC §2). Sent back in their place on an
+// update, it keeps their current values.
 const Masked = "****"
 
 // Subscription is the API's and CLI's view of a subscription: SPEC §2's
-// fields without the signing secret, which only creating a subscription and
-// rotating its secret return.
+// fields with the signing secret masked. Only creating a subscription and
+// rotating its secret return the secret itself.
 type Subscription struct {
 	ID       string `json:"id"`
 	TenantID string `json:"tenant_id"`
 	Name     string `json:"name"`
 	// Sink is the public configuration with its type; each credential
-	// shows as "****".
+	// shows as "****" (a RabbitMQ URL's password in place:
+	// amqp://user:****@host/vhost).
 	Sink              map[string]any `json:"sink"`
 	EventTypes        []string       `json:"event_types"`
 	SchemaMajor       int            `json:"schema_major"`
@@ -27,10 +30,13 @@ type Subscription struct {
 	VerificationState string         `json:"verification_state"`
 	// VerificationError is the last failed probe's message while the state
 	// is failed.
-	VerificationError       string     `json:"verification_error,omitempty"`
-	DisabledReason          *string    `json:"disabled_reason"`
-	FailingSince            *time.Time `json:"failing_since"`
-	LastFailureAt           *time.Time `json:"last_failure_at"`
+	VerificationError string     `json:"verification_error,omitempty"`
+	DisabledReason    *string    `json:"disabled_reason"`
+	FailingSince      *time.Time `json:"failing_since"`
+	LastFailureAt     *time.Time `json:"last_failure_at"`
+	// SigningSecret is "****" for a webhook, which has one, and left out
+	// for other sinks.
+	SigningSecret           string     `json:"signing_secret,omitempty"`
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
 	CreatedAt               time.Time  `json:"created_at"`
 	UpdatedAt               time.Time  `json:"updated_at"`
@@ -69,7 +75,7 @@ type SubscriptionUpdate struct {
 	AttemptTimeout *string            `json:"attempt_timeout,omitempty"`
 	Enabled        *bool              `json:"enabled,omitempty"`
 	// SigningSecret rotates to the given secret, with the overlap of a
-	// secret rotation.
+	// secret rotation; "****", as reads show it, keeps the current one.
 	SigningSecret *string `json:"signing_secret,omitempty"`
 }
 
@@ -117,7 +123,9 @@ type SecretRotation struct {
 // CreatedSubscription is the answer to POST /v1/subscriptions: the
 // subscription, plus, for a webhook, its signing secret — the one read that
 // shows it (SPEC §6.1). The secret sits beside the subscription's fields
-// rather than inside Subscription so no other answer can carry it.
+// rather than inside Subscription so no other answer can carry it; being
+// the shallower field, it takes the place of Subscription's masked one in
+// JSON.
 type CreatedSubscription struct {
 	Subscription
 	SigningSecret string `json:"signing_secret,omitempty"`

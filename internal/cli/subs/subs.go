@@ -89,7 +89,18 @@ flags, for sinks with more settings than a URL.`,
 		Example: `  hubctl subs create --name orders --type webhook --url https://acme.example/hooks \
     --event-types transaction.posted,account.* --retry-schedule 0s,5s,1m,10m
   hubctl subs create --name feed --type pull --origin midaz
-  hubctl subs create --from-file orders.json -o json`,
+  hubctl subs create --from-file orders.json -o json
+
+  # SQS, RabbitMQ and EventBridge take the request body. Credentials are
+  # encrypted at rest and read back as "****" (an update that sends "****"
+  # back keeps them):
+  hubctl subs create --from-file - <<'EOF'
+  {"name": "orders-queue", "event_types": ["transaction.*"],
+   "sink": {"type": "sqs", "queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/orders",
+            "region": "us-east-1", "access_key_id": "AKIA...", "secret_access_key": "..."}}
+  EOF
+  # {"type": "rabbitmq", "url": "amqps://user:pass@mq.example.com/vhost", "exchange": "events"}
+  # {"type": "eventbridge", "event_bus": "orders", "region": "us-east-1", "access_key_id": "AKIA...", "secret_access_key": "..."}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fm, err := cmdutil.ResolveFormat(f, format)
@@ -164,7 +175,7 @@ func newListCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "list",
 		Short: "List the tenant's subscriptions, oldest first",
 		Long: fmt.Sprintf(`List the tenant's subscriptions, oldest first, --limit at a time (at most
-%d). Credentials show as "****" and signing secrets not at all. When more
+%d). Credentials and signing secrets show as "****". When more
 follow, -o json and -o yaml carry next_cursor and the table prints the
 command for the next page on stderr.`, service.MaxPageLimit),
 		Example: `  hubctl subs list
@@ -197,8 +208,9 @@ command for the next page on stderr.`, service.MaxPageLimit),
 func newGetCmd(f *cmdutil.Factory) *cobra.Command {
 	return newOneCmd(f, oneSpec{
 		verb: "get", short: "Show one subscription",
-		long: `Show one subscription: its sink (credentials as "****"), what it matches, its
-retry settings, and its verification and failure state.`,
+		long: `Show one subscription: its sink, what it matches, its retry settings, and its
+verification and failure state. Credentials, and a webhook's signing secret,
+show as "****".`,
 		do: hubaccess.Hub.GetSubscription,
 	})
 }
@@ -249,7 +261,9 @@ func newUpdateCmd(f *cmdutil.Factory) *cobra.Command {
 every source again; --retry-schedule "" restores the default curve. --url
 alone keeps the sink's type. A changed sink is verified again at once.
 --signing-secret rotates to that secret, with the overlap of rotate-secret.
---from-file takes the request body of PATCH /v1/subscriptions/{id}.
+--from-file takes the request body of PATCH /v1/subscriptions/{id}; in it, a
+credential or signing_secret left as get -o json shows it, "****", keeps its
+current value.
 
 Exits 3 when the tenant has no subscription with that id.`,
 		Example: `  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --url https://acme.example/v2/hooks

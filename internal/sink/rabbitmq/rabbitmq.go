@@ -105,6 +105,9 @@ type credentials struct {
 	Password string `json:"password"`
 }
 
+// passwordField is the key of the password in Config.Credentials.
+const passwordField = "password"
+
 // Parse validates {"type":"rabbitmq","url":"amqp(s)://…","exchange":"…",
 // "routing_key":"…"?}. The URL's password moves to Credentials; Public keeps
 // the URL without it, and Destination is scheme://host:port/vhost/exchange.
@@ -255,14 +258,20 @@ func checkName(s string) error {
 // canonical, vhost and exchange path-escaped (the default vhost "/" reads
 // %2F). It never includes the user name or password.
 func Destination(uri amqp.URI, exchange string) string {
+	return strings.ToLower(uri.Scheme) + "://" + hostPort(uri) +
+		"/" + url.PathEscape(uri.Vhost) + "/" + url.PathEscape(exchange)
+}
+
+// hostPort is the broker's address, host lowercased and IP addresses
+// canonical, so that spellings of one broker compare equal.
+func hostPort(uri amqp.URI) string {
 	host := strings.ToLower(uri.Host)
 	if ip, err := netip.ParseAddr(host); err == nil {
 		host = ip.String()
 	} else {
 		host = strings.TrimSuffix(host, ".")
 	}
-	return strings.ToLower(uri.Scheme) + "://" + net.JoinHostPort(host, strconv.Itoa(uri.Port)) +
-		"/" + url.PathEscape(uri.Vhost) + "/" + url.PathEscape(exchange)
+	return net.JoinHostPort(host, strconv.Itoa(uri.Port))
 }
 
 // Open builds the sink of one subscription from its stored configuration
