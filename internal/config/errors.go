@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -44,4 +45,21 @@ func oneLine(s string) string {
 		fields[i] = strings.TrimSpace(f)
 	}
 	return strings.Join(fields, "; ")
+}
+
+// SetupError is a configuration the hub cannot work with although every
+// setting parsed: a required setting is missing (no key-encryption key, no
+// database), or what one names is unusable. Like a ValidationError it is
+// bad configuration, which the CLI answers with exit code 2.
+type SetupError struct {
+	Err error
+}
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// Setupf builds a SetupError.
+func Setupf(format string, args ...any) error {
+	return &SetupError{Err: fmt.Errorf(format, args...)}
 }

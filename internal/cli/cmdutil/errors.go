@@ -73,6 +73,7 @@ func ExitCode(err error) int {
 		exitErr  *ExitError
 		apiErr   *client.Error
 		cfgErr   *config.ValidationError
+		setupErr *config.SetupError
 		transErr *url.Error
 	)
 	switch {
@@ -82,7 +83,7 @@ func ExitCode(err error) int {
 		return exitErr.Code
 	case errors.As(err, &apiErr):
 		return exitCodeForStatus(apiErr.StatusCode)
-	case errors.As(err, &cfgErr):
+	case errors.As(err, &cfgErr), errors.As(err, &setupErr):
 		return ExitUsage
 	case errors.Is(err, store.ErrNotFound):
 		return ExitNotFound

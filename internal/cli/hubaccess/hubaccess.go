@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -122,8 +123,8 @@ func openRemote(target Target) (Hub, error) {
 }
 
 // errNoHub explains the two ways of naming a hub when neither was given.
-var errNoHub = errors.New("no hub to work on: pass --server (or " + EnvServer + ") with --token to use the API, " +
-	"or --database-url (or STREAMING_HUB_POSTGRES_DSN) to work directly on the database")
+var errNoHub = &config.SetupError{Err: errors.New("no hub to work on: pass --server (or " + EnvServer + ") with --token to use the API, " +
+	"or --database-url (or STREAMING_HUB_POSTGRES_DSN) to work directly on the database")}
 
 // Run opens the running command's hub, hands it to do and closes it.
 func Run(ctx context.Context, f *cmdutil.Factory, do func(Hub) error) error {

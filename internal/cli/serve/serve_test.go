@@ -21,37 +21,44 @@ const testKEK = "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=" // 32 bytes, base
 
 func TestServeRefusesToStart(t *testing.T) {
 	migrated := pgtest.DSN(t)
+	// Bad configuration exits 2, like an invalid setting; a database the
+	// hub cannot run on is a failure, 1.
 	tests := []struct {
-		name string
-		env  map[string]string
-		want string
+		name     string
+		env      map[string]string
+		want     string
+		wantCode int
 	}{
 		{
-			name: "no key-encryption key",
-			env:  map[string]string{"STREAMING_HUB_POSTGRES_DSN": migrated},
-			want: "STREAMING_HUB_KEK_REF",
+			name:     "no key-encryption key",
+			env:      map[string]string{"STREAMING_HUB_POSTGRES_DSN": migrated},
+			want:     "STREAMING_HUB_KEK_REF",
+			wantCode: cmdutil.ExitUsage,
 		},
 		{
-			name: "KEK_REF names an unset variable",
-			env:  map[string]string{"STREAMING_HUB_POSTGRES_DSN": migrated, "STREAMING_HUB_KEK_REF": "HUB_KEK"},
-			want: "HUB_KEK, which is not set",
+			name:     "KEK_REF names an unset variable",
+			env:      map[string]string{"STREAMING_HUB_POSTGRES_DSN": migrated, "STREAMING_HUB_KEK_REF": "HUB_KEK"},
+			want:     "HUB_KEK, which is not set",
+			wantCode: cmdutil.ExitUsage,
 		},
 		{
-			name: "dev KEK outside local",
-			env:  map[string]string{"STREAMING_HUB_POSTGRES_DSN": migrated, "STREAMING_HUB_DEV_KEK": testKEK},
-			want: "only accepted with STREAMING_HUB_ENV=local",
+			name:     "dev KEK outside local",
+			env:      map[string]string{"STREAMING_HUB_POSTGRES_DSN": migrated, "STREAMING_HUB_DEV_KEK": testKEK},
+			want:     "only accepted with STREAMING_HUB_ENV=local",
+			wantCode: cmdutil.ExitUsage,
 		},
 		{
-			name: "schema not migrated",
-			env:  map[string]string{"STREAMING_HUB_POSTGRES_DSN": pgtest.EmptyDSN(t), "STREAMING_HUB_KEK_REF": "HUB_KEK", "HUB_KEK": testKEK},
-			want: "run `hubctl migrate up`",
+			name:     "schema not migrated",
+			env:      map[string]string{"STREAMING_HUB_POSTGRES_DSN": pgtest.EmptyDSN(t), "STREAMING_HUB_KEK_REF": "HUB_KEK", "HUB_KEK": testKEK},
+			want:     "run `hubctl migrate up`",
+			wantCode: cmdutil.ExitFailure,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := clitest.Run(t, tt.env, "serve", "--listen", "127.0.0.1:0")
-			if r.Code != cmdutil.ExitFailure || !strings.Contains(r.Stderr, tt.want) {
-				t.Errorf("exit %d, stderr %q; want exit 1 and %q", r.Code, r.Stderr, tt.want)
+			if r.Code != tt.wantCode || !strings.Contains(r.Stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", r.Code, r.Stderr, tt.wantCode, tt.want)
 			}
 		})
 	}

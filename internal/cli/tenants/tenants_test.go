@@ -93,7 +93,7 @@ func TestTenantExitCodes(t *testing.T) {
 		{"zero limit", dsn, []string{"tenants", "list", "--limit", "0"}, cmdutil.ExitUsage, "invalid --limit 0"},
 		{"limit too large", dsn, []string{"tenants", "list", "--limit", "5000"}, cmdutil.ExitUsage, "invalid --limit 5000"},
 		{"forged cursor", dsn, []string{"tenants", "list", "--cursor", "forged"}, cmdutil.ExitFailure, "invalid cursor"},
-		{"no database configured", "", []string{"tenants", "get", "acme"}, cmdutil.ExitFailure, "STREAMING_HUB_POSTGRES_DSN"},
+		{"no database configured", "", []string{"tenants", "get", "acme"}, cmdutil.ExitUsage, "STREAMING_HUB_POSTGRES_DSN"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
