@@ -119,7 +119,7 @@ var registry = []Setting{
 		"How soon topics created after start are picked up.",
 		durationAtLeast(time.Second, func(c *Config) *time.Duration { return &c.Kafka.MetadataRefresh })),
 	setting("KAFKA_TLS_ENABLED", "false",
-		"Connect to the brokers over TLS.",
+		"Connect to the brokers over TLS, verified against the system's trusted CAs (a private CA: SSL_CERT_FILE or SSL_CERT_DIR).",
 		boolean(func(c *Config) *bool { return &c.Kafka.TLSEnabled })),
 	setting("KAFKA_SCRAM_MECHANISM", "",
 		"SASL/SCRAM mechanism; empty disables SASL.",
