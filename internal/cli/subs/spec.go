@@ -68,6 +68,7 @@ func (s *specFlags) register(fs *pflag.FlagSet, forUpdate bool) {
 		fs.Lookup(flagAttemptTimeout).Usage = "timeout of one delivery attempt, 1s-60s"
 		fs.Lookup(flagDisabled).Usage = "disable (--disabled) or enable (--disabled=false) delivery"
 		fs.Lookup(flagSigningSecret).Usage = "rotate to this webhook signing secret, at least 24 characters"
+		fs.Lookup(flagFromFile).Usage = "read the request body, or a subscription as get -o json prints it, from this JSON file (- for stdin) instead of the flags"
 	}
 }
 

@@ -261,13 +261,27 @@ func newUpdateCmd(f *cmdutil.Factory) *cobra.Command {
 every source again; --retry-schedule "" restores the default curve. --url
 alone keeps the sink's type. A changed sink is verified again at once.
 --signing-secret rotates to that secret, with the overlap of rotate-secret.
---from-file takes the request body of PATCH /v1/subscriptions/{id}; in it, a
-credential or signing_secret left as get -o json shows it, "****", keeps its
-current value.
+
+--from-file takes the request body of PATCH /v1/subscriptions/{id}, or the
+whole subscription as get -o json prints it, edited: every writable field in
+the file is sent, so change what you mean to and leave the rest as read. The
+fields only the hub sets are dropped before sending: id, tenant_id,
+verification_state, verification_error, disabled_reason, failing_since,
+last_failure_at, previous_secret_expires_at, created_at and updated_at. The
+file's id, when it has one, must be the ID argument, else the command exits
+2 and changes nothing, so a file of another subscription is never applied.
+Any other field the API does not know stops the command too (exit 2). A
+credential or signing_secret left as get shows it, "****", keeps its current
+value, and a sink sent back unchanged is not verified again.
 
 Exits 3 when the tenant has no subscription with that id.`,
 		Example: `  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --url https://acme.example/v2/hooks
-  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --event-types '*' --origin ""`,
+  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --event-types '*' --origin ""
+
+  # Read, edit, send back: secrets stay as "****" and keep their values.
+  hubctl subs get 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b -o json > sub.json
+  $EDITOR sub.json
+  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --from-file sub.json`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -278,14 +292,18 @@ Exits 3 when the tenant has no subscription with that id.`,
 			if err := checkFromFile(cmd.Flags()); err != nil {
 				return err
 			}
+			// The file is read before the hub is reached: a document that
+			// cannot be applied needs no connection to be refused.
+			var fromFile hubapi.SubscriptionUpdate
+			if spec.fromFile != "" {
+				if fromFile, err = readUpdateFile(f, spec.fromFile, args[0]); err != nil {
+					return err
+				}
+			}
 			var sub hubapi.Subscription
 			err = hubaccess.RunForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) error {
-				var in hubapi.SubscriptionUpdate
-				if spec.fromFile != "" {
-					if err := readFile(f, spec.fromFile, &in); err != nil {
-						return err
-					}
-				} else {
+				in := fromFile
+				if spec.fromFile == "" {
 					var err error
 					in, err = spec.updateBody(cmd.Flags().Changed, func() (string, error) {
 						current, err := h.GetSubscription(cmd.Context(), tenant, args[0])
