@@ -379,12 +379,15 @@ func claimRoom(queued, reserved, workers, size int) bool {
 // ctx ends.
 func (d *Dispatcher) reserveRoom(ctx context.Context) (size int, ok bool) {
 	newJobs := false
+	bound := d.cfg.Workers + claimers*d.cfg.ClaimBatch
 	for ctx.Err() == nil {
-		size = d.pace.claimSize(d.cfg.ClaimBatch, d.cfg.Workers)
 		d.claimMu.Lock()
 		queued := d.queue.len()
-		if claimRoom(queued, d.reserved, d.cfg.Workers, size) ||
-			newJobs && queued+d.reserved+size <= d.cfg.Workers+claimers*d.cfg.ClaimBatch {
+		size = d.pace.estimate(d.cfg.ClaimBatch)
+		if claimRoom(queued, d.reserved, d.cfg.Workers, size) || newJobs && queued+d.reserved+size <= bound {
+			// Sized now that it starts, so the rate is measured claim to
+			// claim; never past the queue's bound.
+			size = min(d.pace.claimSize(d.cfg.ClaimBatch, time.Now()), max(bound-queued-d.reserved, 1))
 			d.reserved += size
 			d.claimMu.Unlock()
 			return size, true
@@ -434,10 +437,9 @@ func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 		if !ok {
 			return
 		}
+		d.pace.jobTaken()
 		d.roomMayHaveAppeared()
-		started := time.Now()
 		d.attempt(attemptCtx, job)
-		d.pace.jobTook(time.Since(started))
 	}
 }
 

@@ -6,8 +6,9 @@
 // long-lived workers drain, taking the tenants' jobs in turn (fairQueue),
 // so the interleaving a claim gives tenants holds up to the attempt. A
 // claim asks for up to STREAMING_HUB_DISPATCH_CLAIM_BATCH jobs: as many as
-// the workers work off in two claim round trips (claimSize, from moving
-// averages of both), which is the whole batch with fast destinations and
+// the workers take in four claim round trips (claimSize, from moving
+// averages of the take rate and the claim duration), which is the whole
+// batch with fast destinations (also beside slow ones) and
 // a job or a few with slow ones, so the queue stays shallow behind a slow
 // destination. Up to two claims are in flight at once, the next starting
 // while a claim's worth and one job per worker are still queued (see

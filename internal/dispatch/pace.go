@@ -2,59 +2,100 @@ package dispatch
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// pace keeps moving averages of how long a worker spends on a job and how
-// long a claim takes, so that claims can be sized to the rate jobs are
-// worked off (claimSize).
+// pace measures how fast the workers take jobs and how long a claim takes,
+// so that claims can be sized to what the workers work off (claimSize).
+//
+// It measures the rate of takes, not the average time a job takes: with
+// fast and slow destinations side by side, an average of durations is
+// dominated by the slow ones and would shrink every claim, while the rate
+// is what the fast ones make it.
 type pace struct {
-	perJob atomic.Int64 // nanoseconds
-	claim  atomic.Int64 // nanoseconds
+	taken atomic.Int64 // jobs taken by workers, ever
+	claim atomic.Int64 // moving average of a claim's duration, nanoseconds
+
+	mu         sync.Mutex
+	lastAt     time.Time // when the last claim was sized
+	lastTaken  int64     // taken at that moment
+	perSecond  float64   // moving average of the take rate
+	haveSample bool
 }
 
 // paceWeight is the weight of the newest sample: 1/8, a window of a few
-// dozen jobs or claims, so the size follows a destination that slows down
-// within a second or so without jumping at every outlier.
+// dozen claims, so the size follows a change of pace within a second or
+// so without jumping at every outlier.
 const paceWeight = 8
 
-func (p *pace) jobTook(d time.Duration)   { observe(&p.perJob, d) }
-func (p *pace) claimTook(d time.Duration) { observe(&p.claim, d) }
+func (p *pace) jobTaken() { p.taken.Add(1) }
 
-func observe(avg *atomic.Int64, d time.Duration) {
+func (p *pace) claimTook(d time.Duration) {
 	sample := max(int64(d), 1)
 	for {
-		old := avg.Load()
+		old := p.claim.Load()
 		next := sample
 		if old != 0 {
 			next = old + (sample-old)/paceWeight
 		}
-		if avg.CompareAndSwap(old, next) {
+		if p.claim.CompareAndSwap(old, next) {
 			return
 		}
 	}
 }
 
-// claimSize is how many jobs the next claim asks for: what the workers
-// work off in two claim round trips (two claims overlap), at least one
-// and at most the claim batch. With fast destinations that is the whole
+// estimate is the size the next claim would get, measuring nothing.
+func (p *pace) estimate(batch int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.haveSample {
+		return batch
+	}
+	return claimSize(batch, p.perSecond, time.Duration(p.claim.Load()))
+}
+
+// claimSize sizes the claim about to start at now: the take rate since the
+// previous claim was sized joins the moving average first.
+func (p *pace) claimSize(batch int, now time.Time) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	taken := p.taken.Load()
+	if elapsed := now.Sub(p.lastAt); !p.lastAt.IsZero() && elapsed > 0 {
+		rate := float64(taken-p.lastTaken) / elapsed.Seconds()
+		if p.haveSample {
+			p.perSecond += (rate - p.perSecond) / paceWeight
+		} else {
+			p.perSecond, p.haveSample = rate, true
+		}
+	}
+	p.lastAt, p.lastTaken = now, taken
+	if !p.haveSample {
+		return batch
+	}
+	return claimSize(batch, p.perSecond, time.Duration(p.claim.Load()))
+}
+
+// claimSize is how many jobs a claim asks for: what the workers take in
+// four claim round trips at perSecond (two claims overlap, and the margin
+// keeps a claim from landing on an empty queue when claims slow down), at
+// least one and at most the claim batch. With fast destinations that is the whole
 // batch, so the round trip is paid per batch. With slow ones it is a job
 // or a few, so the local queue stays shallow: a claimed job waits behind
 // about one job per worker, and a quiet tenant's new job is claimed as
-// soon as a worker frees instead of after a batch of a noisy tenant's
-// slow jobs. Before any measurement it is the batch.
-func claimSize(batch, workers int, perJob, claim time.Duration) int {
-	if perJob <= 0 || claim <= 0 {
+// soon as a worker frees instead of after a batch of a noisy tenant's slow
+// jobs. When supply, not the workers, limits the rate (after an idle spell)
+// each claim's jobs are taken within the next round trip, so the size
+// grows claim by claim back to the batch. Before any measurement it is
+// the batch.
+func claimSize(batch int, perSecond float64, claim time.Duration) int {
+	if claim <= 0 {
 		return batch
 	}
-	n := math.Ceil(2 * float64(workers) * float64(claim) / float64(perJob))
+	n := math.Ceil(4 * perSecond * claim.Seconds())
 	if n >= float64(batch) {
 		return batch
 	}
 	return max(int(n), 1)
-}
-
-func (p *pace) claimSize(batch, workers int) int {
-	return claimSize(batch, workers, time.Duration(p.perJob.Load()), time.Duration(p.claim.Load()))
 }

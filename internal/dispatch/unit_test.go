@@ -402,37 +402,69 @@ func TestFairQueueWakesEveryWaitingWorker(t *testing.T) {
 }
 
 func TestClaimSizeFollowsThePace(t *testing.T) {
-	const batch, workers = 16, 8
+	const batch = 16
 	cases := []struct {
-		name          string
-		perJob, claim time.Duration
-		want          int
+		name      string
+		perSecond float64
+		claim     time.Duration
+		want      int
 	}{
-		{name: "nothing measured yet: the batch", want: batch},
-		{name: "fast destinations: the batch", perJob: 300 * time.Microsecond, claim: 1500 * time.Microsecond, want: batch},
-		{name: "two claims' worth of 10ms jobs", perJob: 10 * time.Millisecond, claim: 2 * time.Millisecond, want: 4},
-		{name: "slow destinations: one job", perJob: time.Second, claim: 2 * time.Millisecond, want: 1},
-		{name: "a claim slower than the batch takes: the batch", perJob: time.Millisecond, claim: time.Second, want: batch},
+		{name: "no claim measured yet: the batch", perSecond: 100, want: batch},
+		{name: "fast destinations: the batch", perSecond: 8000, claim: 1500 * time.Microsecond, want: batch},
+		{name: "four claims' worth at 1,000 jobs/s", perSecond: 1000, claim: 2 * time.Millisecond, want: 8},
+		{name: "slow destinations: one job", perSecond: 20, claim: 2 * time.Millisecond, want: 1},
+		{name: "idle: one job", perSecond: 0, claim: 2 * time.Millisecond, want: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := claimSize(batch, workers, tc.perJob, tc.claim); got != tc.want {
-				t.Errorf("claimSize(%v per job, %v per claim) = %d, want %d", tc.perJob, tc.claim, got, tc.want)
+			if got := claimSize(batch, tc.perSecond, tc.claim); got != tc.want {
+				t.Errorf("claimSize(%v/s, %v per claim) = %d, want %d", tc.perSecond, tc.claim, got, tc.want)
 			}
 		})
 	}
 }
 
-func TestPaceAveragesTowardsNewSamples(t *testing.T) {
+// The pace follows what the workers take: one slow destination beside
+// fast ones does not shrink the claims, an idle spell does, and a busy
+// spell after it grows them back to the batch within a few claims.
+func TestPaceMeasuresTheTakeRate(t *testing.T) {
+	const batch = 16
 	var p pace
-	p.jobTook(8 * time.Millisecond)
-	if got := time.Duration(p.perJob.Load()); got != 8*time.Millisecond {
-		t.Fatalf("first sample gives %v, want it as is", got)
+	p.claimTook(2 * time.Millisecond)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if got := p.claimSize(batch, now); got != batch {
+		t.Fatalf("first claim = %d, want the batch", got)
 	}
-	for range 100 {
-		p.jobTook(time.Second)
+	// 10ms between claims: fast destinations take 80 jobs, a slow one 1.
+	for range 20 {
+		for range 81 {
+			p.jobTaken()
+		}
+		now = now.Add(10 * time.Millisecond)
+		p.claimSize(batch, now)
 	}
-	if got := time.Duration(p.perJob.Load()); got < 900*time.Millisecond || got > time.Second {
-		t.Errorf("after 100 slow jobs the average is %v, want close to 1s", got)
+	if got := p.estimate(batch); got != batch {
+		t.Errorf("fast beside slow: claims of %d, want the batch", got)
 	}
+	// Idle: claims every 250ms take nothing.
+	for range 40 {
+		now = now.Add(250 * time.Millisecond)
+		p.claimSize(batch, now)
+	}
+	if got := p.estimate(batch); got != 1 {
+		t.Errorf("idle: claims of %d, want 1", got)
+	}
+	// Busy again: each claim's jobs are taken before the next (2ms apart).
+	claims := 0
+	for size := p.claimSize(batch, now); size < batch; claims++ {
+		if claims > 40 {
+			t.Fatalf("claims still of %d after %d busy claims", size, claims)
+		}
+		for range size {
+			p.jobTaken()
+		}
+		now = now.Add(time.Millisecond)
+		size = p.claimSize(batch, now)
+	}
+	t.Logf("back to the batch after %d claims", claims)
 }
