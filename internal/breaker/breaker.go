@@ -182,11 +182,10 @@ func (s *Set) Report(permit Permit, success bool, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	b := s.breakers[permit.key]
-	if b == nil || permit.phase == 0 || b.phase != permit.phase {
+	b := s.granted(permit, now)
+	if b == nil {
 		return
 	}
-	b.lastUsed = now
 
 	switch {
 	case b.state == Closed && success:
@@ -214,14 +213,20 @@ func (s *Set) Report(permit Permit, success bool, now time.Time) {
 func (s *Set) Release(permit Permit, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := s.breakers[permit.key]
-	if b == nil || permit.phase == 0 || b.phase != permit.phase {
-		return
-	}
-	b.lastUsed = now
-	if b.state == HalfOpen {
+	if b := s.granted(permit, now); b != nil && b.state == HalfOpen {
 		b.until = now
 	}
+}
+
+// granted is the breaker permit was granted by, marked used at now, or nil
+// when the permit is stale or the zero Permit. Call it with s.mu held.
+func (s *Set) granted(permit Permit, now time.Time) *breaker {
+	b := s.breakers[permit.key]
+	if b == nil || permit.phase == 0 || b.phase != permit.phase {
+		return nil
+	}
+	b.lastUsed = now
+	return b
 }
 
 // State is key's current state. An open breaker whose cool-down has ended

@@ -53,24 +53,11 @@ func (r *dialRecorder) cut() {
 // openTestSink parses and opens a sink on the test broker.
 func openTestSink(t *testing.T, typ *Type, exchange string, routingKey *string) *rabbitSink {
 	t.Helper()
-	obj := map[string]any{"type": Name, "url": rabbittest.URL(), "exchange": exchange}
+	obj := map[string]any{"url": rabbittest.URL(), "exchange": exchange}
 	if routingKey != nil {
 		obj["routing_key"] = *routingKey
 	}
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := typ.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := typ.Open(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s.(*rabbitSink)
+	return sinktest.Open(t, typ, obj).(*rabbitSink)
 }
 
 func testDelivery(eventKey string) sink.Delivery {

@@ -2,7 +2,6 @@ package rabbitmq_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
+	"github.com/hubctl/hubctl/internal/sink/sinktest"
 	"github.com/hubctl/hubctl/internal/testutil/rabbitnode"
 )
 
@@ -90,19 +90,7 @@ func TestDeliveriesSurviveBrokerRestart(t *testing.T) {
 			return conn, err
 		},
 	})
-	raw, err := json.Marshal(map[string]string{"type": rabbitmq.Name, "url": node.URL(), "exchange": exchange})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := typ.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := typ.Open(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := sinktest.Open(t, typ, map[string]any{"url": node.URL(), "exchange": exchange})
 
 	eventIDs := make([]string, events)
 	for i := range eventIDs {
