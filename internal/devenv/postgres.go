@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hubctl/hubctl/internal/childproc"
+	"github.com/hubctl/hubctl/internal/freeport"
 )
 
 // PostgresOptions configure StartPostgres. The zero value starts a temporary
@@ -225,21 +226,14 @@ func createDatabase(ctx context.Context, adminDSN, name string) error {
 	return nil
 }
 
-// freePort asks the kernel for a free port on 127.0.0.1. It never returns
+// freePort picks a free port on 127.0.0.1 (freeport). It never returns
 // 5432, where a system server may start later.
 func freePort() (int, error) {
-	for range 3 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, fmt.Errorf("find a free port: %w", err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
-		if port != 5432 {
-			return port, nil
-		}
+	ports, err := freeport.Pick(1, 5432)
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
 	}
-	return 0, errors.New("find a free port: the kernel keeps offering 5432")
+	return ports[0], nil
 }
 
 // makeRunDir creates the server's runtime directory: short, so the socket

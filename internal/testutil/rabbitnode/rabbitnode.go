@@ -60,6 +60,8 @@ import (
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/hubctl/hubctl/internal/freeport"
 )
 
 // EnvServer names the rabbitmq-server script to run instead of the
@@ -297,7 +299,7 @@ func (n *Node) firstStart() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.stopEpmdLocked()
-	ports, err := pickPorts(3)
+	ports, err := freeport.Pick(3)
 	if err != nil {
 		return err
 	}
