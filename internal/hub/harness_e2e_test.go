@@ -3,14 +3,15 @@ package hub_test
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -242,15 +243,15 @@ func readyz(base string) int {
 	return resp.StatusCode
 }
 
-// freeAddr is a loopback address with a port nobody listens on now.
+// freeAddr is a loopback address with a port nobody listens on now,
+// outside the range outgoing connections take theirs from (freeport).
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freeport.Pick(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return "127.0.0.1:" + strconv.Itoa(ports[0])
 }
 
 // subscription is a create body for the tenant's subscriptions to
