@@ -3,17 +3,18 @@ package dispatch
 import (
 	"context"
 	"slices"
+	"sort"
 	"sync"
 )
 
 // fairQueue holds claimed jobs until a worker takes them. Workers take the
-// tenants' jobs in turn, each tenant's in claim order, so the interleaving
+// tenants' jobs in turn, each tenant's in event order, so the interleaving
 // the claim gave tenants holds up to the attempt: a quiet tenant's job
 // claimed behind a noisy tenant's backlog is taken by the next free worker,
 // not after every job queued before it.
 type fairQueue struct {
 	mu      sync.Mutex
-	jobs    map[string][]queuedJob // by tenant, oldest first
+	jobs    map[string][]queuedJob // by tenant, in event (seq) order
 	turns   []string               // tenants with queued jobs, in turn order
 	next    int                    // index in turns of the tenant to serve next
 	queued  int
@@ -38,7 +39,13 @@ func (q *fairQueue) push(jobs ...queuedJob) {
 			q.turns = slices.Insert(q.turns, newcomers, job.TenantID)
 			newcomers++
 		}
-		q.jobs[job.TenantID] = append(q.jobs[job.TenantID], job)
+		// Each tenant's jobs wait in event order (SPEC §1.5: first
+		// attempts start in seq order). Two claims in flight can land in
+		// either order; the later one's jobs still queued behind an
+		// earlier event's are put back behind it.
+		pending := q.jobs[job.TenantID]
+		at := sort.Search(len(pending), func(i int) bool { return pending[i].Event.Seq > job.Event.Seq })
+		q.jobs[job.TenantID] = slices.Insert(pending, at, job)
 	}
 	q.queued += len(jobs)
 	q.mu.Unlock()

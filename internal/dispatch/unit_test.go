@@ -357,6 +357,19 @@ func TestFairQueueServesTenantsInTurn(t *testing.T) {
 		t.Errorf("%d jobs left, want none", n)
 	}
 
+	// A claim that lands after a later one still goes first: each
+	// tenant's jobs wait in event order.
+	seqJob := func(tenant string, seq int64) queuedJob {
+		j := job(tenant, int(seq))
+		j.Event.Seq = seq
+		return j
+	}
+	q.push(seqJob("d", 5), seqJob("d", 6))
+	q.push(seqJob("d", 1), seqJob("d", 2))
+	if got, want := taken(4), []string{"d1", "d2", "d5", "d6"}; !slices.Equal(got, want) {
+		t.Errorf("took %v, want %v", got, want)
+	}
+
 	// drain empties the queue whatever the turn.
 	q.push(job("a", 5), job("b", 3), job("a", 6))
 	if got := q.drain(); len(got) != 3 || q.len() != 0 {
