@@ -444,9 +444,11 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // job's update takes its row lock and numbers the attempt from
 // recorded_attempts, so numbers stay dense and ordered whichever process
 // records them, without a separate lock or a max() over the job's attempts.
-// The attempts are then inserted with their numbers. j.id = ANY($2) lets
-// the planner find the jobs by key; joined only with the unnested rows, it
-// hashed every in-flight job instead.
+// The attempts are then inserted with their numbers. late looks only at
+// the attempts owned did not take, none in the common case, so the jobs
+// are not looked up a second time. j.id = ANY($2) lets the planner find
+// the jobs by key; joined only with the unnested rows, it hashed every
+// in-flight job instead.
 const recordSuccesses = `
 WITH u AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
@@ -463,8 +465,8 @@ owned AS (
 ),
 late AS (
     UPDATE delivery_jobs j SET recorded_attempts = j.recorded_attempts + 1
-    FROM u
-    WHERE j.id = ANY($2) AND j.id = u.job_id AND NOT (j.state = 'in_flight' AND j.lease_owner IS NOT DISTINCT FROM u.owner)
+    FROM (SELECT * FROM u WHERE u.job_id NOT IN (SELECT id FROM owned)) u
+    WHERE j.id = u.job_id AND NOT (j.state = 'in_flight' AND j.lease_owner IS NOT DISTINCT FROM u.owner)
     RETURNING j.id, j.recorded_attempts
 ),
 numbered AS (
