@@ -145,7 +145,7 @@ var registry = []Setting{
 	setting("DISPATCH_WORKERS", "8",
 		"Delivery workers per process.",
 		intBetween(1, 1024, func(c *Config) *int { return &c.Dispatch.Workers })),
-	setting("DISPATCH_CLAIM_BATCH", "16",
+	setting("DISPATCH_CLAIM_BATCH", "64",
 		"Delivery jobs claimed per database round trip.",
 		intBetween(1, 1000, func(c *Config) *int { return &c.Dispatch.ClaimBatch })),
 	setting("DISPATCH_IDLE_INTERVAL", "250ms",

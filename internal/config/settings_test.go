@@ -47,7 +47,7 @@ func TestDefaultsMatchSpec(t *testing.T) {
 		{"STREAMING_HUB_MAX_EVENT_BYTES", cfg.Ingest.MaxEventBytes, 1 << 20},
 		{"STREAMING_HUB_ROSTER_REFRESH", cfg.Ingest.RosterRefresh, 5 * time.Second},
 		{"STREAMING_HUB_DISPATCH_WORKERS", cfg.Dispatch.Workers, 8},
-		{"STREAMING_HUB_DISPATCH_CLAIM_BATCH", cfg.Dispatch.ClaimBatch, 16},
+		{"STREAMING_HUB_DISPATCH_CLAIM_BATCH", cfg.Dispatch.ClaimBatch, 64},
 		{"STREAMING_HUB_DISPATCH_IDLE_INTERVAL", cfg.Dispatch.IdleInterval, 250 * time.Millisecond},
 		{"STREAMING_HUB_POISON_THRESHOLD", cfg.Dispatch.PoisonThreshold, 5},
 		{"STREAMING_HUB_BREAKER_FAILURES", cfg.Breaker.Failures, 5},

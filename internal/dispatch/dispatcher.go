@@ -28,7 +28,7 @@ const (
 	DefaultDrainTimeout = 30 * time.Second
 
 	defaultWorkers         = 8
-	defaultClaimBatch      = 16
+	defaultClaimBatch      = 64
 	defaultIdleInterval    = 250 * time.Millisecond
 	defaultPoisonThreshold = 5
 
