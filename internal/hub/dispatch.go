@@ -25,6 +25,8 @@ func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscription
 		Logger:        log,
 		Registerer:    reg,
 		Owner:         owner,
+		Tracing:       tracer,
+		TenantLimit:   cfg.MetricsTenantLimit,
 		DrainTimeout:  cfg.ShutdownTimeout,
 	})
 }

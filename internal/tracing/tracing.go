@@ -7,15 +7,12 @@ package tracing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -63,20 +60,27 @@ func Setup(ctx context.Context, getenv func(string) string, version string) (*Tr
 	if err := checkExporter(getenv); err != nil {
 		return nil, err
 	}
-	exporter, err := otlptracehttp.New(ctx)
+	exporterOpts, err := exporterOptions(getenv)
 	if err != nil {
-		return nil, fmt.Errorf("tracing: OTLP exporter from OTEL_EXPORTER_OTLP_*: %w", err)
+		return nil, err
 	}
-	res, err := resource.New(ctx,
-		resource.WithAttributes(semconv.ServiceName(ServiceName), semconv.ServiceVersion(version)),
-		// Later options win: the environment overrides the defaults above.
-		resource.WithFromEnv(),
-		resource.WithTelemetrySDK(),
-	)
-	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
-		return nil, fmt.Errorf("tracing: resource from OTEL_RESOURCE_ATTRIBUTES/OTEL_SERVICE_NAME: %w", err)
+	exporter, err := otlptracehttp.New(ctx, exporterOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)
 	}
-	return New(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)), nil
+	res, err := newResource(getenv, version)
+	if err != nil {
+		return nil, err
+	}
+	sample, err := sampler(getenv)
+	if err != nil {
+		return nil, err
+	}
+	batching, err := batchOptions(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return New(sdktrace.WithBatcher(exporter, batching...), sdktrace.WithResource(res), sdktrace.WithSampler(sample)), nil
 }
 
 // New builds a Tracing from tracer provider options: Setup's own, or a
