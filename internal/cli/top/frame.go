@@ -26,6 +26,9 @@ type Snapshot struct {
 	// Breakers are the open and half-open breakers, when the source knows
 	// them by destination (the database); else only the count in Stats.
 	Breakers []Breaker
+	// Fleet is true when the source lists the running instances (the
+	// database), so that none running is worth saying.
+	Fleet bool
 }
 
 // Instance is one running hub.
@@ -50,6 +53,7 @@ type Frame struct {
 	Interval time.Duration // between the two readings rates come from; 0 for the first
 
 	Instances []Instance
+	Fleet     bool
 
 	IngestRate   map[string]float64 // records/s by verdict
 	DeliveryRate map[string]float64 // attempts/s by outcome
@@ -67,7 +71,7 @@ type Frame struct {
 // zero Snapshot (no rates yet).
 func NewFrame(source string, prev, cur Snapshot) Frame {
 	f := Frame{
-		Source: source, At: cur.At.At, Instances: cur.Instances,
+		Source: source, At: cur.At.At, Instances: cur.Instances, Fleet: cur.Fleet,
 		IngestRate: map[string]float64{}, DeliveryRate: map[string]float64{},
 		LatencyP50: math.NaN(), LatencyP99: math.NaN(),
 		Backlog: cur.At.Stats.Backlog, BreakersOpen: cur.At.Stats.BreakersOpen, Breakers: cur.Breakers,
@@ -130,7 +134,13 @@ func Render(f Frame, r *lipgloss.Renderer, width int) string {
 		for _, in := range f.Instances {
 			roles[in.Role]++
 		}
-		line(s.dim.Render(fmt.Sprintf("%d instances (%s)", len(f.Instances), countList(roles))))
+		noun := "instances"
+		if len(f.Instances) == 1 {
+			noun = "instance"
+		}
+		line(s.dim.Render(fmt.Sprintf("%d %s (%s)", len(f.Instances), noun, countList(roles))))
+	} else if f.Fleet {
+		line(s.warn.Render("no hub has reported to this database in the last " + observe.StaleAfter.String()))
 	}
 	line("")
 
