@@ -104,8 +104,12 @@ ON CONFLICT (owner) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, stats = 
 		for i, b := range breakers {
 			tenants[i], dests[i], states[i], until[i] = b.TenantID, b.Destination, b.State, b.OpenUntil
 		}
+		// Two statements: in one, the insert would not see the delete and
+		// conflict with the rows it replaces.
+		if _, err := tx.Exec(ctx, `DELETE FROM breaker_states WHERE owner = $1`, in.Owner); err != nil {
+			return fmt.Errorf("record the breakers: %w", err)
+		}
 		if _, err := tx.Exec(ctx, `
-WITH gone AS (DELETE FROM breaker_states WHERE owner = @owner)
 INSERT INTO breaker_states (owner, tenant_id, destination, state, open_until)
 SELECT @owner, t, d, s, u FROM unnest(@tenants::text[], @dests::text[], @states::text[], @until::timestamptz[]) AS b (t, d, s, u)`,
 			pgx.NamedArgs{"owner": in.Owner, "tenants": tenants, "dests": dests, "states": states, "until": until}); err != nil {

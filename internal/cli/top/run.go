@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
+	"github.com/hubctl/hubctl/internal/observe"
 )
 
 // ANSI sequences of the live view: the alternate screen keeps the user's
@@ -64,6 +65,16 @@ func runOnce(ctx context.Context, opts RunOptions, renderer *lipgloss.Renderer) 
 	second, err := opts.Source.Read(ctx)
 	if err != nil {
 		return err
+	}
+	// Heartbeats come every few seconds: until a newer one arrives the two
+	// readings are the same and there is no rate to show.
+	for deadline := time.Now().Add(observe.StaleAfter); !second.At.At.After(first.At.At) && time.Now().Before(deadline); {
+		if !sleep(ctx, min(opts.Interval, time.Second)) {
+			return ctx.Err()
+		}
+		if second, err = opts.Source.Read(ctx); err != nil {
+			return err
+		}
 	}
 	_, err = io.WriteString(opts.IO.Out, Render(NewFrame(opts.Source.Name(), first, second), renderer, width(opts.IO.Out)))
 	return err

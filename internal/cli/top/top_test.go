@@ -76,6 +76,9 @@ func TestDatabaseSourceSeesEveryInstance(t *testing.T) {
 	})
 	heartbeat(t, st, "hub-b", "delivery", observe.Stats{Deliveries: map[string]float64{"succeeded": 40, "failed": 5}},
 		store.BreakerState{TenantID: "acme", Destination: dest, State: "open", OpenUntil: time.Now().Add(time.Minute)})
+	heartbeat(t, st, "hub-c", "delivery", observe.Stats{Deliveries: map[string]float64{"succeeded": 2}},
+		store.BreakerState{TenantID: "acme", Destination: dest, State: "open", OpenUntil: time.Now().Add(time.Minute)})
+	// The next heartbeat replaces the instance's stats and breakers.
 	heartbeat(t, st, "hub-c", "delivery", observe.Stats{Deliveries: map[string]float64{"succeeded": 10}},
 		store.BreakerState{TenantID: "acme", Destination: dest, State: "half_open", OpenUntil: time.Now().Add(2 * time.Minute)})
 	// An instance whose heartbeat stopped is not counted, nor its breakers.
@@ -147,12 +150,34 @@ func TestOnceFromTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	heartbeat(t, st, "hub-a", "all", observe.Stats{Ingest: map[string]float64{"accept": 5}})
+	// A running hub heartbeats on; --once waits for a newer heartbeat than
+	// its first reading so that its rates are real.
+	beats := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for accepted := 5.0; ; accepted += 10 {
+			raw, _ := json.Marshal(observe.Stats{Ingest: map[string]float64{"accept": accepted}})
+			now := time.Now()
+			in := store.Instance{Owner: "hub-a", Role: "all", Version: "test", StartedAt: now, HeartbeatAt: now, Stats: raw}
+			if err := st.Heartbeat(context.Background(), in, nil, observe.StaleAfter); err != nil {
+				t.Errorf("heartbeat: %v", err)
+				return
+			}
+			select {
+			case <-beats:
+				return
+			case <-time.After(300 * time.Millisecond):
+			}
+		}
+	}()
 	res := clitest.Run(t, clitest.Database(dsn), "top", "--once", "--interval", "200ms")
+	close(beats)
+	<-done
 	if res.Code != 0 {
 		t.Fatalf("top --once exited %d: %s", res.Code, res.Stderr)
 	}
-	for _, want := range []string{"hubctl top — database (all instances)", "1 instance (all 1)", "Backlog by tenant", "nothing queued", "Kafka consumer lag"} {
+	for _, want := range []string{"hubctl top — database (all instances)", "1 instance (all 1)", "Backlog by tenant", "nothing queued", "Kafka consumer lag", "accepted "} {
 		if !strings.Contains(res.Stdout, want) {
 			t.Errorf("frame lacks %q:\n%s", want, res.Stdout)
 		}
