@@ -97,23 +97,24 @@ func runLive(ctx context.Context, opts RunOptions, renderer *lipgloss.Renderer) 
 	fmt.Fprint(out, enterAltScreen)
 	defer fmt.Fprint(out, leaveAltScreen)
 
-	var prev Snapshot
+	// older and newer are the two latest distinct readings rates come
+	// from; a source whose counters move less often than the view redraws
+	// (heartbeats) keeps its last rates between them.
+	var older, newer Snapshot
 	var lastErr string
 	for {
 		cur, err := opts.Source.Read(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
-		var frame string
 		if err != nil {
 			// Keep the last good reading; say why this one is missing.
 			lastErr = err.Error()
-			frame = Render(NewFrame(opts.Source.Name(), Snapshot{}, prev), renderer, width(out))
 		} else {
 			lastErr = ""
-			frame = Render(NewFrame(opts.Source.Name(), prev, cur), renderer, width(out))
-			prev = cur
+			older, newer = advance(older, newer, cur)
 		}
+		frame := Render(NewFrame(opts.Source.Name(), older, newer), renderer, width(out))
 		footer := "q quits · refresh " + opts.Interval.String()
 		if lastErr != "" {
 			footer = "reading failed: " + lastErr + " · " + footer
@@ -123,6 +124,20 @@ func runLive(ctx context.Context, opts RunOptions, renderer *lipgloss.Renderer) 
 			return nil
 		}
 	}
+}
+
+// advance moves the pair of readings on by cur: a newer reading shifts
+// them; one no newer than the last keeps the counters (and so the rates)
+// but brings what it reads live (backlog, breakers, instances).
+func advance(older, newer, cur Snapshot) (Snapshot, Snapshot) {
+	if newer.At.At.IsZero() || cur.At.At.After(newer.At.At) {
+		return newer, cur
+	}
+	live := newer
+	live.Instances, live.Breakers, live.Fleet = cur.Instances, cur.Breakers, cur.Fleet
+	live.At.Stats.Backlog, live.At.Stats.BreakersOpen = cur.At.Stats.Backlog, cur.At.Stats.BreakersOpen
+	live.At.Stats.AutoDisabled, live.At.Stats.Lag = cur.At.Stats.AutoDisabled, cur.At.Stats.Lag
+	return older, live
 }
 
 // draw writes a frame over the previous one.
