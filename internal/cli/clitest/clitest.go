@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hubctl/hubctl/internal/cli"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
@@ -137,4 +139,18 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// Exec runs one command on its own (a verb built with a runF seam) with args
+// and buffer streams, returning cobra's error: flag parsing and validation as
+// the command does them, without the root, a hub or a database.
+func Exec(t testing.TB, cmd *cobra.Command, args ...string) error {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetIn(&bytes.Buffer{})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.ExecuteContext(t.Context())
 }

@@ -396,7 +396,7 @@ webhook.`,
 			}
 			err = output.New(f.IOStreams, fm).Print(rotation, func(t *output.TableWriter) {
 				t.Header("signing secret", "previous secret expires")
-				t.Row(rotation.SigningSecret, formatOptionalTime(rotation.PreviousSecretExpiresAt))
+				t.Row(rotation.SigningSecret, output.OptionalTime(rotation.PreviousSecretExpiresAt))
 			})
 			if err != nil {
 				return err
