@@ -154,3 +154,10 @@ func Exec(t testing.TB, cmd *cobra.Command, args ...string) error {
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	return cmd.ExecuteContext(t.Context())
 }
+
+// Factory is a factory over buffer streams with env as the whole
+// environment, for commands built with a runF seam and run with Exec.
+func Factory(env map[string]string) (f *cmdutil.Factory, stdin, stdout, stderr *bytes.Buffer) {
+	ios, in, out, errOut := iostreams.Test()
+	return newFactory(ios, env), in, out, errOut
+}

@@ -7,15 +7,14 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
 	"github.com/hubctl/hubctl/internal/service"
 )
 
 func testFactory() *cmdutil.Factory {
-	ios, _, _, _ := iostreams.Test()
-	return &cmdutil.Factory{IOStreams: ios, LookupEnv: func(string) (string, bool) { return "", false }}
+	f, _, _, _ := clitest.Factory(nil)
+	return f
 }
 
 func TestListParsesItsFlagsWithoutAHub(t *testing.T) {
