@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/hubctl/hubctl/internal/cli"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
 )
 
@@ -117,10 +116,7 @@ func (p *Process) Stop(timeout time.Duration) int {
 // newFactory builds a factory over ios whose environment is env alone, so the
 // machine running the tests cannot leak settings into them.
 func newFactory(ios *iostreams.IOStreams, env map[string]string) *cmdutil.Factory {
-	return &cmdutil.Factory{IOStreams: ios, LookupEnv: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}}
+	return cmdtest.FactoryOver(ios, env)
 }
 
 // syncBuffer lets a test read what a running command is still writing.
@@ -139,25 +135,4 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// Exec runs one command on its own (a verb built with a runF seam) with args
-// and buffer streams, returning cobra's error: flag parsing and validation as
-// the command does them, without the root, a hub or a database.
-func Exec(t testing.TB, cmd *cobra.Command, args ...string) error {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SetIn(&bytes.Buffer{})
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	return cmd.ExecuteContext(t.Context())
-}
-
-// Factory is a factory over buffer streams with env as the whole
-// environment, for commands built with a runF seam and run with Exec.
-func Factory(env map[string]string) (f *cmdutil.Factory, stdin, stdout, stderr *bytes.Buffer) {
-	ios, in, out, errOut := iostreams.Test()
-	return newFactory(ios, env), in, out, errOut
 }

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/dlq"
 	"github.com/hubctl/hubctl/internal/service"
 )
 
 func TestListRepeatsItsSelectionInTheNextPageHint(t *testing.T) {
-	f, _, _, _ := clitest.Factory(nil)
+	f, _, _, _ := cmdtest.Factory(nil)
 	var got *dlq.ListOptions
 	cmd := dlq.NewCmdList(f, func(o *dlq.ListOptions) error { got = o; return nil })
-	err := clitest.Exec(t, cmd, "--reason", "exhausted", "--since", "2026-12-01T00:00:00Z", "--limit", "3", "--cursor", "c")
+	err := cmdtest.Exec(t, f, cmd, "--reason", "exhausted", "--since", "2026-12-01T00:00:00Z", "--limit", "3", "--cursor", "c")
 	if err != nil || got == nil {
 		t.Fatalf("err %v, ran %v", err, got != nil)
 	}
@@ -33,7 +33,7 @@ func TestListRepeatsItsSelectionInTheNextPageHint(t *testing.T) {
 	if strings.Contains(got.Next, "--cursor") {
 		t.Errorf("next-page hint %q repeats the cursor", got.Next)
 	}
-	if err := clitest.Exec(t, dlq.NewCmdList(f, func(*dlq.ListOptions) error { t.Error("ran"); return nil }), "--limit", "100000"); err == nil {
+	if err := cmdtest.Exec(t, f, dlq.NewCmdList(f, func(*dlq.ListOptions) error { t.Error("ran"); return nil }), "--limit", "100000"); err == nil {
 		t.Error("--limit 100000 accepted")
 	}
 }
@@ -49,9 +49,9 @@ func TestReplayParsesItsSelection(t *testing.T) {
 		{args: []string{"--reason", "poison", "--yes", "-o", "yaml"},
 			want: dlq.ReplayOptions{Filter: service.DeadLetterFilter{Reason: "poison"}, Yes: true, Format: "yaml"}},
 	} {
-		f, _, _, _ := clitest.Factory(nil)
+		f, _, _, _ := cmdtest.Factory(nil)
 		var got *dlq.ReplayOptions
-		if err := clitest.Exec(t, dlq.NewCmdReplay(f, func(o *dlq.ReplayOptions) error { got = o; return nil }), tc.args...); err != nil || got == nil {
+		if err := cmdtest.Exec(t, f, dlq.NewCmdReplay(f, func(o *dlq.ReplayOptions) error { got = o; return nil }), tc.args...); err != nil || got == nil {
 			t.Fatalf("%q: err %v, ran %v", tc.args, err, got != nil)
 		}
 		tc.want.Factory = f

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
 	"github.com/hubctl/hubctl/internal/service"
 )
 
 func testFactory() *cmdutil.Factory {
-	f, _, _, _ := clitest.Factory(nil)
+	f, _, _, _ := cmdtest.Factory(nil)
 	return f
 }
 
@@ -32,7 +32,7 @@ func TestListParsesItsFlagsWithoutAHub(t *testing.T) {
 	} {
 		var got *tenants.ListOptions
 		f := testFactory()
-		err := clitest.Exec(t, tenants.NewCmdList(f, func(o *tenants.ListOptions) error { got = o; return nil }), tc.args...)
+		err := cmdtest.Exec(t, f, tenants.NewCmdList(f, func(o *tenants.ListOptions) error { got = o; return nil }), tc.args...)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || got != nil {
 				t.Errorf("%q: err %v, ran %v; want an error with %q and no run", tc.args, err, got != nil, tc.wantErr)
@@ -57,13 +57,13 @@ func TestOneTenantVerbsCheckTheIDBeforeReachingTheHub(t *testing.T) {
 	seam := func(ran *bool) { *ran = true }
 	verbs := []verb{
 		{"create", func(f *cmdutil.Factory, ran *bool, args ...string) error {
-			return clitest.Exec(t, tenants.NewCmdCreate(f, func(*tenants.CreateOptions) error { seam(ran); return nil }), args...)
+			return cmdtest.Exec(t, f, tenants.NewCmdCreate(f, func(*tenants.CreateOptions) error { seam(ran); return nil }), args...)
 		}},
 		{"get", func(f *cmdutil.Factory, ran *bool, args ...string) error {
-			return clitest.Exec(t, tenants.NewCmdGet(f, func(*tenants.GetOptions) error { seam(ran); return nil }), args...)
+			return cmdtest.Exec(t, f, tenants.NewCmdGet(f, func(*tenants.GetOptions) error { seam(ran); return nil }), args...)
 		}},
 		{"activate", func(f *cmdutil.Factory, ran *bool, args ...string) error {
-			return clitest.Exec(t, tenants.NewCmdActivate(f, func(o *tenants.StatusOptions) error {
+			return cmdtest.Exec(t, f, tenants.NewCmdActivate(f, func(o *tenants.StatusOptions) error {
 				seam(ran)
 				if o.Status != service.TenantActive || o.ID != "acme" {
 					t.Errorf("activate: options %+v", o)
@@ -72,7 +72,7 @@ func TestOneTenantVerbsCheckTheIDBeforeReachingTheHub(t *testing.T) {
 			}), args...)
 		}},
 		{"deactivate", func(f *cmdutil.Factory, ran *bool, args ...string) error {
-			return clitest.Exec(t, tenants.NewCmdDeactivate(f, func(o *tenants.StatusOptions) error {
+			return cmdtest.Exec(t, f, tenants.NewCmdDeactivate(f, func(o *tenants.StatusOptions) error {
 				seam(ran)
 				if o.Status != service.TenantInactive {
 					t.Errorf("deactivate: options %+v", o)
