@@ -14,11 +14,6 @@ import (
 	"github.com/hubctl/hubctl/internal/match"
 )
 
-// JobsChannel is the PostgreSQL notification channel an ingest transaction
-// signals, at commit, when it created delivery jobs: dispatch workers LISTEN
-// on it to wake without polling. The payload is empty.
-const JobsChannel = "hubctl_jobs"
-
 // ingestLockKey is the transaction-level advisory lock every ingest batch
 // holds from before it inserts events until it commits (see WriteIngestBatch).
 // Its value spells "hubctl" in ASCII; nothing else in the hub takes it.
@@ -174,9 +169,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	queueQuarantine(pipe, b, skipped)
 	pipe.Queue(upsertOffset, b.Group, b.Topic, b.Partition, b.NextOffset)
 	if len(work.jobs) > 0 {
-		// Delivered at commit, and only then: a worker woken by it sees
-		// the jobs.
-		pipe.Queue(`SELECT pg_notify($1, '')`, JobsChannel)
+		queueJobsNotify(pipe)
 	}
 	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return IngestResult{}, fmt.Errorf("write ingest batch %s/%d: %w", b.Topic, b.Partition, err)
@@ -472,14 +465,6 @@ ON CONFLICT (topic, kafka_partition, kafka_offset) DO NOTHING`,
 	}
 }
 
-// upsertOffset never moves the stored offset back; under the ingest lock it
-// only ever moves forward anyway, and GREATEST keeps that true if it did not.
-const upsertOffset = `
-INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (consumer_group, topic, kafka_partition)
-DO UPDATE SET next_offset = GREATEST(kafka_offsets.next_offset, excluded.next_offset), updated_at = now()`
-
 // eventColumns are the events columns ingest writes; received_at takes its
 // default. COPY writes the reserved seq into the identity column (it always
 // overrides GENERATED ALWAYS, like INSERT ... OVERRIDING SYSTEM VALUE).
@@ -565,82 +550,3 @@ func notNull(b []byte) []byte {
 // the process (RFC 9562 §6.2), so new jobs go to the right edge of the
 // primary key's index, the cheapest place to insert.
 func newJobID() [16]byte { return uuid.Must(uuid.NewV7()) }
-
-// LoadOffsets returns the stored next offsets of group for the given
-// partitions; partitions with nothing stored are absent from the result.
-func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[string][]int32) (map[string]map[int32]int64, error) {
-	topics := make([]string, 0, len(partitions))
-	for topic := range partitions {
-		topics = append(topics, topic)
-	}
-	rows, err := s.Pool.Query(ctx, `
-SELECT topic, kafka_partition, next_offset FROM kafka_offsets
-WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
-	if err != nil {
-		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
-	}
-	wanted := make(map[string]map[int32]bool, len(partitions))
-	for topic, parts := range partitions {
-		wanted[topic] = make(map[int32]bool, len(parts))
-		for _, p := range parts {
-			wanted[topic][p] = true
-		}
-	}
-	out := make(map[string]map[int32]int64)
-	var topic string
-	var partition int32
-	var next int64
-	_, err = pgx.ForEachRow(rows, []any{&topic, &partition, &next}, func() error {
-		if !wanted[topic][partition] {
-			return nil
-		}
-		if out[topic] == nil {
-			out[topic] = make(map[int32]int64)
-		}
-		out[topic][partition] = next
-		return nil
-	})
-	if err != nil {
-		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
-	}
-	return out, nil
-}
-
-// ResetOffset overwrites the stored next offset of one partition, also
-// backwards. Ingest uses it when the stored offset lies beyond the
-// partition's end, which means the topic was deleted and recreated: the
-// stored position belongs to a log that no longer exists.
-func (s *Store) ResetOffset(ctx context.Context, group, topic string, partition int32, next int64) error {
-	_, err := s.Pool.Exec(ctx, `
-INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (consumer_group, topic, kafka_partition)
-DO UPDATE SET next_offset = excluded.next_offset, updated_at = now()`, group, topic, partition, next)
-	if err != nil {
-		return classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
-	}
-	return nil
-}
-
-// LoadRoster returns every tenant's status for the ingest roster gate
-// (SPEC §1.4). Tenants that are absent are unknown.
-func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id, status FROM tenants`)
-	if err != nil {
-		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
-	}
-	roster := make(map[string]event.TenantStatus)
-	var id, status string
-	_, err = pgx.ForEachRow(rows, []any{&id, &status}, func() error {
-		if status == "active" {
-			roster[id] = event.TenantActive
-		} else {
-			roster[id] = event.TenantInactive
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
-	}
-	return roster, nil
-}
