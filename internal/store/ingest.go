@@ -156,7 +156,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 
 	res := IngestResult{NextOffset: b.NextOffset, Skipped: skipped}
 	res.Verdicts = finalVerdicts(b.Records[skipped:], inserted)
-	work := matchNewEvents(b.Records, inserted, state.subs)
+	work := deliveryWorkOf(match.RouteNewEvents(newEvents(b.Records, inserted), state.subs))
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
 	if len(work.jobs) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"delivery_jobs"}, jobColumns, pgx.CopyFromRows(work.jobs)); err != nil {
@@ -206,7 +206,7 @@ func firstOfEachEvent(records []IngestRecord) (candidates []int, tenants []strin
 // ingestState is what a batch write reads under the ingest lock.
 type ingestState struct {
 	stored   int64 // the partition's stored next offset; -1 when none
-	subs     map[string][]candidate
+	subs     map[string][]match.Candidate
 	firstSeq int64 // the first of one reserved seq per candidate
 }
 
@@ -363,13 +363,6 @@ func finalVerdicts(records []IngestRecord, inserted map[int64]int64) []event.Ver
 	return out
 }
 
-// candidate is a subscription matching may pick, as loaded for one batch.
-type candidate struct {
-	id   [16]byte
-	pull bool
-	sub  match.Subscription
-}
-
 // selectCandidates narrows by what the partial index subscriptions_matchable
 // covers; match.Matches makes the decision.
 const selectCandidates = `
@@ -378,19 +371,19 @@ FROM subscriptions
 WHERE tenant_id = ANY($1) AND deleted_at IS NULL AND enabled AND verification_state = 'active'
 ORDER BY tenant_id, id`
 
-func scanCandidates(results pgx.BatchResults) (map[string][]candidate, error) {
+func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, error) {
 	rows, err := results.Query()
 	if err != nil {
 		return nil, fmt.Errorf("load subscriptions: %w", err)
 	}
-	subs := make(map[string][]candidate)
-	var c candidate
+	subs := make(map[string][]match.Candidate)
+	var c match.Candidate
 	var sinkType string
-	_, err = pgx.ForEachRow(rows, []any{&c.id, &c.sub.TenantID, &sinkType, &c.sub.Enabled, &c.sub.VerificationState,
-		&c.sub.EventTypes, &c.sub.SchemaMajor, &c.sub.Origin}, func() error {
-		c.pull = sinkType == "pull"
-		subs[c.sub.TenantID] = append(subs[c.sub.TenantID], c)
-		c = candidate{} // EventTypes must not be shared between rows
+	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
+		&c.EventTypes, &c.SchemaMajor, &c.Origin}, func() error {
+		c.Pull = sinkType == "pull"
+		subs[c.TenantID] = append(subs[c.TenantID], c)
+		c = match.Candidate{} // EventTypes must not be shared between rows
 		return nil
 	})
 	if err != nil {
@@ -414,28 +407,35 @@ type deliveryWork struct {
 // across transactions that started in the other order (SPEC §1.5).
 var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq"}
 
-// matchNewEvents decides, for each event the inbox took, which candidate
-// subscriptions want it. Events are visited in offset (and so seq) order, so
-// jobs are created in the order dispatch should first attempt them.
-func matchNewEvents(records []IngestRecord, inserted map[int64]int64, subs map[string][]candidate) deliveryWork {
-	var w deliveryWork
+// newEvents lists the events the inbox took, in offset (and so seq) order,
+// as matching sees them.
+func newEvents(records []IngestRecord, inserted map[int64]int64) []match.NewEvent {
+	events := make([]match.NewEvent, 0, len(inserted))
 	for _, r := range records {
 		seq, isNew := inserted[r.Offset]
 		if !isNew {
 			continue
 		}
-		ev := match.Event{TenantID: r.Event.TenantID, Key: r.Event.Key, SchemaMajor: r.Event.SchemaMajor, Source: r.Event.Source}
-		for _, c := range subs[ev.TenantID] {
-			if !match.Matches(c.sub, ev) {
-				continue
-			}
-			if c.pull {
-				w.pullSubscriptions = append(w.pullSubscriptions, c.id)
-				w.pullSeqs = append(w.pullSeqs, seq)
-				continue
-			}
-			w.jobs = append(w.jobs, []any{newJobID(), ev.TenantID, c.id, seq})
+		events = append(events, match.NewEvent{Seq: seq, Event: match.Event{
+			TenantID: r.Event.TenantID, Key: r.Event.Key, SchemaMajor: r.Event.SchemaMajor, Source: r.Event.Source,
+		}})
+	}
+	return events
+}
+
+// deliveryWorkOf lays matching's routes out for the writes: a new job id
+// per delivery job, in route order.
+func deliveryWorkOf(r match.Routes) deliveryWork {
+	var w deliveryWork
+	if len(r.Jobs) > 0 {
+		w.jobs = make([][]any, len(r.Jobs))
+		for i, j := range r.Jobs {
+			w.jobs[i] = []any{newJobID(), j.TenantID, j.SubscriptionID, j.Seq}
 		}
+	}
+	for _, p := range r.Pull {
+		w.pullSubscriptions = append(w.pullSubscriptions, p.SubscriptionID)
+		w.pullSeqs = append(w.pullSeqs, p.Seq)
 	}
 	return w
 }
