@@ -99,8 +99,10 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 	if req.Limit < 1 || req.Owner == "" {
 		return ClaimResult{}, fmt.Errorf("claim jobs: need an owner and a limit of at least 1 (got %q, %d)", req.Owner, req.Limit)
 	}
-	rows, err := s.Pool.Query(ctx, claimJobs, req.After, ClaimRingSize, req.Now, req.Limit, req.Owner,
-		max(req.LeaseMargin, 0).Milliseconds())
+	rows, err := s.Pool.Query(ctx, claimJobs, pgx.StrictNamedArgs{
+		"after": req.After, "ring_size": ClaimRingSize, "now": req.Now, "limit": req.Limit, "owner": req.Owner,
+		"lease_margin_ms": max(req.LeaseMargin, 0).Milliseconds(),
+	})
 	if err != nil {
 		return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
 	}
@@ -157,12 +159,12 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 	return j, nil
 }
 
-// claimJobs is Claim's statement. $1 after, $2 ring size, $3 now, $4 limit,
-// $5 owner, $6 lease margin in milliseconds.
+// claimJobs is Claim's statement. Its arguments are ClaimRequest's, with
+// ring_size ClaimRingSize and lease_margin_ms the margin in milliseconds.
 //
 //   - ring: the loose index scan. Each step is the first entry of
 //     delivery_jobs_due above the previous tenant, wrapping to the first
-//     overall, until the ring closes or holds $2 tenants. The index is
+//     overall, until the ring closes or holds @ring_size tenants. The index is
 //     ordered by (tenant_id, next_attempt_at), so that one probe yields the
 //     next tenant and its earliest next_attempt_at together. The wrap-around
 //     branch of each UNION ALL ... LIMIT 1 runs only when the first finds
@@ -171,7 +173,7 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //     coalesce was inlined into each of its three uses: six walks of the
 //     index head per claim of one tenant, now three.)
 //   - due: ring tenants with at least one due job, in ring order, at most
-//     $4 of them; reading stops as soon as there are enough. (A separate
+//     @limit of them; reading stops as soon as there are enough. (A separate
 //     per-tenant due check is a trap: as EXISTS the planner may hash every
 //     pending job; as LATERAL ... LIMIT 1 it chose a sequential scan that
 //     walks past every claimed and finished row at the head of the table,
@@ -179,7 +181,7 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //   - picked: each due tenant's oldest due jobs, an equal share of the
 //     batch, locked SKIP LOCKED: jobs another claimer holds are passed over.
 //   - chosen: round-robin over the tenants (each one's first job, then each
-//     one's second, ...) up to $4 jobs.
+//     one's second, ...) up to @limit jobs.
 //   - settled, claimed: each job's fate by its subscription: leased, or
 //     canceled (deleted subscription), or dead (disabled subscription;
 //     missing event). settled is materialised so its verdict is computed
@@ -194,7 +196,7 @@ WITH RECURSIVE ring (tenant_id, earliest, first_tenant, n) AS (
     SELECT start.tenant_id, start.earliest, start.tenant_id, 1
     FROM (
         (SELECT tenant_id, next_attempt_at AS earliest FROM delivery_jobs
-         WHERE state = 'pending' AND tenant_id > $1 ORDER BY tenant_id, next_attempt_at LIMIT 1)
+         WHERE state = 'pending' AND tenant_id > @after ORDER BY tenant_id, next_attempt_at LIMIT 1)
         UNION ALL
         (SELECT tenant_id, next_attempt_at FROM delivery_jobs
          WHERE state = 'pending' ORDER BY tenant_id, next_attempt_at LIMIT 1)
@@ -209,20 +211,20 @@ WITH RECURSIVE ring (tenant_id, earliest, first_tenant, n) AS (
         (SELECT tenant_id, next_attempt_at FROM delivery_jobs
          WHERE state = 'pending' ORDER BY tenant_id, next_attempt_at LIMIT 1)
         LIMIT 1) step
-    WHERE r.n < $2 AND step.tenant_id <> r.first_tenant
+    WHERE r.n < @ring_size AND step.tenant_id <> r.first_tenant
 ),
 due AS (
-    SELECT tenant_id, n FROM ring WHERE earliest <= $3 LIMIT $4
+    SELECT tenant_id, n FROM ring WHERE earliest <= @now LIMIT @limit
 ),
 share AS (
-    SELECT ceil($4::float8 / greatest(count(*), 1))::int AS per_tenant FROM due
+    SELECT ceil(@limit::float8 / greatest(count(*), 1))::int AS per_tenant FROM due
 ),
 picked AS (
     SELECT j.id, j.subscription_id, j.event_seq, j.next_attempt_at, d.tenant_id, d.n
     FROM due d
     CROSS JOIN LATERAL (
         SELECT id, subscription_id, event_seq, next_attempt_at FROM delivery_jobs j
-        WHERE j.state = 'pending' AND j.tenant_id = d.tenant_id AND j.next_attempt_at <= $3
+        WHERE j.state = 'pending' AND j.tenant_id = d.tenant_id AND j.next_attempt_at <= @now
         ORDER BY j.next_attempt_at, j.event_seq
         LIMIT (SELECT per_tenant FROM share)
         FOR UPDATE SKIP LOCKED) j
@@ -232,7 +234,7 @@ chosen AS (
         SELECT p.*, row_number() OVER (PARTITION BY p.tenant_id ORDER BY p.next_attempt_at, p.event_seq) AS rank
         FROM picked p) ranked
     ORDER BY rank, n
-    LIMIT $4
+    LIMIT @limit
 ),
 settled AS MATERIALIZED (
     SELECT c.id, c.n, s.attempt_timeout_ms, s.updated_at,
@@ -247,13 +249,13 @@ claimed AS (
         state = CASE x.verdict WHEN 'claimed' THEN 'in_flight' WHEN 'canceled' THEN 'canceled' ELSE 'dead' END,
         dead_reason = CASE x.verdict WHEN 'subscription_disabled' THEN 'subscription_disabled'
                                      WHEN 'missing_event' THEN 'poison' END,
-        dead_at = CASE WHEN x.verdict IN ('subscription_disabled', 'missing_event') THEN $3::timestamptz END,
-        lease_owner = CASE WHEN x.verdict = 'claimed' THEN $5 END,
+        dead_at = CASE WHEN x.verdict IN ('subscription_disabled', 'missing_event') THEN @now::timestamptz END,
+        lease_owner = CASE WHEN x.verdict = 'claimed' THEN @owner END,
         lease_until = CASE WHEN x.verdict = 'claimed'
-                           THEN $3::timestamptz + (x.attempt_timeout_ms + $6::bigint) * interval '1 millisecond' END,
+                           THEN @now::timestamptz + (x.attempt_timeout_ms + @lease_margin_ms::bigint) * interval '1 millisecond' END,
         last_error = CASE WHEN x.verdict = 'missing_event' THEN 'the event of this job is missing from the inbox'
                           ELSE j.last_error END,
-        updated_at = $3
+        updated_at = @now
     FROM settled x
     WHERE j.id = x.id AND j.state = 'pending'
     RETURNING j.id, j.tenant_id, j.subscription_id, x.updated_at AS subscription_updated_at, j.event_seq, j.attempts,

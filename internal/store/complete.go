@@ -166,13 +166,14 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // records them, without a separate lock or a max() over the job's attempts.
 // The attempts are then inserted with their numbers. late looks only at
 // the attempts owned did not take, none in the common case, so the jobs
-// are not looked up a second time. j.id = ANY($2) lets the planner find
+// are not looked up a second time. j.id = ANY(@job_ids) lets the planner find
 // the jobs by key; joined only with the unnested rows, it hashed every
 // in-flight job instead.
 const recordSuccesses = `
 WITH u AS (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
-                         $7::int[], $8::text[], $9::bytea[])
+    SELECT * FROM unnest(@ids::uuid[], @job_ids::uuid[], @owners::text[], @started::timestamptz[],
+                         @finished::timestamptz[], @durations_ms::bigint[], @statuses::int[], @errors::text[],
+                         @responses::bytea[])
         AS u (id, job_id, owner, started_at, finished, duration_ms, status_code, error, response)
 ),
 owned AS (
@@ -180,7 +181,7 @@ owned AS (
         recorded_attempts = j.recorded_attempts + 1, lease_owner = NULL, lease_until = NULL,
         last_error = NULL, last_status = u.status_code, updated_at = u.finished
     FROM u
-    WHERE j.id = ANY($2) AND j.id = u.job_id AND j.state = 'in_flight' AND j.lease_owner = u.owner
+    WHERE j.id = ANY(@job_ids) AND j.id = u.job_id AND j.state = 'in_flight' AND j.lease_owner = u.owner
     RETURNING j.id, j.recorded_attempts
 ),
 late AS (
@@ -239,7 +240,10 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
 		errs[k] = nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
 		responses[k] = responseSnippet(a.Response)
 	}
-	pipe.Queue(recordSuccesses, ids, jobs, owners, started, finished, durations, statuses, errs, responses)
+	pipe.Queue(recordSuccesses, pgx.StrictNamedArgs{
+		"ids": ids, "job_ids": jobs, "owners": owners, "started": started, "finished": finished,
+		"durations_ms": durations, "statuses": statuses, "errors": errs, "responses": responses,
+	})
 	pipe.Queue(closeSpans, subs, finished)
 }
 
@@ -318,30 +322,33 @@ FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &l
 	lastError := nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
 	// The job's update numbers the attempt (recorded_attempts); an owned
 	// job also moves on: dead when exhausted, else pending at the retry.
-	jobUpdate := `UPDATE delivery_jobs SET recorded_attempts = recorded_attempts + 1 WHERE id = $1 RETURNING recorded_attempts`
+	jobUpdate := `UPDATE delivery_jobs SET recorded_attempts = recorded_attempts + 1 WHERE id = @job_id RETURNING recorded_attempts`
 	if res.Owned {
 		res.Dead = a.Retry.Exhausted
 		jobUpdate = `
 UPDATE delivery_jobs SET
-    state = CASE WHEN $9 THEN 'dead' ELSE 'pending' END,
-    dead_reason = CASE WHEN $9 THEN 'exhausted' END,
-    dead_at = CASE WHEN $9 THEN $8::timestamptz END,
-    next_attempt_at = CASE WHEN $9 THEN next_attempt_at ELSE $10 END,
+    state = CASE WHEN @dead THEN 'dead' ELSE 'pending' END,
+    dead_reason = CASE WHEN @dead THEN 'exhausted' END,
+    dead_at = CASE WHEN @dead THEN @finished::timestamptz END,
+    next_attempt_at = CASE WHEN @dead THEN next_attempt_at ELSE @retry_at END,
     attempts = attempts + 1, recorded_attempts = recorded_attempts + 1,
-    lease_owner = NULL, lease_until = NULL, last_error = $6, last_status = $5, updated_at = $8
-WHERE id = $1
+    lease_owner = NULL, lease_until = NULL, last_error = @last_error, last_status = @status, updated_at = @finished
+WHERE id = @job_id
 RETURNING recorded_attempts`
 	}
-	args := []any{a.JobID, a.DeliveryID, a.StartedAt, max(a.Duration.Milliseconds(), 0), status, lastError,
-		responseSnippet(a.Response)}
+	args := pgx.StrictNamedArgs{
+		"job_id": a.JobID, "delivery_id": a.DeliveryID, "started_at": a.StartedAt,
+		"duration_ms": max(a.Duration.Milliseconds(), 0), "status": status, "last_error": lastError,
+		"response": responseSnippet(a.Response),
+	}
 	if res.Owned {
-		args = append(args, finished, res.Dead, a.Retry.At)
+		args["finished"], args["dead"], args["retry_at"] = finished, res.Dead, a.Retry.At
 	}
 	pipe.Queue(`
 WITH job AS (`+jobUpdate+`)
 INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
-SELECT $2, $1, job.recorded_attempts, $3, $4, 'failed', $5, $6, $7 FROM job
-RETURNING attempt`, args...)
+SELECT @delivery_id, @job_id, job.recorded_attempts, @started_at, @duration_ms, 'failed', @status, @last_error, @response FROM job
+RETURNING attempt`, args)
 	if res.AutoDisabled {
 		pipe.Queue(`
 UPDATE subscriptions SET failing_since = $2, last_failure_at = $3, enabled = false,

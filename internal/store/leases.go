@@ -63,21 +63,21 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 	for {
 		rows, err := s.Pool.Query(ctx, `
 UPDATE delivery_jobs j SET
-    recoveries = CASE WHEN j.recoveries >= $2 THEN j.recoveries ELSE j.recoveries + 1 END,
-    state = CASE WHEN j.recoveries >= $2 THEN 'dead' ELSE 'pending' END,
-    dead_reason = CASE WHEN j.recoveries >= $2 THEN 'poison' END,
-    dead_at = CASE WHEN j.recoveries >= $2 THEN $1::timestamptz END,
-    last_error = CASE WHEN j.recoveries >= $2
+    recoveries = CASE WHEN j.recoveries >= @poison_threshold THEN j.recoveries ELSE j.recoveries + 1 END,
+    state = CASE WHEN j.recoveries >= @poison_threshold THEN 'dead' ELSE 'pending' END,
+    dead_reason = CASE WHEN j.recoveries >= @poison_threshold THEN 'poison' END,
+    dead_at = CASE WHEN j.recoveries >= @poison_threshold THEN @now::timestamptz END,
+    last_error = CASE WHEN j.recoveries >= @poison_threshold
                       THEN 'its lease expired ' || (j.recoveries + 1) || ' times without a recorded attempt'
                       ELSE j.last_error END,
-    next_attempt_at = $1, lease_owner = NULL, lease_until = NULL, updated_at = $1
+    next_attempt_at = @now, lease_owner = NULL, lease_until = NULL, updated_at = @now
 WHERE j.id IN (
     SELECT id FROM delivery_jobs
-    WHERE state = 'in_flight' AND lease_until < $1
+    WHERE state = 'in_flight' AND lease_until < @now
     ORDER BY lease_until
-    LIMIT $3
+    LIMIT @batch
     FOR UPDATE SKIP LOCKED)
-RETURNING j.state`, now, poisonThreshold, recoverBatch)
+RETURNING j.state`, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
 		if err != nil {
 			return total, classify(fmt.Errorf("recover expired leases: %w", err))
 		}
