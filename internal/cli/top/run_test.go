@@ -56,7 +56,9 @@ func TestLiveViewRedrawsInPlaceAndQuitsOnQ(t *testing.T) {
 	ios.SetStdoutTTY(true)
 	src := &fakeSource{t0: time.Date(2026, 12, 1, 21, 0, 0, 0, time.UTC)}
 	done := make(chan error, 1)
-	go func() { done <- Run(context.Background(), RunOptions{IO: ios, Source: src, Interval: 20 * time.Millisecond}) }()
+	go func() {
+		done <- Run(context.Background(), RunOptions{IO: ios, Source: src, Interval: 20 * time.Millisecond})
+	}()
 
 	deadline := time.Now().Add(10 * time.Second)
 	for strings.Count(out.String(), cursorHome) < 3 {
