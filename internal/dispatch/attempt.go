@@ -12,6 +12,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/tracing"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // recordRetries are the waits between tries to record an attempt while the
@@ -141,7 +142,7 @@ func breakerKey(sub store.Subscription) string {
 
 // shed hands the job back untouched, due when the breaker may let it through.
 func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time, log *slog.Logger) {
-	if _, err := d.store.Shed(ctx, job.ID, d.owner, retryAt); err != nil {
+	if _, err := d.store.Shed(ctx, job.ID, d.owner, retryAt, hubapi.HeldBreakerOpen); err != nil {
 		log.Warn("cannot shed the job; its lease will expire and it be retried", "error", err)
 		return
 	}

@@ -120,6 +120,9 @@ func TestOnCallMetricsMove(t *testing.T) {
 		age, _ := gauge(t, reg2, "streaming_hub_delivery_oldest_due_age_seconds", map[string]string{"tenant": "t-broken"})
 		return pending == 30 && age == 0
 	})
+	if held := e.count(`SELECT count(*)::int FROM delivery_jobs WHERE subscription_id = $1 AND state = 'pending' AND shed_reason = 'breaker_open'`, brokenSub); held == 0 {
+		t.Error("no shed job says it is held by the open breaker")
+	}
 	breakers := d.Breakers()
 	if len(breakers) != 1 || breakers[0].TenantID != "t-broken" || breakers[0].State != "open" ||
 		breakers[0].Destination != "http://"+broken.Listener.Addr().String() || time.Until(breakers[0].OpenUntil) < 50*time.Minute {
