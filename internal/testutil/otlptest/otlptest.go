@@ -5,6 +5,7 @@ package otlptest
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/hex"
 	"io"
 	"net/http"
@@ -18,6 +19,8 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/hubctl/hubctl/internal/tracing"
 )
 
 // Receiver collects the spans exported to it.
@@ -161,4 +164,19 @@ func (r *Receiver) WaitFor(t testing.TB, what string, patience time.Duration, ma
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// StartTracing starts a receiver and the hub's tracing pointed at it the
+// way a deployment configures it (OTEL_EXPORTER_OTLP_ENDPOINT, batching
+// exporter), shut down when the test ends.
+func StartTracing(t testing.TB) (*tracing.Tracing, *Receiver) {
+	t.Helper()
+	r := Start(t)
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": r.Endpoint()}
+	tr, err := tracing.Setup(context.Background(), func(k string) string { return env[k] }, "test")
+	if err != nil || tr == nil {
+		t.Fatalf("tracing: %v", err)
+	}
+	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	return tr, r
 }
