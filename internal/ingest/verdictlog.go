@@ -37,13 +37,11 @@ type verdictSample struct {
 	count int
 }
 
-// verdictSummary is a line the sampler asks to log.
+// verdictSummary is the count of the records of one key seen in a window
+// since its first line.
 type verdictSummary struct {
 	key   verdictKey
 	count int
-	// first is true for the line of a key's first record, logged as it
-	// happens; false for the count of the records seen in a window since.
-	first bool
 }
 
 // verdictSampler decides which discard and quarantine lines are logged: a
