@@ -122,6 +122,11 @@ func (p *Postgres) start(ctx context.Context, binDir string, u osUser, opts Post
 	if timeout <= 0 {
 		timeout = defaultStartTimeout
 	}
+	if opts.Port != 0 {
+		if err := checkPortFree("PostgreSQL", opts.Port); err != nil {
+			return err
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		port := opts.Port
 		if port == 0 {
@@ -136,14 +141,19 @@ func (p *Postgres) start(ctx context.Context, binDir string, u osUser, opts Post
 			return err
 		}
 		p.proc, p.port = proc, port
-		err = waitReady(ctx, proc, p.DSNFor("postgres"), timeout)
+		err = waitReady(ctx, proc, p.DSNFor("postgres"), p.dataDir, timeout)
 		if err == nil {
 			break
 		}
 		proc.Stop(nil, shutdownSteps...)
 		tail := serverLog.lastLines(logTailLines)
-		if opts.Port == 0 && attempt < portAttempts && isBindFailure(tail) {
-			continue
+		if isBindFailure(tail) {
+			if opts.Port == 0 && attempt < portAttempts {
+				continue
+			}
+			if opts.Port != 0 {
+				return &PortInUseError{Service: "PostgreSQL", Port: port}
+			}
 		}
 		return fmt.Errorf("%w\nserver log (last lines):\n%s", err, tail)
 	}
@@ -174,9 +184,10 @@ func launchServer(binDir, dataDir, socketDir string, port int, u osUser, opts Po
 	return proc, nil
 }
 
-// waitReady polls until the server accepts a connection, it exits, or the
-// timeout passes.
-func waitReady(ctx context.Context, proc *childproc.Process, dsn string, timeout time.Duration) error {
+// waitReady polls until our server accepts a connection, it exits, or the
+// timeout passes. A server of another cluster answering on the port (ours
+// could not bind it) does not count.
+func waitReady(ctx context.Context, proc *childproc.Process, dsn, dataDir string, timeout time.Duration) error {
 	deadline, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ticker := time.NewTicker(readyPollInterval)
@@ -184,9 +195,12 @@ func waitReady(ctx context.Context, proc *childproc.Process, dsn string, timeout
 	for {
 		attempt, cancelAttempt := context.WithTimeout(deadline, time.Second)
 		conn, err := pgx.Connect(attempt, dsn)
+		if err == nil {
+			err = verifyIdentity(attempt, conn, dataDir)
+			_ = conn.Close(deadline)
+		}
 		cancelAttempt()
 		if err == nil {
-			_ = conn.Close(deadline) // the server answered; that is all we asked
 			return nil
 		}
 		select {
