@@ -91,3 +91,21 @@ func TestWaitReadyIgnoresAnotherClustersServer(t *testing.T) {
 		t.Fatalf("our server did not fail to bind (%v):\n%s", err, tail)
 	}
 }
+
+// TestStopImmediateThenRestart: a crashed cluster comes back on the same
+// port with what was committed before the crash. Not Ephemeral: without
+// synchronous commits a crash loses the last commits, as it should.
+func TestStopImmediateThenRestart(t *testing.T) {
+	t.Parallel()
+	dataDir := filepath.Join(reachableTempDir(t), "pg")
+	first := startTestPostgres(t, PostgresOptions{DataDir: dataDir})
+	execSQL(t, first.DSN(), "CREATE TABLE kept (v text)", "INSERT INTO kept VALUES ('before crash')")
+	if err := first.StopImmediate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pgx.Connect(t.Context(), first.DSN()); err == nil {
+		t.Fatal("the server still answers after StopImmediate")
+	}
+	second := startTestPostgres(t, PostgresOptions{DataDir: dataDir, Port: first.Port()})
+	assertRows(t, second.DSN(), "before crash")
+}

@@ -50,6 +50,8 @@ type Postgres struct {
 	port    int
 	dataDir string
 	runDir  string // socket, owner.pid, and the cluster when temporary
+	binDir  string
+	user    osUser
 	proc    *childproc.Process
 
 	stopOnce sync.Once
@@ -97,7 +99,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{runDir: runDir, dataDir: filepath.Join(runDir, "data")}
+	p := &Postgres{runDir: runDir, dataDir: filepath.Join(runDir, "data"), binDir: binDir, user: u}
 	if opts.DataDir != "" {
 		if p.dataDir, err = filepath.Abs(opts.DataDir); err != nil {
 			_ = os.RemoveAll(runDir)
@@ -366,6 +368,26 @@ func (p *Postgres) stop(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("remove PostgreSQL runtime directory: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// StopImmediate crashes the server on purpose, with `pg_ctl stop -m
+// immediate`: every session ends at once, nothing is checkpointed, and the
+// next start runs crash recovery. It is for tests of what survives a
+// database crash; Stop still removes the runtime files afterwards.
+func (p *Postgres) StopImmediate(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, "pg_ctl"), "stop", "-D", p.dataDir, "-m", "immediate", "-w")
+	cmd.Env = childEnv()
+	cmd.Dir = string(filepath.Separator)
+	cmd.SysProcAttr = childSysProcAttr(p.user)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl stop -m immediate: %w: %s", err, out)
+	}
+	select {
+	case <-p.proc.Done():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // shutdownSteps escalate from PostgreSQL's fast shutdown (SIGINT: sessions
