@@ -43,6 +43,15 @@ const (
 	// queueing on the lock — with the write in progress; more would only
 	// hold connections.
 	maxConcurrentBatches = 2
+	// rebalanceTimeout is how long the group waits for its members to
+	// rejoin once a rebalance starts. A member that crashed never rejoins:
+	// when its restart (a new dynamic member) joins, the group drops the
+	// dead one after this long instead of waiting for its session to run
+	// out, which under load is a full session timeout after the crash
+	// because every offset commit counts as a heartbeat. A live member
+	// rejoins as soon as the batch in hand is stored, well within it; one
+	// stuck retrying a batch gives the batch up when a rebalance waits.
+	rebalanceTimeout = 5 * time.Second
 )
 
 // Options configure a Consumer.
@@ -192,6 +201,7 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 	if k.SessionTimeout > 0 {
 		opts = append(opts, kgo.SessionTimeout(k.SessionTimeout))
 	}
+	opts = append(opts, kgo.RebalanceTimeout(rebalanceTimeout))
 	if k.InstanceID != "" {
 		opts = append(opts, kgo.InstanceID(k.InstanceID))
 	}
