@@ -4,6 +4,7 @@ package chaos
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,6 +41,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// The short version's scenarios spend most of their time waiting (for
+	// leases to expire, for the hub to catch up), so all of them run at
+	// once rather than GOMAXPROCS at a time; an explicit -parallel wins.
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit && os.Getenv(roundsEnv) == "" {
+		_ = flag.Set("test.parallel", "8")
+	}
 	code := m.Run()
 	if shared.pg != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -82,12 +82,14 @@ func (w *world) settle(kills []time.Time) verdict {
 	for _, times := range arrivals {
 		for _, at := range times[1:] {
 			v.duplicates++
-			// The kill that explains a redelivery came after the first
-			// delivery and before this one.
+			// The kill that explains a redelivery is the first one after
+			// the first delivery: it lost that attempt's result, and the
+			// redelivery waited for the lease to expire.
 			i := -1
 			for k, kill := range kills {
 				if kill.After(times[0]) && !kill.After(at) {
 					i = k
+					break
 				}
 			}
 			if i >= 0 {
