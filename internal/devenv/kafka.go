@@ -52,7 +52,7 @@ func StartKafka(opts KafkaOptions) (*Kafka, error) {
 		kopts = append(kopts, kfake.AllowAutoTopicCreation())
 	}
 	if opts.Port != 0 {
-		if err := checkPortFree("Kafka", opts.Port); err != nil {
+		if err := CheckPortFree("Kafka", opts.Port); err != nil {
 			return nil, err
 		}
 	}

@@ -24,10 +24,10 @@ func (e *PortInUseError) Error() string {
 	return fmt.Sprintf("%s port %d on 127.0.0.1 is already in use by another process", e.Service, e.Port)
 }
 
-// checkPortFree fails with a PortInUseError when something already listens
+// CheckPortFree fails with a PortInUseError when something already listens
 // on 127.0.0.1:port. A server bound after this check is caught later, by the
 // identity check or the bind failure of our own server.
-func checkPortFree(service string, port int) error {
+func CheckPortFree(service string, port int) error {
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {

@@ -87,6 +87,11 @@ const (
 // database exists. The server is ours: Stop ends it, and on Linux it dies
 // with this process.
 func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error) {
+	if opts.Port != 0 {
+		if err := CheckPortFree("PostgreSQL", opts.Port); err != nil {
+			return nil, err
+		}
+	}
 	binDir, err := findBinDir(ctx, opts.BinDir)
 	if err != nil {
 		return nil, err
@@ -123,11 +128,6 @@ func (p *Postgres) start(ctx context.Context, binDir string, u osUser, opts Post
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
 		timeout = defaultStartTimeout
-	}
-	if opts.Port != 0 {
-		if err := checkPortFree("PostgreSQL", opts.Port); err != nil {
-			return err
-		}
 	}
 	for attempt := 1; ; attempt++ {
 		port := opts.Port
