@@ -3,6 +3,7 @@ package dev
 import (
 	"errors"
 	"fmt"
+	"net"
 	"syscall"
 
 	"github.com/hubctl/hubctl/internal/devenv"
@@ -25,18 +26,21 @@ func checkPorts(ports ...busyPort) error {
 			continue
 		}
 		if err := devenv.CheckPortFree(p.service, p.port); err != nil {
-			return explainPort(err, ports...)
+			if busy := portError(err, ports...); busy != nil {
+				return busy
+			}
+			return err
 		}
 	}
 	return nil
 }
 
-// explainPort turns a busy port into one line naming the flag that moves
-// it; other errors pass through.
-func explainPort(err error, ports ...busyPort) error {
+// portError is the one line naming the flag that moves a busy port, or nil
+// when err is not about a busy port.
+func portError(err error, ports ...busyPort) error {
 	var busy *devenv.PortInUseError
 	if !errors.As(err, &busy) {
-		return err
+		return nil
 	}
 	for _, p := range ports {
 		if p.service == busy.Service {
@@ -46,10 +50,24 @@ func explainPort(err error, ports ...busyPort) error {
 	return err
 }
 
-// explainListen names --listen when the HTTP API's address is taken.
-func explainListen(err error, addr string) error {
+// checkListen fails when the HTTP API's address is taken, before dev mode
+// starts anything.
+func checkListen(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		if busy := listenError(err, addr); busy != nil {
+			return busy
+		}
+		return nil // hub.Run reports what else is wrong with the address
+	}
+	return l.Close()
+}
+
+// listenError is the one line naming --listen when err says the HTTP API's
+// address is taken, or nil.
+func listenError(err error, addr string) error {
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return fmt.Errorf("HTTP API address %s is already in use (another hubctl dev?): choose another with --listen", addr)
 	}
-	return err
+	return nil
 }
