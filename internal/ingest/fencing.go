@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Static membership (STREAMING_HUB_KAFKA_INSTANCE_ID) lets a restarted
@@ -18,6 +19,8 @@ import (
 
 // groupErrors receives the errors that end a group session.
 type groupErrors struct{ c *Consumer }
+
+var _ kgo.HookGroupManageError = groupErrors{}
 
 func (h groupErrors) OnGroupManageError(err error) {
 	if isFenced(err) {

@@ -49,7 +49,10 @@ key-encryption key — lives under --data-dir and survives restarts; --fresh
 wipes it first. Ctrl-C stops everything.
 
 Dev mode sets STREAMING_HUB_ENV=local and STREAMING_HUB_ALLOW_PRIVATE_SINKS=true
-so webhooks on localhost work; other settings apply as usual.`,
+so webhooks on localhost work, and STREAMING_HUB_KAFKA_INSTANCE_ID=hubctl-dev so
+a restart takes its Kafka partitions back at once; other settings apply as
+usual. A port that is taken (by another hubctl dev, say) stops it before it
+starts anything, naming the flag that moves it.`,
 		Example: `  hubctl dev
   hubctl dev --fresh --kafka-port 29092
   psql "$(hubctl dev ... prints the URL)"`,
