@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -105,8 +104,8 @@ func hubctl(t *testing.T) string {
 			return
 		}
 		build.bin = filepath.Join(build.dir, "hubctl")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		cmd := exec.Command(goTool, "build", "-o", build.bin, "github.com/hubctl/hubctl/cmd/hubctl")
+		// go test puts its own go command first on PATH.
+		cmd := exec.Command("go", "build", "-o", build.bin, "github.com/hubctl/hubctl/cmd/hubctl")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			build.err = fmt.Errorf("go build: %w\n%s", err, out)
 		}
