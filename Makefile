@@ -32,7 +32,7 @@ test-short: ## quick loop without the race detector
 # scenarios side by side); this is the long one, scenarios one at a time.
 CHAOS_ROUNDS ?= 20
 chaos: ## the chaos suite against the real binary: SIGKILLs, database crash, broker restart, hung receiver
-	CHAOS_ROUNDS=$(CHAOS_ROUNDS) $(GO) test -count=1 -v -timeout 30m -run '^(TestChaos|TestRestart)' ./internal/chaos/
+	CHAOS_ROUNDS=$(CHAOS_ROUNDS) $(GO) test -count=1 -v -timeout 30m -run '^(TestChaos|TestRestart|TestDuplicate)' ./internal/chaos/
 
 lint: ## gofmt, go vet and staticcheck (pinned)
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \

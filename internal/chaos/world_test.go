@@ -220,16 +220,22 @@ func cleanEnviron() []string {
 func (w *world) start(bin string) {
 	w.t.Helper()
 	fmt.Fprintf(w.hubLog, "----- start %s\n", time.Now().Format(time.RFC3339Nano))
+	w.hub, w.hubExit = w.spawn(bin, w.env, w.hubLog)
+}
+
+// spawn starts `hubctl serve` with env, its output to log.
+func (w *world) spawn(bin string, env []string, log *os.File) (*exec.Cmd, chan error) {
+	w.t.Helper()
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = w.env
-	cmd.Stdout, cmd.Stderr = w.hubLog, w.hubLog
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		w.t.Fatal(err)
 	}
 	exit := make(chan error, 1)
 	go func() { exit <- cmd.Wait() }()
-	w.hub, w.hubExit = cmd, exit
+	return cmd, exit
 }
 
 // kill ends the hub with SIGKILL and waits until it is gone.
@@ -250,8 +256,10 @@ func (w *world) restart() time.Time {
 	return at
 }
 
-func (w *world) ready() bool {
-	resp, err := http.Get("http://" + w.addr + "/readyz")
+func (w *world) ready() bool { return readyAt(w.addr) }
+
+func readyAt(addr string) bool {
+	resp, err := http.Get("http://" + addr + "/readyz")
 	if err != nil {
 		return false
 	}

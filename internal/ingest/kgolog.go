@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -26,13 +27,11 @@ type kgoLogger struct {
 func (l kgoLogger) Level() kgo.LogLevel { return kgo.LogLevelInfo }
 
 func (l kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
-	for _, kv := range keyvals {
-		if err, ok := kv.(error); ok && isFenced(err) {
-			if l.fenced != nil {
-				l.fenced()
-			}
-			return
+	if reportsFencing(keyvals) {
+		if l.fenced != nil {
+			l.fenced()
 		}
+		return
 	}
 	var sl slog.Level
 	switch level {
@@ -50,4 +49,20 @@ func (l kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
 		return
 	}
 	l.log.Log(ctx, sl, msg, keyvals...)
+}
+
+// reportsFencing reports whether a franz-go log line is about this member
+// being fenced: an error value, or a commit's per-partition error code.
+func reportsFencing(keyvals []any) bool {
+	for i, kv := range keyvals {
+		if err, ok := kv.(error); ok && isFenced(err) {
+			return true
+		}
+		if key, ok := kv.(string); ok && key == "error_code" && i+1 < len(keyvals) {
+			if code, ok := keyvals[i+1].(int16); ok && code == kerr.FencedInstanceID.Code {
+				return true
+			}
+		}
+	}
+	return false
 }
