@@ -28,6 +28,7 @@ type verdict struct {
 	pulledTwice    int
 	outOfOrder     int
 	jobs           map[string]int
+	recovered      int // jobs whose lease expired and were taken up again
 }
 
 // settle stops the load, waits for the hub to catch up and checks the
@@ -76,30 +77,6 @@ func (w *world) settle(kills []time.Time) verdict {
 		}
 		return v.delivered == len(valid)
 	})
-	if v.forged > 0 {
-		w.t.Errorf("%d deliveries failed signature verification", v.forged)
-	}
-	for _, times := range arrivals {
-		for _, at := range times[1:] {
-			v.duplicates++
-			// The kill that explains a redelivery is the first one after
-			// the first delivery: it lost that attempt's result, and the
-			// redelivery waited for the lease to expire.
-			i := -1
-			for k, kill := range kills {
-				if kill.After(times[0]) && !kill.After(at) {
-					i = k
-					break
-				}
-			}
-			if i >= 0 {
-				v.perKill[i]++
-			} else {
-				v.unattributed++
-			}
-		}
-	}
-
 	var seen map[string]int
 	w.waitFor("every produced event pulled", func() bool {
 		seen, v.outOfOrder = w.puller.snapshot()
@@ -150,6 +127,35 @@ func (w *world) settle(kills []time.Time) verdict {
 	if n := v.jobs["succeeded"]; n != len(valid) || len(v.jobs) != 1 {
 		w.t.Errorf("jobs by state %v, want %d succeeded and nothing else", v.jobs, len(valid))
 	}
+	v.recovered = w.count(`SELECT count(*) FROM delivery_jobs WHERE recoveries > 0`)
+
+	// Counted last: a job whose attempt a kill interrupted is delivered
+	// again only once its lease has expired.
+	arrivals, v.forged = w.receiver.snapshot()
+	if v.forged > 0 {
+		w.t.Errorf("%d deliveries failed signature verification", v.forged)
+	}
+	for _, times := range arrivals {
+		for _, at := range times[1:] {
+			v.duplicates++
+			// The kill that explains a redelivery is the first one after
+			// the first delivery: it lost that attempt's result, and the
+			// redelivery waited for the lease to expire.
+			i := -1
+			for k, kill := range kills {
+				if kill.After(times[0]) && !kill.After(at) {
+					i = k
+					break
+				}
+			}
+			if i >= 0 {
+				v.perKill[i]++
+			} else {
+				v.unattributed++
+			}
+		}
+	}
+
 	return v
 }
 
@@ -219,7 +225,8 @@ func (r *report) verdict(v verdict) {
 		states = append(states, fmt.Sprintf("%s %d", s, n))
 	}
 	slices.Sort(states)
-	r.line("  jobs       %s; in_flight %d once leases could have expired", strings.Join(states, ", "), v.jobs["in_flight"])
+	r.line("  jobs       %s; in_flight %d once leases could have expired; %d recovered from expired leases",
+		strings.Join(states, ", "), v.jobs["in_flight"], v.recovered)
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
