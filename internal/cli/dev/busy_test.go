@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/freeport"
 )
 
-// TestSecondDevOnBusyPortsTouchesNothing: with one `hubctl dev` running, a
-// second one (its own data dir) given any of the first one's ports stops
-// with one line naming the port and the flag that moves it, and writes
-// nothing to the first one's database.
+// TestSecondDevOnBusyPortsTouchesNothing: with one `hubctl dev` running (a
+// static group member), a second one (its own data dir) given any of the
+// first one's ports stops with one line naming the port and the flag that
+// moves it, and writes nothing to the first one's database.
 func TestSecondDevOnBusyPortsTouchesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
@@ -27,23 +29,10 @@ func TestSecondDevOnBusyPortsTouchesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	pgPort, kafkaPort, apiPort := strconv.Itoa(picked[0]), strconv.Itoa(picked[1]), strconv.Itoa(picked[2])
-	first := clitest.Start(t, nil, "dev", "--data-dir", reachableTempDir(t),
+	first, dsn, brokers := startDev(t, "--data-dir", reachableTempDir(t),
 		"--postgres-port", pgPort, "--kafka-port", kafkaPort, "--listen", "127.0.0.1:"+apiPort)
 	defer first.Stop(60 * time.Second)
-	var dsn string
-	deadline := time.Now().Add(60 * time.Second)
-	for dsn == "" {
-		if m := postgresLine.FindStringSubmatch(first.Stderr()); m != nil {
-			dsn = m[1]
-		}
-		if code, exited := first.Exited(); exited {
-			t.Fatalf("the first dev exited with %d:\n%s", code, first.Stderr())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no banner within 60s:\n%s", first.Stderr())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	assertStaticMember(t, brokers)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -85,5 +74,38 @@ func TestSecondDevOnBusyPortsTouchesNothing(t *testing.T) {
 	}
 	if code, exited := first.Exited(); exited {
 		t.Errorf("the first dev exited with %d:\n%s", code, first.Stderr())
+	}
+}
+
+// assertStaticMember checks that dev mode's hub is in its Kafka group as
+// the static member hubctl-dev, so a restart takes its partitions back at
+// once.
+func assertStaticMember(t *testing.T, brokers string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	// The hub joins its group once a topic matches its pattern: make one.
+	rec := &kgo.Record{Topic: "lerian.streaming.midaz_transaction.posted", Value: []byte("{}")}
+	if err := cl.ProduceSync(t.Context(), rec).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		req := kmsg.NewPtrDescribeGroupsRequest()
+		req.Groups = []string{"streaming-hub"}
+		resp, err := req.RequestWith(t.Context(), cl)
+		if err == nil && len(resp.Groups) == 1 && len(resp.Groups[0].Members) == 1 {
+			if id := resp.Groups[0].Members[0].InstanceID; id == nil || *id != "hubctl-dev" {
+				t.Fatalf("dev's group member has instance id %v, want hubctl-dev", id)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dev's consumer group has no single member within 30s: %v %+v", err, resp)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
