@@ -339,13 +339,14 @@ func (w *world) count(sql string, args ...any) int {
 }
 
 // inIngestTransaction reports whether the hub has an ingest transaction
-// open right now: one that has written to the inbox and not committed.
+// open right now: one that holds the ingest batch's advisory lock (taken
+// first, released by the commit) and has written.
 func (w *world) inIngestTransaction() bool {
 	var open bool
 	err := w.pool.QueryRow(context.Background(), `
-		SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-		 WHERE datname = current_database() AND application_name LIKE 'hubctl serve%'
-		   AND backend_xid IS NOT NULL AND query ILIKE '%events%' AND pid <> pg_backend_pid())`).Scan(&open)
+		SELECT EXISTS (SELECT 1 FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
+		 WHERE a.datname = current_database() AND a.application_name LIKE 'hubctl serve%'
+		   AND l.locktype = 'advisory' AND l.granted AND a.backend_xid IS NOT NULL)`).Scan(&open)
 	return err == nil && open
 }
 
