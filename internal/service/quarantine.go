@@ -78,10 +78,7 @@ func quarantineView(r store.QuarantinedRecord) hubapi.QuarantineItem {
 		item.Key, item.Encoding = &key, encoding
 	}
 	for i, h := range r.Headers {
-		var view hubapi.QuarantineHeader
-		view.Key, view.KeyEncoding = textOrBase64(h.Key)
-		view.Value, view.Encoding = textOrBase64(h.Value)
-		item.Headers[i] = view
+		item.Headers[i] = headerView(h)
 	}
 	return item
 }
