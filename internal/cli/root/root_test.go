@@ -1,11 +1,15 @@
 package root_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/root"
 )
 
 func TestConfigShowBadSettingExitsTwoWithOneLine(t *testing.T) {
@@ -64,5 +68,41 @@ func TestVersion(t *testing.T) {
 	r := clitest.Run(t, nil, "version")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "hubctl ") {
 		t.Errorf("version: exit %d, %q", r.Code, r.Stdout)
+	}
+}
+
+// TestMistypedVerbsExitTwoAtEveryLevel walks the whole command tree: a
+// mistyped verb under any group must fail like one under the root, never
+// print help and exit 0, which a script would take for success.
+func TestMistypedVerbsExitTwoAtEveryLevel(t *testing.T) {
+	var groups [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.HasSubCommands() {
+			groups = append(groups, path)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(slices.Clone(path), sub.Name()))
+		}
+	}
+	walk(root.NewCmd(cmdutil.New()), nil)
+	if len(groups) < 5 {
+		t.Fatalf("found only %d command groups: %v", len(groups), groups)
+	}
+	for _, path := range groups {
+		args := append(slices.Clone(path), "no-such-verb")
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := clitest.Run(t, nil, args...)
+			if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, `unknown command "no-such-verb"`) {
+				t.Errorf("exit %d, stderr %q; want 2 and unknown command", r.Code, r.Stderr)
+			}
+		})
+	}
+	r := clitest.Run(t, nil, "subs", "lst")
+	if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, "Did you mean this?") || !strings.Contains(r.Stderr, "list") {
+		t.Errorf("subs lst: exit %d, stderr %q; want 2 and a suggestion of list", r.Code, r.Stderr)
+	}
+	if r := clitest.Run(t, nil, "subs"); r.Code != 0 || !strings.Contains(r.Stdout, "Available Commands") {
+		t.Errorf("subs alone: exit %d, want its help and 0", r.Code)
 	}
 }
