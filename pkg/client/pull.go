@@ -206,9 +206,12 @@ func (p *Pull) fetch(ctx context.Context) error {
 			return err
 		}
 		if !p.reached && p.opts.GiveUpAfter > 0 {
-			if waited := time.Since(p.started); waited+wait > p.opts.GiveUpAfter {
+			waited := time.Since(p.started)
+			if waited >= p.opts.GiveUpAfter {
 				return &NeverReachedError{After: waited.Round(time.Second), Err: err}
 			}
+			// The last try comes when the bound is up, not after it.
+			wait = min(wait, p.opts.GiveUpAfter-waited)
 		}
 		if p.opts.OnRetry != nil {
 			p.opts.OnRetry(Retry{Err: err, Wait: wait, Failures: failures, Reached: p.reached})

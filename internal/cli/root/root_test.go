@@ -106,3 +106,16 @@ func TestMistypedVerbsExitTwoAtEveryLevel(t *testing.T) {
 		t.Errorf("subs alone: exit %d, want its help and 0", r.Code)
 	}
 }
+
+func TestJQPicksFromTheJSON(t *testing.T) {
+	r := clitest.Run(t, nil, "version", "--jq", ".platform")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "/") || strings.Contains(r.Stdout, `"`) || strings.Contains(r.Stdout, "{") {
+		t.Errorf("version --jq .platform: exit %d, %q; want the bare platform", r.Code, r.Stdout)
+	}
+	if r := clitest.Run(t, nil, "version", "--jq", ".["); r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, "--jq") {
+		t.Errorf("a malformed --jq: exit %d, stderr %q; want 2 naming --jq", r.Code, r.Stderr)
+	}
+	if r := clitest.Run(t, nil, "version", "--jq", ".version", "-o", "yaml"); r.Code != cmdutil.ExitUsage {
+		t.Errorf("--jq with -o yaml: exit %d, want 2", r.Code)
+	}
+}
