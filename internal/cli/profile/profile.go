@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -45,8 +46,9 @@ type File struct {
 
 // Path is where the profile file lives: $HUBCTL_CONFIG_DIR/config.yaml, else
 // hubctl/config.yaml under the user's configuration directory
-// ($XDG_CONFIG_HOME, else ~/.config on Linux, ~/Library/Application Support
-// on macOS).
+// ($XDG_CONFIG_HOME, else ~/.config, or ~/Library/Application Support on
+// macOS). Everything is read through lookupEnv, so an environment without
+// a home has no profiles rather than someone else's.
 func Path(lookupEnv func(string) (string, bool)) (string, error) {
 	if dir, ok := lookupEnv(EnvConfigDir); ok && dir != "" {
 		return filepath.Join(dir, fileName), nil
@@ -54,11 +56,14 @@ func Path(lookupEnv func(string) (string, bool)) (string, error) {
 	if dir, ok := lookupEnv("XDG_CONFIG_HOME"); ok && filepath.IsAbs(dir) {
 		return filepath.Join(dir, "hubctl", fileName), nil
 	}
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("no directory for hubctl's profiles: %w (set %s)", err, EnvConfigDir)
+	home, ok := lookupEnv("HOME")
+	if !ok || !filepath.IsAbs(home) {
+		return "", fmt.Errorf("no directory for hubctl's profiles: set HOME or %s", EnvConfigDir)
 	}
-	return filepath.Join(dir, "hubctl", fileName), nil
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(home, "Library", "Application Support", "hubctl", fileName), nil
+	}
+	return filepath.Join(home, ".config", "hubctl", fileName), nil
 }
 
 // Load reads the profile file at path; a missing file is an empty one.

@@ -19,8 +19,11 @@ func TestPath(t *testing.T) {
 		t.Errorf("with XDG_CONFIG_HOME: %s", got)
 	}
 	// A relative XDG_CONFIG_HOME is invalid by its specification.
-	if got, _ := Path(env(map[string]string{"XDG_CONFIG_HOME": "rel"})); !filepath.IsAbs(got) || strings.HasPrefix(got, "rel") {
+	if got, _ := Path(env(map[string]string{"XDG_CONFIG_HOME": "rel", "HOME": "/home/ann"})); !strings.HasPrefix(got, "/home/ann/") {
 		t.Errorf("with a relative XDG_CONFIG_HOME: %s", got)
+	}
+	if got, err := Path(env(nil)); err == nil {
+		t.Errorf("without a home: %s, want an error (no profiles)", got)
 	}
 }
 
