@@ -3,8 +3,11 @@ package service
 import (
 	"context"
 	"encoding/base64"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
+	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -33,6 +36,15 @@ func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.P
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return hubapi.Page[hubapi.QuarantineItem]{}, err
+	}
+	if p.Reason != "" && !slices.Contains(event.QuarantineReasons(), event.Reason(p.Reason)) {
+		// An unknown reason would match nothing, which reads as "no such
+		// records" rather than as the typo it is.
+		names := make([]string, 0, len(event.QuarantineReasons()))
+		for _, r := range event.QuarantineReasons() {
+			names = append(names, string(r))
+		}
+		return hubapi.Page[hubapi.QuarantineItem]{}, invalid("reason", "invalid reason %q: use one of %s", p.Reason, strings.Join(names, ", "))
 	}
 	q := store.QuarantineQuery{Limit: limit, Reason: p.Reason, Topic: p.Topic}
 	if p.Cursor != "" {
