@@ -119,3 +119,13 @@ func TestJQPicksFromTheJSON(t *testing.T) {
 		t.Errorf("--jq with -o yaml: exit %d, want 2", r.Code)
 	}
 }
+
+func TestMistypedEnvironmentVariableIsWarnedAbout(t *testing.T) {
+	r := clitest.Run(t, map[string]string{"STREAMING_HUB_DISPATCH_WORKER": "8"}, "config", "show", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "warning: STREAMING_HUB_DISPATCH_WORKER is set but is not a hubctl setting; did you mean STREAMING_HUB_DISPATCH_WORKERS?") {
+		t.Errorf("exit %d, stderr %q; want a warning with the likely setting", r.Code, r.Stderr)
+	}
+	if strings.Count(r.Stderr, "warning:") != 1 {
+		t.Errorf("warned %d times, want once: %q", strings.Count(r.Stderr, "warning:"), r.Stderr)
+	}
+}
