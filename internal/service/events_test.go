@@ -132,7 +132,9 @@ func TestListEventsSearchesAndPages(t *testing.T) {
 		t.Fatal("listing does not end")
 		return nil
 	}
-	at := func(minutes int) string { return fixtureTime.Add(time.Duration(minutes) * time.Minute).Format(time.RFC3339) }
+	at := func(minutes int) string {
+		return fixtureTime.Add(time.Duration(minutes) * time.Minute).Format(time.RFC3339)
+	}
 	for _, tc := range []struct {
 		name string
 		p    service.EventListParams

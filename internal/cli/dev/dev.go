@@ -282,7 +282,7 @@ func dialable(addr net.Addr) string {
 
 type banner struct {
 	brokers, dsn, api, dataDir, tenant, adminToken, tenantKey, context string
-	duration                                                  time.Duration
+	duration                                                           time.Duration
 }
 
 func printBanner(w io.Writer, b banner) {
