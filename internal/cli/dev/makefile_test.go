@@ -2,6 +2,7 @@ package dev
 
 import (
 	"bytes"
+	"sync"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestMakeDevExitsCleanlyOnCtrlC(t *testing.T) {
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out lockedBuffer
 	// GO=true turns the build step into a no-op.
 	cmd := exec.Command(makePath, "--no-print-directory", "dev", "GO=true", "DEV_HUBCTL="+fake)
 	cmd.Dir = "../../.."
@@ -57,4 +58,22 @@ func TestMakeDevExitsCleanlyOnCtrlC(t *testing.T) {
 	if err != nil || strings.Contains(text, "Error") || strings.Contains(text, "Interrupt") || !strings.Contains(text, "stopped") {
 		t.Fatalf("make dev after Ctrl-C: %v\n%s", err, text)
 	}
+}
+
+// lockedBuffer is written by make's output copier while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
