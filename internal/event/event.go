@@ -24,6 +24,11 @@ type Options struct {
 	TypePrefix string
 	// MaxEventBytes is the largest accepted value; ≤ 0 means DefaultMaxEventBytes.
 	MaxEventBytes int
+	// MaxHeaderCount, MaxHeaderBytes and MaxAttributeBytes bound the
+	// headers (rule 0); ≤ 0 selects each one's default.
+	MaxHeaderCount    int
+	MaxHeaderBytes    int
+	MaxAttributeBytes int
 }
 
 func (o Options) typePrefix() string {

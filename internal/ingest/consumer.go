@@ -129,11 +129,12 @@ func New(opts Options) (*Consumer, error) {
 		return nil, fmt.Errorf("ingest: register metrics: %w", err)
 	}
 	c := &Consumer{
-		opts:             opts,
-		log:              opts.Logger.With(slog.String("component", "ingest")),
-		clock:            opts.Clock,
-		metrics:          m,
-		eventOpts:        event.Options{TypePrefix: opts.Ingest.TypePrefix, MaxEventBytes: opts.Ingest.MaxEventBytes},
+		opts:    opts,
+		log:     opts.Logger.With(slog.String("component", "ingest")),
+		clock:   opts.Clock,
+		metrics: m,
+		eventOpts: event.Options{TypePrefix: opts.Ingest.TypePrefix, MaxEventBytes: opts.Ingest.MaxEventBytes,
+			MaxHeaderCount: opts.Ingest.MaxHeaderCount, MaxHeaderBytes: opts.Ingest.MaxHeaderBytes, MaxAttributeBytes: opts.Ingest.MaxAttributeBytes},
 		rebalanceWaiting: make(chan struct{}, 1),
 		clientSet:        make(chan struct{}),
 	}
