@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"slices"
+
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/event"
@@ -88,4 +90,38 @@ func decideRecord(headers []event.Header, value []byte, opts event.Options, rost
 		return ev, v
 	}
 	return ev, event.Accepted()
+}
+
+// doubtfulTenants lists, once each, the tenants whose records the roster
+// gate turned away in batch. Those discards are final, and the cached
+// roster may predate the tenant's creation or activation by a moment
+// (until its change notification arrives), so they are asked of the
+// database before the batch is stored.
+func doubtfulTenants(batch store.IngestBatch) []string {
+	var ids []string
+	for _, rec := range batch.Records {
+		if r := rec.Verdict.Reason; r != event.ReasonUnknownTenant && r != event.ReasonInactiveTenant {
+			continue
+		}
+		if !slices.Contains(ids, rec.Event.TenantID) {
+			ids = append(ids, rec.Event.TenantID)
+		}
+	}
+	return ids
+}
+
+// readmit applies the roster gate again, with the database's statuses, to
+// the records it turned away; a tenant missing from statuses is unknown.
+func readmit(batch *store.IngestBatch, statuses map[string]event.TenantStatus) {
+	for i := range batch.Records {
+		rec := &batch.Records[i]
+		if r := rec.Verdict.Reason; r != event.ReasonUnknownTenant && r != event.ReasonInactiveTenant {
+			continue
+		}
+		if v, admitted := event.Admit(statuses[rec.Event.TenantID]); admitted {
+			rec.Verdict = event.Accepted()
+		} else {
+			rec.Verdict = v
+		}
+	}
 }

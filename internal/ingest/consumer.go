@@ -226,6 +226,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	var refresher sync.WaitGroup
 	refreshCtx, stopRefresh := context.WithCancel(ctx)
 	refresher.Go(func() { c.refreshRoster(refreshCtx, c.opts.Ingest.RosterRefresh) })
+	refresher.Go(func() { c.watchRoster(refreshCtx) })
 	defer refresher.Wait()
 	defer stopRefresh()
 
@@ -285,7 +286,7 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 		wg.Go(func() {
 			defer func() { <-slots }()
 			batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
-			res, ok := c.storeBatch(ctx, work, giveUp, batch)
+			res, ok := c.storeBatch(ctx, work, giveUp, &batch)
 			outcomes[i] = batchOutcome{batch: batch, result: res, stored: ok}
 		})
 	}
@@ -336,13 +337,13 @@ type batchOutcome struct {
 // database refuses it. It gives up, reporting false, only once giveUp is
 // closed (shutdown or a rebalance waiting): the records are then read again,
 // by this member after a restart or by the partition's next owner.
-func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch store.IngestBatch) (store.IngestResult, bool) {
+func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch *store.IngestBatch) (store.IngestResult, bool) {
 	log := c.log.With(slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
 		slog.Int64("first_offset", batch.Records[0].Offset), slog.Int("records", len(batch.Records)))
 	start := c.clock()
 	for attempt := 0; ; attempt++ {
 		attemptCtx, cancel := context.WithTimeout(work, attemptTimeout)
-		res, err := c.opts.Store.WriteIngestBatch(attemptCtx, batch)
+		res, err := c.confirmAndWrite(attemptCtx, batch)
 		cancel()
 		if err == nil {
 			c.metrics.batchSeconds.Observe(c.clock().Sub(start).Seconds())
@@ -369,6 +370,21 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 		case <-time.After(backoffDelay(attempt, rand.Float64())):
 		}
 	}
+}
+
+// confirmAndWrite asks the database about the tenants the cached roster
+// turned away (see doubtfulTenants), applies its answer to the batch and to
+// the cache, then writes the batch.
+func (c *Consumer) confirmAndWrite(ctx context.Context, batch *store.IngestBatch) (store.IngestResult, error) {
+	if ids := doubtfulTenants(*batch); len(ids) > 0 {
+		statuses, err := c.opts.Store.TenantStatuses(ctx, ids)
+		if err != nil {
+			return store.IngestResult{}, err
+		}
+		readmit(batch, statuses)
+		c.roster.update(ids, statuses)
+	}
+	return c.opts.Store.WriteIngestBatch(ctx, *batch)
 }
 
 // rewind points the client back at the first record of a partition's
