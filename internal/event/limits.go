@@ -77,3 +77,10 @@ func checkBounds(headers []Header, opts Options) (Verdict, bool) {
 	}
 	return Verdict{}, true
 }
+
+// MaxValueBytes is the largest value accepted: MaxEventBytes or its default.
+func (o Options) MaxValueBytes() int { return o.maxEventBytes() }
+
+// HeaderLimits are the header count and header bytes rule 0 allows: the
+// options' or their defaults.
+func (o Options) HeaderLimits() (count, bytes int) { return o.maxHeaderCount(), o.maxHeaderBytes() }

@@ -52,7 +52,7 @@ func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.P
 		}
 		q.After = &store.QuarantinePosition{ReceivedAt: at, ID: id}
 	}
-	rows, more, err := s.store.ListQuarantineSummaries(ctx, q)
+	rows, more, err := s.store.ListQuarantine(ctx, q)
 	if err != nil {
 		return hubapi.Page[hubapi.QuarantineSummary]{}, err
 	}
