@@ -173,4 +173,3 @@ func (p *cutProxy) Restore() {
 	defer p.mu.Unlock()
 	p.down = false
 }
-

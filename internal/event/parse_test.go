@@ -227,9 +227,13 @@ func TestParseRules(t *testing.T) {
 				wantField(t, "TimeText", ev.TimeText, "2016-12-31T23:59:60Z")
 			}},
 		{name: "time with a leap second and a fraction", headers: set(validRecord(), "ce-time", "2016-12-31T23:59:60.5Z"),
-			check: func(t *testing.T, ev Event) { wantTime(t, ev, time.Date(2016, 12, 31, 23, 59, 59, 999_999_999, time.UTC)) }},
+			check: func(t *testing.T, ev Event) {
+				wantTime(t, ev, time.Date(2016, 12, 31, 23, 59, 59, 999_999_999, time.UTC))
+			}},
 		{name: "time with a leap second in an offset", headers: set(validRecord(), "ce-time", "1990-12-31T15:59:60-08:00"),
-			check: func(t *testing.T, ev Event) { wantTime(t, ev, time.Date(1990, 12, 31, 23, 59, 59, 999_999_999, time.UTC)) }},
+			check: func(t *testing.T, ev Event) {
+				wantTime(t, ev, time.Date(1990, 12, 31, 23, 59, 59, 999_999_999, time.UTC))
+			}},
 		{name: "time with a leap second mid-day", headers: set(validRecord(), "ce-time", "2016-12-31T12:00:60Z"), want: ReasonInvalidTime},
 		{name: "time with second 61", headers: set(validRecord(), "ce-time", "2016-12-31T23:59:61Z"), want: ReasonInvalidTime},
 		{name: "time without offset", headers: set(validRecord(), "ce-time", "2026-11-29T12:00:00"), want: ReasonInvalidTime},

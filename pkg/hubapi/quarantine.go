@@ -22,8 +22,8 @@ type QuarantineItem struct {
 	// Key is the record key; null when the record had none.
 	Key *string `json:"key"`
 	// Encoding is "base64" when Key is base64.
-	Encoding    string             `json:"encoding,omitempty"`
-	Headers []QuarantineHeader `json:"headers"`
+	Encoding string             `json:"encoding,omitempty"`
+	Headers  []QuarantineHeader `json:"headers"`
 	// ValueBase64 is the value as stored: the whole value, or its first
 	// bytes when ValueTruncated.
 	ValueBase64 string `json:"value_base64"`
