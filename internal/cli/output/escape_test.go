@@ -1,6 +1,11 @@
 package output
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/hubctl/hubctl/internal/cli/iostreams"
+)
 
 func TestSafeText(t *testing.T) {
 	tests := []struct {
@@ -18,6 +23,10 @@ func TestSafeText(t *testing.T) {
 		{"bad\xffbyte", 0, `bad\xffbyte`},
 		{"real \ufffd stays", 0, "real \ufffd stays"},
 		{"abcdef", 3, "abc…"},
+		{"a\u2028b", 0, `a\u2028b`},
+		{"ççççç", 3, "ççç…"},
+		{"\n\n\n\n", 2, `\x0a\x0a…`},
+		{"abc", 3, "abc"},
 		{"ab\u202ecd", 3, `ab\u202e…`},
 	}
 	for _, tt := range tests {
@@ -40,5 +49,37 @@ func TestSafeCellKeepsColourOnly(t *testing.T) {
 		if got := safeCell(tt.in); got != tt.want {
 			t.Errorf("safeCell(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestTableEscapesEveryCell: a name crafted to reorder the row it sits in
+// (U+202E) or to drive the terminal reaches the table escaped, whichever
+// command printed it; -o json keeps it as it is.
+func TestTableEscapesEveryCell(t *testing.T) {
+	const spoof = "invoice\u202egpj.exe"
+	ios, _, out, _ := iostreams.Test()
+	ios.SetStdoutTTY(true)
+	err := New(ios, Table).Print(nil, func(tw *TableWriter) {
+		tw.Header("name", "state")
+		tw.Row(spoof, Style(ios, "failed"))
+		tw.Row("\x1b[2Jclear\nnext", "ok")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if strings.ContainsRune(got, '\u202e') || strings.Contains(got, "\x1b[2J") || strings.Count(got, "\n") != 3 {
+		t.Errorf("table carries raw control characters:\n%q", got)
+	}
+	if !strings.Contains(got, `invoice\u202egpj.exe`) || !strings.Contains(got, `\x1b[2Jclear\x0anext`) {
+		t.Errorf("table does not show the escaped names:\n%q", got)
+	}
+	if !strings.Contains(got, Style(ios, "failed")) {
+		t.Errorf("the state's colour was lost:\n%q", got)
+	}
+
+	ios, _, out, _ = iostreams.Test()
+	if err := New(ios, JSON).Print(map[string]string{"name": spoof}, nil); err != nil || !strings.Contains(out.String(), "\u202e") {
+		t.Errorf("-o json altered the name: %q, %v", out.String(), err)
 	}
 }
