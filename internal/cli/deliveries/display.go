@@ -98,4 +98,3 @@ func optionalText(s *string, width int) string {
 	}
 	return orDash(output.SafeText(*s, width))
 }
-
