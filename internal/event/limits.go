@@ -25,25 +25,21 @@ const (
 	ReasonAttributeTooLarge Reason = "attribute_too_large"
 )
 
-func (o Options) maxHeaderCount() int {
-	if o.MaxHeaderCount <= 0 {
-		return DefaultMaxHeaderCount
+// positiveOr is v, or def when v is not positive: the zero Options select
+// every default.
+func positiveOr(v, def int) int {
+	if v <= 0 {
+		return def
 	}
-	return o.MaxHeaderCount
+	return v
 }
 
-func (o Options) maxHeaderBytes() int {
-	if o.MaxHeaderBytes <= 0 {
-		return DefaultMaxHeaderBytes
-	}
-	return o.MaxHeaderBytes
-}
+func (o Options) maxHeaderCount() int { return positiveOr(o.MaxHeaderCount, DefaultMaxHeaderCount) }
+
+func (o Options) maxHeaderBytes() int { return positiveOr(o.MaxHeaderBytes, DefaultMaxHeaderBytes) }
 
 func (o Options) maxAttributeBytes() int {
-	if o.MaxAttributeBytes <= 0 {
-		return DefaultMaxAttributeBytes
-	}
-	return o.MaxAttributeBytes
+	return positiveOr(o.MaxAttributeBytes, DefaultMaxAttributeBytes)
 }
 
 // checkBounds is rule 0, applied before any other so that what a record

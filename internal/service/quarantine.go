@@ -93,16 +93,11 @@ func (s *Quarantine) Get(ctx context.Context, id string) (hubapi.QuarantineItem,
 
 func quarantineView(r store.QuarantinedRecord, v store.ValueInfo) hubapi.QuarantineItem {
 	item := hubapi.QuarantineItem{
-		ID:              r.ID,
-		Reason:          r.Reason,
-		Detail:          r.Detail,
-		Topic:           r.Topic,
-		Partition:       r.Partition,
-		Offset:          r.Offset,
-		Headers:         make([]hubapi.QuarantineHeader, len(r.Headers)),
-		ValueBase64:     base64.StdEncoding.EncodeToString(r.Value),
-		QuarantineValue: valueView(v),
-		ReceivedAt:      r.ReceivedAt.UTC(),
+		QuarantineOrigin: origin(r.QuarantineOrigin),
+		Headers:          make([]hubapi.QuarantineHeader, len(r.Headers)),
+		ValueBase64:      base64.StdEncoding.EncodeToString(r.Value),
+		QuarantineValue:  valueView(v),
+		ReceivedAt:       r.ReceivedAt.UTC(),
 	}
 	if r.Key != nil {
 		key, encoding := textOrBase64(r.Key)
@@ -119,12 +114,7 @@ func quarantineView(r store.QuarantinedRecord, v store.ValueInfo) hubapi.Quarant
 
 func quarantineSummaryView(r store.QuarantineSummary) hubapi.QuarantineSummary {
 	item := hubapi.QuarantineSummary{
-		ID:                r.ID,
-		Reason:            r.Reason,
-		Detail:            r.Detail,
-		Topic:             r.Topic,
-		Partition:         r.Partition,
-		Offset:            r.Offset,
+		QuarantineOrigin:  origin(r.QuarantineOrigin),
 		KeySize:           r.KeySize,
 		Headers:           make([]hubapi.QuarantineHeader, len(r.Headers)),
 		HeaderCount:       r.HeaderCount,
@@ -146,6 +136,10 @@ func quarantineSummaryView(r store.QuarantineSummary) hubapi.QuarantineSummary {
 		item.Headers[i] = view
 	}
 	return item
+}
+
+func origin(o store.QuarantineOrigin) hubapi.QuarantineOrigin {
+	return hubapi.QuarantineOrigin{ID: o.ID, Reason: o.Reason, Detail: o.Detail, Topic: o.Topic, Partition: o.Partition, Offset: o.Offset}
 }
 
 func valueView(v store.ValueInfo) hubapi.QuarantineValue {

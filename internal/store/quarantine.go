@@ -12,17 +12,22 @@ import (
 // QuarantinedRecord is a poison record exactly as ingest stored it: the raw
 // bytes of its key, headers and value, for forensics.
 type QuarantinedRecord struct {
+	QuarantineOrigin
+	// Key is nil when the record had no key (as opposed to an empty one).
+	Key        []byte
+	Headers    []RawHeader
+	Value      []byte
+	ReceivedAt time.Time
+}
+
+// QuarantineOrigin is why a record was quarantined and where it was read.
+type QuarantineOrigin struct {
 	ID        int64
 	Reason    string
 	Detail    string
 	Topic     string
 	Partition int32
 	Offset    int64
-	// Key is nil when the record had no key (as opposed to an empty one).
-	Key        []byte
-	Headers    []RawHeader
-	Value      []byte
-	ReceivedAt time.Time
 }
 
 // RawHeader is one record header as bytes: Kafka puts no encoding on header
@@ -70,12 +75,7 @@ const (
 
 // QuarantineSummary is a quarantined record as a listing shows it.
 type QuarantineSummary struct {
-	ID        int64
-	Reason    string
-	Detail    string
-	Topic     string
-	Partition int32
-	Offset    int64
+	QuarantineOrigin
 	// KeyPrefix is nil when the record had no key.
 	KeyPrefix []byte
 	KeySize   int64

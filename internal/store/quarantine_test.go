@@ -77,8 +77,9 @@ func TestGetQuarantinedKeepsRawBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := store.QuarantinedRecord{
-		ID: withKey, Reason: "invalid_id", Detail: "detail of invalid_id", Topic: "lerian.streaming.x",
-		Partition: 3, Offset: 42, Key: []byte{0x00, 0x01, 0x80}, Headers: headers,
+		QuarantineOrigin: store.QuarantineOrigin{ID: withKey, Reason: "invalid_id", Detail: "detail of invalid_id", Topic: "lerian.streaming.x",
+			Partition: 3, Offset: 42},
+		Key: []byte{0x00, 0x01, 0x80}, Headers: headers,
 		Value: []byte{0xde, 0xad, 0xbe, 0xef}, ReceivedAt: t0,
 	}
 	if diff := diffRecords(keyed, want); diff != "" {

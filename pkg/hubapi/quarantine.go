@@ -13,12 +13,7 @@ const EncodingBase64 = "base64"
 // rejected; anything else is base64, flagged by an "encoding" beside it, so
 // no byte is lost or altered.
 type QuarantineItem struct {
-	ID        int64  `json:"id"`
-	Reason    string `json:"reason"`
-	Detail    string `json:"detail"`
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Offset    int64  `json:"offset"`
+	QuarantineOrigin
 	// Key is the record key; null when the record had none.
 	Key *string `json:"key"`
 	// Encoding is "base64" when Key is base64.
@@ -29,6 +24,16 @@ type QuarantineItem struct {
 	ValueBase64 string `json:"value_base64"`
 	QuarantineValue
 	ReceivedAt time.Time `json:"received_at"`
+}
+
+// QuarantineOrigin is why a record was quarantined and where it was read.
+type QuarantineOrigin struct {
+	ID        int64  `json:"id"`
+	Reason    string `json:"reason"`
+	Detail    string `json:"detail"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
 }
 
 // QuarantineValue describes the value a producer sent, also when only its
@@ -50,12 +55,7 @@ type QuarantineValue struct {
 // quarantined. The key, the first headers and the value are cut to their
 // first bytes; the whole record is QuarantineItem.
 type QuarantineSummary struct {
-	ID        int64  `json:"id"`
-	Reason    string `json:"reason"`
-	Detail    string `json:"detail"`
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Offset    int64  `json:"offset"`
+	QuarantineOrigin
 	// Key is the record key's first bytes; null when the record had none.
 	Key *string `json:"key"`
 	// Encoding is "base64" when Key is base64.
