@@ -111,8 +111,11 @@ func checkJSONText(body []byte) *apiError {
 				top.keys[folded], top.key, top.expectKey = true, t, false
 				continue
 			}
-			if len(stack) > 0 && decodedBadly(t, raw) {
-				field := path(stack[len(stack)-1].key)
+			if decodedBadly(t, raw) {
+				field := ""
+				if len(stack) > 0 {
+					field = path(stack[len(stack)-1].key)
+				}
 				return invalidRequest(field, "field "+strconv.Quote(field)+" is not valid UTF-8 text")
 			}
 		}

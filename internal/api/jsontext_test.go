@@ -1,9 +1,11 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestJSONTextRefused: what encoding/json would accept silently (invalid
@@ -95,4 +97,20 @@ func TestJSONTextRefusedOverHTTP(t *testing.T) {
 	if r := h.admin(t, http.StatusOK, "GET", "/admin/tenants", ""); strings.Contains(r.raw, `"one"`) || strings.Contains(r.raw, `"two"`) {
 		t.Errorf("a refused tenant was created: %s", r.raw)
 	}
+}
+
+// FuzzCheckJSONText: whatever the body, the check never panics, and a
+// valid JSON body it lets through is valid UTF-8.
+func FuzzCheckJSONText(f *testing.F) {
+	for _, seed := range []string{`{"a":"b"}`, "{\"a\":\"\xff\"}", `{"a":"\ud800"}`, `{"a":1,"A":2}`, `{"a":[{"b":"\ufffd"}]}`, `[[[[`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if err := checkJSONText(body); err != nil || !json.Valid(body) {
+			return
+		}
+		if !utf8.Valid(body) {
+			t.Fatalf("accepted invalid UTF-8: %q", body)
+		}
+	})
 }
