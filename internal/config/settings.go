@@ -148,7 +148,7 @@ var registry = []Setting{
 		"Longest value of one CloudEvents attribute (ce- header or content-type); longer ones are quarantined as attribute_too_large.",
 		intBetween(256, 1<<20, func(c *Config) *int { return &c.Ingest.MaxAttributeBytes })),
 	setting("ROSTER_REFRESH", "5s",
-		"How soon tenant roster changes take effect.",
+		"How often the tenant roster is reloaded as a fallback; changes apply at once by database notification.",
 		durationAtLeast(100*time.Millisecond, func(c *Config) *time.Duration { return &c.Ingest.RosterRefresh })),
 
 	setting("DISPATCH_WORKERS", "8",
