@@ -59,7 +59,13 @@ func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 		o.Dispatch.Workers = 4
 	})
 
-	waitFor(t, "every job to succeed", func() bool { return e.jobStates(sub)["succeeded"] == jobs })
+	// After the outage the claimer is in its backoff (up to 5s), so this
+	// waits longer than waitFor does.
+	for deadline := time.Now().Add(2 * waitTimeout); e.jobStates(sub)["succeeded"] != jobs; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for every job to succeed: %v", e.jobStates(sub))
+		}
+	}
 	if proxy.cuts.Load() == 0 {
 		t.Fatal("the outage never happened")
 	}
