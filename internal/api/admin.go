@@ -20,6 +20,7 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleAdmin("GET /admin/tenants/{id}/keys", s.listAPIKeys)
 	s.handleAdmin("DELETE /admin/tenants/{id}/keys/{key_id}", s.revokeAPIKey)
 	s.handleAdmin("GET /admin/quarantine", s.listQuarantine)
+	s.storageRoutes()
 
 	s.handleTenant("POST /v1/subscriptions", s.createSubscription)
 	s.handleTenant("GET /v1/subscriptions", s.listSubscriptions)
