@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // seedDays puts events with pending and finished jobs, and pull entries,
@@ -95,7 +97,9 @@ func TestPlansOfHotPathsTouchOnlyThePartitionsTheyNeed(t *testing.T) {
 	// A claim reads the live partition's partial index only, and of the
 	// inbox only the partitions of the events it claimed (the oldest due:
 	// never tomorrow's).
-	claimPlan := explain(t, st, true, claimJobs, "", ClaimRingSize, now.Add(time.Hour), 64, "owner", int64(1000))
+	claimPlan := explain(t, st, true, claimJobs, pgx.StrictNamedArgs{
+		"after": "", "ring_size": ClaimRingSize, "now": now.Add(time.Hour), "limit": 64, "owner": "owner", "lease_margin_ms": int64(1000),
+	})
 	if strings.Contains(claimPlan, "delivery_jobs_done") {
 		t.Errorf("the claim plan reads terminal jobs:\n%s", claimPlan)
 	}
