@@ -292,10 +292,11 @@ func (s *Store) rollSequence(ctx context.Context, today time.Time) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `
-SELECT setval(pg_get_serial_sequence('events', 'seq'), $1, false)
-FROM pg_sequences
-WHERE schemaname = current_schema() AND sequencename = 'events_seq_seq' AND coalesce(last_value, 0) < $1`, base)
+		last, err := lastSeq(ctx, tx)
+		if err != nil || last >= base-1 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `SELECT setval('events_seq_seq', $1, false)`, base)
 		return err
 	})
 	if err != nil {
@@ -304,10 +305,11 @@ WHERE schemaname = current_schema() AND sequencename = 'events_seq_seq' AND coal
 	return nil
 }
 
-// lastSeq is the inbox sequence's last value handed out (0 before any).
+// lastSeq is the highest seq the inbox sequence has handed out, or would
+// have by now: after a roll the sequence's next value is the day's base, so
+// everything below it is past. (pg_sequences shows no last value then.)
 func lastSeq(ctx context.Context, q querier) (int64, error) {
 	var last int64
-	err := q.QueryRow(ctx, `
-SELECT coalesce((SELECT last_value FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = 'events_seq_seq'), 0)`).Scan(&last)
+	err := q.QueryRow(ctx, `SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM events_seq_seq`).Scan(&last)
 	return last, err
 }

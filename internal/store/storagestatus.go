@@ -107,7 +107,8 @@ func (s *Store) oldestRow(ctx context.Context, t managedTable) (*time.Time, erro
 			sql = fmt.Sprintf(`SELECT CASE WHEN EXISTS (SELECT 1 FROM %s)
 				THEN (SELECT received_at FROM events WHERE seq >= %d ORDER BY seq LIMIT 1) END`, ident, max(p.lo, 0))
 		case p.catchAll() && t.kind == byID:
-			sql = fmt.Sprintf(`SELECT to_timestamp(('x' || substr(replace(min(id)::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0) FROM %s`, ident)
+			sql = fmt.Sprintf(`SELECT (SELECT to_timestamp(('x' || substr(replace(id::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0)
+				FROM %s ORDER BY id LIMIT 1)`, ident)
 		case p.catchAll():
 			sql = fmt.Sprintf(`SELECT min(%s) FROM %s`, t.key, ident)
 		default:
