@@ -101,7 +101,7 @@ func Run(ctx context.Context, opts Options) error {
 		parts = append(parts, dispatcher)
 	}
 
-	policy := RetentionPolicy(cfg)
+	policy := retentionPolicy(cfg)
 	keeper, err := retention.New(retention.Options{
 		Store: st, Policy: policy, Interval: cfg.Retention.Interval, Logger: log, Registerer: metrics,
 	})
@@ -198,7 +198,7 @@ func Run(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// RetentionPolicy is the configured storage retention (STREAMING_HUB_RETENTION_*).
-func RetentionPolicy(cfg *config.Config) store.RetentionPolicy {
+// retentionPolicy is the configured storage retention (STREAMING_HUB_RETENTION_*).
+func retentionPolicy(cfg *config.Config) store.RetentionPolicy {
 	return store.RetentionPolicy{Events: cfg.Retention.Events, Deliveries: cfg.Retention.Deliveries, Quarantine: cfg.Retention.Quarantine}
 }

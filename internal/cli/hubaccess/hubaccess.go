@@ -63,6 +63,7 @@ type Hub interface {
 	GetDelivery(ctx context.Context, tenant, id string) (hubapi.DeliveryDetail, error)
 
 	DeadLetters
+	Storage
 
 	// ReadEvents reads a page of a pull subscription; reading is the ack.
 	ReadEvents(ctx context.Context, tenant, subscriptionID string, p service.PullParams) (hubapi.PullPage, error)
