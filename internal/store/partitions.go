@@ -249,8 +249,7 @@ const PartitionsAhead = 2
 
 // EnsurePartitions creates the daily partitions of today and the days
 // ahead that are missing, then moves the inbox's sequence into today's
-// range. A day whose seq range the legacy partition already covers (a
-// clock set before the migration) gets no seq partitions.
+// range.
 func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
 	today := DayStart(now)
 	for _, t := range managedTables {
@@ -259,14 +258,19 @@ func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
 			return classify(err)
 		}
 		have := make(map[time.Time]bool, len(parts))
-		covered := int64(minInt64) // seq ranges: the highest upper bound
 		for _, p := range parts {
 			have[p.day] = true
-			covered = max(covered, p.hi)
+		}
+		// A seq range that another partition already covers in part (the
+		// legacy one, when the clock is set before the migration) gets
+		// none of its own.
+		overlaps := func(d time.Time) bool {
+			lo, hi := DaySeqBase(d), DaySeqBase(d.Add(day))
+			return slices.ContainsFunc(parts, func(p partition) bool { return lo < p.hi && p.lo < hi })
 		}
 		for k := range PartitionsAhead + 1 {
 			d := today.Add(time.Duration(k) * day)
-			if have[d] || (t.kind == bySeq && DaySeqBase(d) < covered) {
+			if have[d] || (t.kind == bySeq && overlaps(d)) {
 				continue
 			}
 			if err := s.createPartition(ctx, t, d); err != nil {
