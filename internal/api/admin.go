@@ -34,6 +34,7 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleTenant("GET /v1/subscriptions/{id}/deliveries", s.listSubscriptionDeliveries)
 	s.handleTenant("GET /v1/deliveries/{id}", s.getDelivery)
 	s.deadLetterRoutes()
+	s.inboxRoutes()
 	s.handleTenant("GET /v1/events", s.readEvents)
 }
 

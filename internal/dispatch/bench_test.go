@@ -69,8 +69,8 @@ func BenchmarkDispatch(b *testing.B) {
 }
 
 // benchmarkDispatch runs BenchmarkDispatch's measure; prepare, when set,
-// fills the database first.
-func benchmarkDispatch(b *testing.B, claimBatch int, prepare func(*env)) {
+// fills the database first, and configure adjusts the dispatcher.
+func benchmarkDispatch(b *testing.B, claimBatch int, prepare func(*env), configure ...func(*env, *Options)) {
 	const workers = 8
 	e := newEnv(b)
 	if prepare != nil {
@@ -89,6 +89,9 @@ func benchmarkDispatch(b *testing.B, claimBatch int, prepare func(*env)) {
 		o.Dispatch.Workers = workers
 		o.Dispatch.ClaimBatch = claimBatch
 		o.Dispatch.IdleInterval = 250 * time.Millisecond
+		for _, f := range configure {
+			f(e, o)
+		}
 	})
 	// Counting the succeeded jobs scans the job table; polled every few
 	// milliseconds for the whole run, it competed for the database with

@@ -3,8 +3,11 @@ package service
 import (
 	"context"
 	"encoding/base64"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
+	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -33,6 +36,15 @@ func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.P
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return hubapi.Page[hubapi.QuarantineItem]{}, err
+	}
+	if p.Reason != "" && !slices.Contains(event.QuarantineReasons(), event.Reason(p.Reason)) {
+		// An unknown reason would match nothing, which reads as "no such
+		// records" rather than as the typo it is.
+		names := make([]string, 0, len(event.QuarantineReasons()))
+		for _, r := range event.QuarantineReasons() {
+			names = append(names, string(r))
+		}
+		return hubapi.Page[hubapi.QuarantineItem]{}, invalid("reason", "invalid reason %q: use one of %s", p.Reason, strings.Join(names, ", "))
 	}
 	q := store.QuarantineQuery{Limit: limit, Reason: p.Reason, Topic: p.Topic}
 	if p.Cursor != "" {
@@ -78,10 +90,7 @@ func quarantineView(r store.QuarantinedRecord) hubapi.QuarantineItem {
 		item.Key, item.Encoding = &key, encoding
 	}
 	for i, h := range r.Headers {
-		var view hubapi.QuarantineHeader
-		view.Key, view.KeyEncoding = textOrBase64(h.Key)
-		view.Value, view.Encoding = textOrBase64(h.Value)
-		item.Headers[i] = view
+		item.Headers[i] = headerView(h)
 	}
 	return item
 }

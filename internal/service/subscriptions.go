@@ -133,7 +133,11 @@ func (s *Subscriptions) Get(ctx context.Context, tenantID, id string) (hubapi.Su
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
-	return s.view(sub)
+	view, err := s.view(sub)
+	if err != nil {
+		return hubapi.Subscription{}, err
+	}
+	return s.withBreaker(ctx, sub, view)
 }
 
 // List pages through a tenant's subscriptions, oldest first.
@@ -580,7 +584,9 @@ func (s *Subscriptions) probe(ctx context.Context, sub store.Subscription) (fail
 	defer snk.Close()
 	probeCtx, cancel := context.WithTimeout(ctx, sub.AttemptTimeout+probeGrace)
 	defer cancel()
-	failure = snk.Probe(probeCtx, sink.ProbeRequest{SubscriptionID: sub.ID.String(), TenantID: sub.TenantID, Timeout: sub.AttemptTimeout})
+	failure = snk.Probe(probeCtx, sink.ProbeRequest{
+		SubscriptionID: sub.ID.String(), TenantID: sub.TenantID, Timeout: sub.AttemptTimeout, EventTypes: sub.EventTypes,
+	})
 	if failure != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -82,6 +82,11 @@ func (p *Printer) Print(v any, table func(*TableWriter)) error {
 		return writeYAML(p.ios.Out, v)
 	case JSONL:
 		return json.NewEncoder(p.ios.Out).Encode(v)
+	}
+	if p.ios.JSONFilter != nil {
+		return p.ios.JSONFilter.Write(p.ios.Out, v)
+	}
+	switch p.format {
 	default:
 		enc := json.NewEncoder(p.ios.Out)
 		enc.SetIndent("", "  ")

@@ -164,6 +164,8 @@ func TestQuarantineListRejectsBadInput(t *testing.T) {
 		// The hub, not the command line, judges a cursor: a rejected value
 		// exits 1 in both modes.
 		{[]string{"--cursor", "forged"}, cmdutil.ExitFailure, "invalid cursor"},
+		// So does a reason no record can have, like dlq list --reason.
+		{[]string{"--reason", "bogus"}, cmdutil.ExitFailure, `invalid reason "bogus": use one of duplicate_attribute, missing_specversion`},
 		{[]string{"extra"}, cmdutil.ExitUsage, "unknown command"},
 	} {
 		r := clitest.Run(t, clitest.Database(dsn), append([]string{"quarantine", "list"}, c.args...)...)

@@ -7,12 +7,14 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	configcmd "github.com/hubctl/hubctl/internal/cli/config"
+	"github.com/hubctl/hubctl/internal/cli/contextcmd"
 	"github.com/hubctl/hubctl/internal/cli/deliveries"
 	"github.com/hubctl/hubctl/internal/cli/dev"
 	"github.com/hubctl/hubctl/internal/cli/dlq"
 	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/listen"
+	"github.com/hubctl/hubctl/internal/cli/login"
 	"github.com/hubctl/hubctl/internal/cli/man"
 	"github.com/hubctl/hubctl/internal/cli/migrate"
 	"github.com/hubctl/hubctl/internal/cli/pull"
@@ -22,6 +24,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/storage"
 	"github.com/hubctl/hubctl/internal/cli/subs"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
+	"github.com/hubctl/hubctl/internal/cli/top"
 	"github.com/hubctl/hubctl/internal/cli/version"
 )
 
@@ -89,7 +92,10 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		sig.NewCmd(f),
 		listen.NewCmd(f),
 		pull.NewCmd(f, nil),
+		login.NewCmd(f, nil),
+		contextcmd.NewCmd(f),
 		configcmd.NewCmd(f),
+		top.NewCmd(f, nil),
 		version.NewCmd(f),
 		man.NewCmd(f),
 	)
