@@ -55,7 +55,9 @@ INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset) 
 // row shows.
 var fingerprints = map[string]string{
 	"events":            `SELECT md5(string_agg(t::text, '|' ORDER BY seq)) FROM events t`,
-	"delivery_jobs":     `SELECT md5(string_agg(t::text, '|' ORDER BY id)) FROM delivery_jobs t`,
+	"delivery_jobs": `SELECT md5(string_agg(concat_ws(',', id, tenant_id, subscription_id, event_seq, state, attempts, recorded_attempts,
+		recoveries, next_attempt_at, lease_owner, lease_until, last_error, last_status, dead_reason, dead_at, succeeded_at,
+		created_at, updated_at), '|' ORDER BY id)) FROM delivery_jobs`,
 	"delivery_attempts": `SELECT md5(string_agg(t::text, '|' ORDER BY id)) FROM delivery_attempts t`,
 	"pull_entries":      `SELECT md5(string_agg(t::text, '|' ORDER BY event_seq)) FROM pull_entries t`,
 	"pull_cursors":      `SELECT md5(string_agg(subscription_id || ':' || cursor_seq || ':' || updated_at, '|')) FROM pull_cursors`,
