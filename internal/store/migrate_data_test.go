@@ -54,7 +54,7 @@ INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset) 
 // columns of migration 1), so a conversion that loses, changes or adds a
 // row shows.
 var fingerprints = map[string]string{
-	"events":            `SELECT md5(string_agg(t::text, '|' ORDER BY seq)) FROM events t`,
+	"events": `SELECT md5(string_agg(t::text, '|' ORDER BY seq)) FROM events t`,
 	"delivery_jobs": `SELECT md5(string_agg(concat_ws(',', id, tenant_id, subscription_id, event_seq, state, attempts, recorded_attempts,
 		recoveries, next_attempt_at, lease_owner, lease_until, last_error, last_status, dead_reason, dead_at, succeeded_at,
 		created_at, updated_at), '|' ORDER BY id)) FROM delivery_jobs`,
