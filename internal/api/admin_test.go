@@ -237,7 +237,7 @@ func TestRoutingErrorsAreJSON(t *testing.T) {
 		{"GET", "/nothing-here", 404, "not_found", ""},
 		{"GET", "/admin/tenants/acme/keys/x/y", 404, "not_found", ""},
 		{"DELETE", "/admin/tenants", 405, "method_not_allowed", "GET, HEAD, POST"},
-		{"PUT", "/admin/tenants/acme", 405, "method_not_allowed", "GET, HEAD, PATCH"},
+		{"PUT", "/admin/tenants/acme", 405, "method_not_allowed", "DELETE, GET, HEAD, PATCH"},
 		{"POST", "/healthz", 405, "method_not_allowed", "GET, HEAD"},
 	}
 	for _, c := range cases {

@@ -58,6 +58,7 @@ type ControlPlane struct {
 	Subscriptions *service.Subscriptions
 	Deliveries    *service.Deliveries
 	Pull          *service.Pull
+	Storage       *service.Storage
 }
 
 // Server is the HTTP handler plus the draining switch that SIGTERM flips.

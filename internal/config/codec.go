@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hubctl/hubctl/internal/schedule"
 )
 
 // A codec turns a setting's text into its typed field of Config. Its
@@ -158,6 +160,21 @@ func positiveFloat(field func(*Config) *float64) codec {
 
 func durationAtLeast(lo time.Duration, field func(*Config) *time.Duration) codec {
 	return durationCodec("a duration of at least "+lo.String()+durationSyntax, lo, field)
+}
+
+// retention is a duration no shorter than the longest retry curve a
+// subscription may have: a job still retrying must never lose its attempts
+// or its event to retention.
+func retention(field func(*Config) *time.Duration) codec {
+	return durationCodec("a duration of at least "+formatHours(schedule.Longest)+
+		", the longest retry curve a subscription may have"+durationSyntax, schedule.Longest, field)
+}
+
+func formatHours(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	}
+	return d.String()
 }
 
 // durationBetween bounds a duration on both sides, for values a remote

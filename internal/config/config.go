@@ -78,6 +78,7 @@ type Config struct {
 	Breaker     BreakerConfig
 	AutoDisable AutoDisableConfig
 	Pull        PullConfig
+	Retention   RetentionConfig
 	KEK         KEKConfig
 
 	// resolved remembers, in registry order, the text and origin of every
@@ -152,6 +153,15 @@ type AutoDisableConfig struct {
 type PullConfig struct {
 	Rate  float64 // events per second
 	Burst int
+}
+
+// RetentionConfig says how long stored rows are kept and how often serve
+// prunes (docs/architecture.md, "Storage lifecycle").
+type RetentionConfig struct {
+	Events     time.Duration
+	Deliveries time.Duration
+	Quarantine time.Duration
+	Interval   time.Duration
 }
 
 // KEKConfig carries where the key-encryption key is found. Reading the

@@ -23,7 +23,7 @@ func BenchmarkDispatchTracing(b *testing.B) {
 			name = "tracing=on"
 		}
 		b.Run(name, func(b *testing.B) {
-			benchmarkDispatch(b, 64, func(e *env, o *Options) {
+			benchmarkDispatch(b, 64, nil, func(e *env, o *Options) {
 				if _, err := e.store.Pool.Exec(context.Background(), `UPDATE events SET traceparent = $1`, benchTraceParent); err != nil {
 					b.Fatal(err)
 				}

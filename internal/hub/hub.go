@@ -21,6 +21,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/ratelimit"
+	"github.com/hubctl/hubctl/internal/retention"
 	"github.com/hubctl/hubctl/internal/service"
 	sinkregistry "github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
@@ -139,6 +140,15 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	parts = append(parts, newHeartbeat(st, metrics, owner, string(cfg.Role), breakers, log))
 
+	policy := retentionPolicy(cfg)
+	keeper, err := retention.New(retention.Options{
+		Store: st, Policy: policy, Interval: cfg.Retention.Interval, Logger: log, Registerer: metrics,
+	})
+	if err != nil {
+		return err
+	}
+	parts = append(parts, keeper)
+
 	var gatherer prometheus.Gatherer
 	if cfg.MetricsEnabled {
 		gatherer = metrics
@@ -155,6 +165,7 @@ func Run(ctx context.Context, opts Options) error {
 			Subscriptions: subscriptions,
 			Deliveries:    service.NewDeliveries(st),
 			Pull:          service.NewPull(st),
+			Storage:       service.NewStorage(st, policy, time.Now),
 		},
 		PullLimiter: ratelimit.New(cfg.Pull.Rate, cfg.Pull.Burst, time.Now),
 	})
@@ -224,4 +235,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	log.Info("hub stopped")
 	return nil
+}
+
+// retentionPolicy is the configured storage retention (STREAMING_HUB_RETENTION_*).
+func retentionPolicy(cfg *config.Config) store.RetentionPolicy {
+	return store.RetentionPolicy{Events: cfg.Retention.Events, Deliveries: cfg.Retention.Deliveries, Quarantine: cfg.Retention.Quarantine}
 }

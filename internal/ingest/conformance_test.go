@@ -27,11 +27,15 @@ func TestConformanceVectorsThroughKafka(t *testing.T) {
 		e.exec(`INSERT INTO tenants (id, status) VALUES ($1, $2)`, tenant, status)
 	}
 	for _, ev := range vectors.StoredEvents {
+		// The inbox row and its id, as ingest stores them.
 		e.exec(`
-INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
-                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
-VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted', now(),
-        '{}', '{}', '', 'lerian.streaming.earlier', 0, 0)`, ev.TenantID, ev.ID)
+WITH ev AS (
+    INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
+                        header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+    VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted', now(),
+            '{}', '{}', '', 'lerian.streaming.earlier', 0, 0)
+    RETURNING tenant_id, id, seq)
+INSERT INTO event_ids (tenant_id, id, seq) SELECT * FROM ev`, ev.TenantID, ev.ID)
 	}
 	m := e.start(func(o *Options) { o.Ingest.MaxEventBytes = vectors.MaxEventBytes })
 
@@ -60,7 +64,10 @@ VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transa
 				t.Errorf("%s: %d inbox rows with key %q and major %d, %d quarantine rows; want 1 and 0",
 					c.Name, n, c.EventKey, c.SchemaMajor, quarantined)
 			}
-			e.exec(`DELETE FROM events WHERE topic = $1 AND kafka_offset = $2`, testTopic, offset)
+			// Forgotten again, id included, so a later case may reuse the id.
+			e.exec(`
+WITH gone AS (DELETE FROM events WHERE topic = $1 AND kafka_offset = $2 RETURNING tenant_id, id)
+DELETE FROM event_ids i USING gone WHERE i.tenant_id = gone.tenant_id AND i.id = gone.id`, testTopic, offset)
 		case "quarantine":
 			n := e.count(`SELECT count(*) FROM quarantine WHERE topic = $1 AND kafka_offset = $2 AND reason = $3`, testTopic, offset, c.Reason)
 			if n != 1 || inbox != 0 {

@@ -26,6 +26,9 @@ import (
 const (
 	MaxSteps = 12
 	MaxStep  = 10 * time.Hour
+	// Longest is the longest curve any subscription may have: every step
+	// at its maximum. Retention is never shorter.
+	Longest = MaxSteps * MaxStep
 )
 
 // ErrInvalid is wrapped by every error of [Parse]; the API maps it to

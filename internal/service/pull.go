@@ -56,7 +56,8 @@ func (s *Pull) Read(ctx context.Context, tenantID, subscriptionID string, p Pull
 	if err != nil {
 		return hubapi.PullPage{}, pullError(subscriptionID, err)
 	}
-	page := hubapi.PullPage{Items: make([]hubapi.PullEvent, len(res.Events)), NextCursor: NextPullCursor(seqs(res.Events), limit)}
+	page := hubapi.PullPage{Items: make([]hubapi.PullEvent, len(res.Events)), NextCursor: NextPullCursor(seqs(res.Events), limit),
+		EventsExpired: res.EventsExpired}
 	for i, e := range res.Events {
 		page.Items[i] = pullEventView(e)
 	}

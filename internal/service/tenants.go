@@ -113,3 +113,22 @@ func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tena
 	}
 	return tenantView(t), nil
 }
+
+// Purge removes every stored row of one tenant, the tenant included:
+// events, ids, jobs, attempts, pull entries and cursors, quarantined
+// records carrying its id, subscriptions and keys. Nothing of another
+// tenant is touched.
+func (s *Tenants) Purge(ctx context.Context, id string) (hubapi.TenantPurgeResult, error) {
+	if err := CheckTenantID(id); err != nil {
+		return hubapi.TenantPurgeResult{}, err
+	}
+	counts, err := s.store.PurgeTenant(ctx, id)
+	if err != nil {
+		return hubapi.TenantPurgeResult{}, tenantError(id, err)
+	}
+	out := hubapi.TenantPurgeResult{Tenant: id, Removed: make([]hubapi.PurgedTable, 0, len(counts))}
+	for _, c := range counts {
+		out.Removed = append(out.Removed, hubapi.PurgedTable{Table: c.Table, Rows: c.Rows})
+	}
+	return out, nil
+}

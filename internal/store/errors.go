@@ -66,6 +66,13 @@ func IsUnavailable(err error) bool {
 			return true
 		case pgErr.Code == "53300": // too_many_connections
 			return true
+		case pgErr.Code == "40001", pgErr.Code == "40P01":
+			// serialization_failure, deadlock_detected: the statement lost
+			// a race and may simply run again. Moving a job between the
+			// live and terminal partitions while another statement locks it
+			// ends that way ("tuple ... was already moved to another
+			// partition").
+			return true
 		}
 		return false
 	}

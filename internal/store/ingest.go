@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/match"
@@ -50,6 +50,9 @@ type IngestBatch struct {
 	// NextOffset is the offset to read after this batch: the last record's
 	// offset + 1.
 	NextOffset int64
+	// ReceivedAt, when set, is stored as the batch's received_at (events
+	// and quarantine); zero takes the database's clock.
+	ReceivedAt time.Time
 }
 
 // IngestResult says what WriteIngestBatch did with a batch.
@@ -291,67 +294,67 @@ func countBelow(records []IngestRecord, offset int64) int {
 // (SPEC §1.5), and returns the seq of each new event by offset.
 //
 // The rest of rule 7 — candidates the inbox already holds are duplicates —
-// is checked optimistically: duplicates are rare, and the unique index
-// checks every row as it goes in anyway. The copy runs inside a savepoint;
-// only when the index refuses a row does it roll back to the savepoint,
-// look up which candidates are stored, and copy the others.
+// is event_ids' job: it holds the (tenant, id) of every retained event,
+// unique across its partitions (docs/architecture.md, "Storage
+// lifecycle"). One statement claims the candidates' ids, skipping those
+// already held, and returns the new ones; only their events are copied,
+// each with the seq its id was claimed under (a duplicate leaves a gap in
+// seq, which only has to increase). The same statement keeps event_id_days,
+// which retention reads to know when a day of ids may go.
 func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, firstSeq int64) (map[int64]int64, error) {
 	if len(candidates) == 0 {
 		return nil, nil
 	}
-	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-		_, err := sp.CopyFrom(ctx, pgx.Identifier{"events"}, eventColumns, newEventSource(&b, candidates, firstSeq))
-		return err
-	})
+	tenants, ids := make([]string, len(candidates)), make([]string, len(candidates))
+	seqs, days := make([]int64, len(candidates)), make([]time.Time, len(candidates))
+	for k, i := range candidates {
+		ev := &b.Records[i].Event
+		tenants[k], ids[k], seqs[k] = ev.TenantID, ev.ID, firstSeq+int64(k)
+		days[k], _ = IDDay(ev.ID) // a parsed event's id is a UUIDv7
+	}
+	rows, err := tx.Query(ctx, claimEventIDs, tenants, ids, seqs, days)
 	if err != nil {
-		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || pgErr.Code != "23505" || pgErr.ConstraintName != eventIdentityConstraint {
-			return nil, fmt.Errorf("insert events of %s/%d: %w", b.Topic, b.Partition, err)
-		}
-		stored, err := storedEvents(ctx, tx, b, candidates)
-		if err != nil {
-			return nil, err
-		}
-		candidates = slices.DeleteFunc(slices.Clone(candidates), func(i int) bool {
-			return stored[eventRef{b.Records[i].Event.TenantID, b.Records[i].Event.ID}]
-		})
-		if len(candidates) > 0 {
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"events"}, eventColumns, newEventSource(&b, candidates, firstSeq)); err != nil {
-				return nil, fmt.Errorf("insert events of %s/%d: %w", b.Topic, b.Partition, err)
-			}
+		return nil, fmt.Errorf("check events of %s/%d for duplicates: %w", b.Topic, b.Partition, err)
+	}
+	fresh := make(map[int64]bool, len(candidates))
+	var seq int64
+	if _, err := pgx.ForEachRow(rows, []any{&seq}, func() error { fresh[seq] = true; return nil }); err != nil {
+		return nil, fmt.Errorf("check events of %s/%d for duplicates: %w", b.Topic, b.Partition, err)
+	}
+	src := &eventSource{batch: &b, receivedAt: b.ReceivedAt}
+	inserted := make(map[int64]int64, len(fresh))
+	for k, i := range candidates {
+		if fresh[seqs[k]] {
+			src.candidates, src.seqs = append(src.candidates, i), append(src.seqs, seqs[k])
+			inserted[b.Records[i].Offset] = seqs[k]
 		}
 	}
-	inserted := make(map[int64]int64, len(candidates))
-	for k, i := range candidates {
-		inserted[b.Records[i].Offset] = firstSeq + int64(k)
+	if len(src.candidates) == 0 {
+		return inserted, nil
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"events"}, src.columns(), src); err != nil {
+		return nil, fmt.Errorf("insert events of %s/%d: %w", b.Topic, b.Partition, err)
 	}
 	return inserted, nil
 }
 
-// eventIdentityConstraint is the name PostgreSQL gave the inbox's
-// UNIQUE (tenant_id, id) (migration 1).
-const eventIdentityConstraint = "events_tenant_id_id_key"
-
-// storedEvents returns which candidate events the inbox already holds.
-func storedEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int) (map[eventRef]bool, error) {
-	tenantIDs := make([]string, len(candidates))
-	ids := make([]string, len(candidates))
-	for k, i := range candidates {
-		tenantIDs[k], ids[k] = b.Records[i].Event.TenantID, b.Records[i].Event.ID
-	}
-	rows, err := tx.Query(ctx, `
-SELECT tenant_id, id::text FROM events
-WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`, tenantIDs, ids)
-	if err != nil {
-		return nil, fmt.Errorf("look up stored events: %w", err)
-	}
-	stored := make(map[eventRef]bool)
-	var ref eventRef
-	if _, err := pgx.ForEachRow(rows, []any{&ref.tenant, &ref.id}, func() error { stored[ref] = true; return nil }); err != nil {
-		return nil, fmt.Errorf("look up stored events: %w", err)
-	}
-	return stored, nil
-}
+// claimEventIDs takes the ids of a batch's candidate events that no
+// retained event has ($1 tenants, $2 ids, $3 the seqs reserved for them,
+// $4 each id's UTC day) and returns the seqs of those it took.
+const claimEventIDs = `
+WITH u AS (
+    SELECT * FROM unnest($1::text[], $2::uuid[], $3::bigint[], $4::date[]) AS u (tenant_id, id, seq, day)
+), taken AS (
+    INSERT INTO event_ids (tenant_id, id, seq)
+    SELECT tenant_id, id, seq FROM u
+    ON CONFLICT (tenant_id, id) DO NOTHING
+    RETURNING seq
+), days AS (
+    INSERT INTO event_id_days (day, last_seq)
+    SELECT u.day, max(u.seq) FROM u JOIN taken USING (seq) GROUP BY u.day
+    ON CONFLICT (day) DO UPDATE SET last_seq = greatest(event_id_days.last_seq, excluded.last_seq)
+)
+SELECT seq FROM taken`
 
 // finalVerdicts applies rule 7's outcome to the pre-database verdicts: an
 // accepted record the inbox did not take is a duplicate, of a stored event or
@@ -456,8 +459,10 @@ SELECT * FROM unnest($1::uuid[], $2::bigint[])`,
 	}
 }
 
-// queueQuarantine stores the raw quarantined records past the skipped prefix.
-// ON CONFLICT keeps one row per stream position whatever happens upstream.
+// queueQuarantine stores the raw quarantined records past the skipped
+// prefix. The stored offset keeps a stream position from being processed
+// twice; a topic deleted and recreated reuses offsets, and its poison
+// records are kept beside the old ones.
 func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
 	for _, r := range b.Records[skipped:] {
 		if r.Verdict.Kind != event.Quarantine {
@@ -471,36 +476,40 @@ func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
 		}
 		pipe.Queue(`
 INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset, record_key, header_keys, header_values, value,
-                        value_size, value_sha256, value_truncated)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-ON CONFLICT (topic, kafka_partition, kafka_offset) DO NOTHING`,
+                        value_size, value_sha256, value_truncated, received_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13, now()))`,
 			string(r.Verdict.Reason), r.Verdict.Detail, b.Topic, b.Partition, r.Offset, r.Key, keys, values, notNull(r.Value),
-			original.Size, original.SHA256, original.Truncated)
+			original.Size, original.SHA256, original.Truncated, optionalTime(b.ReceivedAt))
 	}
 }
 
 // eventColumns are the events columns ingest writes; received_at takes its
-// default. COPY writes the reserved seq into the identity column (it always
-// overrides GENERATED ALWAYS, like INSERT ... OVERRIDING SYSTEM VALUE).
+// default unless the batch says when it was received.
 var eventColumns = []string{
 	"seq", "tenant_id", "id", "event_key", "schema_version", "schema_major", "source", "type", "time",
 	"subject", "datacontenttype", "dataschema", "traceparent", "tracestate", "header_keys", "header_values", "payload",
 	"topic", "kafka_partition", "kafka_offset",
 }
 
-// eventSource feeds candidate events to COPY, the k-th with seq firstSeq+k,
-// without building every row up front; the row slice is reused, which pgx
-// allows because it encodes each row before asking for the next.
+var eventColumnsReceived = append(slices.Clip(eventColumns), "received_at")
+
+// eventSource feeds candidate events to COPY, each with its seq, without
+// building every row up front; the row slice is reused, which pgx allows
+// because it encodes each row before asking for the next.
 type eventSource struct {
 	batch      *IngestBatch
 	candidates []int // indexes into batch.Records
-	firstSeq   int64
+	seqs       []int64
+	receivedAt time.Time
 	next       int
 	row        []any
 }
 
-func newEventSource(b *IngestBatch, candidates []int, firstSeq int64) *eventSource {
-	return &eventSource{batch: b, candidates: candidates, firstSeq: firstSeq}
+func (s *eventSource) columns() []string {
+	if s.receivedAt.IsZero() {
+		return eventColumns
+	}
+	return eventColumnsReceived
 }
 
 func (s *eventSource) Next() bool {
@@ -514,10 +523,13 @@ func (s *eventSource) Values() ([]any, error) {
 	ev := &r.Event
 	keys, values := headerColumns(r.Headers)
 	s.row = append(s.row[:0],
-		s.firstSeq+int64(k), ev.TenantID, ev.ID, ev.Key, ev.SchemaVersion, int32(ev.SchemaMajor), ev.Source, ev.Type, ev.Time,
+		s.seqs[k], ev.TenantID, ev.ID, ev.Key, ev.SchemaVersion, int32(ev.SchemaMajor), ev.Source, ev.Type, ev.Time,
 		optional(ev.Subject), optional(ev.DataContentType), optional(ev.DataSchema), optional(ev.TraceParent), optional(ev.TraceState),
 		keys, values, notNull(ev.Data),
 		s.batch.Topic, s.batch.Partition, r.Offset)
+	if !s.receivedAt.IsZero() {
+		s.row = append(s.row, s.receivedAt)
+	}
 	return s.row, nil
 }
 

@@ -47,6 +47,10 @@ type PullResult struct {
 	// CursorBefore and CursorAfter are the durable cursor as the read found
 	// it and as it committed it.
 	CursorBefore, CursorAfter int64
+	// EventsExpired says the read started behind retention: entries after
+	// its starting point were removed before anyone read them, and the page
+	// begins at the oldest retained one.
+	EventsExpired bool
 }
 
 // ReadPull reads a page of a pull subscription's events, ascending by seq,
@@ -95,7 +99,7 @@ func (s *Store) ReadPull(ctx context.Context, q PullQuery) (PullResult, error) {
 // makes it with the subscription, and a sink type never changes), so the
 // join also tells a pull subscription from any other.
 const lockCursor = `
-SELECT c.cursor_seq
+SELECT c.cursor_seq, c.expired_seq
 FROM pull_cursors c
 JOIN subscriptions s ON s.id = c.subscription_id
 WHERE c.subscription_id = $1 AND s.tenant_id = $2 AND s.deleted_at IS NULL
@@ -120,7 +124,7 @@ func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 	pipe.Queue(lockCursor, q.SubscriptionID, q.TenantID)
 	pipe.Queue(selectPage, q.SubscriptionID, q.Limit, q.After)
 	results := tx.SendBatch(ctx, pipe)
-	res, found, err := scanPage(results, q.Limit)
+	res, expired, found, err := scanPage(results, q.Limit)
 	if closeErr := results.Close(); err == nil && closeErr != nil {
 		err = closeErr
 	}
@@ -134,6 +138,16 @@ func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 	res.CursorAfter = res.CursorBefore
 	if len(res.Events) > 0 {
 		res.CursorAfter = AdvanceCursor(res.CursorBefore, res.Events[len(res.Events)-1].Seq)
+	}
+	start := res.CursorBefore
+	if q.After != nil {
+		start = *q.After
+	}
+	res.EventsExpired = start < expired
+	if res.EventsExpired && q.After == nil {
+		// Told once: what expired is given up like a skipped range, so
+		// the next read from the cursor is not flagged again.
+		res.CursorAfter = max(res.CursorAfter, expired)
 	}
 	if res.CursorAfter != res.CursorBefore {
 		// The lock makes the condition redundant; it keeps the cursor
@@ -150,17 +164,17 @@ func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 
 // scanPage reads the answers of lockCursor and selectPage; found is false
 // when lockCursor found no cursor to lock, and then the page means nothing.
-func scanPage(results pgx.BatchResults, limit int) (res PullResult, found bool, err error) {
-	err = results.QueryRow().Scan(&res.CursorBefore)
+func scanPage(results pgx.BatchResults, limit int) (res PullResult, expired int64, found bool, err error) {
+	err = results.QueryRow().Scan(&res.CursorBefore, &expired)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return PullResult{}, false, nil
+		return PullResult{}, 0, false, nil
 	}
 	if err != nil {
-		return PullResult{}, false, fmt.Errorf("lock the cursor: %w", err)
+		return PullResult{}, 0, false, fmt.Errorf("lock the cursor: %w", err)
 	}
 	rows, err := results.Query()
 	if err != nil {
-		return PullResult{}, false, fmt.Errorf("read the page: %w", err)
+		return PullResult{}, 0, false, fmt.Errorf("read the page: %w", err)
 	}
 	res.Events = make([]PulledEvent, 0, min(limit, 1024))
 	var e PulledEvent
@@ -171,9 +185,9 @@ func scanPage(results pgx.BatchResults, limit int) (res PullResult, found bool, 
 		return nil
 	})
 	if err != nil {
-		return PullResult{}, false, fmt.Errorf("read the page: %w", err)
+		return PullResult{}, 0, false, fmt.Errorf("read the page: %w", err)
 	}
-	return res, true, nil
+	return res, expired, true, nil
 }
 
 // notAPullSubscription explains why lockCursor found nothing: the

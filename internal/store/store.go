@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -62,8 +63,28 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // InTx runs fn in one transaction, committing when fn returns nil and rolling
 // back otherwise. Errors come back classified.
+//
+// A transaction that lost a race PostgreSQL reports as a serialization
+// failure runs again, up to serializationRetries times, so fn must leave
+// nothing behind but what it writes in tx. The common case: a statement
+// locking a delivery job that another transaction just moved between the
+// live and terminal partitions (two replays of one dead letter, say); run
+// again, it sees the job where it now is.
 func (s *Store) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	return classify(pgx.BeginFunc(ctx, s.Pool, fn))
+	for attempt := 1; ; attempt++ {
+		err := pgx.BeginFunc(ctx, s.Pool, fn)
+		if attempt < serializationRetries && isSerializationFailure(err) && ctx.Err() == nil {
+			continue
+		}
+		return classify(err)
+	}
+}
+
+const serializationRetries = 4
+
+func isSerializationFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
 }
 
 func parseConfig(dsn string) (*pgxpool.Config, error) {

@@ -15,6 +15,10 @@ import (
 type PullPage struct {
 	Items      []PullEvent `json:"items"`
 	NextCursor *int64      `json:"next_cursor"`
+	// EventsExpired says the read started behind retention: events after
+	// its starting point were removed before they were read, and the page
+	// begins at the oldest retained one. Nothing is skipped silently.
+	EventsExpired bool `json:"events_expired,omitempty"`
 }
 
 // PullEvent is one event of a pull subscription, with the field names of

@@ -84,6 +84,10 @@ func Serve(t testing.TB, dsn string) string {
 			Subscriptions: service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: rotationOverlap}),
 			Deliveries:    service.NewDeliveries(st),
 			Pull:          service.NewPull(st),
+			// The default retention, which a direct-mode command without
+			// STREAMING_HUB_RETENTION_* settings also uses.
+			Storage: service.NewStorage(st, store.RetentionPolicy{Events: 168 * time.Hour, Deliveries: 168 * time.Hour,
+				Quarantine: 720 * time.Hour}, time.Now),
 		},
 	}))
 	t.Cleanup(server.Close)

@@ -66,6 +66,7 @@ type Hub interface {
 
 	DeadLetters
 	Inbox
+	Storage
 
 	// ReadEvents reads a page of a pull subscription; reading is the ack.
 	ReadEvents(ctx context.Context, tenant, subscriptionID string, p service.PullParams) (hubapi.PullPage, error)

@@ -138,7 +138,14 @@ func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
 	err := hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
 		stream := client.NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
-			return h.ReadEvents(ctx, tenant, opts.ID, service.PullParams{Limit: limit, After: after})
+			page, err := h.ReadEvents(ctx, tenant, opts.ID, service.PullParams{Limit: limit, After: after})
+			if err == nil && page.EventsExpired {
+				// The events skipped are gone; the one line says so, on
+				// stderr so that the stream itself stays events only.
+				fmt.Fprintln(f.IOStreams.ErrOut, "warning: this read started behind retention (STREAMING_HUB_RETENTION_EVENTS): "+
+					"events after it expired before they were read; resuming at the oldest retained event")
+			}
+			return page, err
 		}, opts.Pull)
 		return copyEvents(ctx, stream, newPrinter(f, opts.Format))
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/quarantine"
 	"github.com/hubctl/hubctl/internal/cli/serve"
 	"github.com/hubctl/hubctl/internal/cli/sig"
+	"github.com/hubctl/hubctl/internal/cli/storage"
 	"github.com/hubctl/hubctl/internal/cli/subs"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
 	"github.com/hubctl/hubctl/internal/cli/top"
@@ -84,6 +85,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		tenants.NewCmd(f),
 		events.NewCmd(f),
 		quarantine.NewCmd(f),
+		storage.NewCmd(f),
 		subs.NewCmd(f),
 		deliveries.NewCmd(f),
 		dlq.NewCmd(f),

@@ -35,6 +35,7 @@ directly on the database (--database-url or STREAMING_HUB_POSTGRES_DSN).
 A tenant id matches ` + service.TenantIDRule + `.`,
 		Example: `  hubctl tenants create acme
   hubctl tenants deactivate acme
+  hubctl tenants purge acme --yes
   hubctl tenants list -o json
   HUBCTL_SERVER=https://hub.example.com HUBCTL_TOKEN=$ADMIN_TOKEN hubctl tenants get acme`,
 	}
@@ -44,6 +45,7 @@ A tenant id matches ` + service.TenantIDRule + `.`,
 		NewCmdGet(f, nil),
 		NewCmdActivate(f, nil),
 		NewCmdDeactivate(f, nil),
+		NewCmdPurge(f, nil),
 		keys.NewCmd(f),
 	)
 	return cmd

@@ -1,0 +1,52 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/testutil/history"
+)
+
+// historyEvents is the stored past the history benchmarks compare against
+// an empty database: 2 million events with their ids, jobs and attempts
+// over the seven days before now.
+const historyEvents = 2_000_000
+
+// BenchmarkIngestHistory is BenchmarkIngest with three matching
+// subscriptions on an empty database and beside historyEvents of stored
+// history: partitioning keeps the two within 10% (docs/benchmarks.md).
+// Seeding the history takes about a minute.
+func BenchmarkIngestHistory(b *testing.B) {
+	for _, n := range []int{0, historyEvents} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			benchmarkIngest(b, 3, func(e *env) { seedHistory(b, e, n) })
+		})
+	}
+}
+
+// seedHistory stores n past events of a tenant of their own, whose
+// subscription is deleted so that it matches nothing new.
+func seedHistory(b *testing.B, e *env, n int) {
+	b.Helper()
+	ctx := context.Background()
+	if err := e.store.EnsurePartitions(ctx, time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	if n == 0 {
+		return
+	}
+	e.addTenants("t-history")
+	var sub string
+	err := e.store.Pool.QueryRow(ctx, `
+INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret, deleted_at)
+VALUES (gen_random_uuid(), 't-history', 'history', 'webhook', 'https://example.com', '{*}', 'active', 'ciphertext', now())
+RETURNING id::text`).Scan(&sub)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := history.Seed(ctx, e.store, "t-history", sub, n, time.Now()); err != nil {
+		b.Fatal(err)
+	}
+}

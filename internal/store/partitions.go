@@ -1,0 +1,319 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The layout of the partitioned tables (migration 3; docs/architecture.md,
+// "Storage lifecycle"). Every daily partition covers one UTC day:
+//
+//   - events and pull_entries by seq: day D owns the seqs from
+//     DaySeqBase(D) up to the next day's base. The maintainer moves the
+//     sequence into the day's range when the day starts, so a lookup by seq
+//     touches one partition, and ingest's hot path is unchanged.
+//   - event_ids by id: day D owns the UUIDv7s whose time falls on D.
+//   - terminal delivery jobs, attempts and quarantine by a timestamp.
+//
+// Tables with a timestamp or id key also have a default partition, for rows
+// whose key falls outside every daily one (a clock far off, a maintainer
+// that has not run): nothing is ever refused for want of a partition.
+
+// seqDayBits sizes a day's range of seqs: 2^36 (~69 billion, ~795k events/s
+// for a whole day). A busier day spills into the next day's range, which
+// exists ahead of time, and nothing breaks. The epoch keeps seqs below
+// 2^53, so JSON readers that hold numbers as doubles read them exactly,
+// until the 2350s.
+const seqDayBits = 36
+
+var seqEpoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const day = 24 * time.Hour
+
+// DayStart is the UTC midnight at or before t.
+func DayStart(t time.Time) time.Time {
+	u := t.UTC()
+	return time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// DaySeqBase is the first seq of the UTC day of t.
+func DaySeqBase(t time.Time) int64 {
+	return int64(DayStart(t).Sub(seqEpoch)/day) << seqDayBits
+}
+
+// uuidAt is the smallest UUIDv7 of the millisecond t.
+func uuidAt(t time.Time) string {
+	ms := uint64(t.UnixMilli())
+	return fmt.Sprintf("%08x-%04x-0000-0000-000000000000", ms>>16, ms&0xffff)
+}
+
+// IDDay is the UTC day of a UUIDv7's own time (its first 48 bits, Unix
+// milliseconds). ok is false when id is not hex where the time should be.
+func IDDay(id string) (day time.Time, ok bool) {
+	hex := strings.ReplaceAll(id, "-", "")
+	if len(hex) < 12 {
+		return time.Time{}, false
+	}
+	ms, err := strconv.ParseUint(hex[:12], 16, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return DayStart(time.UnixMilli(int64(ms))), true
+}
+
+type partitionKind int
+
+const (
+	bySeq partitionKind = iota
+	byID
+	byTime
+)
+
+// managedTable is one table retention cuts.
+type managedTable struct {
+	// Name is the table as operators, metrics and the CLI name it.
+	Name string
+	// parent is where daily partitions attach: the table itself, or for
+	// delivery jobs the partition of terminal jobs.
+	parent string
+	kind   partitionKind
+	key    string
+	// catchAll is the partition for what no daily one covers: the default
+	// partition, or events' and pull entries' range below the first day.
+	catchAll string
+}
+
+func (t managedTable) hasDefault() bool { return t.kind != bySeq }
+
+// Table names as they appear in storage status, prune reports and the
+// table label of the storage metrics.
+const (
+	TableEvents           = "events"
+	TableEventIDs         = "event_ids"
+	TablePullEntries      = "pull_entries"
+	TableDeliveryJobs     = "delivery_jobs"
+	TableDeliveryAttempts = "delivery_attempts"
+	TableQuarantine       = "quarantine"
+)
+
+var (
+	eventsTable   = managedTable{Name: TableEvents, parent: "events", kind: bySeq, key: "seq", catchAll: "events_legacy"}
+	pullTable     = managedTable{Name: TablePullEntries, parent: "pull_entries", kind: bySeq, key: "event_seq", catchAll: "pull_entries_legacy"}
+	eventIDsTable = managedTable{Name: TableEventIDs, parent: "event_ids", kind: byID, key: "id", catchAll: "event_ids_default"}
+	jobsTable     = managedTable{Name: TableDeliveryJobs, parent: "delivery_jobs_done", kind: byTime, key: "updated_at",
+		catchAll: "delivery_jobs_done_default"}
+	attemptsTable   = managedTable{Name: TableDeliveryAttempts, parent: "delivery_attempts", kind: byTime, key: "started_at", catchAll: "delivery_attempts_default"}
+	quarantineTable = managedTable{Name: TableQuarantine, parent: "quarantine", kind: byTime, key: "received_at", catchAll: "quarantine_default"}
+)
+
+// managedTables in the order status lists them.
+var managedTables = []managedTable{eventsTable, eventIDsTable, pullTable, jobsTable, attemptsTable, quarantineTable}
+
+// partition is one partition of a managed table as the catalog shows it.
+type partition struct {
+	name  string
+	day   time.Time // zero for the catch-all
+	lo    int64     // seq bounds (bySeq only); lo is minInt64 for MINVALUE
+	hi    int64
+	bytes int64
+}
+
+func (p partition) catchAll() bool { return p.day.IsZero() }
+
+func partitionName(t managedTable, d time.Time) string {
+	return t.parent + "_p" + d.Format("20060102")
+}
+
+var partitionDay = regexp.MustCompile(`_p(\d{8})$`)
+var seqBound = regexp.MustCompile(`FROM \((MINVALUE|'?(-?\d+)'?)\) TO \('?(-?\d+)'?\)`)
+
+// listPartitions returns t's partitions, the catch-all first, then by day.
+func listPartitions(ctx context.Context, q querier, t managedTable) ([]partition, error) {
+	rows, err := q.Query(ctx, `
+SELECT c.relname, pg_get_expr(c.relpartbound, c.oid), pg_total_relation_size(c.oid)
+FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+WHERE i.inhparent = $1::regclass`, t.parent)
+	if err != nil {
+		return nil, fmt.Errorf("list partitions of %s: %w", t.parent, err)
+	}
+	var parts []partition
+	var name, bound string
+	var size int64
+	_, err = pgx.ForEachRow(rows, []any{&name, &bound, &size}, func() error {
+		p := partition{name: name, bytes: size}
+		if m := partitionDay.FindStringSubmatch(name); m != nil {
+			d, err := time.Parse("20060102", m[1])
+			if err != nil {
+				return fmt.Errorf("partition %s: %w", name, err)
+			}
+			p.day = d
+		} else if name != t.catchAll {
+			return nil // not ours: leave it alone
+		}
+		if t.kind == bySeq {
+			m := seqBound.FindStringSubmatch(bound)
+			if m == nil {
+				return fmt.Errorf("partition %s: unexpected bounds %q", name, bound)
+			}
+			p.lo = minInt64
+			if m[1] != "MINVALUE" {
+				p.lo, _ = strconv.ParseInt(m[2], 10, 64)
+			}
+			p.hi, _ = strconv.ParseInt(m[3], 10, 64)
+		}
+		parts = append(parts, p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list partitions of %s: %w", t.parent, err)
+	}
+	slices.SortFunc(parts, func(a, b partition) int { return a.day.Compare(b.day) })
+	return parts, nil
+}
+
+const minInt64 = -1 << 63
+
+// sortBySeq orders seq-ranged partitions by their ranges (the legacy one,
+// below every day, first).
+func sortBySeq(parts []partition) {
+	slices.SortFunc(parts, func(a, b partition) int { return cmp.Compare(a.lo, b.lo) })
+}
+
+// querier is what both a pool and a transaction offer.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// bounds are the SQL literals of day d's partition of t.
+func bounds(t managedTable, d time.Time) (lo, hi string) {
+	next := d.Add(day)
+	switch t.kind {
+	case bySeq:
+		return strconv.FormatInt(DaySeqBase(d), 10), strconv.FormatInt(DaySeqBase(next), 10)
+	case byID:
+		return "'" + uuidAt(d) + "'", "'" + uuidAt(next) + "'"
+	default:
+		return "'" + d.Format(time.RFC3339) + "'", "'" + next.Format(time.RFC3339) + "'"
+	}
+}
+
+// lockTimeout bounds how long partition DDL waits for the brief exclusive
+// lock it needs on a parent table. A statement that holds the table longer
+// (an operator's long query) makes this run give up, not stall the hub
+// behind it; the next run tries again.
+const lockTimeout = "5s"
+
+// createPartition adds day d's partition to t. It is created on its own and
+// then attached: attaching takes a lock that ingest and dispatch never wait
+// for (CREATE TABLE ... PARTITION OF would lock the parent exclusively).
+// Rows the default partition holds for that day move into it in the same
+// transaction. event_ids is only ever written by ingest under the ingest
+// lock, so taking that lock keeps a row from landing in the default
+// partition between the move and the attach.
+func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time) error {
+	name := partitionName(t, d)
+	lo, hi := bounds(t, d)
+	ident := pgx.Identifier{name}.Sanitize()
+	return s.InTx(ctx, func(tx pgx.Tx) error {
+		stmts := []string{`SET LOCAL lock_timeout = '` + lockTimeout + `'`}
+		if t.kind == byID {
+			stmts = append(stmts, fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, ingestLockKey))
+		}
+		stmts = append(stmts, fmt.Sprintf(`CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`, ident, t.parent))
+		if t.hasDefault() {
+			stmts = append(stmts, fmt.Sprintf(`WITH moved AS (DELETE FROM %s WHERE %s >= %s AND %s < %s RETURNING *) INSERT INTO %s SELECT * FROM moved`,
+				t.catchAll, t.key, lo, t.key, hi, ident))
+		}
+		stmts = append(stmts, fmt.Sprintf(`ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%s) TO (%s)`, t.parent, ident, lo, hi))
+		for _, stmt := range stmts {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("create partition %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// PartitionsAhead is how many days past today have their partitions
+// ready, so a maintainer that misses a run or two changes nothing.
+const PartitionsAhead = 2
+
+// EnsurePartitions creates the daily partitions of today and the days
+// ahead that are missing, then moves the inbox's sequence into today's
+// range.
+func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
+	today := DayStart(now)
+	for _, t := range managedTables {
+		parts, err := listPartitions(ctx, s.Pool, t)
+		if err != nil {
+			return classify(err)
+		}
+		have := make(map[time.Time]bool, len(parts))
+		for _, p := range parts {
+			have[p.day] = true
+		}
+		// A seq range that another partition already covers in part (the
+		// legacy one, when the clock is set before the migration) gets
+		// none of its own.
+		overlaps := func(d time.Time) bool {
+			lo, hi := DaySeqBase(d), DaySeqBase(d.Add(day))
+			return slices.ContainsFunc(parts, func(p partition) bool { return lo < p.hi && p.lo < hi })
+		}
+		for k := range PartitionsAhead + 1 {
+			d := today.Add(time.Duration(k) * day)
+			if have[d] || (t.kind == bySeq && overlaps(d)) {
+				continue
+			}
+			if err := s.createPartition(ctx, t, d); err != nil {
+				return classify(err)
+			}
+		}
+	}
+	return s.rollSequence(ctx, today)
+}
+
+// rollSequence moves the inbox's sequence up to today's base when it is
+// below it, under the ingest lock: ingest reserves seqs only under that
+// lock, so no batch holds seqs of the old range while the new one starts,
+// and seq order stays commit order. Only days whose events partition
+// exists are rolled into.
+func (s *Store) rollSequence(ctx context.Context, today time.Time) error {
+	base := DaySeqBase(today)
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, partitionName(eventsTable, today)).Scan(&exists); err != nil || !exists {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
+			return err
+		}
+		last, err := lastSeq(ctx, tx)
+		if err != nil || last >= base-1 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `SELECT setval('events_seq_seq', $1, false)`, base)
+		return err
+	})
+	if err != nil {
+		return classify(fmt.Errorf("move the inbox sequence to %s: %w", today.Format(time.DateOnly), err))
+	}
+	return nil
+}
+
+// lastSeq is the highest seq the inbox sequence has handed out, or would
+// have by now: after a roll the sequence's next value is the day's base, so
+// everything below it is past. (pg_sequences shows no last value then.)
+func lastSeq(ctx context.Context, q querier) (int64, error) {
+	var last int64
+	err := q.QueryRow(ctx, `SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM events_seq_seq`).Scan(&last)
+	return last, err
+}
