@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/breaker"
-	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 )
@@ -74,19 +73,13 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		d.breakers.Report(permit, out.OK, finished)
 	}
 
-	var curve schedule.Curve
-	if openErr == nil {
-		curve = opened.curve
-	} else {
-		curve = d.sinks.curve(sub)
-	}
 	result := store.Attempt{
 		JobID: job.ID, SubscriptionID: sub.ID, Owner: d.owner, DeliveryID: deliveryID,
 		StartedAt: started, Duration: finished.Sub(started),
 		OK: out.OK, StatusCode: out.StatusCode, Error: out.Error, Response: out.Response,
 	}
 	if !out.OK {
-		result.Retry = nextRetry(curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
+		result.Retry = nextRetry(job.curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
 	}
 	d.observe(sub.SinkType, out.OK, result.Duration, job.Event.ReceivedAt, finished)
 	if out.OK {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -62,8 +62,9 @@ const (
 // Options configure a Dispatcher.
 type Options struct {
 	Store *store.Store
-	// Subscriptions opens sinks: it decrypts secrets and credentials.
-	Subscriptions *service.Subscriptions
+	// OpenSink opens a subscription's sink with its secrets decrypted
+	// (sinkopen.Opener.Open, shared with verification).
+	OpenSink func(store.Subscription) (sink.Sink, error)
 	// Dispatch sizes the pool; zero fields take SPEC's defaults.
 	Dispatch    config.DispatchConfig
 	Breaker     config.BreakerConfig
@@ -135,8 +136,8 @@ type Dispatcher struct {
 
 // New builds a dispatcher; nothing runs before Run.
 func New(opts Options) (*Dispatcher, error) {
-	if opts.Store == nil || opts.Subscriptions == nil {
-		return nil, errors.New("dispatch: a store and the subscription service are required")
+	if opts.Store == nil || opts.OpenSink == nil {
+		return nil, errors.New("dispatch: a store and a sink opener are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -166,8 +167,8 @@ func New(opts Options) (*Dispatcher, error) {
 		reap:      positiveOr(opts.ReapInterval, DefaultReapInterval),
 		drain:     positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
 		rnd:       opts.Rand,
-		sinks:     newSinkCache(opts.Subscriptions.OpenSink, log),
-		subs:      newSubscriptionCache(opts.Store.SubscriptionsByID),
+		sinks:     newSinkCache(opts.OpenSink, log),
+		subs:      newSubscriptionCache(opts.Store.SubscriptionsByID, log),
 		queue:     newFairQueue(),
 		room:      make(chan struct{}, 1),
 		successes: make(chan success, successQueue),

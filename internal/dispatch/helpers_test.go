@@ -170,7 +170,7 @@ func (e *env) jobStates(sub uuid.UUID) map[string]int {
 func (e *env) options(subs *service.Subscriptions, configure ...func(*Options)) Options {
 	opts := Options{
 		Store:         e.store,
-		Subscriptions: subs,
+		OpenSink:    subs.Sinks().Open,
 		Dispatch:      config.DispatchConfig{Workers: 8, ClaimBatch: 16, IdleInterval: 20 * time.Millisecond, PoisonThreshold: 5},
 		Breaker:       config.BreakerConfig{Failures: 1000, Cooldown: time.Second},
 		AutoDisable:   config.AutoDisableConfig{Enabled: true, FailureWindow: 120 * time.Hour, FailureSpread: 12 * time.Hour},

@@ -17,7 +17,7 @@ import (
 func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscriptions, log *slog.Logger, reg prometheus.Registerer) (*dispatch.Dispatcher, error) {
 	return dispatch.New(dispatch.Options{
 		Store:         st,
-		Subscriptions: subs,
+		OpenSink:      subs.Sinks().Open,
 		Dispatch:      cfg.Dispatch,
 		Breaker:       cfg.Breaker,
 		AutoDisable:   cfg.AutoDisable,

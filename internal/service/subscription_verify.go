@@ -8,6 +8,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sinkopen"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -39,13 +40,12 @@ func (s *Subscriptions) verifyChange(ctx context.Context, sub store.Subscription
 // (a key it cannot decrypt with, a cancelled request), which says nothing
 // about the destination and must not be recorded.
 func (s *Subscriptions) probe(ctx context.Context, sub store.Subscription) (failure, err error) {
-	t, cfg, secrets, err := s.sinkSetup(sub)
+	snk, err := s.opener.Open(sub)
+	if sinkopen.IsRefused(err) {
+		return err, nil
+	}
 	if err != nil {
 		return nil, err
-	}
-	snk, err := t.Open(cfg, secrets)
-	if err != nil {
-		return err, nil
 	}
 	defer snk.Close()
 	probeCtx, cancel := context.WithTimeout(ctx, sub.AttemptTimeout+probeGrace)

@@ -13,6 +13,7 @@ import (
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sinkopen"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -40,6 +41,7 @@ type Subscriptions struct {
 	store   *store.Store
 	keys    *crypto.Keyring
 	sinks   *sink.Registry
+	opener  *sinkopen.Opener
 	now     func() time.Time
 	overlap time.Duration
 }
@@ -51,7 +53,7 @@ func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registr
 	if now == nil {
 		now = time.Now
 	}
-	return &Subscriptions{store: st, keys: keys, sinks: sinks, now: now, overlap: max(opts.RotationOverlap, 0)}
+	return &Subscriptions{store: st, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now, overlap: max(opts.RotationOverlap, 0)}
 }
 
 // Create validates in, stores the subscription and verifies it at once. The
@@ -325,7 +327,7 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 			return false, &ValidationError{Field: "sink.type", Code: CodeInvalidSink,
 				Message: fmt.Sprintf("invalid sink: type cannot change from %q to %q; create a new subscription instead", sub.SinkType, p.sink.TypeName)}
 		}
-		current, err := s.sinkConfig(*sub)
+		current, err := s.opener.Config(*sub)
 		if err != nil {
 			return false, err
 		}
@@ -415,7 +417,7 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 	}
 	// After the overlap the old secret no longer signs, so there is no
 	// overlap left to show.
-	if previousSecretLive(sub, s.now()) {
+	if sinkopen.PreviousSecretSigns(sub, s.now()) {
 		v.PreviousSecretExpiresAt = utcPtr(sub.PreviousSecretExpiresAt)
 	}
 	return v, nil
