@@ -16,13 +16,13 @@ import (
 // may run for the whole shutdown timeout after the hub starts stopping.
 func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscriptions, log *slog.Logger, reg prometheus.Registerer) (*dispatch.Dispatcher, error) {
 	return dispatch.New(dispatch.Options{
-		Store:         st,
-		OpenSink:      subs.Sinks().Open,
-		Dispatch:      cfg.Dispatch,
-		Breaker:       cfg.Breaker,
-		AutoDisable:   cfg.AutoDisable,
-		Logger:        log,
-		Registerer:    reg,
-		DrainTimeout:  cfg.ShutdownTimeout,
+		Store:        st,
+		OpenSink:     subs.Sinks().Open,
+		Dispatch:     cfg.Dispatch,
+		Breaker:      cfg.Breaker,
+		AutoDisable:  cfg.AutoDisable,
+		Logger:       log,
+		Registerer:   reg,
+		DrainTimeout: cfg.ShutdownTimeout,
 	})
 }

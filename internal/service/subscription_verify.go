@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/hubctl/hubctl/internal/clip"
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
@@ -88,13 +88,7 @@ func applyVerification(sub *store.Subscription, failure error, recover bool, now
 // without NULs (PostgreSQL text takes neither), bounded in size.
 func probeMessage(failure error) string {
 	msg := strings.ReplaceAll(strings.ToValidUTF8(failure.Error(), "\uFFFD"), "\x00", "")
-	if len(msg) > maxVerificationErrorBytes {
-		cut := maxVerificationErrorBytes
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
+	msg = clip.String(msg, maxVerificationErrorBytes)
 	if strings.TrimSpace(msg) == "" {
 		return "the probe failed without saying why"
 	}

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -20,6 +19,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/hubctl/hubctl/internal/clip"
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/awsclient"
@@ -113,7 +113,7 @@ func (s *queueSink) describeError(attemptCtx context.Context, err error, timeout
 		status = respErr.HTTPStatusCode()
 	}
 	// Scrubbed before it is cut, so no part of a secret survives the cut.
-	return status, truncate(s.creds.Scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
+	return status, clip.String(s.creds.Scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
 }
 
 // reason is the unscrubbed reason of a failed call.
@@ -156,16 +156,4 @@ func reason(attemptCtx context.Context, err error, timeout time.Duration, status
 		return opErr.Err.Error()
 	}
 	return err.Error()
-}
-
-// truncate cuts s to at most limit bytes without splitting a character.
-func truncate(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
