@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
@@ -144,7 +145,7 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 func (d *Dispatcher) record(ctx context.Context, a store.Attempt) (store.CompleteResult, error) {
 	for i := 0; ; i++ {
 		res, err := d.store.Complete(ctx, a, d.policy)
-		if err == nil || !store.IsUnavailable(err) || i == len(recordRetries) || !sleep(ctx, recordRetries[i]) {
+		if err == nil || !store.IsUnavailable(err) || i == len(recordRetries) || !backoff.Sleep(ctx, recordRetries[i]) {
 			return res, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -61,7 +62,7 @@ func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 	)
 	for i := 0; ; i++ {
 		results, err = d.store.CompleteSuccesses(ctx, attempts)
-		if err == nil || !store.IsUnavailable(err) || i == len(recordRetries) || !sleep(ctx, recordRetries[i]) {
+		if err == nil || !store.IsUnavailable(err) || i == len(recordRetries) || !backoff.Sleep(ctx, recordRetries[i]) {
 			break
 		}
 	}

@@ -48,20 +48,6 @@ func TestNextRetry(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	cases := []struct {
-		failures int
-		want     time.Duration
-	}{
-		{1, 250 * time.Millisecond}, {2, 500 * time.Millisecond}, {3, time.Second}, {5, 4 * time.Second}, {6, maxBackoff}, {100, maxBackoff},
-	}
-	for _, tc := range cases {
-		if got := backoff(tc.failures, 250*time.Millisecond); got != tc.want {
-			t.Errorf("backoff(%d) = %v, want %v", tc.failures, got, tc.want)
-		}
-	}
-}
-
 // fakeSink records whether it was closed.
 type fakeSink struct{ closed atomic.Bool }
 
