@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/breaker"
-	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/tracing"
@@ -34,7 +34,7 @@ func (d *Dispatcher) retryWhileLeased(ctx context.Context, leaseUntil time.Time,
 	wait := firstRecordRetry
 	for {
 		err := try()
-		if err == nil || !store.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil) || !sleep(ctx, wait) {
+		if err == nil || !store.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil) || !backoff.Sleep(ctx, wait) {
 			return err
 		}
 		wait = min(2*wait, maxRecordRetry)
@@ -97,19 +97,13 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		d.breakers.Report(permit, out.OK, finished)
 	}
 
-	var curve schedule.Curve
-	if openErr == nil {
-		curve = opened.curve
-	} else {
-		curve = d.sinks.curve(sub)
-	}
 	result := store.Attempt{
 		JobID: job.ID, SubscriptionID: sub.ID, Owner: d.owner, DeliveryID: deliveryID,
 		StartedAt: started, Duration: finished.Sub(started),
 		OK: out.OK, StatusCode: out.StatusCode, Error: out.Error, Response: out.Response,
 	}
 	if !out.OK {
-		result.Retry = nextRetry(curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
+		result.Retry = nextRetry(job.curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
 	}
 	d.observe(sub.SinkType, out.OK, result.Duration, job.Event.ReceivedAt, job.Event.Time, finished)
 	if out.OK {

@@ -2,11 +2,12 @@ package dispatch
 
 import (
 	"context"
-	"crypto/rand"
+	cryptorand "crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -15,9 +16,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
@@ -63,8 +65,9 @@ const (
 // Options configure a Dispatcher.
 type Options struct {
 	Store *store.Store
-	// Subscriptions opens sinks: it decrypts secrets and credentials.
-	Subscriptions *service.Subscriptions
+	// OpenSink opens a subscription's sink with its secrets decrypted
+	// (sinkopen.Opener.Open, shared with verification).
+	OpenSink func(store.Subscription) (sink.Sink, error)
 	// Dispatch sizes the pool; zero fields take SPEC's defaults.
 	Dispatch    config.DispatchConfig
 	Breaker     config.BreakerConfig
@@ -144,8 +147,8 @@ type Dispatcher struct {
 
 // New builds a dispatcher; nothing runs before Run.
 func New(opts Options) (*Dispatcher, error) {
-	if opts.Store == nil || opts.Subscriptions == nil {
-		return nil, errors.New("dispatch: a store and the subscription service are required")
+	if opts.Store == nil || opts.OpenSink == nil {
+		return nil, errors.New("dispatch: a store and a sink opener are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -177,8 +180,8 @@ func New(opts Options) (*Dispatcher, error) {
 		rnd:         opts.Rand,
 		tracing:     opts.Tracing,
 		tenantLimit: orDefault(opts.TenantLimit, DefaultTenantLimit),
-		sinks:       newSinkCache(opts.Subscriptions.OpenSink, log),
-		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID),
+		sinks:       newSinkCache(opts.OpenSink, log),
+		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
 		queue:       newFairQueue(),
 		room:        make(chan struct{}, 1),
 		successes:   make(chan success, successQueue),
@@ -221,7 +224,7 @@ func DefaultOwner() string {
 		host = "unknown-host"
 	}
 	suffix := make([]byte, 4)
-	_, _ = rand.Read(suffix) // never fails (crypto/rand)
+	_, _ = cryptorand.Read(suffix) // never fails (crypto/rand)
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(suffix))
 }
 
@@ -324,9 +327,9 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 				return
 			}
 			failures++
-			wait := backoff(failures, d.cfg.IdleInterval)
+			wait := backoff.Policy{Min: d.cfg.IdleInterval, Max: maxBackoff}.Delay(failures-1, d.jitter())
 			d.log.Warn("claiming jobs failed; retrying", "error", err, "retry_in", wait)
-			if !sleep(ctx, wait) {
+			if !backoff.Sleep(ctx, wait) {
 				return
 			}
 			continue
@@ -502,9 +505,9 @@ func (d *Dispatcher) listen(ctx context.Context) {
 				return
 			}
 			failures++
-			wait := backoff(failures, time.Second)
+			wait := listenBackoff.Delay(failures-1, d.jitter())
 			d.log.Warn("cannot listen for new jobs; polling every idle interval meanwhile", "error", err, "retry_in", wait)
-			sleep(ctx, wait)
+			backoff.Sleep(ctx, wait)
 			continue
 		}
 		if failures > 0 {
@@ -527,7 +530,7 @@ func (d *Dispatcher) listen(ctx context.Context) {
 		}
 		failures++
 		d.log.Warn("lost the connection listening for new jobs; reconnecting", "error", err)
-		sleep(ctx, backoff(failures, time.Second))
+		backoff.Sleep(ctx, listenBackoff.Delay(failures-1, d.jitter()))
 	}
 }
 
@@ -559,23 +562,13 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 	}
 }
 
-// backoff doubles from base with each consecutive failure, up to maxBackoff.
-func backoff(failures int, base time.Duration) time.Duration {
-	wait := base
-	for i := 1; i < failures && wait < maxBackoff; i++ {
-		wait *= 2
-	}
-	return min(wait, maxBackoff)
-}
+// listenBackoff spaces the attempts to listen again for new jobs.
+var listenBackoff = backoff.Policy{Min: time.Second, Max: maxBackoff}
 
-// sleep waits for d or ctx; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+// jitter draws the random part of a backoff in [0, 1).
+func (d *Dispatcher) jitter() float64 {
+	if d.rnd != nil {
+		return d.rnd()
 	}
+	return rand.Float64()
 }

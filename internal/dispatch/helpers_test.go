@@ -169,15 +169,15 @@ func (e *env) jobStates(sub uuid.UUID) map[string]int {
 // testOptions are fast settings for tests; configure adjusts them.
 func (e *env) options(subs *service.Subscriptions, configure ...func(*Options)) Options {
 	opts := Options{
-		Store:         e.store,
-		Subscriptions: subs,
-		Dispatch:      config.DispatchConfig{Workers: 8, ClaimBatch: 16, IdleInterval: 20 * time.Millisecond, PoisonThreshold: 5},
-		Breaker:       config.BreakerConfig{Failures: 1000, Cooldown: time.Second},
-		AutoDisable:   config.AutoDisableConfig{Enabled: true, FailureWindow: 120 * time.Hour, FailureSpread: 12 * time.Hour},
-		Logger:        testLogger(),
-		Registerer:    prometheus.NewRegistry(),
-		ReapInterval:  50 * time.Millisecond,
-		DrainTimeout:  5 * time.Second,
+		Store:        e.store,
+		OpenSink:     subs.Sinks().Open,
+		Dispatch:     config.DispatchConfig{Workers: 8, ClaimBatch: 16, IdleInterval: 20 * time.Millisecond, PoisonThreshold: 5},
+		Breaker:      config.BreakerConfig{Failures: 1000, Cooldown: time.Second},
+		AutoDisable:  config.AutoDisableConfig{Enabled: true, FailureWindow: 120 * time.Hour, FailureSpread: 12 * time.Hour},
+		Logger:       testLogger(),
+		Registerer:   prometheus.NewRegistry(),
+		ReapInterval: 50 * time.Millisecond,
+		DrainTimeout: 5 * time.Second,
 	}
 	for _, f := range configure {
 		f(&opts)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 )
@@ -17,11 +16,10 @@ import (
 // deleted subscriptions do not pile up.
 const sinkIdleTimeout = 10 * time.Minute
 
-// openedSink is one version of one subscription, opened: the sink with its
-// secrets decrypted, and the retry curve its stored override gives.
+// openedSink is one version of one subscription's sink, opened: its
+// secrets decrypted.
 type openedSink struct {
 	sink      sink.Sink
-	curve     schedule.Curve
 	updatedAt time.Time
 	// expires is when the version must be opened again although the row
 	// did not change: the end of a rotation overlap drops the old secret
@@ -42,13 +40,10 @@ type sinkCache struct {
 
 	mu      sync.Mutex
 	entries map[uuid.UUID]*openedSink
-	// warned remembers the subscription versions whose malformed stored
-	// override was already logged.
-	warned map[uuid.UUID]time.Time
 }
 
 func newSinkCache(open func(store.Subscription) (sink.Sink, error), log *slog.Logger) *sinkCache {
-	return &sinkCache{open: open, log: log, entries: map[uuid.UUID]*openedSink{}, warned: map[uuid.UUID]time.Time{}}
+	return &sinkCache{open: open, log: log, entries: map[uuid.UUID]*openedSink{}}
 }
 
 // acquire returns the opened sink of sub's current version, opening it if
@@ -68,7 +63,7 @@ func (c *sinkCache) acquire(sub store.Subscription, now time.Time) (*openedSink,
 	if err != nil {
 		return nil, err
 	}
-	fresh := &openedSink{sink: s, curve: c.curve(sub), updatedAt: sub.UpdatedAt, refs: 1, lastUsed: now}
+	fresh := &openedSink{sink: s, updatedAt: sub.UpdatedAt, refs: 1, lastUsed: now}
 	if sub.PreviousSecretExpiresAt != nil && now.Before(*sub.PreviousSecretExpiresAt) {
 		fresh.expires = *sub.PreviousSecretExpiresAt
 	}
@@ -114,27 +109,6 @@ func (c *sinkCache) release(e *openedSink, subID uuid.UUID) {
 	}
 }
 
-// curve is the retry curve of sub, the default when its stored override is
-// malformed; that is logged once per version of the subscription.
-func (c *sinkCache) curve(sub store.Subscription) schedule.Curve {
-	curve, ignored := schedule.ForSubscription(sub.RetrySchedule)
-	if ignored == nil {
-		return curve
-	}
-	c.mu.Lock()
-	seen, ok := c.warned[sub.ID]
-	first := !ok || seen.Before(sub.UpdatedAt)
-	if first {
-		c.warned[sub.ID] = sub.UpdatedAt
-	}
-	c.mu.Unlock()
-	if first {
-		c.log.Warn("malformed stored retry_schedule; using the default curve",
-			"subscription_id", sub.ID, "tenant_id", sub.TenantID, "error", ignored)
-	}
-	return curve
-}
-
 // evictIdle closes sinks nobody used since before now - idle.
 func (c *sinkCache) evictIdle(now time.Time, idle time.Duration) {
 	c.evict(func(e *openedSink) bool { return now.Sub(e.lastUsed) >= idle })
@@ -154,7 +128,6 @@ func (c *sinkCache) evict(drop func(*openedSink) bool) {
 			continue
 		}
 		delete(c.entries, id)
-		delete(c.warned, id)
 		closing[id] = e.sink
 	}
 	c.mu.Unlock()

@@ -3,12 +3,14 @@ package dispatch
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -16,7 +18,8 @@ import (
 // under, waiting in the local queue for a worker.
 type queuedJob struct {
 	store.ClaimedJob
-	sub *store.Subscription // shared and read-only
+	sub   *store.Subscription // shared and read-only
+	curve schedule.Curve      // sub's retry curve
 }
 
 // subscriptionCache keeps the subscription rows of claimed jobs. A claim
@@ -27,6 +30,7 @@ type queuedJob struct {
 // of what decoding it cost.
 type subscriptionCache struct {
 	read func(context.Context, []uuid.UUID) ([]store.Subscription, error)
+	log  *slog.Logger
 
 	mu      sync.Mutex
 	entries map[uuid.UUID]*cachedSubscription
@@ -34,11 +38,12 @@ type subscriptionCache struct {
 
 type cachedSubscription struct {
 	sub      *store.Subscription
+	curve    schedule.Curve
 	lastUsed time.Time
 }
 
-func newSubscriptionCache(read func(context.Context, []uuid.UUID) ([]store.Subscription, error)) *subscriptionCache {
-	return &subscriptionCache{read: read, entries: map[uuid.UUID]*cachedSubscription{}}
+func newSubscriptionCache(read func(context.Context, []uuid.UUID) ([]store.Subscription, error), log *slog.Logger) *subscriptionCache {
+	return &subscriptionCache{read: read, log: log, entries: map[uuid.UUID]*cachedSubscription{}}
 }
 
 // resolve pairs each job with its subscription, reading in one query the
@@ -51,7 +56,7 @@ func (c *subscriptionCache) resolve(ctx context.Context, jobs []store.ClaimedJob
 		queued[i].ClaimedJob = job
 		if e := c.entries[job.SubscriptionID]; e != nil && !e.sub.UpdatedAt.Before(job.SubscriptionUpdatedAt) {
 			e.lastUsed = now
-			queued[i].sub = e.sub
+			queued[i].sub, queued[i].curve = e.sub, e.curve
 			continue
 		}
 		if !slices.Contains(stale, job.SubscriptionID) {
@@ -73,7 +78,7 @@ func (c *subscriptionCache) resolve(ctx context.Context, jobs []store.ClaimedJob
 		sub := &rows[i]
 		// Two claims may read one subscription at once; the newer row wins.
 		if e := c.entries[sub.ID]; e == nil || e.sub.UpdatedAt.Before(sub.UpdatedAt) {
-			c.entries[sub.ID] = &cachedSubscription{sub: sub, lastUsed: now}
+			c.entries[sub.ID] = &cachedSubscription{sub: sub, curve: c.curve(sub), lastUsed: now}
 		}
 	}
 	for i := range queued {
@@ -87,9 +92,21 @@ func (c *subscriptionCache) resolve(ctx context.Context, jobs []store.ClaimedJob
 			return nil, fmt.Errorf("subscription %s of job %s has no row", queued[i].SubscriptionID, queued[i].ID)
 		}
 		e.lastUsed = now
-		queued[i].sub = e.sub
+		queued[i].sub, queued[i].curve = e.sub, e.curve
 	}
 	return queued, nil
+}
+
+// curve is the retry curve of a version of a subscription just read, the
+// default when its stored override is malformed. Each version is read
+// once while cached, so that is logged once per version.
+func (c *subscriptionCache) curve(sub *store.Subscription) schedule.Curve {
+	curve, ignored := schedule.ForSubscription(sub.RetrySchedule)
+	if ignored != nil {
+		c.log.Warn("malformed stored retry_schedule; using the default curve",
+			"subscription_id", sub.ID, "tenant_id", sub.TenantID, "error", ignored)
+	}
+	return curve
 }
 
 // evictIdle forgets the subscriptions no claim named since before now - idle.

@@ -48,20 +48,6 @@ func TestNextRetry(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	cases := []struct {
-		failures int
-		want     time.Duration
-	}{
-		{1, 250 * time.Millisecond}, {2, 500 * time.Millisecond}, {3, time.Second}, {5, 4 * time.Second}, {6, maxBackoff}, {100, maxBackoff},
-	}
-	for _, tc := range cases {
-		if got := backoff(tc.failures, 250*time.Millisecond); got != tc.want {
-			t.Errorf("backoff(%d) = %v, want %v", tc.failures, got, tc.want)
-		}
-	}
-}
-
 // fakeSink records whether it was closed.
 type fakeSink struct{ closed atomic.Bool }
 
@@ -153,22 +139,34 @@ func TestSinkCacheReopensWhenTheRotationOverlapEnds(t *testing.T) {
 	}
 }
 
-func TestSinkCacheLogsAMalformedOverrideOncePerVersion(t *testing.T) {
+func TestSubscriptionCacheLogsAMalformedOverrideOncePerVersion(t *testing.T) {
 	h := &countingHandler{}
-	cache := newSinkCache(func(store.Subscription) (sink.Sink, error) { return nil, errors.New("no sink") }, slog.New(h))
 	now := time.Now()
 	sub := store.Subscription{ID: uuid.New(), UpdatedAt: now, RetrySchedule: []string{"soon"}}
+	cache := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]store.Subscription, error) {
+		return []store.Subscription{sub}, nil
+	}, slog.New(h))
+	job := func() []store.ClaimedJob {
+		return []store.ClaimedJob{{ID: uuid.New(), SubscriptionID: sub.ID, SubscriptionUpdatedAt: sub.UpdatedAt}}
+	}
 	for range 3 {
-		if c := cache.curve(sub); c.Attempts() != schedule.Default.Attempts() {
+		got, err := cache.resolve(context.Background(), job(), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := got[0].curve; c.Attempts() != schedule.Default.Attempts() {
 			t.Fatalf("curve has %d attempts, want the default's", c.Attempts())
 		}
 	}
 	sub.UpdatedAt = now.Add(time.Second)
-	cache.curve(sub)
+	if _, err := cache.resolve(context.Background(), job(), now); err != nil {
+		t.Fatal(err)
+	}
 	if n := h.warnings.Load(); n != 2 {
 		t.Errorf("%d warnings, want one per version", n)
 	}
-	if _, err := cache.acquire(sub, now); err == nil {
+	sinks := newSinkCache(func(store.Subscription) (sink.Sink, error) { return nil, errors.New("no sink") }, slog.New(slog.DiscardHandler))
+	if _, err := sinks.acquire(sub, now); err == nil {
 		t.Error("acquire hid the sink's open error")
 	}
 }
@@ -274,7 +272,7 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 			}
 		}
 		return out, nil
-	})
+	}, slog.New(slog.DiscardHandler))
 	job := func(sub uuid.UUID, version time.Time) store.ClaimedJob {
 		return store.ClaimedJob{ID: uuid.New(), SubscriptionID: sub, SubscriptionUpdatedAt: version}
 	}
@@ -316,7 +314,7 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 		t.Error("a job without a subscription row resolved")
 	}
 	readErr := errors.New("database down")
-	failing := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]store.Subscription, error) { return nil, readErr })
+	failing := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]store.Subscription, error) { return nil, readErr }, slog.New(slog.DiscardHandler))
 	if _, err := failing.resolve(ctx, []store.ClaimedJob{job(a, v1)}, now); !errors.Is(err, readErr) {
 		t.Errorf("read error = %v, want it passed on", err)
 	}

@@ -17,16 +17,16 @@ import (
 // may run for the whole shutdown timeout after the hub starts stopping.
 func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscriptions, log *slog.Logger, reg prometheus.Registerer, tracer *tracing.Tracing, owner string) (*dispatch.Dispatcher, error) {
 	return dispatch.New(dispatch.Options{
-		Store:         st,
-		Subscriptions: subs,
-		Dispatch:      cfg.Dispatch,
-		Breaker:       cfg.Breaker,
-		AutoDisable:   cfg.AutoDisable,
-		Logger:        log,
-		Registerer:    reg,
-		Owner:         owner,
-		Tracing:       tracer,
-		TenantLimit:   cfg.MetricsTenantLimit,
-		DrainTimeout:  cfg.ShutdownTimeout,
+		Store:        st,
+		OpenSink:     subs.Sinks().Open,
+		Dispatch:     cfg.Dispatch,
+		Breaker:      cfg.Breaker,
+		AutoDisable:  cfg.AutoDisable,
+		Logger:       log,
+		Registerer:   reg,
+		Owner:        owner,
+		Tracing:      tracer,
+		TenantLimit:  cfg.MetricsTenantLimit,
+		DrainTimeout: cfg.ShutdownTimeout,
 	})
 }

@@ -487,7 +487,7 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 				log.Warn("giving up the batch for a rebalance; it is read again by the partition's owner")
 			}
 			return store.IngestResult{}, false
-		case <-time.After(backoffDelay(attempt, rand.Float64())):
+		case <-time.After(retryBackoff.Delay(attempt, rand.Float64())):
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"time"
+
+	"github.com/hubctl/hubctl/internal/backoff"
 )
 
 const (
@@ -15,30 +17,8 @@ const (
 	attemptTimeout = 30 * time.Second
 )
 
-// backoffDelay is the wait before retry number attempt (0 for the first
-// retry): doubling from retryMinDelay up to retryMaxDelay, the upper half
-// randomised by jitter in [0, 1) so instances that failed together do not
-// retry together.
-func backoffDelay(attempt int, jitter float64) time.Duration {
-	d := retryMaxDelay
-	if attempt < 16 {
-		d = min(retryMinDelay<<attempt, retryMaxDelay)
-	}
-	half := d / 2
-	return half + time.Duration(float64(half)*jitter)
-}
-
-// sleep waits d or until ctx ends, reporting whether the full wait happened.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+// retryBackoff spaces the retries of a failing database or broker call.
+var retryBackoff = backoff.Policy{Min: retryMinDelay, Max: retryMaxDelay}
 
 // retry calls fn until it succeeds or ctx ends, backing off between
 // attempts; it returns ctx's error in the latter case. Each attempt gets its
@@ -61,7 +41,7 @@ func (c *Consumer) retry(ctx context.Context, what string, fn func(context.Conte
 		if attempt == 0 {
 			c.log.Warn(what+" failed; retrying", slog.Any("error", err))
 		}
-		if !sleep(ctx, backoffDelay(attempt, rand.Float64())) {
+		if !backoff.Sleep(ctx, retryBackoff.Delay(attempt, rand.Float64())) {
 			return ctx.Err()
 		}
 	}

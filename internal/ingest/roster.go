@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store"
 )
@@ -132,7 +133,7 @@ func (c *Consumer) watchRoster(ctx context.Context) {
 			if failures == 0 {
 				c.log.Warn("cannot listen for roster changes; the periodic refresh applies them meanwhile", slog.Any("error", err))
 			}
-			sleep(ctx, backoffDelay(failures, rand.Float64()))
+			backoff.Sleep(ctx, retryBackoff.Delay(failures, rand.Float64()))
 			failures++
 			continue
 		}

@@ -58,7 +58,7 @@ func TestBackoffDelay(t *testing.T) {
 		{1 << 30, 0, 2500 * time.Millisecond, 2500 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		got := backoffDelay(tt.attempt, tt.jitter)
+		got := retryBackoff.Delay(tt.attempt, tt.jitter)
 		if got < tt.min || got > tt.max {
 			t.Errorf("backoffDelay(%d, %v) = %v, want within [%v, %v]", tt.attempt, tt.jitter, got, tt.min, tt.max)
 		}

@@ -153,7 +153,7 @@ func TestSigningSecretReadsMaskedAndSentBackKeepsIt(t *testing.T) {
 		t.Errorf("sending back the masked secret rotated it")
 	}
 	row, _ := f.st.GetSubscription(ctx, "acme", uuid.MustParse(hook.ID))
-	if secrets, err := f.svc.SigningSecrets(row); err != nil || len(secrets) != 1 || secrets[0] != secret {
+	if secrets, err := f.svc.Sinks().SigningSecrets(row); err != nil || len(secrets) != 1 || secrets[0] != secret {
 		t.Errorf("signing with %d secrets (%v), want the created one alone", len(secrets), err)
 	}
 

@@ -2,36 +2,20 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sinkopen"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
-)
-
-// Limits of the writable subscription fields (SPEC §2).
-const (
-	MaxSubscriptionNameChars = 200
-	MaxRetrySteps            = schedule.MaxSteps
-	MaxRetryStep             = schedule.MaxStep
-	MinAttemptTimeout        = sink.MinAttemptTimeout
-	MaxAttemptTimeout        = sink.MaxAttemptTimeout
-	DefaultAttemptTimeout    = sink.DefaultAttemptTimeout
-	MinSigningSecretChars    = 24
 )
 
 // Sink types the use cases treat specially (SPEC §4): only webhooks sign,
@@ -39,14 +23,6 @@ const (
 const (
 	sinkWebhook = "webhook"
 	sinkPull    = "pull"
-)
-
-const (
-	// maxVerificationErrorBytes bounds the probe message kept on the row.
-	maxVerificationErrorBytes = 1000
-	// probeGrace lets a sink report its own timeout before the hub's
-	// context cuts the probe short.
-	probeGrace = 5 * time.Second
 )
 
 // SubscriptionOptions tune the subscription use cases.
@@ -65,6 +41,7 @@ type Subscriptions struct {
 	store   *store.Store
 	keys    *crypto.Keyring
 	sinks   *sink.Registry
+	opener  *sinkopen.Opener
 	now     func() time.Time
 	overlap time.Duration
 }
@@ -76,7 +53,7 @@ func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registr
 	if now == nil {
 		now = time.Now
 	}
-	return &Subscriptions{store: st, keys: keys, sinks: sinks, now: now, overlap: max(opts.RotationOverlap, 0)}
+	return &Subscriptions{store: st, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now, overlap: max(opts.RotationOverlap, 0)}
 }
 
 // Create validates in, stores the subscription and verifies it at once. The
@@ -316,72 +293,6 @@ func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingS
 	return hubapi.SecretRotation{SigningSecret: secret, PreviousSecretExpiresAt: utcPtr(rotated.PreviousSecretExpiresAt)}, nil
 }
 
-// SigningSecrets returns the secrets a delivery to sub is signed with,
-// newest first: the current one, and the previous one until its overlap
-// ends. Non-webhook subscriptions have none.
-func (s *Subscriptions) SigningSecrets(sub store.Subscription) ([]string, error) {
-	if sub.SigningSecret == "" {
-		return nil, nil
-	}
-	current, err := s.open(sub.SigningSecret, sub.ID, store.ColumnSigningSecret)
-	if err != nil {
-		return nil, err
-	}
-	secrets := []string{current}
-	if !previousSecretLive(sub, s.now()) {
-		return secrets, nil
-	}
-	previous, err := s.open(sub.PreviousSecret, sub.ID, store.ColumnPreviousSecret)
-	if err != nil {
-		return nil, err
-	}
-	return append(secrets, previous), nil
-}
-
-// previousSecretLive reports whether sub's rotated-out secret still signs.
-func previousSecretLive(sub store.Subscription, now time.Time) bool {
-	return sub.PreviousSecret != "" && sub.PreviousSecretExpiresAt != nil && now.Before(*sub.PreviousSecretExpiresAt)
-}
-
-// OpenSink builds sub's sink with its credentials and signing secrets
-// decrypted. The caller closes it.
-func (s *Subscriptions) OpenSink(sub store.Subscription) (sink.Sink, error) {
-	t, cfg, secrets, err := s.sinkSetup(sub)
-	if err != nil {
-		return nil, err
-	}
-	return t.Open(cfg, secrets)
-}
-
-func (s *Subscriptions) sinkSetup(sub store.Subscription) (sink.Type, sink.Config, []string, error) {
-	t, err := s.sinks.Lookup(sub.SinkType)
-	if err != nil {
-		return nil, sink.Config{}, nil, fmt.Errorf("subscription %s: %w", sub.ID, err)
-	}
-	cfg, err := s.sinkConfig(sub)
-	if err != nil {
-		return nil, sink.Config{}, nil, err
-	}
-	secrets, err := s.SigningSecrets(sub)
-	if err != nil {
-		return nil, sink.Config{}, nil, err
-	}
-	return t, cfg, secrets, nil
-}
-
-// sinkConfig is sub's sink configuration with its credentials decrypted, in
-// memory only.
-func (s *Subscriptions) sinkConfig(sub store.Subscription) (sink.Config, error) {
-	cfg := sink.Config{Public: sub.SinkConfig, Destination: sub.Destination}
-	if sub.SinkCredentials != "" {
-		var err error
-		if cfg.Credentials, err = s.keys.Decrypt(sub.SinkCredentials, sub.ID.String(), store.ColumnSinkCredentials); err != nil {
-			return sink.Config{}, fmt.Errorf("subscription %s: decrypt sink credentials: %w", sub.ID, err)
-		}
-	}
-	return cfg, nil
-}
-
 // --- reading and changing rows -------------------------------------------
 
 // scope parses a subscription id. A malformed id, or a tenant id no tenant
@@ -416,21 +327,21 @@ func (s *Subscriptions) change(ctx context.Context, tenantID, id string, subID u
 // applyPatch edits sub as patch says and reports whether the sink changed.
 func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch, now time.Time) (sinkChanged bool, err error) {
 	if p.sink != nil {
-		if p.sink.typeName != sub.SinkType {
+		if p.sink.TypeName != sub.SinkType {
 			return false, &ValidationError{Field: "sink.type", Code: CodeInvalidSink,
-				Message: fmt.Sprintf("invalid sink: type cannot change from %q to %q; create a new subscription instead", sub.SinkType, p.sink.typeName)}
+				Message: fmt.Sprintf("invalid sink: type cannot change from %q to %q; create a new subscription instead", sub.SinkType, p.sink.TypeName)}
 		}
-		current, err := s.sinkConfig(*sub)
+		current, err := s.opener.Config(*sub)
 		if err != nil {
 			return false, err
 		}
 		// Parsed here rather than with the other fields: credentials sent
 		// back masked stand for the current ones, which only the row holds.
-		ps, err := s.parseSink(*p.sink, &current)
+		ps, err := parseSink(*p.sink, &current)
 		if err != nil {
 			return false, err
 		}
-		if sinkChanged = sinkDiffers(current, ps.config); sinkChanged {
+		if sinkChanged = current.Differs(ps.Config); sinkChanged {
 			if err := s.sealSink(sub, ps); err != nil {
 				return false, err
 			}
@@ -473,170 +384,6 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 	return sinkChanged, nil
 }
 
-// sinkDiffers reports whether cfg configures something other than current,
-// the stored configuration with its credentials decrypted. Both sides are
-// compared as JSON values: jsonb does not keep the layout Parse produced.
-func sinkDiffers(current, cfg sink.Config) bool {
-	if current.Destination != cfg.Destination || !sameJSON(current.Public, cfg.Public) {
-		return true
-	}
-	if current.Credentials == nil || cfg.Credentials == nil {
-		return (current.Credentials == nil) != (cfg.Credentials == nil)
-	}
-	return !sameJSON(current.Credentials, cfg.Credentials)
-}
-
-func sameJSON(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
-// rotate makes secret the current one. The current secret becomes the
-// previous one whatever the previous was, which is how a second rotation
-// inside an overlap drops the oldest. Envelopes are bound to their column,
-// so the old secret is re-sealed for previous_secret rather than moved.
-func (s *Subscriptions) rotate(sub *store.Subscription, secret string, now time.Time) error {
-	sealed, err := s.seal(secret, sub.ID, store.ColumnSigningSecret)
-	if err != nil {
-		return err
-	}
-	sub.PreviousSecret, sub.PreviousSecretExpiresAt = "", nil
-	if s.overlap > 0 {
-		current, err := s.open(sub.SigningSecret, sub.ID, store.ColumnSigningSecret)
-		if err != nil {
-			return err
-		}
-		if sub.PreviousSecret, err = s.seal(current, sub.ID, store.ColumnPreviousSecret); err != nil {
-			return err
-		}
-		expires := now.Add(s.overlap)
-		sub.PreviousSecretExpiresAt = &expires
-	}
-	sub.SigningSecret = sealed
-	return nil
-}
-
-func (s *Subscriptions) seal(plaintext string, id uuid.UUID, column string) (string, error) {
-	sealed, err := s.keys.Encrypt([]byte(plaintext), id.String(), column)
-	if err != nil {
-		return "", fmt.Errorf("subscription %s: encrypt %s: %w", id, column, err)
-	}
-	return sealed, nil
-}
-
-func (s *Subscriptions) open(envelope string, id uuid.UUID, column string) (string, error) {
-	plaintext, err := s.keys.Decrypt(envelope, id.String(), column)
-	if err != nil {
-		return "", fmt.Errorf("subscription %s: decrypt %s: %w", id, column, err)
-	}
-	return string(plaintext), nil
-}
-
-// sealSink stores a parsed sink configuration on sub, credentials sealed.
-func (s *Subscriptions) sealSink(sub *store.Subscription, ps parsedSink) error {
-	sub.SinkConfig = ps.config.Public
-	sub.Destination = ps.config.Destination
-	sub.SinkCredentials, sub.SinkCredentialFields = "", ps.credentialFields
-	if ps.config.Credentials == nil {
-		return nil
-	}
-	sealed, err := s.keys.Encrypt(ps.config.Credentials, sub.ID.String(), store.ColumnSinkCredentials)
-	if err != nil {
-		return fmt.Errorf("subscription %s: encrypt sink credentials: %w", sub.ID, err)
-	}
-	sub.SinkCredentials = sealed
-	return nil
-}
-
-// --- verification ----------------------------------------------------------
-
-// verifyChange runs the verification a new or re-pointed subscription gets
-// and records its outcome. A caller that went away leaves the row pending
-// (nothing was learnt about the destination); Verify can finish the job.
-func (s *Subscriptions) verifyChange(ctx context.Context, sub store.Subscription) (store.Subscription, error) {
-	failure, err := s.probe(ctx, sub)
-	if ctx.Err() != nil {
-		return sub, nil
-	}
-	if err != nil {
-		return store.Subscription{}, err
-	}
-	recorded, err := s.recordVerification(ctx, sub, failure, false)
-	return recorded, subscriptionError(sub.ID.String(), err)
-}
-
-// probe asks sub's destination whether it accepts us. failure is the
-// destination's answer, to be recorded; err is a failure of the hub's own
-// (a key it cannot decrypt with, a cancelled request), which says nothing
-// about the destination and must not be recorded.
-func (s *Subscriptions) probe(ctx context.Context, sub store.Subscription) (failure, err error) {
-	t, cfg, secrets, err := s.sinkSetup(sub)
-	if err != nil {
-		return nil, err
-	}
-	snk, err := t.Open(cfg, secrets)
-	if err != nil {
-		return err, nil
-	}
-	defer snk.Close()
-	probeCtx, cancel := context.WithTimeout(ctx, sub.AttemptTimeout+probeGrace)
-	defer cancel()
-	failure = snk.Probe(probeCtx, sink.ProbeRequest{
-		SubscriptionID: sub.ID.String(), TenantID: sub.TenantID, Timeout: sub.AttemptTimeout, EventTypes: sub.EventTypes,
-	})
-	if failure != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return failure, nil
-}
-
-// recordVerification stores a probe's outcome on the row it probed. If the
-// sink changed meanwhile, the outcome is about a destination no longer
-// configured and is dropped: the change's own verification decides.
-func (s *Subscriptions) recordVerification(ctx context.Context, probed store.Subscription, failure error, recover bool) (store.Subscription, error) {
-	now := s.now()
-	return s.store.UpdateSubscription(ctx, probed.TenantID, probed.ID, now, func(sub *store.Subscription) error {
-		if sub.Destination == probed.Destination && string(sub.SinkConfig) == string(probed.SinkConfig) &&
-			sub.SinkCredentials == probed.SinkCredentials {
-			applyVerification(sub, failure, recover, now)
-		}
-		return nil
-	})
-}
-
-// applyVerification records a probe's outcome. recover is Verify's extra
-// on success (SPEC §2.2): enable and clear what auto-disable left behind.
-func applyVerification(sub *store.Subscription, failure error, recover bool, now time.Time) {
-	if failure != nil {
-		sub.VerificationState, sub.VerificationError = match.VerificationFailed, probeMessage(failure)
-		return
-	}
-	sub.VerificationState, sub.VerificationError, sub.VerifiedAt = match.VerificationActive, "", &now
-	if recover {
-		sub.Enabled, sub.DisabledReason, sub.FailingSince, sub.LastFailureAt = true, "", nil, nil
-	}
-}
-
-// probeMessage makes a probe's error storable and showable: valid UTF-8
-// without NULs (PostgreSQL text takes neither), bounded in size.
-func probeMessage(failure error) string {
-	msg := strings.ReplaceAll(strings.ToValidUTF8(failure.Error(), "\uFFFD"), "\x00", "")
-	if len(msg) > maxVerificationErrorBytes {
-		cut := maxVerificationErrorBytes
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
-	if strings.TrimSpace(msg) == "" {
-		return "the probe failed without saying why"
-	}
-	return msg
-}
-
 // --- views -------------------------------------------------------------------
 
 func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error) {
@@ -674,38 +421,19 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 	}
 	// After the overlap the old secret no longer signs, so there is no
 	// overlap left to show.
-	if previousSecretLive(sub, s.now()) {
+	if sinkopen.PreviousSecretSigns(sub, s.now()) {
 		v.PreviousSecretExpiresAt = utcPtr(sub.PreviousSecretExpiresAt)
 	}
 	return v, nil
 }
 
-// maskedSink is the sink object as reads show it: the public configuration,
-// its type, and "****" for each credential: in its place, for a type that
-// keeps credentials inside another field (sink.CredentialMasker), else as a
-// field of its own, unless the public part already describes it in a
-// credential-free form. Either way it is an object the type's Parse takes
-// back as it is.
+// maskedSink is the sink object as reads show it, credentials masked
+// (sink.Registry.Show).
 func (s *Subscriptions) maskedSink(sub store.Subscription) (map[string]any, error) {
-	var view map[string]any
-	if t, err := s.sinks.Lookup(sub.SinkType); err == nil {
-		if masker, ok := t.(sink.CredentialMasker); ok {
-			if view, err = masker.MaskCredentials(sub.SinkConfig, sub.SinkCredentialFields); err != nil {
-				return nil, fmt.Errorf("subscription %s: %w", sub.ID, err)
-			}
-		}
+	view, err := s.sinks.Show(sub.SinkType, sub.SinkConfig, sub.SinkCredentialFields)
+	if err != nil {
+		return nil, fmt.Errorf("subscription %s: %w", sub.ID, err)
 	}
-	if view == nil {
-		if err := json.Unmarshal(sub.SinkConfig, &view); err != nil || view == nil {
-			return nil, fmt.Errorf("subscription %s: stored sink configuration is not a JSON object", sub.ID)
-		}
-		for _, field := range sub.SinkCredentialFields {
-			if _, shown := view[field]; !shown {
-				view[field] = hubapi.Masked
-			}
-		}
-	}
-	view["type"] = sub.SinkType
 	return view, nil
 }
 
@@ -715,386 +443,6 @@ func utcPtr(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
-}
-
-// --- input checks (no I/O) --------------------------------------------------
-
-// sinkObject is a sink object of a type the registry knows, not yet parsed.
-type sinkObject struct {
-	typeName string
-	typ      sink.Type
-	raw      json.RawMessage
-}
-
-// parsedSink is a sink object the registry accepted.
-type parsedSink struct {
-	typeName         string
-	config           sink.Config
-	credentialFields []string
-}
-
-// createSpec is a validated hubapi.SubscriptionCreate: the row to insert,
-// less what Create assigns (id, tenant, time, sealed secrets).
-type createSpec struct {
-	row  store.Subscription
-	sink parsedSink
-}
-
-func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, error) {
-	if err := checkText("name", in.Name, MaxSubscriptionNameChars); err != nil {
-		return createSpec{}, err
-	}
-	object, err := s.lookupSink(in.Sink)
-	if err != nil {
-		return createSpec{}, err
-	}
-	ps, err := s.parseSink(object, nil)
-	if err != nil {
-		return createSpec{}, err
-	}
-	eventTypes, err := checkEventTypes(in.EventTypes)
-	if err != nil {
-		return createSpec{}, err
-	}
-	schemaMajor := 1
-	if in.SchemaMajor != nil {
-		if schemaMajor, err = checkSchemaMajor(*in.SchemaMajor); err != nil {
-			return createSpec{}, err
-		}
-	}
-	var origin string
-	if in.Origin != nil {
-		if origin, err = checkOrigin(*in.Origin); err != nil {
-			return createSpec{}, err
-		}
-	}
-	if in.RetrySchedule != nil {
-		if err := checkRetrySchedule(in.RetrySchedule); err != nil {
-			return createSpec{}, err
-		}
-	}
-	timeout := DefaultAttemptTimeout
-	if in.AttemptTimeout != "" {
-		if timeout, err = checkAttemptTimeout(in.AttemptTimeout); err != nil {
-			return createSpec{}, err
-		}
-	}
-	if in.SigningSecret != "" {
-		if ps.typeName != sinkWebhook {
-			return createSpec{}, invalid("signing_secret", "invalid signing_secret: only webhook subscriptions have one, this one has a %s sink", ps.typeName)
-		}
-		if in.SigningSecret == hubapi.Masked {
-			return createSpec{}, invalid("signing_secret", "invalid signing_secret: %q is how reads mask a secret; leave signing_secret out to have the hub generate one", hubapi.Masked)
-		}
-		if err := checkSigningSecret(in.SigningSecret); err != nil {
-			return createSpec{}, err
-		}
-	}
-	enabled := true
-	if in.Enabled != nil {
-		enabled = *in.Enabled
-	}
-	return createSpec{sink: ps, row: store.Subscription{
-		Name:              in.Name,
-		SinkType:          ps.typeName,
-		EventTypes:        eventTypes,
-		SchemaMajor:       schemaMajor,
-		Origin:            origin,
-		RetrySchedule:     in.RetrySchedule,
-		AttemptTimeout:    timeout,
-		Enabled:           enabled,
-		VerificationState: match.VerificationPending,
-	}}, nil
-}
-
-// subscriptionPatch is a validated hubapi.SubscriptionUpdate.
-type subscriptionPatch struct {
-	name           *string
-	sink           *sinkObject
-	eventTypes     []string
-	schemaMajor    *int
-	origin         hubapi.Nullable[string]
-	retrySchedule  hubapi.Nullable[[]string]
-	attemptTimeout *time.Duration
-	enabled        *bool
-	signingSecret  string
-}
-
-func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionPatch, error) {
-	p := subscriptionPatch{name: in.Name, enabled: in.Enabled, origin: in.Origin, retrySchedule: in.RetrySchedule}
-	if in.Name != nil {
-		if err := checkText("name", *in.Name, MaxSubscriptionNameChars); err != nil {
-			return subscriptionPatch{}, err
-		}
-	}
-	if in.Sink != nil {
-		object, err := s.lookupSink(in.Sink)
-		if err != nil {
-			return subscriptionPatch{}, err
-		}
-		p.sink = &object
-	}
-	if in.EventTypes != nil {
-		eventTypes, err := checkEventTypes(in.EventTypes)
-		if err != nil {
-			return subscriptionPatch{}, err
-		}
-		p.eventTypes = eventTypes
-	}
-	if in.SchemaMajor != nil {
-		if _, err := checkSchemaMajor(*in.SchemaMajor); err != nil {
-			return subscriptionPatch{}, err
-		}
-		p.schemaMajor = in.SchemaMajor
-	}
-	if in.Origin.Set && !in.Origin.Null {
-		if _, err := checkOrigin(in.Origin.Value); err != nil {
-			return subscriptionPatch{}, err
-		}
-	}
-	if in.RetrySchedule.Set && !in.RetrySchedule.Null {
-		if err := checkRetrySchedule(in.RetrySchedule.Value); err != nil {
-			return subscriptionPatch{}, err
-		}
-	}
-	if in.AttemptTimeout != nil {
-		timeout, err := checkAttemptTimeout(*in.AttemptTimeout)
-		if err != nil {
-			return subscriptionPatch{}, err
-		}
-		p.attemptTimeout = &timeout
-	}
-	if in.SigningSecret != nil {
-		if *in.SigningSecret != hubapi.Masked {
-			if err := checkSigningSecret(*in.SigningSecret); err != nil {
-				return subscriptionPatch{}, err
-			}
-		}
-		p.signingSecret = *in.SigningSecret
-	}
-	return p, nil
-}
-
-// lookupSink finds the type of a sink object.
-func (s *Subscriptions) lookupSink(raw json.RawMessage) (sinkObject, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return sinkObject{}, invalidSink("sink", "invalid sink: must be an object with a type, one of %s", strings.Join(s.sinks.Names(), ", "))
-	}
-	var typeName string
-	if err := json.Unmarshal(fields["type"], &typeName); err != nil || typeName == "" {
-		return sinkObject{}, invalidSink("sink.type", "invalid sink: type must be one of %s", strings.Join(s.sinks.Names(), ", "))
-	}
-	t, err := s.sinks.Lookup(typeName)
-	if err != nil {
-		return sinkObject{}, invalidSink("sink.type", "invalid sink: type %q is not one of %s", typeName, strings.Join(s.sinks.Names(), ", "))
-	}
-	return sinkObject{typeName: typeName, typ: t, raw: raw}, nil
-}
-
-// parseSink has the registry validate a sink object and split it. current
-// is the configuration it replaces, credentials decrypted, or nil on
-// create: a credential sent back as the mask reads show stands for its
-// current value (restoreMasked), and on create for nothing, so it is
-// refused rather than stored as the credential.
-func (s *Subscriptions) parseSink(object sinkObject, current *sink.Config) (parsedSink, error) {
-	var fieldErr *sink.FieldError
-	raw, err := restoreMasked(object.typ, object.raw, current)
-	if errors.As(err, &fieldErr) {
-		return parsedSink{}, invalidSink(fieldErr.Field, "invalid sink: %s", fieldErr.Error())
-	}
-	if err != nil {
-		// A stored configuration the type cannot read: the hub's fault.
-		return parsedSink{}, fmt.Errorf("sink type %s: %w", object.typeName, err)
-	}
-	cfg, err := object.typ.Parse(raw)
-	if err != nil {
-		if errors.As(err, &fieldErr) && fieldErr.Field != "" {
-			return parsedSink{}, invalidSink(fieldErr.Field, "invalid sink: %s", fieldErr.Error())
-		}
-		return parsedSink{}, invalidSink("sink", "invalid sink: %v", err)
-	}
-	// jsonb cannot hold a NUL in a string, and a value it rejects would
-	// surface as a server error rather than as the user's mistake.
-	if !isJSONObject(cfg.Public) || containsNUL(cfg.Public) || containsNUL(cfg.Credentials) {
-		return parsedSink{}, invalidSink("sink", "invalid sink: values must not contain NUL characters")
-	}
-	var credentialFields []string
-	if cfg.Credentials != nil {
-		var credentials map[string]json.RawMessage
-		if err := json.Unmarshal(cfg.Credentials, &credentials); err != nil || credentials == nil {
-			return parsedSink{}, fmt.Errorf("sink type %s: credentials are not a JSON object", object.typeName)
-		}
-		credentialFields = make([]string, 0, len(credentials))
-		for field := range credentials {
-			credentialFields = append(credentialFields, field)
-		}
-		slices.Sort(credentialFields)
-		for _, field := range credentialFields {
-			if isMasked(credentials[field]) {
-				return parsedSink{}, invalidSink("sink."+field, "invalid sink: %s is %q, which reads show in place of a credential: send the credential itself (an update may send the mask back to keep the current one)", field, hubapi.Masked)
-			}
-		}
-	}
-	return parsedSink{typeName: object.typeName, config: cfg, credentialFields: credentialFields}, nil
-}
-
-// restoreMasked returns raw with the credentials it sends as the mask
-// replaced by current's values, in memory only, for Parse to validate and
-// split as if the caller had sent them. A type whose credentials are fields
-// of their own gets the generic treatment: a field of current's credentials
-// sent as the mask takes its current value.
-func restoreMasked(t sink.Type, raw json.RawMessage, current *sink.Config) (json.RawMessage, error) {
-	if masker, ok := t.(sink.CredentialMasker); ok {
-		return masker.RestoreMasked(raw, current)
-	}
-	if current == nil || current.Credentials == nil {
-		return raw, nil
-	}
-	var fields, credentials map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil || fields == nil {
-		return raw, nil // Parse says what is wrong with it
-	}
-	if err := json.Unmarshal(current.Credentials, &credentials); err != nil {
-		return nil, errors.New("stored sink credentials are not a JSON object")
-	}
-	restored := false
-	for field, value := range credentials {
-		if isMasked(fields[field]) {
-			fields[field], restored = value, true
-		}
-	}
-	if !restored {
-		return raw, nil
-	}
-	return json.Marshal(fields)
-}
-
-// isMasked reports whether a JSON value is the string reads show in place
-// of a credential.
-func isMasked(value json.RawMessage) bool {
-	var text string
-	return json.Unmarshal(value, &text) == nil && text == hubapi.Masked
-}
-
-func invalidSink(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Field: field, Code: CodeInvalidSink, Message: fmt.Sprintf(format, args...)}
-}
-
-func isJSONObject(raw json.RawMessage) bool {
-	var object map[string]json.RawMessage
-	return json.Unmarshal(raw, &object) == nil && object != nil
-}
-
-// containsNUL reports whether any string in a JSON value, key or element,
-// holds a NUL character.
-func containsNUL(raw json.RawMessage) bool {
-	if raw == nil {
-		return false
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	var walk func(any) bool
-	walk = func(v any) bool {
-		switch v := v.(type) {
-		case string:
-			return strings.ContainsRune(v, 0)
-		case []any:
-			return slices.ContainsFunc(v, walk)
-		case map[string]any:
-			for k, e := range v {
-				if strings.ContainsRune(k, 0) || walk(e) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return walk(v)
-}
-
-// checkText accepts UTF-8 text without NULs (PostgreSQL text takes
-// neither) of at most maxChars characters.
-func checkText(field, value string, maxChars int) error {
-	switch {
-	case !utf8.ValidString(value):
-		return invalid(field, "invalid %s: must be UTF-8 text", field)
-	case strings.ContainsRune(value, 0):
-		return invalid(field, "invalid %s: must not contain NUL characters", field)
-	case utf8.RuneCountInString(value) > maxChars:
-		return invalid(field, "invalid %s: at most %d characters", field, maxChars)
-	}
-	return nil
-}
-
-// checkEventTypes validates the patterns and drops repeats, keeping the
-// first occurrence's place.
-func checkEventTypes(patterns []string) ([]string, error) {
-	if len(patterns) == 0 {
-		return nil, invalid("event_types", "invalid event_types: list at least one event type")
-	}
-	unique := make([]string, 0, len(patterns))
-	for _, p := range patterns {
-		if err := match.ValidatePattern(p); err != nil {
-			return nil, invalid("event_types", "invalid event_types: %v", err)
-		}
-		if !slices.Contains(unique, p) {
-			unique = append(unique, p)
-		}
-	}
-	return unique, nil
-}
-
-func checkSchemaMajor(major int) (int, error) {
-	if major < 1 || major > math.MaxInt32 {
-		return 0, invalid("schema_major", "invalid schema_major %d: must be an integer of at least 1", major)
-	}
-	return major, nil
-}
-
-func checkOrigin(origin string) (string, error) {
-	if origin == "" {
-		return "", invalid("origin", "invalid origin: leave it out (or null) to match every source; when given it must not be empty")
-	}
-	if err := checkText("origin", origin, math.MaxInt); err != nil {
-		return "", err
-	}
-	return origin, nil
-}
-
-// checkRetrySchedule accepts what dispatch will run: the schedule package
-// owns the rule, so the API cannot accept a curve dispatch would ignore.
-func checkRetrySchedule(steps []string) error {
-	_, err := schedule.Parse(steps)
-	if errors.Is(err, schedule.ErrInvalid) {
-		return &ValidationError{Field: "retry_schedule", Code: CodeInvalidRetrySchedule, Message: err.Error()}
-	}
-	return err
-}
-
-// checkAttemptTimeout parses a timeout; it is stored in whole milliseconds,
-// so a finer one is refused rather than silently rounded.
-func checkAttemptTimeout(text string) (time.Duration, error) {
-	d, err := time.ParseDuration(text)
-	if err != nil {
-		return 0, invalid("attempt_timeout", "invalid attempt_timeout %q: must be a Go duration such as 10s", text)
-	}
-	if d < MinAttemptTimeout || d > MaxAttemptTimeout || d%time.Millisecond != 0 {
-		return 0, invalid("attempt_timeout", "invalid attempt_timeout %s: must be between %s and %s, in whole milliseconds", text, MinAttemptTimeout, MaxAttemptTimeout)
-	}
-	return d, nil
-}
-
-func checkSigningSecret(secret string) error {
-	if err := checkText("signing_secret", secret, math.MaxInt); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(secret) < MinSigningSecretChars {
-		return invalid("signing_secret", "invalid signing_secret: at least %d characters", MinSigningSecretChars)
-	}
-	return nil
 }
 
 // --- cursors -------------------------------------------------------------------

@@ -545,7 +545,7 @@ func TestRotationOverlap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		secrets, err := f.svc.SigningSecrets(row)
+		secrets, err := f.svc.Sinks().SigningSecrets(row)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -616,7 +616,7 @@ func TestRotationWithoutOverlapKeepsOneSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	row, _ := f.st.GetSubscription(context.Background(), "acme", uuid.MustParse(sub.ID))
-	secrets, err := svc.SigningSecrets(row)
+	secrets, err := svc.Sinks().SigningSecrets(row)
 	if err != nil || !slices.Equal(secrets, []string{rotation.SigningSecret}) || rotation.PreviousSecretExpiresAt != nil {
 		t.Errorf("zero overlap: secrets %q (%v), expiry %v", secrets, err, rotation.PreviousSecretExpiresAt)
 	}
@@ -810,7 +810,7 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	row, _ := f.st.GetSubscription(ctx, "acme", uuid.MustParse(sub.ID))
-	if secrets, _ := f.svc.SigningSecrets(row); len(secrets) != 2 || secrets[0] != secret {
+	if secrets, _ := f.svc.Sinks().SigningSecrets(row); len(secrets) != 2 || secrets[0] != secret {
 		t.Errorf("after patching the secret, signing with %d secrets, newest %q", len(secrets), secrets[0])
 	}
 }

@@ -2,11 +2,11 @@ package dev
 
 import (
 	"bytes"
-	"sync"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -21,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/hubctl/hubctl/internal/clip"
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/awsclient"
@@ -223,7 +223,7 @@ func (s *busSink) putEventsOutcome(out *awseventbridge.PutEventsOutput) sink.Out
 	outcome := judgeAnswer(answer)
 	outcome.StatusCode = http.StatusOK
 	if raw, err := json.Marshal(answer); err == nil {
-		outcome.Response = []byte(s.scrub(truncate(string(raw), sink.MaxResponseBytes)))
+		outcome.Response = []byte(s.scrub(clip.String(string(raw), sink.MaxResponseBytes)))
 	}
 	outcome.Error = s.scrub(outcome.Error)
 	return outcome
@@ -245,7 +245,7 @@ func judgeAnswer(a putEventsAnswer) sink.Outcome {
 		if entry.ErrorMessage != "" {
 			reason += ": " + printable(entry.ErrorMessage)
 		}
-		return sink.Outcome{Error: truncate(reason, maxErrorBytes)}
+		return sink.Outcome{Error: clip.String(reason, maxErrorBytes)}
 	case len(a.Entries) != 1:
 		return sink.Outcome{Error: "PutEvents answered " + strconv.Itoa(len(a.Entries)) + " entries for 1 sent"}
 	default:
@@ -278,7 +278,7 @@ func checkDescribedBus(bus, name, arn string) error {
 		return nil
 	}
 	return errors.New("DescribeEventBus did not answer with bus " + strconv.Quote(bus) + " (got name " +
-		strconv.Quote(truncate(name, 80)) + ", arn " + strconv.Quote(truncate(arn, 160)) + "): the endpoint is not EventBridge or not this bus's")
+		strconv.Quote(clip.String(name, 80)) + ", arn " + strconv.Quote(clip.String(arn, 160)) + "): the endpoint is not EventBridge or not this bus's")
 }
 
 // Close does nothing: connections belong to the Type, shared by all sinks.
@@ -311,7 +311,7 @@ func describeError(attemptCtx context.Context, err error, timeout time.Duration)
 		if msg := apiErr.ErrorMessage(); msg != "" {
 			reason += ": " + printable(msg)
 		}
-		return truncate(reason, maxErrorBytes)
+		return clip.String(reason, maxErrorBytes)
 	}
 	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("no response within %s", timeout)
@@ -325,7 +325,7 @@ func describeError(attemptCtx context.Context, err error, timeout time.Duration)
 	if urlErr, ok := errors.AsType[*url.Error](err); ok {
 		err = urlErr.Err
 	}
-	return truncate(printable(err.Error()), maxErrorBytes)
+	return clip.String(printable(err.Error()), maxErrorBytes)
 }
 
 // printable renders text from a server for a reason: valid UTF-8, no
@@ -338,16 +338,4 @@ func printable(s string) string {
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// truncate cuts s to at most limit bytes without splitting a character.
-func truncate(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/hubctl/hubctl/internal/clip"
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
 )
@@ -227,9 +227,9 @@ func describeError(attemptCtx context.Context, err error, timeout time.Duration)
 		return "attempt cancelled"
 	}
 	if amqpErr, ok := errors.AsType[*amqp.Error](err); ok {
-		return truncate(describeAMQPError(amqpErr), maxErrorBytes)
+		return clip.String(describeAMQPError(amqpErr), maxErrorBytes)
 	}
-	return truncate(err.Error(), maxErrorBytes)
+	return clip.String(err.Error(), maxErrorBytes)
 }
 
 // describeAMQPError words a broker or library error: who closed what, the
@@ -251,16 +251,4 @@ func describeAMQPError(e *amqp.Error) string {
 		who = "the broker connection is not open"
 	}
 	return who + ": " + e.Reason + " (" + strconv.Itoa(e.Code) + ")"
-}
-
-// truncate cuts s to at most limit bytes without splitting a character.
-func truncate(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -21,6 +20,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/hubctl/hubctl/internal/clip"
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/awsclient"
@@ -97,8 +97,8 @@ func checkQueueARN(queueURL, arn string) error {
 	name := queueURL[strings.LastIndexByte(queueURL, '/')+1:]
 	parts := strings.Split(arn, ":")
 	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[5] != name {
-		return errors.New("GetQueueAttributes did not answer with the ARN of queue " + strconv.Quote(truncate(name, 80)) +
-			" (got " + strconv.Quote(truncate(arn, 120)) + "): the endpoint is not SQS or not this queue's")
+		return errors.New("GetQueueAttributes did not answer with the ARN of queue " + strconv.Quote(clip.String(name, 80)) +
+			" (got " + strconv.Quote(clip.String(arn, 120)) + "): the endpoint is not SQS or not this queue's")
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func (s *queueSink) describeError(attemptCtx context.Context, err error, timeout
 		status = respErr.HTTPStatusCode()
 	}
 	// Scrubbed before it is cut, so no part of a secret survives the cut.
-	return status, truncate(s.creds.Scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
+	return status, clip.String(s.creds.Scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
 }
 
 // reason is the unscrubbed reason of a failed call.
@@ -174,16 +174,4 @@ func reason(attemptCtx context.Context, err error, timeout time.Duration, status
 		return opErr.Err.Error()
 	}
 	return err.Error()
-}
-
-// truncate cuts s to at most limit bytes without splitting a character.
-func truncate(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

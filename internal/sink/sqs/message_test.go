@@ -250,12 +250,3 @@ func TestCacheKeyTellsRotatedSecretsApart(t *testing.T) {
 		t.Error("a rotated secret reused the old secret's client")
 	}
 }
-
-func TestTruncate(t *testing.T) {
-	if got := truncate("ab✓cd", 5); got != "ab…" {
-		t.Errorf("truncate = %q, want %q", got, "ab…")
-	}
-	if got := truncate("short", 10); got != "short" {
-		t.Errorf("truncate = %q", got)
-	}
-}

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/hubctl/hubctl/internal/clip"
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
@@ -59,7 +59,7 @@ func (s *hookSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 
 	req, err := s.newRequest(ctx, d)
 	if err != nil {
-		return sink.Outcome{Error: "cannot build the request: " + truncate(err.Error(), maxErrorBytes), NotSent: true}
+		return sink.Outcome{Error: "cannot build the request: " + clip.String(err.Error(), maxErrorBytes), NotSent: true}
 	}
 	resp, err := s.typ.client.Do(req)
 	if err != nil {
@@ -218,7 +218,7 @@ func describeError(attemptCtx context.Context, err error, timeout time.Duration)
 	if errors.Is(err, context.Canceled) {
 		return "attempt cancelled"
 	}
-	return truncate(err.Error(), maxErrorBytes)
+	return clip.String(err.Error(), maxErrorBytes)
 }
 
 // printable renders a receiver's answer for an error message: valid UTF-8,
@@ -230,17 +230,5 @@ func printable(b []byte, limit int) string {
 		}
 		return r
 	}, strings.ToValidUTF8(string(b), "\uFFFD"))
-	return truncate(strings.Join(strings.Fields(s), " "), limit)
-}
-
-// truncate cuts s to at most limit bytes without splitting a character.
-func truncate(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return clip.String(strings.Join(strings.Fields(s), " "), limit)
 }

@@ -642,25 +642,6 @@ func TestProbeFailures(t *testing.T) {
 	}
 }
 
-func TestTruncate(t *testing.T) {
-	for _, tc := range []struct {
-		s     string
-		limit int
-		want  string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"a bit too long", 10, "a bit t…"},
-		{"ééééé", 6, "é…"}, // never half a character
-		{strings.Repeat("é", 150), 11, "éééé…"},
-	} {
-		got := truncate(tc.s, tc.limit)
-		if got != tc.want || len(got) > tc.limit {
-			t.Errorf("truncate(%q, %d) = %q, want %q", tc.s, tc.limit, got, tc.want)
-		}
-	}
-}
-
 // fixedResolver answers host lookups from a table, without DNS.
 type fixedResolver map[string]netip.Addr
 
