@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -115,8 +114,7 @@ const rotationOverlap = 24 * time.Hour
 
 func testKeyring(t *testing.T) *crypto.Keyring {
 	t.Helper()
-	key := sha256.Sum256([]byte("hubctl service test key"))
-	keys, err := crypto.ParseKeyring(base64.StdEncoding.EncodeToString(key[:]))
+	keys, err := crypto.ParseKeyring(base64.StdEncoding.EncodeToString(testKeyMaterial()))
 	if err != nil {
 		t.Fatal(err)
 	}
