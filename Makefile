@@ -12,6 +12,9 @@ LDFLAGS       := -s -w \
                  -X $(PKG)/internal/buildinfo.Commit=$(COMMIT) \
                  -X $(PKG)/internal/buildinfo.Date=$(BUILD_DATE)
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# deploy/deploy_test.go builds this same helm to render the chart.
+HELM          := helm.sh/helm/v3/cmd/helm@v3.22.0
+CHART         := deploy/helm/hubctl
 TEST_TIMEOUT  ?= 20m
 BENCH_TIME    ?= 2s
 
@@ -28,11 +31,16 @@ test: ## every package, race detector on, against real PostgreSQL and kfake
 test-short: ## quick loop without the race detector
 	$(GO) test -count=1 -short ./...
 
-lint: ## gofmt, go vet and staticcheck (pinned)
+lint: ## gofmt, go vet, staticcheck and helm lint/template (pinned)
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	@set -e; for values in $(CHART)/ci/*.yaml; do \
+	  echo "helm lint and template with $$values"; \
+	  $(GO) run $(HELM) lint --strict --quiet $(CHART) -f $$values; \
+	  $(GO) run $(HELM) template hubctl $(CHART) -f $$values >/dev/null; \
+	done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
