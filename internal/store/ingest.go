@@ -14,11 +14,6 @@ import (
 	"github.com/hubctl/hubctl/internal/match"
 )
 
-// JobsChannel is the PostgreSQL notification channel an ingest transaction
-// signals, at commit, when it created delivery jobs: dispatch workers LISTEN
-// on it to wake without polling. The payload is empty.
-const JobsChannel = "hubctl_jobs"
-
 // ingestLockKey is the transaction-level advisory lock every ingest batch
 // holds from before it inserts events until it commits (see WriteIngestBatch).
 // Its value spells "hubctl" in ASCII; nothing else in the hub takes it.
@@ -161,7 +156,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 
 	res := IngestResult{NextOffset: b.NextOffset, Skipped: skipped}
 	res.Verdicts = finalVerdicts(b.Records[skipped:], inserted)
-	work := matchNewEvents(b.Records, inserted, state.subs)
+	work := deliveryWorkOf(match.RouteNewEvents(newEvents(b.Records, inserted), state.subs))
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
 	if len(work.jobs) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"delivery_jobs"}, jobColumns, pgx.CopyFromRows(work.jobs)); err != nil {
@@ -174,9 +169,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	queueQuarantine(pipe, b, skipped)
 	pipe.Queue(upsertOffset, b.Group, b.Topic, b.Partition, b.NextOffset)
 	if len(work.jobs) > 0 {
-		// Delivered at commit, and only then: a worker woken by it sees
-		// the jobs.
-		pipe.Queue(`SELECT pg_notify($1, '')`, JobsChannel)
+		queueJobsNotify(pipe)
 	}
 	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return IngestResult{}, fmt.Errorf("write ingest batch %s/%d: %w", b.Topic, b.Partition, err)
@@ -213,7 +206,7 @@ func firstOfEachEvent(records []IngestRecord) (candidates []int, tenants []strin
 // ingestState is what a batch write reads under the ingest lock.
 type ingestState struct {
 	stored   int64 // the partition's stored next offset; -1 when none
-	subs     map[string][]candidate
+	subs     map[string][]match.Candidate
 	firstSeq int64 // the first of one reserved seq per candidate
 }
 
@@ -370,13 +363,6 @@ func finalVerdicts(records []IngestRecord, inserted map[int64]int64) []event.Ver
 	return out
 }
 
-// candidate is a subscription matching may pick, as loaded for one batch.
-type candidate struct {
-	id   [16]byte
-	pull bool
-	sub  match.Subscription
-}
-
 // selectCandidates narrows by what the partial index subscriptions_matchable
 // covers; match.Matches makes the decision.
 const selectCandidates = `
@@ -385,19 +371,19 @@ FROM subscriptions
 WHERE tenant_id = ANY($1) AND deleted_at IS NULL AND enabled AND verification_state = 'active'
 ORDER BY tenant_id, id`
 
-func scanCandidates(results pgx.BatchResults) (map[string][]candidate, error) {
+func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, error) {
 	rows, err := results.Query()
 	if err != nil {
 		return nil, fmt.Errorf("load subscriptions: %w", err)
 	}
-	subs := make(map[string][]candidate)
-	var c candidate
+	subs := make(map[string][]match.Candidate)
+	var c match.Candidate
 	var sinkType string
-	_, err = pgx.ForEachRow(rows, []any{&c.id, &c.sub.TenantID, &sinkType, &c.sub.Enabled, &c.sub.VerificationState,
-		&c.sub.EventTypes, &c.sub.SchemaMajor, &c.sub.Origin}, func() error {
-		c.pull = sinkType == "pull"
-		subs[c.sub.TenantID] = append(subs[c.sub.TenantID], c)
-		c = candidate{} // EventTypes must not be shared between rows
+	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
+		&c.EventTypes, &c.SchemaMajor, &c.Origin}, func() error {
+		c.Pull = sinkType == "pull"
+		subs[c.TenantID] = append(subs[c.TenantID], c)
+		c = match.Candidate{} // EventTypes must not be shared between rows
 		return nil
 	})
 	if err != nil {
@@ -421,28 +407,35 @@ type deliveryWork struct {
 // across transactions that started in the other order (SPEC §1.5).
 var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq"}
 
-// matchNewEvents decides, for each event the inbox took, which candidate
-// subscriptions want it. Events are visited in offset (and so seq) order, so
-// jobs are created in the order dispatch should first attempt them.
-func matchNewEvents(records []IngestRecord, inserted map[int64]int64, subs map[string][]candidate) deliveryWork {
-	var w deliveryWork
+// newEvents lists the events the inbox took, in offset (and so seq) order,
+// as matching sees them.
+func newEvents(records []IngestRecord, inserted map[int64]int64) []match.NewEvent {
+	events := make([]match.NewEvent, 0, len(inserted))
 	for _, r := range records {
 		seq, isNew := inserted[r.Offset]
 		if !isNew {
 			continue
 		}
-		ev := match.Event{TenantID: r.Event.TenantID, Key: r.Event.Key, SchemaMajor: r.Event.SchemaMajor, Source: r.Event.Source}
-		for _, c := range subs[ev.TenantID] {
-			if !match.Matches(c.sub, ev) {
-				continue
-			}
-			if c.pull {
-				w.pullSubscriptions = append(w.pullSubscriptions, c.id)
-				w.pullSeqs = append(w.pullSeqs, seq)
-				continue
-			}
-			w.jobs = append(w.jobs, []any{newJobID(), ev.TenantID, c.id, seq})
+		events = append(events, match.NewEvent{Seq: seq, Event: match.Event{
+			TenantID: r.Event.TenantID, Key: r.Event.Key, SchemaMajor: r.Event.SchemaMajor, Source: r.Event.Source,
+		}})
+	}
+	return events
+}
+
+// deliveryWorkOf lays matching's routes out for the writes: a new job id
+// per delivery job, in route order.
+func deliveryWorkOf(r match.Routes) deliveryWork {
+	var w deliveryWork
+	if len(r.Jobs) > 0 {
+		w.jobs = make([][]any, len(r.Jobs))
+		for i, j := range r.Jobs {
+			w.jobs[i] = []any{newJobID(), j.TenantID, j.SubscriptionID, j.Seq}
 		}
+	}
+	for _, p := range r.Pull {
+		w.pullSubscriptions = append(w.pullSubscriptions, p.SubscriptionID)
+		w.pullSeqs = append(w.pullSeqs, p.Seq)
 	}
 	return w
 }
@@ -471,14 +464,6 @@ ON CONFLICT (topic, kafka_partition, kafka_offset) DO NOTHING`,
 			string(r.Verdict.Reason), r.Verdict.Detail, b.Topic, b.Partition, r.Offset, r.Key, keys, values, notNull(r.Value))
 	}
 }
-
-// upsertOffset never moves the stored offset back; under the ingest lock it
-// only ever moves forward anyway, and GREATEST keeps that true if it did not.
-const upsertOffset = `
-INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (consumer_group, topic, kafka_partition)
-DO UPDATE SET next_offset = GREATEST(kafka_offsets.next_offset, excluded.next_offset), updated_at = now()`
 
 // eventColumns are the events columns ingest writes; received_at takes its
 // default. COPY writes the reserved seq into the identity column (it always
@@ -565,82 +550,3 @@ func notNull(b []byte) []byte {
 // the process (RFC 9562 §6.2), so new jobs go to the right edge of the
 // primary key's index, the cheapest place to insert.
 func newJobID() [16]byte { return uuid.Must(uuid.NewV7()) }
-
-// LoadOffsets returns the stored next offsets of group for the given
-// partitions; partitions with nothing stored are absent from the result.
-func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[string][]int32) (map[string]map[int32]int64, error) {
-	topics := make([]string, 0, len(partitions))
-	for topic := range partitions {
-		topics = append(topics, topic)
-	}
-	rows, err := s.Pool.Query(ctx, `
-SELECT topic, kafka_partition, next_offset FROM kafka_offsets
-WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
-	if err != nil {
-		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
-	}
-	wanted := make(map[string]map[int32]bool, len(partitions))
-	for topic, parts := range partitions {
-		wanted[topic] = make(map[int32]bool, len(parts))
-		for _, p := range parts {
-			wanted[topic][p] = true
-		}
-	}
-	out := make(map[string]map[int32]int64)
-	var topic string
-	var partition int32
-	var next int64
-	_, err = pgx.ForEachRow(rows, []any{&topic, &partition, &next}, func() error {
-		if !wanted[topic][partition] {
-			return nil
-		}
-		if out[topic] == nil {
-			out[topic] = make(map[int32]int64)
-		}
-		out[topic][partition] = next
-		return nil
-	})
-	if err != nil {
-		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
-	}
-	return out, nil
-}
-
-// ResetOffset overwrites the stored next offset of one partition, also
-// backwards. Ingest uses it when the stored offset lies beyond the
-// partition's end, which means the topic was deleted and recreated: the
-// stored position belongs to a log that no longer exists.
-func (s *Store) ResetOffset(ctx context.Context, group, topic string, partition int32, next int64) error {
-	_, err := s.Pool.Exec(ctx, `
-INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (consumer_group, topic, kafka_partition)
-DO UPDATE SET next_offset = excluded.next_offset, updated_at = now()`, group, topic, partition, next)
-	if err != nil {
-		return classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
-	}
-	return nil
-}
-
-// LoadRoster returns every tenant's status for the ingest roster gate
-// (SPEC §1.4). Tenants that are absent are unknown.
-func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id, status FROM tenants`)
-	if err != nil {
-		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
-	}
-	roster := make(map[string]event.TenantStatus)
-	var id, status string
-	_, err = pgx.ForEachRow(rows, []any{&id, &status}, func() error {
-		if status == "active" {
-			roster[id] = event.TenantActive
-		} else {
-			roster[id] = event.TenantInactive
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
-	}
-	return roster, nil
-}

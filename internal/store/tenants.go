@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/event"
 )
 
 // TenantStatus is a tenant's place in the roster (SPEC §1.4). Ingest admits
@@ -119,4 +121,27 @@ func (s *Store) SetTenantStatus(ctx context.Context, id string, status TenantSta
 
 func tenantNotFound(id string) error {
 	return fmt.Errorf("%w: tenant %q", ErrNotFound, id)
+}
+
+// LoadRoster returns every tenant's status for the ingest roster gate
+// (SPEC §1.4). Tenants that are absent are unknown.
+func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT id, status FROM tenants`)
+	if err != nil {
+		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
+	}
+	roster := make(map[string]event.TenantStatus)
+	var id, status string
+	_, err = pgx.ForEachRow(rows, []any{&id, &status}, func() error {
+		if status == "active" {
+			roster[id] = event.TenantActive
+		} else {
+			roster[id] = event.TenantInactive
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
+	}
+	return roster, nil
 }

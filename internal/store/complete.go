@@ -1,0 +1,401 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/autodisable"
+)
+
+// maxAttemptErrorBytes bounds the error text kept per attempt and job.
+const maxAttemptErrorBytes = 1000
+
+// Attempt is the outcome of one attempt, as Complete records it.
+type Attempt struct {
+	JobID          uuid.UUID
+	SubscriptionID uuid.UUID
+	Owner          string    // the claim's owner
+	DeliveryID     uuid.UUID // X-Lerian-Delivery-Id; the attempt row's id
+	StartedAt      time.Time
+	Duration       time.Duration
+	OK             bool
+	StatusCode     int // 0 when the protocol has none
+	Error          string
+	Response       []byte // at most 1 KiB is kept
+	// Retry says what a failure leads to: due again at Retry.At, or dead
+	// (exhausted). Ignored on success.
+	Retry Retry
+}
+
+// Retry is the schedule's verdict after a failed attempt.
+type Retry struct {
+	At        time.Time
+	Exhausted bool
+}
+
+// AutoDisablePolicy is SPEC §3.6's configuration.
+type AutoDisablePolicy struct {
+	Enabled bool // STREAMING_HUB_AUTODISABLE_ENABLED, the kill switch
+	Window  time.Duration
+	Spread  time.Duration
+}
+
+// CompleteResult says what Complete did.
+type CompleteResult struct {
+	// Number is the attempt's number among the job's recorded attempts.
+	Number int
+	// Owned reports whether the job was still this owner's lease and so
+	// moved on; a lease that expired and was recovered belongs to someone
+	// else, and only the attempt row was written.
+	Owned bool
+	// Dead reports that the job was dead-lettered as exhausted.
+	Dead bool
+	// AutoDisabled reports that this failure switched the subscription
+	// off; ShedJobs of its queued jobs went dead with it.
+	AutoDisabled bool
+	ShedJobs     int64
+}
+
+// Complete records one attempt in ONE transaction: the delivery_attempts
+// row, the job's transition (only while the job is still in flight under
+// a.Owner's lease) and the subscription's failure span. A success is
+// recorded as CompleteSuccesses records it: the job succeeds and the span
+// closes. A failure goes back to pending at
+// a.Retry.At or, when exhausted, dead; it opens or extends the span, and
+// when policy's gates hold, the subscription is auto-disabled and its
+// queued jobs dead-lettered (subscription_disabled) in the same
+// transaction.
+func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
+	if a.OK {
+		res, err := s.CompleteSuccesses(ctx, []Attempt{a})
+		if err != nil {
+			return CompleteResult{}, err
+		}
+		return res[0], nil
+	}
+	var res CompleteResult
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		res, err = completeFailure(ctx, tx, a, policy)
+		return err
+	})
+	if err != nil {
+		return CompleteResult{}, classify(fmt.Errorf("record attempt of job %s: %w", a.JobID, err))
+	}
+	return res, nil
+}
+
+// CompleteSuccesses records many successful attempts in ONE transaction
+// (group commit): per attempt what Complete records for a success. Its
+// results are in the order of attempts. An attempt whose job is no longer
+// in flight under its owner's lease is recorded but moves nothing (Owned
+// false), exactly as in Complete; every attempt is numbered under its job's
+// row lock, so numbers stay dense and ordered whichever process records
+// them. A subscription's failure span is closed by a success that finished
+// no earlier than the span's last failure: a success recorded late, after a
+// failure that came later, must not hide that failure.
+//
+// All attempts must be successes. A job may appear more than once (a late
+// result beside a fresh one): such attempts are recorded in turn, each
+// numbered after the previous.
+func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]CompleteResult, error) {
+	for _, a := range attempts {
+		if !a.OK {
+			return nil, fmt.Errorf("record successes: the attempt of job %s failed; record it with Complete", a.JobID)
+		}
+	}
+	if len(attempts) == 0 {
+		return nil, nil
+	}
+	results := make([]CompleteResult, len(attempts))
+	pipe := &pgx.Batch{}
+	rounds := roundsOfDistinctJobs(attempts)
+	for _, round := range rounds {
+		queueSuccessRound(pipe, attempts, round)
+	}
+	err := func() (err error) {
+		br := s.Pool.SendBatch(ctx, pipe)
+		defer func() {
+			if closeErr := br.Close(); err == nil {
+				err = closeErr
+			}
+		}()
+		for _, round := range rounds {
+			if err := readSuccessRound(br, attempts, round, results); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return nil, classify(fmt.Errorf("record %d successful attempts: %w", len(attempts), err))
+	}
+	return results, nil
+}
+
+// roundsOfDistinctJobs splits attempt indexes into rounds in which each
+// job appears at most once: one statement numbers a job's attempt from the
+// attempts committed before it, so two of one job need two statements.
+func roundsOfDistinctJobs(attempts []Attempt) [][]int {
+	var rounds [][]int
+	seen := make(map[uuid.UUID]int, len(attempts)) // job -> attempts placed so far
+	for i, a := range attempts {
+		r := seen[a.JobID]
+		seen[a.JobID] = r + 1
+		if r == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[r] = append(rounds[r], i)
+	}
+	return rounds
+}
+
+// recordSuccesses is one round of successes in one statement. Each job is
+// updated once, by one of two CTEs whose conditions exclude each other:
+// owned moves a job still leased to the attempt's owner to succeeded; late
+// only numbers an attempt whose lease was recovered meanwhile (an update
+// that touches no indexed column, so it stays on its page). Either way the
+// job's update takes its row lock and numbers the attempt from
+// recorded_attempts, so numbers stay dense and ordered whichever process
+// records them, without a separate lock or a max() over the job's attempts.
+// The attempts are then inserted with their numbers. late looks only at
+// the attempts owned did not take, none in the common case, so the jobs
+// are not looked up a second time. j.id = ANY(@job_ids) lets the planner find
+// the jobs by key; joined only with the unnested rows, it hashed every
+// in-flight job instead.
+const recordSuccesses = `
+WITH u AS (
+    SELECT * FROM unnest(@ids::uuid[], @job_ids::uuid[], @owners::text[], @started::timestamptz[],
+                         @finished::timestamptz[], @durations_ms::bigint[], @statuses::int[], @errors::text[],
+                         @responses::bytea[])
+        AS u (id, job_id, owner, started_at, finished, duration_ms, status_code, error, response)
+),
+owned AS (
+    UPDATE delivery_jobs j SET state = 'succeeded', succeeded_at = u.finished, attempts = j.attempts + 1,
+        recorded_attempts = j.recorded_attempts + 1, lease_owner = NULL, lease_until = NULL,
+        last_error = NULL, last_status = u.status_code, updated_at = u.finished
+    FROM u
+    WHERE j.id = ANY(@job_ids) AND j.id = u.job_id AND j.state = 'in_flight' AND j.lease_owner = u.owner
+    RETURNING j.id, j.recorded_attempts
+),
+late AS (
+    UPDATE delivery_jobs j SET recorded_attempts = j.recorded_attempts + 1
+    FROM (SELECT * FROM u WHERE u.job_id NOT IN (SELECT id FROM owned)) u
+    WHERE j.id = u.job_id AND NOT (j.state = 'in_flight' AND j.lease_owner IS NOT DISTINCT FROM u.owner)
+    RETURNING j.id, j.recorded_attempts
+),
+numbered AS (
+    SELECT id, recorded_attempts, true AS owned FROM owned
+    UNION ALL
+    SELECT id, recorded_attempts, false FROM late
+),
+inserted AS (
+    INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
+    SELECT u.id, u.job_id, n.recorded_attempts, u.started_at, u.duration_ms, 'succeeded', u.status_code, u.error, u.response
+    FROM u JOIN numbered n ON n.id = u.job_id
+    RETURNING id, job_id, attempt
+)
+SELECT i.id, i.attempt, n.owned FROM inserted i JOIN numbered n ON n.id = i.job_id`
+
+// closeSpans ends the failure spans of the subscriptions a round of
+// successes reached. Any successful delivery closes the span (SPEC §3.6),
+// also one whose lease had lapsed: the destination works either way. A
+// success that finished before the span's last failure does not: recorded
+// late, it must not hide a failure that came after it. Rows are locked in
+// id order.
+const closeSpans = `
+UPDATE subscriptions s SET failing_since = NULL, last_failure_at = NULL
+FROM (SELECT u.id, max(u.finished) AS finished FROM unnest($1::uuid[], $2::timestamptz[]) AS u (id, finished) GROUP BY u.id) u
+WHERE s.id = u.id AND s.id IN (SELECT id FROM subscriptions WHERE id = ANY($1) AND failing_since IS NOT NULL ORDER BY id FOR UPDATE)
+  AND s.last_failure_at <= u.finished`
+
+// queueSuccessRound queues the two statements that record one round of
+// successes: the attempts with their jobs' transitions, and the failure
+// spans they close. The round is sorted by job id so that concurrent
+// recorders lock jobs in one order.
+func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
+	slices.SortFunc(round, func(a, b int) int { return bytes.Compare(attempts[a].JobID[:], attempts[b].JobID[:]) })
+	n := len(round)
+	var (
+		ids, jobs, subs     = make([][16]byte, n), make([][16]byte, n), make([][16]byte, n)
+		owners, errs        = make([]string, n), make([]*string, n)
+		started, finished   = make([]time.Time, n), make([]time.Time, n)
+		durations, statuses = make([]int64, n), make([]*int32, n)
+		responses           = make([][]byte, n)
+	)
+	for k, i := range round {
+		a := attempts[i]
+		// [16]byte, not uuid.UUID: pgx encodes a byte array directly,
+		// while uuid.UUID goes through its driver.Valuer as text.
+		ids[k], jobs[k], subs[k], owners[k] = a.DeliveryID, a.JobID, a.SubscriptionID, a.Owner
+		started[k], finished[k] = a.StartedAt, a.StartedAt.Add(a.Duration)
+		durations[k] = max(a.Duration.Milliseconds(), 0)
+		statuses[k] = statusOrNull(a.StatusCode)
+		errs[k] = nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+		responses[k] = responseSnippet(a.Response)
+	}
+	pipe.Queue(recordSuccesses, pgx.StrictNamedArgs{
+		"ids": ids, "job_ids": jobs, "owners": owners, "started": started, "finished": finished,
+		"durations_ms": durations, "statuses": statuses, "errors": errs, "responses": responses,
+	})
+	pipe.Queue(closeSpans, subs, finished)
+}
+
+// readSuccessRound reads back what queueSuccessRound queued into results.
+func readSuccessRound(br pgx.BatchResults, attempts []Attempt, round []int, results []CompleteResult) error {
+	byDelivery := make(map[uuid.UUID]int, len(round))
+	for _, i := range round {
+		byDelivery[attempts[i].DeliveryID] = i
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	var (
+		id     uuid.UUID
+		number int
+		owned  bool
+	)
+	recorded := 0
+	if _, err := pgx.ForEachRow(rows, []any{&id, &number, &owned}, func() error {
+		results[byDelivery[id]].Number, results[byDelivery[id]].Owned = number, owned
+		recorded++
+		return nil
+	}); err != nil {
+		return err
+	}
+	if recorded != len(round) {
+		// Jobs are never deleted, so every attempt has its job.
+		return fmt.Errorf("%d of %d attempts found no job to record them on", len(round)-recorded, len(round))
+	}
+	_, err = br.Exec() // the spans
+	return err
+}
+
+func statusOrNull(code int) *int32 {
+	if code == 0 {
+		return nil
+	}
+	c := int32(code)
+	return &c
+}
+
+// responseSnippet is the first KiB of a response body, nil when empty.
+func responseSnippet(body []byte) []byte {
+	if len(body) == 0 {
+		return nil
+	}
+	return body[:min(len(body), 1024)]
+}
+
+func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
+	finished := a.StartedAt.Add(a.Duration)
+	var (
+		res                  CompleteResult
+		live                 bool
+		failingSince, lastAt *time.Time
+	)
+	err := tx.QueryRow(ctx, `
+SELECT j.state = 'in_flight' AND j.lease_owner = $2, s.enabled AND s.deleted_at IS NULL, s.failing_since, s.last_failure_at
+FROM delivery_jobs j JOIN subscriptions s ON s.id = j.subscription_id
+WHERE j.id = $1
+FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &lastAt)
+	if err != nil {
+		return CompleteResult{}, err
+	}
+	span := autodisable.OnFailure(autodisable.Span{FailingSince: derefTime(failingSince), LastFailureAt: derefTime(lastAt)}, finished)
+	res.AutoDisabled = live && autodisable.Decide(autodisable.Input{
+		Enabled: policy.Enabled, Span: span, Now: finished, Window: policy.Window, Spread: policy.Spread,
+	})
+
+	pipe := &pgx.Batch{}
+	var status *int
+	if a.StatusCode != 0 {
+		status = &a.StatusCode
+	}
+	lastError := nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+	// The job's update numbers the attempt (recorded_attempts); an owned
+	// job also moves on: dead when exhausted, else pending at the retry.
+	jobUpdate := `UPDATE delivery_jobs SET recorded_attempts = recorded_attempts + 1 WHERE id = @job_id RETURNING recorded_attempts`
+	if res.Owned {
+		res.Dead = a.Retry.Exhausted
+		jobUpdate = `
+UPDATE delivery_jobs SET
+    state = CASE WHEN @dead THEN 'dead' ELSE 'pending' END,
+    dead_reason = CASE WHEN @dead THEN 'exhausted' END,
+    dead_at = CASE WHEN @dead THEN @finished::timestamptz END,
+    next_attempt_at = CASE WHEN @dead THEN next_attempt_at ELSE @retry_at END,
+    attempts = attempts + 1, recorded_attempts = recorded_attempts + 1,
+    lease_owner = NULL, lease_until = NULL, last_error = @last_error, last_status = @status, updated_at = @finished
+WHERE id = @job_id
+RETURNING recorded_attempts`
+	}
+	args := pgx.StrictNamedArgs{
+		"job_id": a.JobID, "delivery_id": a.DeliveryID, "started_at": a.StartedAt,
+		"duration_ms": max(a.Duration.Milliseconds(), 0), "status": status, "last_error": lastError,
+		"response": responseSnippet(a.Response),
+	}
+	if res.Owned {
+		args["finished"], args["dead"], args["retry_at"] = finished, res.Dead, a.Retry.At
+	}
+	pipe.Queue(`
+WITH job AS (`+jobUpdate+`)
+INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
+SELECT @delivery_id, @job_id, job.recorded_attempts, @started_at, @duration_ms, 'failed', @status, @last_error, @response FROM job
+RETURNING attempt`, args)
+	if res.AutoDisabled {
+		pipe.Queue(`
+UPDATE subscriptions SET failing_since = $2, last_failure_at = $3, enabled = false,
+    disabled_reason = 'auto_disabled', updated_at = `+nextVersion("$3")+`
+WHERE id = $1`, a.SubscriptionID, span.FailingSince, span.LastFailureAt)
+		pipe.Queue(`
+UPDATE delivery_jobs SET state = 'dead', dead_reason = 'subscription_disabled', dead_at = $2, updated_at = $2
+WHERE subscription_id = $1 AND state = 'pending'`, a.SubscriptionID, finished)
+	} else {
+		pipe.Queue(`UPDATE subscriptions SET failing_since = $2, last_failure_at = $3 WHERE id = $1`,
+			a.SubscriptionID, span.FailingSince, span.LastFailureAt)
+	}
+	results := tx.SendBatch(ctx, pipe)
+	if err := results.QueryRow().Scan(&res.Number); err != nil {
+		_ = results.Close()
+		return CompleteResult{}, err
+	}
+	if _, err := results.Exec(); err != nil {
+		_ = results.Close()
+		return CompleteResult{}, err
+	}
+	if res.AutoDisabled {
+		tag, err := results.Exec()
+		if err != nil {
+			_ = results.Close()
+			return CompleteResult{}, err
+		}
+		res.ShedJobs = tag.RowsAffected()
+	}
+	return res, results.Close()
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// truncateText cuts s to at most limit bytes on a character boundary.
+func truncateText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
+}

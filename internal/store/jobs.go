@@ -1,0 +1,14 @@
+package store
+
+// Delivery job states and dead-letter reasons (migration 1, SPEC §3.3).
+const (
+	JobPending   = "pending"
+	JobInFlight  = "in_flight"
+	JobSucceeded = "succeeded"
+	JobDead      = "dead"
+	JobCanceled  = "canceled"
+
+	DeadExhausted            = "exhausted"
+	DeadPoison               = "poison"
+	DeadSubscriptionDisabled = "subscription_disabled"
+)
