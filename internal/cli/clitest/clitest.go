@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
 )
 
@@ -115,10 +116,7 @@ func (p *Process) Stop(timeout time.Duration) int {
 // newFactory builds a factory over ios whose environment is env alone, so the
 // machine running the tests cannot leak settings into them.
 func newFactory(ios *iostreams.IOStreams, env map[string]string) *cmdutil.Factory {
-	return &cmdutil.Factory{IOStreams: ios, LookupEnv: func(k string) (string, bool) {
-		v, ok := env[k]
-		return v, ok
-	}}
+	return cmdtest.FactoryOver(ios, env)
 }
 
 // syncBuffer lets a test read what a running command is still writing.

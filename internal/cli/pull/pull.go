@@ -33,8 +33,17 @@ const directRetryAfter = 5 * time.Second
 // a program could read as it comes.
 var formats = []output.Format{output.Table, output.JSON, output.JSONL}
 
-// NewCmd returns `hubctl pull`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// Options is `hubctl pull` parsed.
+type Options struct {
+	Factory *cmdutil.Factory
+	Format  output.Format
+	ID      string
+	// Pull is the stream's setting: page size, --follow, --after.
+	Pull client.PullOptions
+}
+
+// NewCmd returns `hubctl pull`; a non-nil runF replaces the real run.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	var (
 		format string
 		follow bool
@@ -94,16 +103,7 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
 				}
 				opts.After = &after
 			}
-			err = hubaccess.RunForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) error {
-				stream := client.NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
-					return h.ReadEvents(ctx, tenant, args[0], service.PullParams{Limit: limit, After: after})
-				}, opts)
-				return copyEvents(cmd.Context(), stream, newPrinter(f, fm))
-			})
-			if follow && errors.Is(err, context.Canceled) && cmd.Context().Err() != nil {
-				return nil // interrupted: the way a follow ends
-			}
-			return err
+			return cmdutil.Run(cmd.Context(), &Options{Factory: f, Format: fm, ID: args[0], Pull: opts}, runF, run)
 		},
 	}
 	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or jsonl (default: table on a terminal, else jsonl)")
@@ -112,6 +112,20 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
 	cmd.Flags().Int64Var(&after, "after", 0, "start after this seq instead of at the subscription's cursor")
 	cmd.Flags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
 	return cmd
+}
+
+func run(ctx context.Context, opts *Options) error {
+	f := opts.Factory
+	err := hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
+		stream := client.NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
+			return h.ReadEvents(ctx, tenant, opts.ID, service.PullParams{Limit: limit, After: after})
+		}, opts.Pull)
+		return copyEvents(ctx, stream, newPrinter(f, opts.Format))
+	})
+	if opts.Pull.Follow && errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil // interrupted: the way a follow ends
+	}
+	return err
 }
 
 // retryable is client.Retryable plus the direct mode's own refusal: a

@@ -1,6 +1,7 @@
 package subs
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,7 +16,19 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-func newDeliveriesCmd(f *cmdutil.Factory) *cobra.Command {
+// DeliveriesOptions is `hubctl subs deliveries` parsed.
+type DeliveriesOptions struct {
+	Factory *cmdutil.Factory
+	Format  output.Format
+	ID      string
+	Params  service.DeliveryListParams
+	// Next is the command the table's next-page hint repeats.
+	Next string
+}
+
+// NewCmdDeliveries returns `hubctl subs deliveries`; a non-nil runF replaces
+// the real run.
+func NewCmdDeliveries(f *cmdutil.Factory, runF func(*DeliveriesOptions) error) *cobra.Command {
 	var format, cursor, state string
 	var limit int
 	states := strings.Join(hubapi.DeliveryStates, ", ")
@@ -45,22 +58,31 @@ Exits 3 when the tenant has no subscription with that id.`, service.MaxPageLimit
 			if state != "" && !slices.Contains(hubapi.DeliveryStates, state) {
 				return cmdutil.UsageErrorf("invalid --state %q: use one of %s", state, states)
 			}
-			params := service.DeliveryListParams{ListParams: service.ListParams{Limit: limit, Cursor: cursor}, State: state}
-			page, err := hubaccess.CallForTenant(cmd.Context(), f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.Delivery], error) {
-				return h.ListDeliveries(cmd.Context(), tenant, args[0], params)
-			})
-			if err != nil {
-				return err
+			opts := &DeliveriesOptions{
+				Factory: f, Format: fm, ID: args[0],
+				Params: service.DeliveryListParams{ListParams: service.ListParams{Limit: limit, Cursor: cursor}, State: state},
+				Next:   nextPageCommand(cmd, args[0], state, limit),
 			}
-			return output.PrintPage(output.New(f.IOStreams, fm), page, deliveries.ListHeader,
-				func(t *output.TableWriter, d hubapi.Delivery) { deliveries.ListRow(t, f, d) },
-				"deliveries", nextPageCommand(cmd, args[0], state, limit))
+			return cmdutil.Run(cmd.Context(), opts, runF, deliveriesRun)
 		},
 	}
 	cmdutil.AddOutputFlag(cmd, &format)
 	cmd.Flags().StringVar(&state, "state", "", "only deliveries in this state: "+states)
 	cmdutil.AddPageFlags(cmd, &limit, &cursor, "deliveries")
 	return cmd
+}
+
+func deliveriesRun(ctx context.Context, opts *DeliveriesOptions) error {
+	f := opts.Factory
+	page, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.Delivery], error) {
+		return h.ListDeliveries(ctx, tenant, opts.ID, opts.Params)
+	})
+	if err != nil {
+		return err
+	}
+	return output.PrintPage(output.New(f.IOStreams, opts.Format), page, deliveries.ListHeader,
+		func(t *output.TableWriter, d hubapi.Delivery) { deliveries.ListRow(t, f, d) },
+		"deliveries", opts.Next)
 }
 
 // nextPageCommand repeats the listing's own selection, so that the hint on

@@ -2,7 +2,6 @@ package subs
 
 import (
 	"strings"
-	"time"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/output"
@@ -45,12 +44,4 @@ func sinkSummary(sink map[string]any) string {
 		return sinkType + " " + url
 	}
 	return sinkType
-}
-
-// formatOptionalTime shows "-" for a time that has not happened.
-func formatOptionalTime(at *time.Time) string {
-	if at == nil {
-		return "-"
-	}
-	return at.Format(time.RFC3339)
 }

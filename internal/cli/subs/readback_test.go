@@ -21,7 +21,7 @@ func TestReadOnlyFieldsAreWhatReadsShowAndUpdatesCannotSet(t *testing.T) {
 	if !slices.Equal(readOnlyFields, want) {
 		t.Errorf("read-only fields %q, want %q", readOnlyFields, want)
 	}
-	long := strings.Join(strings.Fields(newUpdateCmd(&cmdutil.Factory{}).Long), " ")
+	long := strings.Join(strings.Fields(NewCmdUpdate(&cmdutil.Factory{}, nil).Long), " ")
 	for _, field := range readOnlyFields {
 		if !strings.Contains(long, " "+field+",") && !strings.Contains(long, " "+field+" ") && !strings.Contains(long, " "+field+".") {
 			t.Errorf("update's help does not name the dropped field %s", field)

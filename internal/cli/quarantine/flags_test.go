@@ -1,0 +1,39 @@
+package quarantine_test
+
+import (
+	"testing"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
+	"github.com/hubctl/hubctl/internal/cli/quarantine"
+	"github.com/hubctl/hubctl/internal/service"
+)
+
+func TestListParsesFiltersIntoParamsAndTheNextPageHint(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		want     service.QuarantineListParams
+		wantNext string
+	}{
+		{args: nil, want: service.QuarantineListParams{ListParams: service.ListParams{Limit: service.DefaultPageLimit}}, wantNext: "hubctl quarantine list"},
+		{
+			args:     []string{"--reason", "invalid_id", "--topic", "a b", "--limit", "20", "--cursor", "c"},
+			want:     service.QuarantineListParams{ListParams: service.ListParams{Limit: 20, Cursor: "c"}, Reason: "invalid_id", Topic: "a b"},
+			wantNext: `hubctl quarantine list --limit 20 --reason "invalid_id" --topic "a b"`,
+		},
+	} {
+		f, _, _, _ := cmdtest.Factory(nil)
+		var got *quarantine.ListOptions
+		if err := cmdtest.Exec(t, f, quarantine.NewCmdList(f, func(o *quarantine.ListOptions) error { got = o; return nil }), tc.args...); err != nil || got == nil {
+			t.Fatalf("%q: err %v, ran %v", tc.args, err, got != nil)
+		}
+		if got.Params != tc.want || got.Next != tc.wantNext {
+			t.Errorf("%q: params %+v next %q, want %+v %q", tc.args, got.Params, got.Next, tc.want, tc.wantNext)
+		}
+	}
+	f, _, _, _ := cmdtest.Factory(nil)
+	err := cmdtest.Exec(t, f, quarantine.NewCmdList(f, func(*quarantine.ListOptions) error { t.Error("ran"); return nil }), "--limit", "0")
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+		t.Errorf("--limit 0: err %v, want exit 2", err)
+	}
+}

@@ -1,0 +1,134 @@
+package subs_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/cli/subs"
+	"github.com/hubctl/hubctl/internal/service"
+)
+
+func TestCreateBuildsTheBodyWithoutAHub(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		stdin   string
+		check   func(t *testing.T, o *subs.CreateOptions)
+		wantErr string
+	}{
+		{
+			name: "field flags",
+			args: []string{"--name", "orders", "--type", "webhook", "--url", "https://acme.example/h", "--event-types", "a.*,b.c", "-o", "yaml"},
+			check: func(t *testing.T, o *subs.CreateOptions) {
+				if o.Format != output.YAML || o.Body.Name != "orders" || !strings.Contains(string(o.Body.Sink), `"url":"https://acme.example/h"`) ||
+					!reflect.DeepEqual(o.Body.EventTypes, []string{"a.*", "b.c"}) {
+					t.Errorf("options %+v", o)
+				}
+			},
+		},
+		{
+			name:  "from stdin",
+			args:  []string{"--from-file", "-"},
+			stdin: `{"name": "feed", "sink": {"type": "pull"}}`,
+			check: func(t *testing.T, o *subs.CreateOptions) {
+				if o.Body.Name != "feed" || !strings.Contains(string(o.Body.Sink), `"pull"`) {
+					t.Errorf("options %+v", o)
+				}
+			},
+		},
+		{name: "file and flags", args: []string{"--from-file", "-", "--name", "x"}, wantErr: "--from-file"},
+		{name: "bad format", args: []string{"--name", "x", "-o", "xml"}, wantErr: "xml"},
+		{name: "an argument", args: []string{"orders"}, wantErr: "unknown command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, stdin, _, _ := cmdtest.Factory(nil)
+			stdin.WriteString(tc.stdin)
+			var got *subs.CreateOptions
+			err := cmdtest.Exec(t, f, subs.NewCmdCreate(f, func(o *subs.CreateOptions) error { got = o; return nil }), tc.args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || got != nil {
+					t.Fatalf("err %v, ran %v; want an error with %q and no run", err, got != nil, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got == nil {
+				t.Fatalf("err %v, ran %v", err, got != nil)
+			}
+			tc.check(t, got)
+		})
+	}
+}
+
+func TestUpdateRefusesAnotherSubscriptionsFileBeforeReachingTheHub(t *testing.T) {
+	const id = "0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b"
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(other, []byte(`{"id": "0196a1c2-7d3e-7f00-8a4b-000000000000", "name": "x"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, _, _, _ := cmdtest.Factory(nil)
+	ran := false
+	err := cmdtest.Exec(t, f, subs.NewCmdUpdate(f, func(*subs.UpdateOptions) error { ran = true; return nil }), id, "--from-file", other)
+	if err == nil || ran || cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+		t.Fatalf("err %v (exit %d), ran %v; want exit 2 and no run", err, cmdutil.ExitCode(err), ran)
+	}
+
+	var got *subs.UpdateOptions
+	err = cmdtest.Exec(t, f, subs.NewCmdUpdate(f, func(o *subs.UpdateOptions) error { got = o; return nil }), id, "--url", "https://acme.example/v2")
+	if err != nil || got == nil {
+		t.Fatalf("err %v, ran %v", err, got != nil)
+	}
+	if got.ID != id || got.FromFile != nil || !got.Changed("url") || got.Changed("name") {
+		t.Errorf("options %+v: want the id, no file, and only --url changed", got)
+	}
+}
+
+func TestListingsParseTheirPageFlags(t *testing.T) {
+	const id = "0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b"
+	f, _, _, _ := cmdtest.Factory(nil)
+	var list *subs.ListOptions
+	if err := cmdtest.Exec(t, f, subs.NewCmdList(f, func(o *subs.ListOptions) error { list = o; return nil }), "--limit", "7", "--cursor", "c"); err != nil {
+		t.Fatal(err)
+	}
+	if want := (service.ListParams{Limit: 7, Cursor: "c"}); list.Page != want || list.Next != "hubctl subs list --limit 7" {
+		t.Errorf("list options %+v", list)
+	}
+	if err := cmdtest.Exec(t, f, subs.NewCmdList(f, func(*subs.ListOptions) error { t.Error("ran"); return nil }), "--limit", "0"); err == nil {
+		t.Error("--limit 0 accepted")
+	}
+
+	var dl *subs.DeliveriesOptions
+	if err := cmdtest.Exec(t, f, subs.NewCmdDeliveries(f, func(o *subs.DeliveriesOptions) error { dl = o; return nil }), id, "--state", "dead"); err != nil {
+		t.Fatal(err)
+	}
+	if dl.ID != id || dl.Params.State != "dead" || dl.Params.Limit != service.DefaultPageLimit || dl.Next != "hubctl subs deliveries "+id+" --state dead" {
+		t.Errorf("deliveries options %+v", dl)
+	}
+	err := cmdtest.Exec(t, f, subs.NewCmdDeliveries(f, func(*subs.DeliveriesOptions) error { t.Error("ran"); return nil }), id, "--state", "lost")
+	if err == nil || !strings.Contains(err.Error(), "invalid --state") || cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+		t.Errorf("--state lost: err %v", err)
+	}
+}
+
+func TestOneSubscriptionVerbsTakeOneID(t *testing.T) {
+	f, _, _, _ := cmdtest.Factory(nil)
+	for name, newCmd := range map[string]func(*cmdutil.Factory, func(*subs.OneOptions) error) *cobra.Command{
+		"get": subs.NewCmdGet, "enable": subs.NewCmdEnable, "disable": subs.NewCmdDisable, "verify": subs.NewCmdVerify,
+	} {
+		var got *subs.OneOptions
+		if err := cmdtest.Exec(t, f, newCmd(f, func(o *subs.OneOptions) error { got = o; return nil }), "s1", "-o", "json"); err != nil || got == nil || got.ID != "s1" || got.Format != output.JSON {
+			t.Errorf("%s s1: err %v, options %+v", name, err, got)
+		}
+		if err := cmdtest.Exec(t, f, newCmd(f, func(*subs.OneOptions) error { t.Errorf("%s ran without an id", name); return nil })); err == nil {
+			t.Errorf("%s without an id: no error", name)
+		}
+	}
+}

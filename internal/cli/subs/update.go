@@ -1,0 +1,121 @@
+package subs
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// UpdateOptions is `hubctl subs update` parsed. With --from-file the body
+// is read (and checked against ID) before the hub is reached; with the
+// field flags it is built at run time, since --url alone needs the current
+// sink's type.
+type UpdateOptions struct {
+	Factory  *cmdutil.Factory
+	Format   output.Format
+	ID       string
+	FromFile *hubapi.SubscriptionUpdate
+	// Changed reports whether the user set a flag; the body sends only those.
+	Changed func(flag string) bool
+
+	spec *specFlags
+}
+
+// NewCmdUpdate returns `hubctl subs update`; a non-nil runF replaces the
+// real run.
+func NewCmdUpdate(f *cmdutil.Factory, runF func(*UpdateOptions) error) *cobra.Command {
+	var format string
+	var spec specFlags
+	cmd := &cobra.Command{
+		Use:   "update ID [flags]",
+		Short: "Change some fields of a subscription",
+		Long: `Change the fields whose flags are given, and only those. --origin "" matches
+every source again; --retry-schedule "" restores the default curve. --url
+alone keeps the sink's type. A changed sink is verified again at once.
+--signing-secret rotates to that secret, with the overlap of rotate-secret.
+
+--from-file takes the request body of PATCH /v1/subscriptions/{id}, or the
+whole subscription as get -o json prints it, edited: every writable field in
+the file is sent, so change what you mean to and leave the rest as read. The
+fields only the hub sets are dropped before sending: id, tenant_id,
+verification_state, verification_error, disabled_reason, failing_since,
+last_failure_at, previous_secret_expires_at, created_at and updated_at. The
+file's id, when it has one, must be the ID argument, else the command exits
+2 and changes nothing, so a file of another subscription is never applied.
+Any other field the API does not know stops the command too (exit 2). A
+credential or signing_secret left as get shows it, "****", keeps its current
+value, and a sink sent back unchanged is not verified again.
+
+Exits 3 when the tenant has no subscription with that id.`,
+		Example: `  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --url https://acme.example/v2/hooks
+  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --event-types '*' --origin ""
+
+  # Read, edit, send back: secrets stay as "****" and keep their values.
+  hubctl subs get 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b -o json > sub.json
+  $EDITOR sub.json
+  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --from-file sub.json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeIDs(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fm, err := cmdutil.ResolveFormat(f, format)
+			if err != nil {
+				return err
+			}
+			if err := checkFromFile(cmd.Flags()); err != nil {
+				return err
+			}
+			opts := &UpdateOptions{Factory: f, Format: fm, ID: args[0], Changed: cmd.Flags().Changed, spec: &spec}
+			// The file is read before the hub is reached: a document that
+			// cannot be applied needs no connection to be refused.
+			if spec.fromFile != "" {
+				fromFile, err := readUpdateFile(f, spec.fromFile, args[0])
+				if err != nil {
+					return err
+				}
+				opts.FromFile = &fromFile
+			}
+			return cmdutil.Run(cmd.Context(), opts, runF, updateRun)
+		},
+	}
+	cmdutil.AddOutputFlag(cmd, &format)
+	spec.register(cmd.Flags(), true)
+	return cmd
+}
+
+func updateRun(ctx context.Context, opts *UpdateOptions) error {
+	f := opts.Factory
+	var sub hubapi.Subscription
+	err := hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
+		var in hubapi.SubscriptionUpdate
+		if opts.FromFile != nil {
+			in = *opts.FromFile
+		} else {
+			var err error
+			in, err = opts.spec.updateBody(opts.Changed, func() (string, error) {
+				current, err := h.GetSubscription(ctx, tenant, opts.ID)
+				if err != nil {
+					return "", err
+				}
+				sinkType, _ := current.Sink["type"].(string)
+				return sinkType, nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		var err error
+		sub, err = h.UpdateSubscription(ctx, tenant, opts.ID, in)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return output.New(f.IOStreams, opts.Format).Print(sub, func(t *output.TableWriter) {
+		subscriptionTable(t, f, sub)
+	})
+}

@@ -1,0 +1,65 @@
+package tenants
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// StatusOptions is `hubctl tenants activate` or `deactivate` parsed: the
+// two verbs are one use case with a different status.
+type StatusOptions struct {
+	Factory *cmdutil.Factory
+	Format  output.Format
+	ID      string
+	Status  string
+}
+
+// NewCmdActivate returns `hubctl tenants activate`; a non-nil runF replaces
+// the real run.
+func NewCmdActivate(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
+	return newStatusCmd(f, runF, "activate", service.TenantActive,
+		"Let a tenant's events in again",
+		"Make the tenant active: ingest accepts its events again from the next roster refresh.")
+}
+
+// NewCmdDeactivate returns `hubctl tenants deactivate`; a non-nil runF
+// replaces the real run.
+func NewCmdDeactivate(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
+	return newStatusCmd(f, runF, "deactivate", service.TenantInactive,
+		"Stop accepting a tenant's events",
+		`Make the tenant inactive: from the next roster refresh ingest discards its
+events (reason inactive_tenant). Its subscriptions and stored events stay.`)
+}
+
+func newStatusCmd(f *cmdutil.Factory, runF func(*StatusOptions) error, verb, status, short, long string) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:     verb + " ID",
+		Short:   short,
+		Long:    long + "\n\nExits 3 when there is no tenant with that id. Repeating it changes nothing.",
+		Example: "  hubctl tenants " + verb + " acme",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fm, err := checkOne(f, format, args[0])
+			if err != nil {
+				return err
+			}
+			return cmdutil.Run(cmd.Context(), &StatusOptions{Factory: f, Format: fm, ID: args[0], Status: status}, runF, statusRun)
+		},
+	}
+	cmdutil.AddOutputFlag(cmd, &format)
+	return cmd
+}
+
+func statusRun(ctx context.Context, opts *StatusOptions) error {
+	return runOne(ctx, opts.Factory, opts.Format, func(h hubaccess.Hub) (hubapi.Tenant, error) {
+		return h.SetTenantStatus(ctx, opts.ID, opts.Status)
+	})
+}
