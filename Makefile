@@ -45,8 +45,9 @@ lint: ## gofmt, go vet, staticcheck and helm lint/template (pinned)
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-docs: build ## man pages and shell completions (committed: the release ships them)
+docs: build ## man pages, shell completions and docs/configuration.md (committed)
 	bin/hubctl man --dir man --date "$$(git log -1 --format=%cI -- cmd internal/cli 2>/dev/null)"
+	bin/hubctl config docs > docs/configuration.md
 	mkdir -p completions
 	bin/hubctl completion bash > completions/hubctl.bash
 	bin/hubctl completion zsh  > completions/_hubctl
