@@ -45,18 +45,10 @@ type KEKStatus struct {
 	Envelopes map[string]int `json:"envelopes" yaml:"envelopes"`
 	// Malformed counts stored values that are not envelopes at all.
 	Malformed int `json:"malformed" yaml:"malformed"`
-}
-
-// Outdated is the number of envelopes under a key other than the active
-// one: zero means the older keys can leave the keyring.
-func (s KEKStatus) Outdated() int {
-	n := s.Malformed
-	for id, count := range s.Envelopes {
-		if id != s.ActiveKeyID {
-			n += count
-		}
-	}
-	return n
+	// Outdated counts the envelopes under a key other than the active one,
+	// malformed ones included: zero means the older keys can leave the
+	// keyring.
+	Outdated int `json:"outdated" yaml:"outdated"`
 }
 
 // Status reads every envelope's key id; it decrypts nothing.
@@ -73,9 +65,13 @@ func (k *KEK) Status(ctx context.Context) (KEKStatus, error) {
 				continue
 			}
 			status.Envelopes[id]++
+			if id != status.ActiveKeyID {
+				status.Outdated++
+			}
 		}
 		return nil
 	})
+	status.Outdated += status.Malformed
 	return status, err
 }
 

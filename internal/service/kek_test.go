@@ -63,8 +63,8 @@ func TestKEKRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status.ActiveKeyID != "new" || status.Envelopes[oldID] != 3 || len(status.Envelopes) != 1 || status.Outdated() != 3 {
-		t.Fatalf("status before = %+v (outdated %d); want 3 envelopes under %s, all outdated", status, status.Outdated(), oldID)
+	if status.ActiveKeyID != "new" || status.Envelopes[oldID] != 3 || len(status.Envelopes) != 1 || status.Outdated != 3 {
+		t.Fatalf("status before = %+v (outdated %d); want 3 envelopes under %s, all outdated", status, status.Outdated, oldID)
 	}
 
 	dry, err := kek.Reencrypt(ctx, service.ReencryptOptions{DryRun: true})
@@ -91,7 +91,7 @@ func TestKEKRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status.Envelopes["new"] != 3 || len(status.Envelopes) != 1 || status.Outdated() != 0 {
+	if status.Envelopes["new"] != 3 || len(status.Envelopes) != 1 || status.Outdated != 0 {
 		t.Errorf("status after = %+v; want all 3 envelopes under new", status)
 	}
 
@@ -158,7 +158,7 @@ func TestKEKReencryptReportsWhatItCannotOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status.Outdated() != 1 || status.Envelopes["stray"] != 1 {
+	if status.Outdated != 1 || status.Envelopes["stray"] != 1 {
 		t.Errorf("status = %+v; want the stray envelope still outdated", status)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/dlq"
 	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/internal/cli/kek"
 	"github.com/hubctl/hubctl/internal/cli/listen"
 	"github.com/hubctl/hubctl/internal/cli/man"
 	"github.com/hubctl/hubctl/internal/cli/migrate"
@@ -88,6 +89,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		listen.NewCmd(f),
 		pull.NewCmd(f, nil),
 		configcmd.NewCmd(f),
+		kek.NewCmd(f),
 		version.NewCmd(f),
 		man.NewCmd(f),
 	)
