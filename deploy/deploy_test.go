@@ -320,7 +320,7 @@ func checkServe(t *testing.T, o object, role string) container {
 	if !subset(o.Spec.Selector.MatchLabels, o.Spec.Template.Metadata.Labels) {
 		t.Errorf("%s selector %v does not select its own pods %v", name, o.Spec.Selector.MatchLabels, o.Spec.Template.Metadata.Labels)
 	}
-	checkSettings(t, name, c)
+	checkSettings(t, name, o.Metadata.Name+"-0", c)
 	return c
 }
 
@@ -349,37 +349,49 @@ func checkInstanceID(t *testing.T, name string, c container) {
 // pod's identity, and the KEK itself (named by STREAMING_HUB_KEK_REF).
 var chartOnly = []string{"POD_NAME", "POD_NAMESPACE", "HUB_KEK"}
 
-// notYetSettings are settings the chart sets ahead of the registry: the
-// static member id is fixed by name (a newer hubctl reads it, an older one
-// ignores an unknown variable).
-var notYetSettings = []string{"STREAMING_HUB_KAFKA_INSTANCE_ID"}
-
 // checkSettings checks that every variable is a setting hubctl knows and
 // that the values given inline are valid for it, by loading them as serve
-// would (secrets filled in with placeholders).
-func checkSettings(t *testing.T, name string, c container) {
+// would: $(VAR) references expanded as Kubernetes does (from variables
+// defined earlier), the pod's fields for pod, secrets filled in with
+// placeholders.
+func checkSettings(t *testing.T, name, pod string, c container) {
 	t.Helper()
 	known := map[string]bool{}
 	for _, s := range config.Settings() {
 		known[s.Env] = true
 	}
+	fields := map[string]string{"metadata.name": pod, "metadata.namespace": "streaming"}
+	defined := map[string]string{}
 	env := map[string]string{}
 	for _, e := range c.Env {
+		value := reference.ReplaceAllStringFunc(e.Value, func(ref string) string {
+			if v, ok := defined[ref[2:len(ref)-1]]; ok {
+				return v
+			}
+			return ref // Kubernetes leaves an unknown reference as written
+		})
+		switch {
+		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil:
+			value = fields[e.ValueFrom.FieldRef.FieldPath]
+		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
+			value = placeholders[e.Name]
+		}
+		defined[e.Name] = value
 		switch {
 		case slices.Contains(chartOnly, e.Name):
-		case !known[e.Name] && slices.Contains(notYetSettings, e.Name):
 		case !known[e.Name]:
 			t.Errorf("%s sets %s, which is not a hubctl setting", name, e.Name)
-		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
-			env[e.Name] = placeholders[e.Name]
 		default:
-			env[e.Name] = e.Value
+			env[e.Name] = value
 		}
 	}
 	if _, err := config.Load(config.LoadOptions{LookupEnv: mapEnv(env)}); err != nil {
 		t.Errorf("%s: hubctl refuses the chart's settings: %v", name, err)
 	}
 }
+
+// reference is a $(VAR) reference in a container's env value.
+var reference = regexp.MustCompile(`\$\([A-Za-z_][A-Za-z0-9_]*\)`)
 
 var placeholders = map[string]string{
 	"STREAMING_HUB_POSTGRES_DSN":         "postgres://hubctl@db:5432/hubctl",

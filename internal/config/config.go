@@ -96,6 +96,8 @@ type KafkaConfig struct {
 	Topics          *regexp.Regexp
 	TopicsExclude   *regexp.Regexp // nil when nothing is excluded
 	MetadataRefresh time.Duration
+	InstanceID      string // empty: a dynamic group member
+	SessionTimeout  time.Duration
 	TLSEnabled      bool
 	SCRAMMechanism  SCRAMMechanism
 	SCRAMUsername   string

@@ -39,6 +39,8 @@ func TestDefaultsMatchSpec(t *testing.T) {
 		{"STREAMING_HUB_KAFKA_TOPICS", re(cfg.Kafka.Topics), `^lerian\.streaming\..+`},
 		{"STREAMING_HUB_KAFKA_TOPICS_EXCLUDE", re(cfg.Kafka.TopicsExclude), `\.(commands|dlq)$`},
 		{"STREAMING_HUB_KAFKA_METADATA_REFRESH", cfg.Kafka.MetadataRefresh, 30 * time.Second},
+		{"STREAMING_HUB_KAFKA_INSTANCE_ID", cfg.Kafka.InstanceID, ""},
+		{"STREAMING_HUB_KAFKA_SESSION_TIMEOUT", cfg.Kafka.SessionTimeout, 10 * time.Second},
 		{"STREAMING_HUB_KAFKA_TLS_ENABLED", cfg.Kafka.TLSEnabled, false},
 		{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM", cfg.Kafka.SCRAMMechanism, SCRAMNone},
 		{"STREAMING_HUB_KAFKA_SCRAM_USERNAME", cfg.Kafka.SCRAMUsername, ""},

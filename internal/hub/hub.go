@@ -86,6 +86,9 @@ func Run(ctx context.Context, opts Options) error {
 		defer consumer.Close() // when start-up fails before Run
 		parts = append(parts, consumer)
 		checks["ingest"] = func(context.Context) error {
+			if consumer.Fenced() {
+				return errors.New("fenced: another process joined the Kafka group with this STREAMING_HUB_KAFKA_INSTANCE_ID")
+			}
 			if !consumer.Ready() {
 				return errors.New("the Kafka consumer has not joined its group")
 			}

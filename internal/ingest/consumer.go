@@ -43,6 +43,15 @@ const (
 	// queueing on the lock — with the write in progress; more would only
 	// hold connections.
 	maxConcurrentBatches = 2
+	// rebalanceTimeout is how long the group waits for its members to
+	// rejoin once a rebalance starts. A member that crashed never rejoins:
+	// when its restart (a new dynamic member) joins, the group drops the
+	// dead one after this long instead of waiting for its session to run
+	// out, which under load is a full session timeout after the crash
+	// because every offset commit counts as a heartbeat. A live member
+	// rejoins as soon as the batch in hand is stored, well within it; one
+	// stuck retrying a batch gives the batch up when a rebalance waits.
+	rebalanceTimeout = 5 * time.Second
 )
 
 // Options configure a Consumer.
@@ -87,6 +96,11 @@ type Consumer struct {
 	// clientSet is closed once client is assigned: franz-go may call back
 	// into the consumer from its own goroutines as soon as it starts.
 	clientSet chan struct{}
+	// fenced is closed when another process took this static member's
+	// place (fencing.go).
+	fenced     chan struct{}
+	fencedFlag atomic.Bool
+	fenceOnce  sync.Once
 
 	// commit sends stored offsets to Kafka. Tests replace it to simulate a
 	// crash between the database commit and the Kafka commit.
@@ -136,6 +150,7 @@ func New(opts Options) (*Consumer, error) {
 		eventOpts:        event.Options{TypePrefix: opts.Ingest.TypePrefix, MaxEventBytes: opts.Ingest.MaxEventBytes},
 		rebalanceWaiting: make(chan struct{}, 1),
 		clientSet:        make(chan struct{}),
+		fenced:           make(chan struct{}),
 	}
 	c.commit = c.commitToKafka
 	kopts, err := c.clientOptions()
@@ -156,8 +171,9 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	opts = append(opts,
-		kgo.WithLogger(kgoLogger{c.log}),
+		kgo.WithLogger(kgoLogger{log: c.log, fenced: c.markFenced}),
 		kgo.ConsumerGroup(k.Group),
+		kgo.WithHooks(groupErrors{c}),
 		// Topics are chosen by pattern, so topics created later are
 		// picked up at the next metadata refresh (SPEC §1.1).
 		kgo.ConsumeRegex(),
@@ -180,6 +196,15 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 		kgo.OnPartitionsLost(c.onLost),
 		kgo.OnPartitionsCallbackBlocked(c.onRebalanceBlocked),
 	)
+	// The session timeout bounds how long a crashed dynamic member holds
+	// its partitions; a static member's restart does not wait for it.
+	if k.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(k.SessionTimeout))
+	}
+	opts = append(opts, kgo.RebalanceTimeout(rebalanceTimeout))
+	if k.InstanceID != "" {
+		opts = append(opts, kgo.InstanceID(k.InstanceID))
+	}
 	if k.MetadataRefresh < kgoDefaultMetadataMinAge {
 		opts = append(opts, kgo.MetadataMinAge(k.MetadataRefresh))
 	}
@@ -192,8 +217,10 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 }
 
 // Ready reports whether Run is consuming and the client has joined its
-// group; /readyz uses it.
-func (c *Consumer) Ready() bool { return c.running.Load() && c.joined.Load() }
+// group, and has not been fenced; /readyz uses it.
+func (c *Consumer) Ready() bool {
+	return c.running.Load() && c.joined.Load() && !c.fencedFlag.Load()
+}
 
 // Close leaves the group and releases the Kafka client. Run does this itself
 // when it returns; Close is for a consumer whose Run was never called. It may
@@ -228,9 +255,26 @@ func (c *Consumer) Run(ctx context.Context) error {
 	defer refresher.Wait()
 	defer stopRefresh()
 
-	c.log.Info("ingest started", slog.String("group", c.opts.Kafka.Group), slog.String("topics", c.opts.Kafka.Topics.String()))
+	c.log.Info("ingest started", slog.String("group", c.opts.Kafka.Group), slog.String("topics", c.opts.Kafka.Topics.String()),
+		slog.String("instance_id", c.opts.Kafka.InstanceID))
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	defer stopPoll()
+	go func() {
+		select {
+		case <-c.fenced:
+			stopPoll()
+		case <-pollCtx.Done():
+		}
+	}()
 	for {
-		fetches := c.client.PollRecords(ctx, c.opts.MaxPollRecords)
+		fetches := c.client.PollRecords(pollCtx, c.opts.MaxPollRecords)
+		if c.Fenced() {
+			// Whatever this poll read belongs to the member that
+			// replaced us; nothing of it was stored or committed.
+			c.Close()
+			<-ctx.Done()
+			return nil
+		}
 		if fetches.IsClientClosed() {
 			return nil
 		}
@@ -317,6 +361,10 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 		return
 	}
 	if err := c.commit(work, stored); err != nil {
+		if isFenced(err) {
+			c.markFenced()
+			return
+		}
 		// The stored offsets still make a restart resume correctly; the
 		// next successful commit catches Kafka up.
 		c.metrics.commitFailures.Inc()
@@ -421,7 +469,7 @@ func (c *Consumer) commitToKafka(ctx context.Context, offsets map[string]map[int
 
 func (c *Consumer) logFetchErrors(fetches kgo.Fetches) {
 	fetches.EachError(func(topic string, partition int32, err error) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) || isFenced(err) {
 			return
 		}
 		c.log.Warn("Kafka fetch failed", slog.String("topic", topic), slog.Int("partition", int(partition)), slog.Any("error", err))
@@ -449,6 +497,9 @@ func (c *Consumer) onRevoked(_ context.Context, _ *kgo.Client, revoked map[strin
 // partitions' next owners resume from.
 func (c *Consumer) onLost(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
 	c.joined.Store(false)
+	if c.Fenced() {
+		return // said once, by markFenced
+	}
 	c.log.Warn("partitions lost; rejoining the group", slog.Any("partitions", lost))
 }
 
