@@ -14,11 +14,14 @@ LDFLAGS       := -s -w \
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # deploy/deploy_test.go builds this same helm to render the chart.
 HELM          := helm.sh/helm/v3/cmd/helm@v3.22.0
+# Not in make lint: its first build takes minutes (about 5 CPU-minutes);
+# after that, checking takes well under a second.
+GORELEASER    := github.com/goreleaser/goreleaser/v2@v2.17.0
 CHART         := deploy/helm/hubctl
 TEST_TIMEOUT  ?= 20m
 BENCH_TIME    ?= 2s
 
-.PHONY: all build test test-short chaos lint fmt docs bench fuzz dev clean
+.PHONY: all build test test-short chaos lint release-check fmt docs bench fuzz dev clean
 
 all: build
 
@@ -47,6 +50,9 @@ lint: ## gofmt, go vet, staticcheck and helm lint/template (pinned)
 	  $(GO) run $(HELM) lint --strict --quiet $(CHART) -f $$values; \
 	  $(GO) run $(HELM) template hubctl $(CHART) -f $$values >/dev/null; \
 	done
+
+release-check: ## goreleaser check of goreleaser.yaml (pinned; slow to build the first time)
+	$(GO) run $(GORELEASER) check
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
