@@ -95,6 +95,9 @@ var registry = []Setting{
 	setting("METRICS_ENABLED", "true",
 		"Serve Prometheus metrics on /metrics.",
 		boolean(func(c *Config) *bool { return &c.MetricsEnabled })),
+	setting("METRICS_TENANT_LIMIT", "20",
+		"Tenants that get their own label on the per-tenant backlog metrics, those with the largest backlog first; the rest are summed under tenant=\"other\".",
+		intBetween(1, 1000, func(c *Config) *int { return &c.MetricsTenantLimit })),
 
 	partlySecret(maskDSN, setting("POSTGRES_DSN", "",
 		"PostgreSQL connection string, URL or key=value form.",

@@ -32,6 +32,7 @@ func TestDefaultsMatchSpec(t *testing.T) {
 		{"STREAMING_HUB_ROLE", cfg.Role, RoleAll},
 		{"STREAMING_HUB_HTTP_LISTEN_ADDR", cfg.HTTPListenAddr, ":8080"},
 		{"STREAMING_HUB_METRICS_ENABLED", cfg.MetricsEnabled, true},
+		{"STREAMING_HUB_METRICS_TENANT_LIMIT", cfg.MetricsTenantLimit, 20},
 		{"STREAMING_HUB_POSTGRES_DSN", cfg.Postgres.DSN, ""},
 		{"STREAMING_HUB_POSTGRES_MAX_OPEN_CONNS", cfg.Postgres.MaxOpenConns, 25},
 		{"STREAMING_HUB_KAFKA_BROKERS", cfg.Kafka.Brokers, []string{"localhost:9092"}},

@@ -28,6 +28,8 @@ func TestLoadRejectsBadValues(t *testing.T) {
 			[]string{`invalid STREAMING_HUB_HTTP_LISTEN_ADDR=":65536": must be host:port (host may be empty) with a port from 0 to 65535`}},
 		{map[string]string{"STREAMING_HUB_METRICS_ENABLED": "yes"},
 			[]string{`invalid STREAMING_HUB_METRICS_ENABLED="yes": must be true or false`}},
+		{map[string]string{"STREAMING_HUB_METRICS_TENANT_LIMIT": "0"},
+			[]string{`invalid STREAMING_HUB_METRICS_TENANT_LIMIT="0": must be an integer from 1 to 1000`}},
 		{map[string]string{"STREAMING_HUB_POSTGRES_MAX_OPEN_CONNS": "0"},
 			[]string{`invalid STREAMING_HUB_POSTGRES_MAX_OPEN_CONNS="0": must be an integer from 1 to 1000`}},
 		{map[string]string{"STREAMING_HUB_POSTGRES_MAX_OPEN_CONNS": "1001"},

@@ -22,6 +22,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/sig"
 	"github.com/hubctl/hubctl/internal/cli/subs"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
+	"github.com/hubctl/hubctl/internal/cli/top"
 	"github.com/hubctl/hubctl/internal/cli/version"
 )
 
@@ -90,6 +91,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		pull.NewCmd(f, nil),
 		configcmd.NewCmd(f),
 		kek.NewCmd(f),
+		top.NewCmd(f, nil),
 		version.NewCmd(f),
 		man.NewCmd(f),
 	)
