@@ -65,7 +65,7 @@ type Options struct {
 	Store *store.Store
 	// Subscriptions opens sinks: it decrypts secrets and credentials.
 	Subscriptions *service.Subscriptions
-	// Dispatch sizes the pool; zero fields take SPEC's defaults.
+	// Dispatch sizes the pool; zero fields take the documented defaults (docs/configuration.md).
 	Dispatch    config.DispatchConfig
 	Breaker     config.BreakerConfig
 	AutoDisable config.AutoDisableConfig

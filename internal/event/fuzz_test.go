@@ -14,7 +14,7 @@ import (
 	"github.com/hubctl/hubctl/internal/conformance"
 )
 
-// The reference below restates SPEC §1.1–§1.2 (and the package's documented
+// The reference below restates the attribute and verdict rules (docs/concepts.md, Events and Verdicts) (and the package's documented
 // decisions) the plain way: regular expressions, maps and the standard
 // library's Unicode tables. The fuzzer holds Parse to it.
 
@@ -67,7 +67,7 @@ func refLower(s string) string {
 }
 
 // refAttributes maps attribute names to values; conflict reports rule 1.
-// others counts the headers that carry no §1.1 attribute.
+// others counts the headers that carry no CloudEvents attribute of the table.
 func refAttributes(headers []Header) (attrs map[string]string, conflict bool, others int) {
 	attrs = make(map[string]string)
 	for _, h := range headers {
@@ -230,7 +230,7 @@ func referenceReason(headers []Header, value []byte, opts Options) Reason {
 	return ""
 }
 
-// checkAccepted verifies every §1.1 rule on an accepted event directly.
+// checkAccepted verifies every attribute rule on an accepted event directly.
 func checkAccepted(t *testing.T, ev Event, headers []Header, value []byte, opts Options) {
 	t.Helper()
 	prefix, maxBytes := refOptions(opts)
@@ -315,7 +315,7 @@ func encodeFuzzHeaders(headers []Header) string {
 
 // FuzzParse holds Parse to the reference on arbitrary records: it never
 // panics, gives exactly the reference's reason, and every accepted event
-// satisfies the §1.1 rules. The corpus starts from every conformance vector
+// satisfies the attribute rules. The corpus starts from every conformance vector
 // plus testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	vectors, err := conformance.LoadIngestVerdicts()

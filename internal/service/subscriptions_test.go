@@ -190,7 +190,7 @@ func (f *subsFixture) raw(t *testing.T, id string) rawRow {
 }
 
 // autoDisable puts a subscription in the state dispatch leaves it in after
-// SPEC §3.6's auto-disable, with a verification state of choice.
+// auto-disable (docs/concepts.md, Auto-disable), with a verification state of choice.
 func (f *subsFixture) autoDisable(t *testing.T, id, verificationState string) {
 	t.Helper()
 	_, err := f.st.Pool.Exec(context.Background(), `

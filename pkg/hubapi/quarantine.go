@@ -6,7 +6,7 @@ import "time"
 // in standard base64 instead.
 const EncodingBase64 = "base64"
 
-// QuarantineItem is a poison record as the API and CLI show it: SPEC §6.1's
+// QuarantineItem is a poison record as the API and CLI show it: docs/api.md's
 // quarantine item. Text that is valid UTF-8 is shown as it is, so operators
 // can read the headers that got the record rejected; anything else is
 // base64, flagged by an "encoding" beside it, so no byte is lost or altered.

@@ -25,7 +25,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
-// DefaultAddr is SPEC §6.2's listen address.
+// DefaultAddr is listen's documented default address.
 const DefaultAddr = ":9000"
 
 // Output formats.

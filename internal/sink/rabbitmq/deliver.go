@@ -16,7 +16,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 )
 
-// Headers of a published message (SPEC §4): the X-Lerian-* values under the
+// Headers of a published message (docs/concepts.md, Sinks): the X-Lerian-* values under the
 // names message attributes use.
 const (
 	HeaderEventID       = "lerian-event-id"
@@ -66,7 +66,7 @@ func (s *rabbitSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome 
 }
 
 // Probe connects, opens a channel and passive-declares the exchange
-// (SPEC §2.2): it fails when the broker is unreachable, refuses the
+// (docs/concepts.md, Verification): it fails when the broker is unreachable, refuses the
 // credentials or the virtual host, or has no such exchange.
 func (s *rabbitSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 	timeout := sink.AttemptTimeout(p.Timeout)
