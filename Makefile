@@ -12,10 +12,16 @@ LDFLAGS       := -s -w \
                  -X $(PKG)/internal/buildinfo.Commit=$(COMMIT) \
                  -X $(PKG)/internal/buildinfo.Date=$(BUILD_DATE)
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# deploy/deploy_test.go builds this same helm to render the chart.
+HELM          := helm.sh/helm/v3/cmd/helm@v3.22.0
+# Not in make lint: its first build takes minutes (about 5 CPU-minutes);
+# after that, checking takes well under a second.
+GORELEASER    := github.com/goreleaser/goreleaser/v2@v2.17.0
+CHART         := deploy/helm/hubctl
 TEST_TIMEOUT  ?= 20m
 BENCH_TIME    ?= 2s
 
-.PHONY: all build test test-short chaos lint fmt docs bench fuzz dev clean
+.PHONY: all build test test-short chaos lint release-check fmt docs bench fuzz dev clean
 
 all: build
 
@@ -34,17 +40,26 @@ CHAOS_ROUNDS ?= 20
 chaos: ## the chaos suite against the real binary: SIGKILLs, database crash, broker restart, hung receiver
 	CHAOS_ROUNDS=$(CHAOS_ROUNDS) $(GO) test -count=1 -v -timeout 30m -run '^(TestChaos|TestRestart|TestDuplicate)' ./internal/chaos/
 
-lint: ## gofmt, go vet and staticcheck (pinned)
+lint: ## gofmt, go vet, staticcheck and helm lint/template (pinned)
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	@set -e; for values in $(CHART)/ci/*.yaml; do \
+	  echo "helm lint and template with $$values"; \
+	  $(GO) run $(HELM) lint --strict --quiet $(CHART) -f $$values; \
+	  $(GO) run $(HELM) template hubctl $(CHART) -f $$values >/dev/null; \
+	done
+
+release-check: ## goreleaser check of goreleaser.yaml (pinned; slow to build the first time)
+	$(GO) run $(GORELEASER) check
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-docs: build ## man pages and shell completions (committed: the release ships them)
+docs: build ## man pages, shell completions and docs/configuration.md (committed)
 	bin/hubctl man --dir man --date "$$(git log -1 --format=%cI -- cmd internal/cli 2>/dev/null)"
+	bin/hubctl config docs > docs/configuration.md
 	mkdir -p completions
 	bin/hubctl completion bash > completions/hubctl.bash
 	bin/hubctl completion zsh  > completions/_hubctl

@@ -44,7 +44,7 @@ CREATE TABLE subscriptions (
     schema_major                integer NOT NULL DEFAULT 1 CHECK (schema_major >= 1),
     origin                      text,
     -- Go durations as the user gave them; dispatch falls back to the default
-    -- curve when a stored value no longer parses (SPEC §3.2).
+    -- curve when a stored value no longer parses (docs/concepts.md, Retries).
     retry_schedule              text[],
     attempt_timeout_ms          integer NOT NULL DEFAULT 10000 CHECK (attempt_timeout_ms BETWEEN 1000 AND 60000),
     enabled                     boolean NOT NULL DEFAULT true,
@@ -140,7 +140,7 @@ CREATE TABLE delivery_jobs (
     -- clock_timestamp(), not now(): ingest inserts jobs under its lock, so
     -- the time of the insert, unlike the transaction's start, follows seq
     -- order, and dispatch, which claims by (next_attempt_at, event_seq),
-    -- starts first attempts in seq order (SPEC §1.5).
+    -- starts first attempts in seq order (docs/concepts.md, Ordering).
     next_attempt_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
     lease_owner      text,
     lease_until      timestamptz,

@@ -7,7 +7,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// The dead-letter handlers (SPEC §3.3, §6.1). Like every /v1 handler they
+// The dead-letter handlers (docs/concepts.md, Dead letters and poison; docs/api.md). Like every /v1 handler they
 // pass the tenant the request acts on to the use case, which scopes the
 // selection to it: another tenant's dead letters are never listed, counted
 // or replayed, and naming one of their ids selects nothing.

@@ -34,7 +34,7 @@ func TestDeadLettersListAndReplayOverHTTP(t *testing.T) {
 		}
 	}
 	if len(item) != 9 {
-		t.Errorf("dead letter has fields %v; want exactly SPEC §6.1's nine", keys)
+		t.Errorf("dead letter has fields %v; want exactly the nine of docs/api.md", keys)
 	}
 
 	dry := f.h.v1(t, http.StatusOK, f.acmeKey, "POST", "/v1/dead-letters/replay", `{"dry_run": true}`)

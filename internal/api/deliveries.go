@@ -6,8 +6,7 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 )
 
-// The handlers of a subscription's deliveries and of one delivery (SPEC
-// §3.1, §6.1). Like the subscription handlers, they pass the tenant the
+// The handlers of a subscription's deliveries and of one delivery (docs/api.md). Like the subscription handlers, they pass the tenant the
 // request acts on to the use case, which scopes every lookup to it: another
 // tenant's subscription or delivery, or an id that is not a UUID, answers
 // 404 exactly like a missing one.

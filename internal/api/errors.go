@@ -10,7 +10,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// Codes the API itself answers with (SPEC §6.1); the use cases bring their
+// Codes the API itself answers with (docs/api.md); the use cases bring their
 // own (service.Code*).
 const (
 	CodeUnauthorized     = "unauthorized"

@@ -16,7 +16,7 @@ const (
 	// HeaderRequestID carries the request id in and out: a client's own id
 	// is kept when sane, so one id follows a request across systems.
 	HeaderRequestID = "X-Request-Id"
-	// MaxBodyBytes is SPEC §6.1's request size limit.
+	// MaxBodyBytes is the API's request size limit (docs/api.md).
 	MaxBodyBytes = 1 << 20
 	// maxRequestIDLength bounds a client-chosen request id.
 	maxRequestIDLength = 128

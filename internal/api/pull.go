@@ -10,7 +10,7 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 )
 
-// Codes of the pull endpoint's refusals (SPEC §5).
+// Codes of the pull endpoint's refusals (docs/consuming.md, Pulling events).
 const (
 	CodeRateLimited = "rate_limited"
 	CodeDraining    = "draining"
@@ -22,7 +22,7 @@ const (
 // on this one restarted.
 const drainingRetryAfterSeconds = 5
 
-// readEvents serves GET /v1/events, a pull subscription's stream (SPEC §5).
+// readEvents serves GET /v1/events, a pull subscription's stream (docs/consuming.md, Pulling events).
 // Refusals come cheapest first: draining needs no database, the rate limit
 // no more than the authentication that already ran.
 func (s *Server) readEvents(w http.ResponseWriter, r *http.Request, tenantID string) error {

@@ -1,7 +1,7 @@
-// Package api is hubctl's HTTP surface (SPEC §6.1): probes, metrics,
+// Package api is hubctl's HTTP surface (docs/api.md): probes, metrics,
 // version, the admin API under /admin and the tenant API under /v1, on
 // net/http's ServeMux. Every error, the mux's own 404 and 405 included, is
-// JSON {"code","message","details"} with the codes of SPEC §6.1.
+// JSON {"code","message","details"} with the codes of docs/api.md.
 //
 // Handlers return errors instead of writing them; respondError is the one
 // place that maps an error to a status and code. Every request passes
@@ -137,7 +137,7 @@ func (s *Server) version(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, buildinfo.Get())
 }
 
-// WriteError writes a SPEC §6.1 error response.
+// WriteError writes an error response in the shape docs/api.md gives.
 func WriteError(w http.ResponseWriter, status int, code, message string, details map[string]any) {
 	writeJSON(w, status, hubapi.Error{Code: code, Message: message, Details: details})
 }

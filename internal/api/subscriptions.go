@@ -7,7 +7,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// The handlers of /v1/subscriptions (SPEC §2, §6.1). Each one is handed the
+// The handlers of /v1/subscriptions (docs/concepts.md, Subscriptions; docs/api.md). Each one is handed the
 // tenant the request acts on and passes it to the use case, which scopes
 // every lookup to it: a subscription of another tenant, or an id that is
 // not a UUID, answers 404 subscription_not_found exactly like a missing one.

@@ -1,5 +1,5 @@
 // Package autodisable decides when a subscription that keeps failing is
-// switched off (SPEC §3.6). It is pure: the caller loads the failure span,
+// switched off (docs/concepts.md, Auto-disable). It is pure: the caller loads the failure span,
 // applies the transitions below in the transaction that records an attempt,
 // and acts on [Decide].
 //
@@ -20,7 +20,7 @@ package autodisable
 
 import "time"
 
-// Defaults of SPEC §3.6.
+// Defaults of auto-disable (docs/concepts.md, Auto-disable).
 const (
 	DefaultWindow = 120 * time.Hour
 	DefaultSpread = 12 * time.Hour

@@ -1,5 +1,5 @@
-// Package breaker keeps one circuit breaker per destination (SPEC §3.4). It
-// holds state in memory only — SPEC allows state per process — and reads no
+// Package breaker keeps one circuit breaker per destination (docs/concepts.md, Circuit breaker). It
+// holds state in memory only — state per process is by design — and reads no
 // clock: every call takes the time, so tests and the dispatcher agree on it.
 //
 // The rule, in the specification's words: each (tenant, destination) pair has
@@ -41,7 +41,7 @@ import (
 	"time"
 )
 
-// Defaults of SPEC §3.4, and of the idle rule above.
+// Defaults of the breaker (docs/concepts.md, Circuit breaker), and of the idle rule above.
 const (
 	DefaultFailures    = 5
 	DefaultCooldown    = 30 * time.Second

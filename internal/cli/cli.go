@@ -1,5 +1,5 @@
 // Package cli is hubctl's command line: Main builds the command tree, runs it
-// and turns the outcome into the exit codes of SPEC §6.2.
+// and turns the outcome into the exit codes scripts rely on (README.md, Using it).
 package cli
 
 import (

@@ -255,7 +255,7 @@ func crossSettingProblems(c *Config) []Problem {
 // it cannot.
 func readConfigFile(v *viper.Viper, path string) (Problem, bool) {
 	v.SetConfigFile(path)
-	// SPEC fixes the format as YAML, whatever the file is called.
+	// The file is YAML, whatever it is called (docs/configuration.md).
 	v.SetConfigType("yaml")
 	err := v.ReadInConfig()
 	if err == nil {

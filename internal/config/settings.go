@@ -76,7 +76,7 @@ func partlySecret(mask func(string) string, s Setting) Setting {
 	return s
 }
 
-// registry lists every setting SPEC.md names, grouped as an operator reads
+// registry lists every setting, grouped as an operator reads
 // them. Its order is the order of `config show` and of validation messages.
 var registry = []Setting{
 	setting("ENV", "production",

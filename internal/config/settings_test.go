@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// TestDefaultsMatchSpec pins every default to the value SPEC.md (and the
-// settings brief) gives it, through the typed Config a caller sees.
+// TestDefaultsMatchSpec pins every default to the documented value
+// (docs/configuration.md), through the typed Config a caller sees.
 func TestDefaultsMatchSpec(t *testing.T) {
 	t.Parallel()
 	cfg := mustLoad(t, LoadOptions{})

@@ -1,6 +1,6 @@
-// Package conformance locates the shared test vectors. The vectors are part of
-// the product contract: testdata/conformance holds an exact copy of the
-// project's shared/conformance folder so a plain clone can test itself.
+// Package conformance locates the contract's test vectors. testdata/conformance
+// holds them, so a plain clone tests itself; the copy test checks they match
+// the upstream contract's when that is checked out beside the repository.
 package conformance
 
 import (

@@ -1,6 +1,6 @@
 // Package crypto protects secrets the hub stores: it encrypts subscription
-// signing secrets and sink credentials at rest (SPEC §6.3), and mints the
-// random secrets and tokens those rows hold (SPEC §2.3, tenant API keys).
+// signing secrets and sink credentials at rest (docs/concepts.md, Secrets at rest), and mints the
+// random secrets and tokens those rows hold (signing secrets, tenant API keys).
 //
 // # Keys
 //

@@ -10,7 +10,7 @@ import (
 
 const (
 	// SigningSecretPrefix starts every hub-generated webhook signing secret
-	// (SPEC §2.3), so a leaked one is recognisable to secret scanners.
+	// (docs/concepts.md, Secret rotation), so a leaked one is recognisable to secret scanners.
 	SigningSecretPrefix = "whsec_"
 	// APITokenPrefix starts every tenant API key for the same reason.
 	APITokenPrefix = "hub_"

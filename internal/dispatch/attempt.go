@@ -150,7 +150,7 @@ func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logge
 	log.Info("released a job that waited in the queue too long for its lease to cover an attempt", "lease_until", job.LeaseUntil)
 }
 
-// breakerKey is the (tenant, destination) pair of SPEC §3.4.
+// breakerKey is the (tenant, destination) pair a breaker is kept for (docs/concepts.md, Circuit breaker).
 func breakerKey(sub store.Subscription) string {
 	return sub.TenantID + "|" + sub.Destination
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestBreakerIsPerTenantAtOneDestination: two tenants deliver to the same
-// webhook URL, and only the first tenant's requests fail. SPEC §3.4 keys the
+// webhook URL, and only the first tenant's requests fail. The breaker keys the
 // breaker by (tenant, destination), so the failing tenant's breaker opens and
 // sheds its jobs while the other tenant's jobs keep being attempted and
 // delivered at the same destination.

@@ -26,7 +26,7 @@ import (
 
 const testTopic = "lerian.streaming.midaz_transaction.posted"
 
-// independentSignature is SPEC §3.5's signature, computed here from the
+// independentSignature is the webhook signature (docs/consuming.md), computed here from the
 // standard library alone.
 func independentSignature(secret, timestamp string, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))
@@ -420,7 +420,7 @@ func TestMalformedStoredOverrideFallsBackToTheDefaultCurve(t *testing.T) {
 	}
 }
 
-// SPEC §3.1: a quiet tenant's new event is attempted within about a second
+// Fairness (docs/concepts.md, Dispatch): a quiet tenant's new event is attempted within about a second
 // although a noisy tenant's slow destination has every worker busy and a
 // backlog queued. Claims shrink to the pace of the slow destination, so
 // the quiet job is claimed as soon as a worker frees, and the local queue

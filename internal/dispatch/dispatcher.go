@@ -68,7 +68,7 @@ type Options struct {
 	// OpenSink opens a subscription's sink with its secrets decrypted
 	// (sinkopen.Opener.Open, shared with verification).
 	OpenSink func(store.Subscription) (sink.Sink, error)
-	// Dispatch sizes the pool; zero fields take SPEC's defaults.
+	// Dispatch sizes the pool; zero fields take the documented defaults (docs/configuration.md).
 	Dispatch    config.DispatchConfig
 	Breaker     config.BreakerConfig
 	AutoDisable config.AutoDisableConfig

@@ -1,4 +1,4 @@
-// Package dispatch is the delivery half of the hub (SPEC §3): it claims due
+// Package dispatch is the delivery half of the hub (docs/concepts.md, Dispatch): it claims due
 // delivery jobs from the database, makes exactly one attempt per claim
 // through the subscription's sink, and records what happened.
 //
@@ -61,7 +61,7 @@
 //     built) is recorded and retried like any other, but the breaker does
 //     not hear of it: it says nothing about the destination, and a few such
 //     events must not shed a tenant's healthy ones.
-//   - Breaker state is per process (SPEC §3.4 allows it); with several
+//   - Breaker state is per process (by design); with several
 //     processes a dead destination gets failures + probes attempts from
 //     each.
 //   - Shutdown stops claiming at once, lets attempts in flight finish

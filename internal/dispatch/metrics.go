@@ -45,7 +45,7 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 		}),
 		autoDisabled: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "streaming_hub_autodisabled_total",
-			Help: "Subscriptions this process switched off after a sustained, spread failure span (SPEC §3.6).",
+			Help: "Subscriptions this process switched off after a sustained, spread failure span (docs/concepts.md, Auto-disable).",
 		}),
 		shed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "streaming_hub_jobs_shed_total",

@@ -39,7 +39,7 @@ func (q *fairQueue) push(jobs ...queuedJob) {
 			q.turns = slices.Insert(q.turns, newcomers, job.TenantID)
 			newcomers++
 		}
-		// Each tenant's jobs wait in event order (SPEC §1.5: first
+		// Each tenant's jobs wait in event order (docs/concepts.md, Ordering: first
 		// attempts start in seq order). Two claims in flight can land in
 		// either order; the later one's jobs still queued behind an
 		// earlier event's are put back behind it.

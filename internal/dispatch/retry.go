@@ -7,7 +7,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store"
 )
 
-// nextRetry decides what follows a failed attempt (SPEC §3.2): attemptsMade
+// nextRetry decides what follows a failed attempt (docs/concepts.md, Retries): attemptsMade
 // attempts have now been made, all failed. The next one waits a jittered
 // step of the curve, lengthened to the destination's Retry-After when it
 // gave one; a curve with no step left means dead, exhausted. rnd is as for

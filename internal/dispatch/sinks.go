@@ -23,7 +23,7 @@ type openedSink struct {
 	updatedAt time.Time
 	// expires is when the version must be opened again although the row
 	// did not change: the end of a rotation overlap drops the old secret
-	// (SPEC §2.3). Zero means never.
+	// (docs/concepts.md, Secret rotation). Zero means never.
 	expires  time.Time
 	refs     int  // attempts using the sink now
 	replaced bool // a newer version took its place; close when refs drop to 0

@@ -47,7 +47,7 @@ func Accepted() Verdict {
 }
 
 // Decide gives a record its one verdict by applying all eight rules of
-// SPEC §1.2 in order. The event is returned whenever the record passed rules
+// the verdict rules (docs/concepts.md, Verdicts) in order. The event is returned whenever the record passed rules
 // 1–4 (so a roster or duplicate discard still names its tenant and id), and
 // is the zero Event otherwise. roster and inbox must not be nil.
 func Decide(headers []Header, value []byte, opts Options, roster RosterLookup, inbox InboxLookup) (Event, Verdict) {

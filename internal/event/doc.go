@@ -1,5 +1,5 @@
 // Package event turns one Kafka record into either an accepted CloudEvent or a
-// verdict saying why it is discarded or quarantined (SPEC §1.1, §1.2).
+// verdict saying why it is discarded or quarantined (docs/concepts.md, Events; docs/concepts.md, Verdicts).
 //
 // Records are CloudEvents 1.0 in binary content mode: context attributes are
 // record headers named `ce-<attribute>` or `ce_<attribute>` (case-insensitive),
@@ -14,7 +14,7 @@
 //     content-type) longer than the maximum → quarantine attribute_too_large
 //  1. an attribute appears twice with different values → quarantine duplicate_attribute
 //  2. systemevent is "true"                               → discard system_event
-//  3. walking the attributes in the order of the §1.1 table, the first one
+//  3. walking the attributes in the order of the attribute table (docs/concepts.md, Events), the first one
 //     that is missing/empty or malformed                  → quarantine missing_<attr> / invalid_<attr>
 //  4. the value is larger than the configured maximum     → quarantine payload_too_large
 //  5. the tenant is not in the roster                     → discard unknown_tenant

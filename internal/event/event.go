@@ -77,7 +77,7 @@ type Event struct {
 	// Data is the record value, the event data byte for byte.
 	Data []byte
 	// OtherHeaders are the record's headers that carry no attribute of
-	// SPEC §1.1 (plain headers such as a bare traceparent, and CloudEvents
+	// the attribute rules (docs/concepts.md, Events; plain headers such as a bare traceparent, and CloudEvents
 	// extension attributes), in record order. They are kept, never read.
 	OtherHeaders []Header
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/hubctl/hubctl/internal/conformance"
 )
 
-// The reference below restates SPEC §1.1–§1.2 (and the package's documented
+// The reference below restates the attribute and verdict rules (docs/concepts.md, Events and Verdicts) (and the package's documented
 // decisions) the plain way: regular expressions, maps and the standard
 // library's Unicode tables. The fuzzer holds Parse to it.
 
@@ -68,7 +68,7 @@ func refLower(s string) string {
 }
 
 // refAttributes maps attribute names to values; conflict reports rule 1.
-// others counts the headers that carry no §1.1 attribute.
+// others counts the headers that carry no CloudEvents attribute of the table.
 func refAttributes(headers []Header) (attrs map[string]string, conflict bool, others int) {
 	attrs = make(map[string]string)
 	for _, h := range headers {
@@ -278,7 +278,7 @@ func referenceReason(headers []Header, value []byte, opts Options) Reason {
 	return ""
 }
 
-// checkAccepted verifies every §1.1 rule on an accepted event directly.
+// checkAccepted verifies every attribute rule on an accepted event directly.
 func checkAccepted(t *testing.T, ev Event, headers []Header, value []byte, opts Options) {
 	t.Helper()
 	prefix, maxBytes := refOptions(opts)

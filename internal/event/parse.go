@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// attr names one attribute of the SPEC §1.1 table. The constants are in the
+// attr names one attribute of the table in docs/concepts.md, Events. The constants are in the
 // table's order, which is the order rule 3 walks them in.
 type attr uint8
 

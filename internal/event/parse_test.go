@@ -15,7 +15,7 @@ const (
 )
 
 // validRecord returns the headers of a record every rule accepts, as ce-
-// headers in the order of the SPEC §1.1 table.
+// headers in the order of the attribute table (docs/concepts.md, Events).
 func validRecord() []Header {
 	return headersOf(
 		"ce-specversion", "1.0",

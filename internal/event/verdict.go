@@ -13,7 +13,7 @@ const (
 	Quarantine Kind = "quarantine"
 )
 
-// Reason is the fixed code explaining a discard or a quarantine (SPEC §1.2).
+// Reason is the fixed code explaining a discard or a quarantine (docs/concepts.md, Verdicts).
 type Reason string
 
 const (
@@ -24,7 +24,7 @@ const (
 	ReasonSystemEvent Reason = "system_event"
 )
 
-// Rule 3: the first attribute, in the order of the SPEC §1.1 table, that is
+// Rule 3: the first attribute, in the order of the attribute table (docs/concepts.md, Events), that is
 // missing/empty or malformed. Only required attributes can be missing.
 const (
 	ReasonMissingSpecVersion     Reason = "missing_specversion"

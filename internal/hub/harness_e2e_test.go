@@ -195,7 +195,7 @@ func exhausted(t *testing.T, deliveries map[string]hubapi.DeliveryDetail, eventI
 }
 
 // noSecrets fails the test when a subscription's reads show any of the
-// credentials it was created with (SPEC §2: reads show them masked).
+// credentials it was created with (reads show them masked: docs/concepts.md, Subscriptions).
 func (h *hubSession) noSecrets(sub hubapi.CreatedSubscription, secrets ...string) {
 	h.t.Helper()
 	created, err := json.Marshal(sub)

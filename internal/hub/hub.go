@@ -1,6 +1,6 @@
 // Package hub assembles a running hub from its parts — store, ingest,
 // HTTP API — for `hubctl serve` and `hubctl dev`, and owns the shutdown
-// sequence of SPEC §6.5.
+// sequence (docs/concepts.md, Shutdown).
 package hub
 
 import (
@@ -223,7 +223,7 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	case <-timer.C:
 		// Unfinished leases expire and are recovered by another process
-		// (SPEC §6.5); leaving now is safe.
+		// (docs/concepts.md, Shutdown); leaving now is safe.
 		log.Warn("shutdown timeout reached; abandoning work in flight", "timeout", cfg.ShutdownTimeout)
 	}
 

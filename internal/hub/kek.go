@@ -5,7 +5,7 @@ import (
 	"github.com/hubctl/hubctl/internal/crypto"
 )
 
-// LoadKeyring finds the key-encryption key per SPEC §6.3: the environment
+// LoadKeyring finds the key-encryption key (docs/operating.md): the environment
 // variable named by STREAMING_HUB_KEK_REF, or STREAMING_HUB_DEV_KEK in local
 // development. Without one the hub must not start: it could neither store
 // new secrets nor read the ones it has.

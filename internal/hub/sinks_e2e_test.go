@@ -1,10 +1,10 @@
 package hub_test
 
-// End to end for each push sink beside webhooks (SPEC §4): `hubctl serve`
+// End to end for each push sink beside webhooks (docs/concepts.md, Sinks): `hubctl serve`
 // on kfake and a fresh database, a subscription created with `hubctl subs
 // create`, an event published with `hubctl events produce`, and the message
 // read back from the destination itself: body byte for byte and every
-// identity attribute SPEC §4 lists, under the delivery id the hub recorded
+// identity attribute docs/concepts.md, Sinks lists, under the delivery id the hub recorded
 // for the attempt. Each test also takes one failure path of its sink to a
 // dead letter, with the destination's reason on the recorded attempt.
 
@@ -36,7 +36,7 @@ const (
 )
 
 // identity is the X-Lerian-* values of one attempt under the lowercase
-// names SQS message attributes and RabbitMQ headers carry (SPEC §4).
+// names SQS message attributes and RabbitMQ headers carry (docs/concepts.md, Sinks).
 func identity(eventID, eventKey, deliveryID string) map[string]string {
 	return map[string]string{
 		"lerian-event-id":       eventID,

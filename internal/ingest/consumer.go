@@ -195,7 +195,7 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 		kgo.ConsumerGroup(k.Group),
 		kgo.WithHooks(groupErrors{c}),
 		// Topics are chosen by pattern, so topics created later are
-		// picked up at the next metadata refresh (SPEC §1.1).
+		// picked up at the next metadata refresh (docs/concepts.md, Events).
 		kgo.ConsumeRegex(),
 		kgo.ConsumeTopics(k.Topics.String()),
 		kgo.MetadataMaxAge(k.MetadataRefresh),
@@ -253,7 +253,7 @@ func (c *Consumer) Close() {
 }
 
 // Run consumes until ctx ends, then stores and commits the records in hand
-// (within DrainTimeout), leaves the group and returns nil (SPEC §6.5). It
+// (within DrainTimeout), leaves the group and returns nil (docs/concepts.md, Shutdown). It
 // returns an error only when called twice.
 func (c *Consumer) Run(ctx context.Context) error {
 	if !c.started.CompareAndSwap(false, true) {

@@ -1,4 +1,4 @@
-// Package ingest is the first stage of the hub (SPEC §1): a Kafka consumer
+// Package ingest is the first stage of the hub (docs/concepts.md, Events): a Kafka consumer
 // group member that gives every record on the subscribed topics exactly one
 // verdict and stores the outcome in PostgreSQL, consume-once.
 //

@@ -6,7 +6,7 @@ import (
 
 // TestMatchingThroughTheFullPath produces one transaction.posted event of
 // t-a (schema 1, source midaz) and checks which subscriptions got delivery
-// work: only those passing every rule of SPEC §2.1, as delivery jobs for
+// work: only those passing every matching rule (docs/concepts.md, Matching), as delivery jobs for
 // push sinks and as pull entries for pull sinks.
 func TestMatchingThroughTheFullPath(t *testing.T) {
 	type subscription struct {

@@ -32,7 +32,7 @@ type partitionStart struct {
 // decideStart picks where to read a partition from. The database's offset is
 // written in the same transaction as the records before it, so when it is
 // ahead of Kafka's committed offset, the records between were stored and
-// only their Kafka commit was lost: start at the stored offset (SPEC §1.3).
+// only their Kafka commit was lost: start at the stored offset (docs/concepts.md, Consume-once).
 //
 // A stored offset beyond the partition's end cannot come from this log: the
 // topic was deleted and recreated (or the development broker started empty).

@@ -13,7 +13,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store"
 )
 
-// roster is the cached tenant roster of the ingest gate (SPEC §1.4). It is
+// roster is the cached tenant roster of the ingest gate (docs/concepts.md, Tenants). It is
 // replaced whole on every refresh, so a lookup never sees half a roster.
 type roster struct {
 	tenants atomic.Pointer[map[string]event.TenantStatus]

@@ -35,7 +35,7 @@ const (
 
 // TestRosterChangesReachRunningIngest: deactivating and reactivating a tenant
 // the way `hubctl tenants deactivate|activate` does changes its verdicts
-// within a roster refresh, without restarting ingest (SPEC §1.4).
+// within a roster refresh, without restarting ingest (docs/concepts.md, Tenants).
 func TestRosterChangesReachRunningIngest(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -123,7 +123,7 @@ func TestTenantCreatedWhileIngestRuns(t *testing.T) {
 
 // TestTopicsCreatedAfterStart: a matching topic created while ingest runs is
 // read after a metadata refresh; an excluded one created alongside it never
-// is (SPEC §1.1).
+// is (docs/concepts.md, Events).
 func TestTopicsCreatedAfterStart(t *testing.T) {
 	const (
 		newTopic      = "lerian.streaming.midaz_balance.created"

@@ -158,7 +158,7 @@ func TestSCRAMOverTLS(t *testing.T) {
 }
 
 // kafkaSettings loads the configuration through the registry from the
-// environment variables SPEC names, so the test covers their decoding too.
+// documented environment variables, so the test covers their decoding too.
 func kafkaSettings(t *testing.T, brokers []string, tlsEnabled bool, mechanism config.SCRAMMechanism, password string) config.KafkaConfig {
 	t.Helper()
 	env := map[string]string{

@@ -1,4 +1,4 @@
-// Package match decides which subscriptions want an event (SPEC §2.1). It is
+// Package match decides which subscriptions want an event (docs/concepts.md, Matching). It is
 // pure: ingest loads the candidates, this package only judges them, and it
 // reads no event catalog — an event nobody wants is fine.
 package match
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Verification states of a subscription (SPEC §2.2).
+// Verification states of a subscription (docs/concepts.md, Verification).
 const (
 	VerificationPending = "pending"
 	VerificationActive  = "active"
@@ -33,7 +33,7 @@ type Event struct {
 	Source      string
 }
 
-// Matches applies every rule of SPEC §2.1.
+// Matches applies every matching rule (docs/concepts.md, Matching).
 func Matches(s Subscription, e Event) bool {
 	return s.TenantID == e.TenantID &&
 		s.Enabled &&
@@ -68,7 +68,7 @@ func PatternMatches(pattern, key string) bool {
 
 // ValidatePattern checks one event_types entry as the API receives it: "*",
 // "<resourcetype>.*" or "<resourcetype>.<eventtype>", where each part is
-// [a-z0-9][a-z0-9_-]* like the CloudEvents attributes they match (SPEC §1.1).
+// [a-z0-9][a-z0-9_-]* like the CloudEvents attributes they match (docs/concepts.md, Events).
 func ValidatePattern(p string) error {
 	if p == "*" {
 		return nil

@@ -1,4 +1,4 @@
-// Package netguard is the hub's outbound address policy (SPEC §3.5): which
+// Package netguard is the hub's outbound address policy (docs/consuming.md, What a delivery looks like): which
 // addresses a subscriber-supplied destination may make the hub connect to.
 //
 // A tenant chooses where the hub sends requests, so without a policy a

@@ -1,5 +1,5 @@
 // Package schedule decides when a failed delivery is attempted again
-// (SPEC §3.2). It is pure: the caller supplies the attempt count and the
+// (docs/concepts.md, Retries). It is pure: the caller supplies the attempt count and the
 // randomness, and gets back a wait.
 //
 // The rule, in the specification's words: on failure the next attempt is
@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-// Bounds of a retry_schedule override (SPEC §2).
+// Bounds of a retry_schedule override (docs/concepts.md, Subscriptions).
 const (
 	MaxSteps = 12
 	MaxStep  = 10 * time.Hour
@@ -42,7 +42,7 @@ type Curve struct {
 	steps []time.Duration
 }
 
-// Default is the curve of SPEC §3.2: 8 attempts, about 28h in all.
+// Default is the retry curve (docs/concepts.md, Retries): 8 attempts, about 28h in all.
 var Default = Curve{steps: []time.Duration{
 	0,
 	5 * time.Second,

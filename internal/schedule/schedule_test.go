@@ -16,7 +16,7 @@ func always(r float64) func() float64 { return func() float64 { return r } }
 // justBelowOne is the largest float64 rand.Float64 can return.
 var justBelowOne = math.Nextafter(1, 0)
 
-// TestDefaultIndexing pins SPEC §3.2's words: "the first step is the first
+// TestDefaultIndexing pins the documented words (docs/concepts.md, Retries): "the first step is the first
 // attempt; after the 8th failed attempt the job is dead-lettered". With
 // rnd = 1⁻ the delay is (almost) the step itself, which exposes off-by-one.
 func TestDefaultIndexing(t *testing.T) {

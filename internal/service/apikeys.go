@@ -30,7 +30,7 @@ var (
 	// learn which tokens once existed.
 	ErrInvalidAPIKey = errors.New("invalid or revoked API key")
 	// ErrTenantInactive means the key is live but its tenant is inactive.
-	// Deactivating a tenant (SPEC §1.4) is the operator's off switch:
+	// Deactivating a tenant (docs/concepts.md, Tenants) is the operator's off switch:
 	// ingest stops admitting its events, and its keys stop working too,
 	// until it is activated again. The admin token still acts on it.
 	ErrTenantInactive = errors.New("the tenant of this API key is inactive")

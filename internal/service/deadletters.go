@@ -17,7 +17,7 @@ import (
 // a page: a client replays a longer list in several requests.
 const MaxReplayIDs = MaxPageLimit
 
-// DeadLetterFilter narrows the dead letters of a tenant (SPEC §3.3), as the
+// DeadLetterFilter narrows the dead letters of a tenant (docs/concepts.md, Dead letters and poison), as the
 // API spells it: a subscription id, a reason (one of hubapi.DeadReasons)
 // and an RFC 3339 window on dead_at, Since inclusive and Until exclusive.
 // Empty fields select everything.

@@ -21,7 +21,7 @@ type DeliveryListParams struct {
 	State string
 }
 
-// Deliveries reads delivery jobs and their attempts (SPEC §3.1). Every
+// Deliveries reads delivery jobs and their attempts (docs/concepts.md, Dispatch). Every
 // method is scoped to one tenant: another tenant's subscription or delivery
 // answers exactly like a missing one. Reading needs no key-encryption key:
 // nothing here is sealed.

@@ -3,7 +3,7 @@
 // with the same codes and print the same JSON.
 //
 // Input is checked here, before any I/O. Failures the caller can act on come
-// back as typed errors carrying the snake_case codes of SPEC §6.1:
+// back as typed errors carrying the snake_case codes of docs/api.md:
 // *ValidationError (400, invalid_request, naming the field), *NotFoundError
 // (404) and *ConflictError (409). NotFoundError and ConflictError wrap the
 // store's ErrNotFound and ErrConflict, so errors.Is keeps working across the

@@ -7,7 +7,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store"
 )
 
-// Codes of SPEC §6.1 that the use cases produce.
+// Error codes (docs/api.md) that the use cases produce.
 const (
 	CodeInvalidRequest      = "invalid_request"
 	CodeTenantNotFound      = "tenant_not_found"
@@ -69,7 +69,7 @@ func tenantError(id string, err error) error {
 	return err
 }
 
-// Codes of the subscription use cases (SPEC §6.1). not_a_webhook_subscription
+// Codes of the subscription use cases (docs/api.md). not_a_webhook_subscription
 // is the hub's own: rotating the secret of a sink that signs nothing is a
 // conflict with the resource's kind, like not_a_pull_subscription.
 const (
@@ -101,5 +101,5 @@ func subscriptionError(id string, err error) error {
 }
 
 // CodeDeliveryNotFound answers a delivery that is missing or another
-// tenant's (SPEC §6.1).
+// tenant's (docs/api.md).
 const CodeDeliveryNotFound = "delivery_not_found"

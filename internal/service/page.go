@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Page bounds of every listing (SPEC §6.1 lists page with limit + cursor).
+// Page bounds of every listing (lists page with limit + cursor: docs/api.md).
 const (
 	DefaultPageLimit = 100
 	MaxPageLimit     = 1000

@@ -16,7 +16,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// PullParams select one read of a pull subscription (SPEC §5). A zero Limit
+// PullParams select one read of a pull subscription (docs/consuming.md, Pulling events). A zero Limit
 // means DefaultPageLimit. After, when set, reads the events after that seq
 // instead of after the subscription's cursor.
 type PullParams struct {
@@ -72,7 +72,7 @@ func seqs(events []store.PulledEvent) []int64 {
 	return out
 }
 
-// NextPullCursor is a page's next_cursor (SPEC §5): the largest seq it
+// NextPullCursor is a page's next_cursor (docs/consuming.md, Pulling events): the largest seq it
 // returned, or nil when it is short, holding fewer than limit events.
 func NextPullCursor(seqs []int64, limit int) *int64 {
 	if len(seqs) == 0 || len(seqs) < limit {

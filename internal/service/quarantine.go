@@ -25,7 +25,7 @@ type QuarantineListParams struct {
 	Topic  string
 }
 
-// Quarantine reads the poison records ingest kept (SPEC §1.2).
+// Quarantine reads the poison records ingest kept (docs/concepts.md, Verdicts).
 type Quarantine struct {
 	store *store.Store
 }

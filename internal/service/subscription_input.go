@@ -17,7 +17,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// Limits of the writable subscription fields (SPEC §2).
+// Limits of the writable subscription fields (docs/concepts.md, Subscriptions).
 const (
 	MaxSubscriptionNameChars = 200
 	MaxRetrySteps            = schedule.MaxSteps

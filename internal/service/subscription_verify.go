@@ -74,7 +74,7 @@ func (s *Subscriptions) recordVerification(ctx context.Context, probed store.Sub
 }
 
 // applyVerification records a probe's outcome. recover is Verify's extra
-// on success (SPEC §2.2): enable and clear what auto-disable left behind.
+// on success (docs/concepts.md, Verification): enable and clear what auto-disable left behind.
 func applyVerification(sub *store.Subscription, failure error, recover bool, now time.Time) {
 	if failure != nil {
 		sub.VerificationState, sub.VerificationError = match.VerificationFailed, probeMessage(failure)

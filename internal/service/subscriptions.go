@@ -18,7 +18,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// Sink types the use cases treat specially (SPEC §4): only webhooks sign,
+// Sink types the use cases treat specially (docs/concepts.md, Sinks): only webhooks sign,
 // so only they have secrets.
 const (
 	sinkWebhook = "webhook"
@@ -34,7 +34,7 @@ type SubscriptionOptions struct {
 	RotationOverlap time.Duration
 }
 
-// Subscriptions manages a tenant's subscriptions (SPEC §2). Every method is
+// Subscriptions manages a tenant's subscriptions (docs/concepts.md, Subscriptions). Every method is
 // scoped to one tenant: another tenant's subscription answers exactly like
 // a missing one.
 type Subscriptions struct {
@@ -236,7 +236,7 @@ func applyEnabled(sub *store.Subscription, enabled bool) {
 	}
 }
 
-// Verify probes the destination again (SPEC §2.2). Success makes the
+// Verify probes the destination again (docs/concepts.md, Verification). Success makes the
 // subscription active and enabled and clears disabled_reason and the
 // failure span: this recovers an auto-disabled subscription in place. A
 // failure sets the state to failed, keeps the probe's message, changes
@@ -261,7 +261,7 @@ func (s *Subscriptions) Verify(ctx context.Context, tenantID, id string) (hubapi
 }
 
 // RotateSecret gives a webhook a new signing secret, the caller's (at least
-// 24 characters) or a generated one (SPEC §2.3). The current secret keeps
+// 24 characters) or a generated one (docs/concepts.md, Secret rotation). The current secret keeps
 // signing for the rotation overlap; rotating again within it drops the
 // oldest, so at most two secrets ever sign.
 func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingSecret string) (hubapi.SecretRotation, error) {

@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -115,8 +114,7 @@ const rotationOverlap = 24 * time.Hour
 
 func testKeyring(t *testing.T) *crypto.Keyring {
 	t.Helper()
-	key := sha256.Sum256([]byte("hubctl service test key"))
-	keys, err := crypto.ParseKeyring(base64.StdEncoding.EncodeToString(key[:]))
+	keys, err := crypto.ParseKeyring(base64.StdEncoding.EncodeToString(testKeyMaterial()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +190,7 @@ func (f *subsFixture) raw(t *testing.T, id string) rawRow {
 }
 
 // autoDisable puts a subscription in the state dispatch leaves it in after
-// SPEC §3.6's auto-disable, with a verification state of choice.
+// auto-disable (docs/concepts.md, Auto-disable), with a verification state of choice.
 func (f *subsFixture) autoDisable(t *testing.T, id, verificationState string) {
 	t.Helper()
 	_, err := f.st.Pool.Exec(context.Background(), `

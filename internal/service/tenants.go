@@ -9,7 +9,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// TenantIDRule is the form of a tenant id (SPEC §1.1 tenantid), as error
+// TenantIDRule is the form of a tenant id (the tenantid attribute: docs/concepts.md, Events), as error
 // messages show it.
 const TenantIDRule = `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`
 
@@ -35,7 +35,7 @@ func tenantView(t store.Tenant) hubapi.Tenant {
 	return hubapi.Tenant{ID: t.ID, Status: string(t.Status), CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
 }
 
-// Tenants manages the tenant roster that ingest's gate reads (SPEC §1.4).
+// Tenants manages the tenant roster that ingest's gate reads (docs/concepts.md, Tenants).
 type Tenants struct {
 	store *store.Store
 	now   func() time.Time

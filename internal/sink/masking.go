@@ -7,7 +7,7 @@ import (
 )
 
 // Masked stands in for a credential wherever a sink object is shown
-// (SPEC §2). Sent back in a credential's place on an update, it means "keep
+// (docs/concepts.md, Subscriptions). Sent back in a credential's place on an update, it means "keep
 // the current value", so a sink object that is read, edited and sent back
 // changes no credential the edit did not touch.
 const Masked = hubapi.Masked

@@ -1,4 +1,4 @@
-// Package sink is the one interface every destination implements (SPEC §4)
+// Package sink is the one interface every destination implements (docs/concepts.md, Sinks)
 // and the registry that maps a subscription's sink type to it. Adding a sink
 // is one package under internal/sink/ and one line in the registry.
 //
@@ -59,10 +59,10 @@ type Outcome struct {
 	NotSent bool
 }
 
-// MaxResponseBytes bounds Outcome.Response (SPEC §3.1).
+// MaxResponseBytes bounds Outcome.Response (docs/concepts.md, Dispatch).
 const MaxResponseBytes = 1024
 
-// The bounds of a subscription's attempt_timeout (SPEC §2). Sinks use the
+// The bounds of a subscription's attempt_timeout (docs/concepts.md, Subscriptions). Sinks use the
 // default for a delivery or probe that carries none, and set their
 // transports' own timeouts at the maximum as a backstop, so the attempt's
 // deadline is always the one that fires.
@@ -86,7 +86,7 @@ type Sink interface {
 	// Deliver makes exactly one attempt.
 	Deliver(ctx context.Context, d Delivery) Outcome
 	// Probe checks that the destination is reachable and accepts us
-	// (SPEC §2.2 verification).
+	// (verification: docs/concepts.md, Verification).
 	Probe(ctx context.Context, p ProbeRequest) error
 	// Close releases connections held for this sink.
 	Close() error
@@ -107,7 +107,7 @@ type ProbeRequest struct {
 type Config struct {
 	Public      json.RawMessage
 	Credentials json.RawMessage // nil when the sink type has none
-	// Destination is the circuit-breaker key (SPEC §3.4), free of
+	// Destination is the circuit-breaker key (docs/concepts.md, Circuit breaker), free of
 	// credentials: scheme://host:port, queue URL, host+vhost+exchange, …
 	Destination string
 }

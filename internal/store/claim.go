@@ -85,7 +85,7 @@ type ClaimedEvent struct {
 // statement, one round trip.
 //
 // Tenants are interleaved so that one tenant's backlog never starves
-// another (SPEC §3.1). The claim walks the tenants that have pending jobs
+// another (docs/concepts.md, Dispatch). The claim walks the tenants that have pending jobs
 // (a loose index scan of delivery_jobs_due, cheap per tenant however deep
 // its backlog) in a ring starting after req.After, keeps the first Limit
 // that have due jobs, and gives each an equal share of the batch, its

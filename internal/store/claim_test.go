@@ -205,7 +205,7 @@ func TestClaimRejectsBadRequests(t *testing.T) {
 	}
 }
 
-// SPEC §1.5: first attempts start in seq order. Ingest inserts jobs under
+// Ordering (docs/concepts.md): first attempts start in seq order. Ingest inserts jobs under
 // its lock, but a transaction may have started before one that took the
 // lock (and so lower seqs) first; a job is due from the moment of its
 // insert, not from its transaction's start, so the later seq is never due

@@ -39,7 +39,7 @@ type Retry struct {
 	Exhausted bool
 }
 
-// AutoDisablePolicy is SPEC §3.6's configuration.
+// AutoDisablePolicy is auto-disable's configuration (docs/concepts.md, Auto-disable).
 type AutoDisablePolicy struct {
 	Enabled bool // STREAMING_HUB_AUTODISABLE_ENABLED, the kill switch
 	Window  time.Duration
@@ -204,7 +204,7 @@ inserted AS (
 SELECT i.id, i.attempt, n.owned FROM inserted i JOIN numbered n ON n.id = i.job_id`
 
 // closeSpans ends the failure spans of the subscriptions a round of
-// successes reached. Any successful delivery closes the span (SPEC §3.6),
+// successes reached. Any successful delivery closes the span (docs/concepts.md, Auto-disable),
 // also one whose lease had lapsed: the destination works either way. A
 // success that finished before the span's last failure does not: recorded
 // late, it must not hide a failure that came after it. Rows are locked in

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// DeadLetterFilter selects one tenant's dead letters (SPEC §3.3): jobs in
+// DeadLetterFilter selects one tenant's dead letters (docs/concepts.md, Dead letters and poison): jobs in
 // state dead whose subscription still exists. A deleted subscription's
 // dead jobs are history, never replayable, so they are neither listed nor
 // counted: what the listing shows is exactly what a replay would touch.

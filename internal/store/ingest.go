@@ -98,7 +98,7 @@ next:
 	return counts
 }
 
-// WriteIngestBatch stores one partition batch in ONE transaction (SPEC §1.3):
+// WriteIngestBatch stores one partition batch in ONE transaction (docs/concepts.md, Consume-once):
 // the accepted events that are new to the inbox, the quarantined records, the
 // delivery jobs and pull entries that matching creates for the new events, and
 // the partition's next offset. The caller commits the offset to Kafka only
@@ -291,7 +291,7 @@ func countBelow(records []IngestRecord, offset int64) int {
 
 // insertEvents copies the candidate events into the inbox, giving them the
 // reserved seqs in offset order so seq follows the partition's order
-// (SPEC §1.5), and returns the seq of each new event by offset.
+// (docs/concepts.md, Ordering), and returns the seq of each new event by offset.
 //
 // The rest of rule 7 — candidates the inbox already holds are duplicates —
 // is event_ids' job: it holds the (tenant, id) of every retained event,
@@ -414,7 +414,7 @@ type deliveryWork struct {
 // next_attempt_at take their defaults: pending, due at the moment of the
 // insert by the database's clock (which dispatch compares against). The
 // insert runs under the ingest lock, so that moment follows seq order even
-// across transactions that started in the other order (SPEC §1.5).
+// across transactions that started in the other order (docs/concepts.md, Ordering).
 var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq"}
 
 // newEvents lists the events the inbox took, in offset (and so seq) order,

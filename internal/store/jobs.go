@@ -1,6 +1,6 @@
 package store
 
-// Delivery job states and dead-letter reasons (migration 1, SPEC §3.3).
+// Delivery job states and dead-letter reasons (migration 1; docs/concepts.md, Dead letters and poison).
 const (
 	JobPending   = "pending"
 	JobInFlight  = "in_flight"

@@ -10,7 +10,7 @@ import (
 )
 
 // Shed hands a claimed job back without an attempt, due again at retryAt:
-// its destination's breaker is open (SPEC §3.4). attempts is unchanged and
+// its destination's breaker is open (docs/concepts.md, Circuit breaker). attempts is unchanged and
 // no attempt is recorded. reason (hubapi.HeldBreakerOpen) is what a read of
 // the delivery shows until its next claim. It reports false when the job
 // was no longer this owner's to hand back.
@@ -55,8 +55,9 @@ type Recovered struct {
 // RecoverExpiredLeases returns jobs whose lease ended before now without a
 // recorded result — their worker died or lost the database — to pending,
 // due at once, counting a recovery. A job already recovered
-// poisonThreshold times becomes dead with reason poison instead (SPEC
-// §3.3: recovered five times by default, then dead-lettered), so one job
+// poisonThreshold times becomes dead with reason poison instead
+// (docs/concepts.md, Dead letters and poison: recovered five times by
+// default, then dead-lettered), so one job
 // that kills its worker cannot hold workers forever. Rows a completing
 // worker has locked are left for the next pass.
 func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonThreshold int) (Recovered, error) {

@@ -14,7 +14,7 @@ import (
 // ErrConflict: the subscription exists, its kind rules the read out.
 var ErrNotPull = fmt.Errorf("%w: not a pull subscription", ErrConflict)
 
-// PullQuery is one read of a pull subscription's stream (SPEC §5).
+// PullQuery is one read of a pull subscription's stream (docs/consuming.md, Pulling events).
 type PullQuery struct {
 	TenantID       string
 	SubscriptionID uuid.UUID
@@ -211,7 +211,7 @@ func notAPullSubscription(ctx context.Context, tx pgx.Tx, q PullQuery) error {
 }
 
 // AdvanceCursor is where a read that returned events up to lastSeq leaves a
-// cursor that stood at cursor: max(cursor, lastSeq) (SPEC §5). It covers
+// cursor that stood at cursor: max(cursor, lastSeq) (docs/consuming.md, Pulling events). It covers
 // every case of `after`: a read from the cursor moves it to its last event;
 // a forward `after` moves it past the skipped range to its last event; a
 // backward `after` whose page ends at or below the cursor leaves it alone,

@@ -14,7 +14,7 @@ import (
 )
 
 // Columns that hold crypto envelopes. Each envelope is bound to its row id
-// and to the column's name (SPEC §6.3), so these names are the field half of
+// and to the column's name (docs/concepts.md, Secrets at rest), so these names are the field half of
 // the additional data and must never change.
 const (
 	ColumnSinkCredentials = "sink_credentials"
@@ -23,7 +23,7 @@ const (
 )
 
 // pullSinkType is the sink type whose subscriptions read from a cursor
-// instead of receiving jobs (SPEC §5); the schema's CHECK lists it.
+// instead of receiving jobs (docs/consuming.md, Pulling events); the schema's CHECK lists it.
 const pullSinkType = "pull"
 
 // Subscription is one live row of subscriptions. Fields that may hold a

@@ -11,7 +11,7 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 )
 
-// TenantStatus is a tenant's place in the roster (SPEC §1.4). Ingest admits
+// TenantStatus is a tenant's place in the roster (docs/concepts.md, Tenants). Ingest admits
 // events only for active tenants.
 type TenantStatus string
 
@@ -124,7 +124,7 @@ func tenantNotFound(id string) error {
 }
 
 // LoadRoster returns every tenant's status for the ingest roster gate
-// (SPEC §1.4). Tenants that are absent are unknown.
+// (docs/concepts.md, Tenants). Tenants that are absent are unknown.
 func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {
 	return s.tenantStatuses(ctx, "load tenant roster", `SELECT id, status FROM tenants`)
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// The admin API (SPEC §6.1) takes the admin token.
+// The admin API (docs/api.md) takes the admin token.
 
 // CreateTenant adds an active tenant: POST /admin/tenants.
 func (c *Client) CreateTenant(ctx context.Context, id string) (hubapi.Tenant, error) {

@@ -1,4 +1,4 @@
-// Package client is a typed Go client for hubctl's HTTP API (SPEC §6.1): the
+// Package client is a typed Go client for hubctl's HTTP API (docs/api.md): the
 // admin API under /admin and the tenant API under /v1. Requests and answers
 // are the pkg/hubapi types the server itself uses.
 //

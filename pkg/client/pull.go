@@ -12,7 +12,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// ReadEvents reads one page of a pull subscription: GET /v1/events (SPEC §5).
+// ReadEvents reads one page of a pull subscription: GET /v1/events (docs/consuming.md, Pulling events).
 // Reading is the ack: a read that returns events moves the subscription's
 // cursor to the last of them. after, when not nil, reads the events after
 // that seq instead of after the cursor; limit 0 takes the hub's default.

@@ -7,7 +7,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// The tenant API (SPEC §6.1) acts on the token's tenant, or on the tenant
+// The tenant API (docs/api.md) acts on the token's tenant, or on the tenant
 // of WithTenant when the token is the admin token. Another tenant's
 // subscription answers 404, exactly like a missing one.
 
@@ -64,7 +64,7 @@ func (c *Client) DisableSubscription(ctx context.Context, id string) (hubapi.Sub
 	return c.subscriptionCall(ctx, http.MethodPost, id, "/disable", nil)
 }
 
-// VerifySubscription probes the destination again (SPEC §2.2):
+// VerifySubscription probes the destination again (docs/concepts.md, Verification):
 // POST /v1/subscriptions/{id}/verify. A failed probe is a *Error with
 // status 422 and code verification_failed whose message is the probe's.
 func (c *Client) VerifySubscription(ctx context.Context, id string) (hubapi.Subscription, error) {
@@ -74,7 +74,7 @@ func (c *Client) VerifySubscription(ctx context.Context, id string) (hubapi.Subs
 // RotateSecret gives a webhook a new signing secret, signingSecret or, when
 // it is "", one the hub generates: POST /v1/subscriptions/{id}/rotate-secret.
 // The previous secret keeps signing until the answer's
-// PreviousSecretExpiresAt (SPEC §2.3).
+// PreviousSecretExpiresAt (docs/concepts.md, Secret rotation).
 func (c *Client) RotateSecret(ctx context.Context, id, signingSecret string) (hubapi.SecretRotation, error) {
 	var out hubapi.SecretRotation
 	path, err := subscriptionPath(id)

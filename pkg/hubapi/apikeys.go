@@ -13,7 +13,7 @@ type APIKey struct {
 	RevokedAt  *time.Time `json:"revoked_at"`
 }
 
-// CreatedAPIKey is SPEC §6.1's answer to creating a key: the only time the
+// CreatedAPIKey is the API's answer to creating a key: the only time the
 // token itself is shown.
 type CreatedAPIKey struct {
 	ID        string    `json:"id"`

@@ -2,7 +2,7 @@ package hubapi
 
 import "time"
 
-// Reasons a delivery is dead (SPEC §3.3, §3.6).
+// Reasons a delivery is dead (docs/concepts.md, Dead letters and poison; docs/concepts.md, Auto-disable).
 const (
 	DeadExhausted            = "exhausted"
 	DeadPoison               = "poison"

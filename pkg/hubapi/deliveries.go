@@ -2,7 +2,7 @@ package hubapi
 
 import "time"
 
-// Delivery states (SPEC §3.1; the job state machine of ARCHITECTURE.md).
+// Delivery states (the job states of docs/concepts.md, Dispatch, and docs/architecture.md).
 const (
 	DeliveryPending   = "pending"
 	DeliveryInFlight  = "in_flight"

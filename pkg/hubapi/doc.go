@@ -1,5 +1,5 @@
 // Package hubapi defines the request and response bodies of hubctl's HTTP API
-// (SPEC §6.1); the server, the CLI and pkg/client share them.
+// (docs/api.md); the server, the CLI and pkg/client share them.
 //
 // The types carry the JSON tags of the API contract and nothing else: no
 // I/O, no validation, no dependency on hubctl's internals, so that a

@@ -1,6 +1,6 @@
 package hubapi
 
-// Error is the body of every error answer (SPEC §6.1): a snake_case code
+// Error is the body of every error answer (docs/api.md): a snake_case code
 // for programs, a message for people, and details such as the offending
 // field of an invalid_request.
 type Error struct {

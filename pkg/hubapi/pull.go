@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// PullPage is the answer of GET /v1/events (SPEC §5): a pull subscription's
+// PullPage is the answer of GET /v1/events (docs/consuming.md, Pulling events): a pull subscription's
 // events after its cursor (or after `after`), in seq order. NextCursor is
 // the largest seq returned, or nil when the page is short (fewer items than
 // the limit), which means the subscription has nothing more right now.
@@ -22,7 +22,7 @@ type PullPage struct {
 }
 
 // PullEvent is one event of a pull subscription, with the field names of
-// SPEC §5.
+// docs/consuming.md, Pulling events.
 type PullEvent struct {
 	// Seq is the event's arrival number in the hub: strictly increasing,
 	// and the order of the stream.

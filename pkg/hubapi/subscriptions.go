@@ -6,11 +6,11 @@ import (
 )
 
 // Masked stands in for each credential of a sink, and for a webhook's
-// signing secret, on every read (SPEC §2). Sent back in their place on an
+// signing secret, on every read (docs/concepts.md, Subscriptions). Sent back in their place on an
 // update, it keeps their current values.
 const Masked = "****"
 
-// Subscription is the API's and CLI's view of a subscription: SPEC §2's
+// Subscription is the API's and CLI's view of a subscription: docs/concepts.md, Subscriptions'
 // fields with the signing secret masked. Only creating a subscription and
 // rotating its secret return the secret itself.
 type Subscription struct {
@@ -69,7 +69,7 @@ type Breaker struct {
 }
 
 // SubscriptionCreate is the body of POST /v1/subscriptions: the writable
-// fields of SPEC §2. Fields left out take their defaults.
+// fields of a subscription. Fields left out take their defaults.
 type SubscriptionCreate struct {
 	Name       string          `json:"name"`
 	Sink       json.RawMessage `json:"sink"`
@@ -139,7 +139,7 @@ func (n Nullable[T]) MarshalJSON() ([]byte, error) {
 }
 
 // SecretRotation is the answer to POST /v1/subscriptions/{id}/rotate-secret
-// (SPEC §6.1). The previous secret's expiry is null when the hub keeps no
+// (docs/api.md). The previous secret's expiry is null when the hub keeps no
 // overlap.
 type SecretRotation struct {
 	SigningSecret           string     `json:"signing_secret"`
@@ -148,7 +148,7 @@ type SecretRotation struct {
 
 // CreatedSubscription is the answer to POST /v1/subscriptions: the
 // subscription, plus, for a webhook, its signing secret — the one read that
-// shows it (SPEC §6.1). The secret sits beside the subscription's fields
+// shows it (docs/api.md). The secret sits beside the subscription's fields
 // rather than inside Subscription so no other answer can carry it; being
 // the shallower field, it takes the place of Subscription's masked one in
 // JSON.

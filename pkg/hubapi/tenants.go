@@ -2,7 +2,7 @@ package hubapi
 
 import "time"
 
-// Tenant is the API's and CLI's view of a tenant (SPEC §6.1).
+// Tenant is the API's and CLI's view of a tenant (docs/api.md).
 type Tenant struct {
 	ID        string    `json:"id"`
 	Status    string    `json:"status"`

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Headers of a webhook delivery (SPEC §3.5). The names are part of the product
+// Headers of a webhook delivery (docs/consuming.md, What a delivery looks like). The names are part of the product
 // contract and are spelled in canonical MIME form, as net/http stores them.
 const (
 	HeaderTimestamp     = "X-Webhook-Timestamp"     // Unix seconds of this attempt
@@ -24,7 +24,7 @@ const (
 )
 
 // VerificationEventType is the X-Lerian-Event-Type of the probe the hub sends
-// when a subscription is created or re-verified (SPEC §2.2). A receiver answers
+// when a subscription is created or re-verified (docs/concepts.md, Verification). A receiver answers
 // it with any 2xx once the signature verifies.
 const VerificationEventType = "hub.verification"
 
@@ -45,7 +45,7 @@ func Sign(secret string, timestamp int64, body []byte) string {
 }
 
 // SignAll returns one signature per secret, in the order of secrets. During a
-// rotation overlap the hub passes the newest secret first (SPEC §2.3).
+// rotation overlap the hub passes the newest secret first (docs/concepts.md, Secret rotation).
 func SignAll(secrets []string, timestamp int64, body []byte) []string {
 	ts := strconv.FormatInt(timestamp, 10)
 	signatures := make([]string, len(secrets))

@@ -12,7 +12,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/client"
 )
 
-// Exit codes of SPEC §6.2; scripts rely on them.
+// Exit codes (README.md, Using it); scripts rely on them.
 const (
 	ExitOK           = 0
 	ExitFailure      = 1
@@ -57,7 +57,7 @@ func WithCode(code int, err error) error {
 // SilentExit ends the command with code after it printed its own message.
 func SilentExit(code int) error { return &ExitError{Code: code, Silent: true} }
 
-// ExitCode maps an error to the exit status of SPEC §6.2, the same way for
+// ExitCode maps an error to its exit status (README.md, Using it), the same way for
 // both modes: an answer of the API (*client.Error) and the service error
 // the same use case returns on the database get the same code.
 //

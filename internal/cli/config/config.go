@@ -1,4 +1,4 @@
-// Package config implements `hubctl config show`.
+// Package config implements `hubctl config show|docs`.
 package config
 
 import (
@@ -14,7 +14,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "config",
 		Short: "Inspect hubctl's effective configuration",
 	}
-	cmd.AddCommand(newShowCmd(f))
+	cmd.AddCommand(newShowCmd(f), NewCmdDocs(f, nil))
 	return cmd
 }
 

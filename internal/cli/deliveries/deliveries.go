@@ -1,5 +1,5 @@
 // Package deliveries implements `hubctl deliveries`: one delivery of an
-// event to a subscription and every attempt it made (SPEC §3.1), through the
+// event to a subscription and every attempt it made (docs/concepts.md, Dispatch), through the
 // API or directly on the database (hubaccess). It also holds the delivery
 // tables that `hubctl subs deliveries` prints.
 package deliveries

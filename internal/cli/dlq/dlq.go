@@ -1,5 +1,5 @@
 // Package dlq implements `hubctl dlq list|replay`: a tenant's dead letters
-// (SPEC §3.3), through the API or directly on the database (hubaccess).
+// (docs/concepts.md, Dead letters and poison), through the API or directly on the database (hubaccess).
 package dlq
 
 import (

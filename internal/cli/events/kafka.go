@@ -39,7 +39,7 @@ func clientOptions(k config.KafkaConfig) ([]kgo.Opt, error) {
 }
 
 // kafkaExitCode maps a failure to reach or write to Kafka onto the exit codes
-// of SPEC §6.2, so scripts can tell "retry later" from "fix the command".
+// (README.md, Using it), so scripts can tell "retry later" from "fix the command".
 func kafkaExitCode(err error) int {
 	switch {
 	case errors.Is(err, kerr.UnknownTopicOrPartition), errors.Is(err, kerr.UnknownTopicID):

@@ -60,7 +60,7 @@ var (
 
 const segmentRule = `[a-z0-9][a-z0-9_-]*`
 
-// newTemplate checks the input against the rules of SPEC §1.1 and builds the
+// newTemplate checks the input against the attribute rules (docs/concepts.md, Events) and builds the
 // events' common part. Each problem is reported against the flag that
 // caused it, before any connection is made.
 func newTemplate(in produceInput, typePrefix string) (template, error) {
@@ -162,8 +162,7 @@ func isJSONContentType(contentType string) bool {
 
 // record builds one event as a Kafka record in CloudEvents binary mode: the
 // attributes as ce- headers, the data as the value. The tenant is the record
-// key, so a tenant's events share a partition and keep their order (SPEC
-// §1.5), as the platform's producers do.
+// key, so a tenant's events share a partition and keep their order (docs/concepts.md, Ordering), as the platform's producers do.
 func (t template) record(id string, at time.Time) *kgo.Record {
 	headers := []kgo.RecordHeader{
 		{Key: "ce-specversion", Value: []byte("1.0")},

@@ -8,8 +8,7 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// DeadLetters is what `hubctl dlq` does to a tenant's dead letters (SPEC
-// §3.3); tenant is as for the subscription operations of Hub.
+// DeadLetters is what `hubctl dlq` does to a tenant's dead letters (docs/concepts.md, Dead letters and poison); tenant is as for the subscription operations of Hub.
 type DeadLetters interface {
 	ListDeadLetters(ctx context.Context, tenant string, p service.DeadLetterListParams) (hubapi.Page[hubapi.DeadLetter], error)
 	ReplayDeadLetters(ctx context.Context, tenant string, in hubapi.DeadLetterReplay) (hubapi.DeadLetterReplayResult, error)

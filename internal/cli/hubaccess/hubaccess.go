@@ -1,5 +1,5 @@
 // Package hubaccess is how admin commands reach the hub, in either of the
-// two modes of SPEC §6.2: through the HTTP API (--server, with pkg/client) or
+// two modes of every admin command (README.md, Using it): through the HTTP API (--server, with pkg/client) or
 // directly on the database (--database-url, with internal/service). Both
 // implement Hub, so every command is written once and behaves the same in
 // both modes; the use cases behind the API are the very ones the direct

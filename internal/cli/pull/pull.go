@@ -1,5 +1,5 @@
 // Package pull implements `hubctl pull`: read a pull subscription's events
-// (SPEC §5), through the API or directly on the database (hubaccess), once
+// (docs/consuming.md, Pulling events), through the API or directly on the database (hubaccess), once
 // or following the stream until interrupted.
 package pull
 

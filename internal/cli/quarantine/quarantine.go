@@ -1,5 +1,5 @@
 // Package quarantine implements `hubctl quarantine`: reading the poison
-// records ingest kept for forensics (SPEC §1.2), through the API or directly
+// records ingest kept for forensics (docs/concepts.md, Verdicts), through the API or directly
 // on the database (hubaccess).
 package quarantine
 

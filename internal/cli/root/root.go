@@ -13,6 +13,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/dlq"
 	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/internal/cli/kek"
 	"github.com/hubctl/hubctl/internal/cli/listen"
 	"github.com/hubctl/hubctl/internal/cli/login"
 	"github.com/hubctl/hubctl/internal/cli/man"
@@ -95,6 +96,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		login.NewCmd(f, nil),
 		contextcmd.NewCmd(f),
 		configcmd.NewCmd(f),
+		kek.NewCmd(f),
 		top.NewCmd(f, nil),
 		version.NewCmd(f),
 		man.NewCmd(f),

@@ -40,7 +40,7 @@ const (
 )
 
 // TestServeRolesSplitIngestFromDelivery runs the halves of the hub as
-// separate processes on one database and one Kafka (SPEC §7): an ingest
+// separate processes on one database and one Kafka (docs/operating.md, Roles and scale-out): an ingest
 // process stores events and creates their jobs but delivers nothing; a
 // delivery process delivers those jobs but never joins the consumer group
 // nor stores what is produced to Kafka.
@@ -112,7 +112,7 @@ func TestServeRolesSplitIngestFromDelivery(t *testing.T) {
 
 // TestServeReadinessPerRole: /readyz needs the database on every role and,
 // on the roles that run ingest, a consumer that has joined its group
-// (SPEC §6.1). With no Kafka reachable the ingest roles stay alive but not
+// (docs/api.md). With no Kafka reachable the ingest roles stay alive but not
 // ready, and the delivery role, which never talks to Kafka, is ready.
 func TestServeReadinessPerRole(t *testing.T) {
 	dsn := pgtest.DSN(t)

@@ -1,4 +1,4 @@
-// Package sig implements `hubctl sig sign|verify` (SPEC §6.2): webhook
+// Package sig implements `hubctl sig sign|verify` (README.md, Using it): webhook
 // signatures for scripts and CI, on pkg/webhook, so the command line and a
 // Go receiver can never disagree about a signature.
 package sig
@@ -22,7 +22,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sig",
 		Short: "Sign and verify webhook payloads",
-		Long: `Sign and verify webhook deliveries as the hub does (SPEC §3.5):
+		Long: `Sign and verify webhook deliveries as the hub does (docs/consuming.md, What a delivery looks like):
 X-Webhook-Signature is "v1,sha256=" + hex(HMAC-SHA256(secret, "v1:" +
 timestamp + "." + body)), with X-Webhook-Timestamp in Unix seconds.`,
 	}

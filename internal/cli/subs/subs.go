@@ -1,4 +1,4 @@
-// Package subs implements `hubctl subs`: a tenant's subscriptions (SPEC §2),
+// Package subs implements `hubctl subs`: a tenant's subscriptions (docs/concepts.md, Subscriptions),
 // through the API or directly on the database (hubaccess).
 package subs
 

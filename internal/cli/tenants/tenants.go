@@ -1,5 +1,5 @@
 // Package tenants implements `hubctl tenants`: the roster ingest admits
-// events for (SPEC §1.4), and the tenants' API keys, through the API or
+// events for (docs/concepts.md, Tenants), and the tenants' API keys, through the API or
 // directly on the database (hubaccess).
 package tenants
 

@@ -254,7 +254,7 @@ func judgeAnswer(a putEventsAnswer) sink.Outcome {
 }
 
 // Probe checks the bus exists and the credentials may see it, with
-// DescribeEventBus (SPEC §2.2), within p.Timeout. Its error is what the
+// DescribeEventBus (docs/concepts.md, Verification), within p.Timeout. Its error is what the
 // tenant sees as verification_error.
 func (s *busSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 	timeout := sink.AttemptTimeout(p.Timeout)

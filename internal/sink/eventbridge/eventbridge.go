@@ -1,4 +1,4 @@
-// Package eventbridge is the AWS EventBridge sink (SPEC §4): one PutEvents
+// Package eventbridge is the AWS EventBridge sink (docs/concepts.md, Sinks): one PutEvents
 // entry per attempt, whose Detail is a JSON CloudEvent envelope of the
 // event, signed with the subscription's own credentials.
 //
@@ -166,7 +166,7 @@ func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
 	return sink.Config{Public: public, Credentials: secret, Destination: Destination(pub.Region, pub.EventBus)}, nil
 }
 
-// Destination is the circuit-breaker key of a bus (SPEC §3.4): region and
+// Destination is the circuit-breaker key of a bus (docs/concepts.md, Circuit breaker): region and
 // bus as configured, never anything from the credentials.
 func Destination(region, eventBus string) string { return region + "/" + eventBus }
 

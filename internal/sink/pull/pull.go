@@ -1,4 +1,4 @@
-// Package pull is the sink type of pull subscriptions (SPEC §5): events are
+// Package pull is the sink type of pull subscriptions (docs/consuming.md, Pulling events): events are
 // held on the subscription's cursor and read with GET /v1/events, so there is
 // no destination to configure, probe or push to.
 package pull
@@ -18,7 +18,7 @@ const Name = "pull"
 const Destination = "pull"
 
 // errNotPushed is what Deliver reports: dispatch creates no jobs for pull
-// subscriptions (SPEC §3.1), so reaching it is a routing mistake upstream.
+// subscriptions (docs/concepts.md, Dispatch), so reaching it is a routing mistake upstream.
 const errNotPushed = "pull subscriptions are read with GET /v1/events, not pushed"
 
 // Type is the pull sink type. It holds no state.
@@ -51,7 +51,7 @@ func (pullSink) Deliver(context.Context, sink.Delivery) sink.Outcome {
 	return sink.Outcome{Error: errNotPushed}
 }
 
-// Probe succeeds: the hub itself holds what a pull subscriber reads (SPEC §2.2).
+// Probe succeeds: the hub itself holds what a pull subscriber reads (docs/concepts.md, Verification).
 func (pullSink) Probe(context.Context, sink.ProbeRequest) error { return nil }
 
 // Close has nothing to release.

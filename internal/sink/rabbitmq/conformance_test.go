@@ -10,7 +10,7 @@ import (
 	"github.com/hubctl/hubctl/internal/testutil/rabbittest"
 )
 
-// rabbitIdentity maps the message headers of SPEC §4 to the suite's
+// rabbitIdentity maps the message headers (docs/concepts.md, Sinks) to the suite's
 // attributes; content type and timestamp are message properties.
 var rabbitIdentity = map[string]sinktest.Field{
 	HeaderEventID:       sinktest.EventID,

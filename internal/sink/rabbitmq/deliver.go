@@ -16,7 +16,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 )
 
-// Headers of a published message (SPEC §4): the X-Lerian-* values under the
+// Headers of a published message (docs/concepts.md, Sinks): the X-Lerian-* values under the
 // names message attributes use.
 const (
 	HeaderEventID       = "lerian-event-id"

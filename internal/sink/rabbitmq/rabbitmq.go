@@ -1,4 +1,4 @@
-// Package rabbitmq is the RabbitMQ sink (SPEC §4): one persistent, mandatory
+// Package rabbitmq is the RabbitMQ sink (docs/concepts.md, Sinks): one persistent, mandatory
 // publish per attempt to the tenant's exchange, confirmed by the broker.
 //
 // A Type keeps one AMQP connection per broker URL, shared by every
@@ -253,7 +253,7 @@ func checkName(s string) error {
 	return nil
 }
 
-// Destination is the circuit-breaker key of a RabbitMQ sink (SPEC §3.4):
+// Destination is the circuit-breaker key of a RabbitMQ sink (docs/concepts.md, Circuit breaker):
 // scheme://host:port/vhost/exchange, host lowercased and IP addresses
 // canonical, vhost and exchange path-escaped (the default vhost "/" reads
 // %2F). It never includes the user name or password.

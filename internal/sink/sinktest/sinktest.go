@@ -1,5 +1,5 @@
 // Package sinktest is the conformance suite every push sink runs from its
-// own tests (SPEC §4): a sink type describes how to reach its destination
+// own tests (docs/concepts.md, Sinks): a sink type describes how to reach its destination
 // in a [Harness], and [Run] checks what every sink owes dispatch:
 //
 //   - the event data arrives byte for byte, with the identity attributes
@@ -24,7 +24,7 @@
 // The pull sink does not run the suite: a pull subscription has no
 // destination. Dispatch never delivers to it (its Deliver only reports
 // that), there is nothing to receive, hang or refuse, its probe always
-// succeeds (SPEC §2.2), and its destination key is a constant.
+// succeeds (docs/concepts.md, Verification), and its destination key is a constant.
 package sinktest
 
 import (
@@ -46,8 +46,7 @@ import (
 // it on the wire (X-Lerian-Event-Id, lerian-event-id, "id", …).
 type Field string
 
-// The identity attributes. Every sink carries the first five (SPEC §3.5,
-// §4); the others only where its protocol has a place for them, which its
+// The identity attributes. Every sink carries the first five (docs/consuming.md, What a delivery looks like; docs/concepts.md, Sinks); the others only where its protocol has a place for them, which its
 // Harness declares in Carries.
 const (
 	EventID       Field = "event id"
@@ -124,7 +123,7 @@ type Harness struct {
 	// OtherDestination names another destination: its key must differ.
 	OtherDestination map[string]any
 	// Credentials are the values in Object that Parse must move into
-	// Config.Credentials: keys, passwords (SPEC §2).
+	// Config.Credentials: keys, passwords (docs/concepts.md, Subscriptions).
 	Credentials []string
 	// Secrets are other values no destination key, error or response may
 	// repeat: a webhook URL's query token, a signing secret.
@@ -152,7 +151,7 @@ type Harness struct {
 
 const (
 	// attemptTimeout is the smallest attempt_timeout a subscription may
-	// have (SPEC §2): the hanging destination costs the suite as little
+	// have (docs/concepts.md, Subscriptions): the hanging destination costs the suite as little
 	// time as possible.
 	attemptTimeout = sink.MinAttemptTimeout
 	// timeoutSlack is how far past attemptTimeout an attempt may end. The

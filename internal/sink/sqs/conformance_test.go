@@ -9,7 +9,7 @@ import (
 	"github.com/hubctl/hubctl/internal/testutil/goawstest"
 )
 
-// sqsIdentity maps the message attributes of SPEC §4 to the suite's.
+// sqsIdentity maps the message attributes (docs/concepts.md, Sinks) to the suite's.
 var sqsIdentity = map[string]sinktest.Field{
 	AttrEventID:       sinktest.EventID,
 	AttrDeliveryID:    sinktest.DeliveryID,

@@ -13,7 +13,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 )
 
-// Message attribute names (SPEC §4): the X-Lerian-* values of a webhook,
+// Message attribute names (docs/concepts.md, Sinks): the X-Lerian-* values of a webhook,
 // lowercased the way SQS consumers conventionally spell attributes.
 const (
 	AttrEventID       = "lerian-event-id"

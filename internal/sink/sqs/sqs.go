@@ -1,4 +1,4 @@
-// Package sqs is the Amazon SQS sink (SPEC §4): one SendMessage per attempt
+// Package sqs is the Amazon SQS sink (docs/concepts.md, Sinks): one SendMessage per attempt
 // to a queue the tenant chose, with the subscription's own access key.
 //
 // A Type owns one http.Transport that every SQS sink shares, and caches one

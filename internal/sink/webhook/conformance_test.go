@@ -9,7 +9,7 @@ import (
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
-// webhookIdentity maps the headers of SPEC §3.5 to the suite's attributes.
+// webhookIdentity maps the delivery headers (docs/consuming.md) to the suite's attributes.
 var webhookIdentity = map[string]sinktest.Field{
 	whsign.HeaderEventID:       sinktest.EventID,
 	whsign.HeaderDeliveryID:    sinktest.DeliveryID,

@@ -29,7 +29,7 @@ const (
 	// is read and thrown away so its connection can serve the next
 	// delivery; a longer answer costs its connection instead.
 	maxDrainBytes = 64 << 10
-	// maxRetryAfter caps a receiver's Retry-After (SPEC §3.2).
+	// maxRetryAfter caps a receiver's Retry-After (docs/concepts.md, Retries).
 	maxRetryAfter = 10 * time.Hour
 	// maxErrorBytes keeps recorded transport errors short.
 	maxErrorBytes = 200
@@ -48,7 +48,7 @@ type hookSink struct {
 	secrets []string // newest first
 }
 
-// Deliver makes one POST (SPEC §3.5) within d.Timeout and reports it. Only
+// Deliver makes one POST (docs/consuming.md, What a delivery looks like) within d.Timeout and reports it. Only
 // a 2xx is a success; a 3xx is a failure, not followed. net/http resends a
 // POST only when a kept-alive connection died before any of it was written,
 // so the receiver still sees at most one request per attempt.
@@ -101,7 +101,7 @@ func (s *hookSink) newRequest(ctx context.Context, d sink.Delivery) (*http.Reque
 	return req, nil
 }
 
-// verificationMessage is the body of a probe (SPEC §2.2).
+// verificationMessage is the body of a probe (docs/concepts.md, Verification).
 type verificationMessage struct {
 	Type           string `json:"type"`
 	SubscriptionID string `json:"subscription_id"`

@@ -145,7 +145,7 @@ func testDelivery() sink.Delivery {
 	}
 }
 
-// independentSignature recomputes SPEC §3.5 without pkg/webhook.
+// independentSignature recomputes the signature (docs/consuming.md) without pkg/webhook.
 func independentSignature(secret, timestamp string, body []byte) string {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write([]byte("v1:" + timestamp + "."))

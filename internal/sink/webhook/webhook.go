@@ -1,4 +1,4 @@
-// Package webhook is the webhook sink (SPEC §3.5): one signed HTTP POST per
+// Package webhook is the webhook sink (docs/consuming.md, What a delivery looks like): one signed HTTP POST per
 // attempt, to a URL the tenant chose, through a dialer that refuses private
 // and reserved addresses after DNS.
 //
@@ -76,7 +76,7 @@ func NewType(opts Options) *Type {
 		RootCAs: opts.RootCAs,
 	})
 	// Without an Accept-Encoding of our own, the request carries exactly the
-	// headers of SPEC §3.5 and the response snippet is what the receiver
+	// delivery headers (docs/consuming.md) and the response snippet is what the receiver
 	// wrote.
 	transport.DisableCompression = true
 	t := &Type{
@@ -159,7 +159,7 @@ func marshalPublic(c publicConfig) (json.RawMessage, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// Destination is the circuit-breaker key of a webhook URL (SPEC §3.4):
+// Destination is the circuit-breaker key of a webhook URL (docs/concepts.md, Circuit breaker):
 // scheme://host:port with the scheme's default port filled in, the host
 // lowercased without a trailing dot and IP addresses in canonical form, so
 // that spellings of one receiver share one breaker. It never includes user
@@ -183,7 +183,7 @@ func Destination(u *url.URL) string {
 }
 
 // Open builds the sink of one subscription. signingSecrets are its secrets,
-// newest first: one, or two during a rotation overlap (SPEC §2.3). The sink
+// newest first: one, or two during a rotation overlap (docs/concepts.md, Secret rotation). The sink
 // holds no connection of its own, so Open is cheap and Close is a no-op.
 func (t *Type) Open(cfg sink.Config, signingSecrets []string) (sink.Sink, error) {
 	var c publicConfig

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// SealedSecrets are the envelopes one subscription row holds, by column;
+// "" stands for NULL. Re-encryption under a new key-encryption key reads and
+// rewrites them and nothing else.
+type SealedSecrets struct {
+	ID              uuid.UUID
+	SinkCredentials string
+	SigningSecret   string
+	PreviousSecret  string
+}
+
+// SealedSecretsPage returns up to limit rows holding at least one envelope,
+// with ids after after, in id order: a walk that a concurrent insert cannot
+// make skip or repeat a row. Soft-deleted rows hold none.
+func (s *Store) SealedSecretsPage(ctx context.Context, after uuid.UUID, limit int) ([]SealedSecrets, error) {
+	rows, err := s.Pool.Query(ctx, `
+		SELECT id, COALESCE(sink_credentials, ''), COALESCE(signing_secret, ''), COALESCE(previous_secret, '')
+		FROM subscriptions
+		WHERE id > @after
+		  AND (sink_credentials IS NOT NULL OR signing_secret IS NOT NULL OR previous_secret IS NOT NULL)
+		ORDER BY id
+		LIMIT @limit`,
+		pgx.NamedArgs{"after": after, "limit": limit})
+	if err != nil {
+		return nil, classify(err)
+	}
+	page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SealedSecrets, error) {
+		var row SealedSecrets
+		err := r.Scan(&row.ID, &row.SinkCredentials, &row.SigningSecret, &row.PreviousSecret)
+		return row, err
+	})
+	return page, classify(err)
+}
+
+// ReplaceSealedSecrets writes next's envelopes over the row's, but only if
+// the row still holds exactly was's: a rotation or update that ran since the
+// read wins, and the caller reads the row again. It reports whether it
+// wrote. updated_at stays as it was: the secrets' plaintext has not changed,
+// so nothing cached from the row is stale, and the subscription has not
+// changed for its owner either.
+func (s *Store) ReplaceSealedSecrets(ctx context.Context, was, next SealedSecrets) (bool, error) {
+	tag, err := s.Pool.Exec(ctx, `
+		UPDATE subscriptions
+		SET sink_credentials = NULLIF(@next_credentials, ''),
+		    signing_secret   = NULLIF(@next_signing, ''),
+		    previous_secret  = NULLIF(@next_previous, '')
+		WHERE id = @id
+		  AND COALESCE(sink_credentials, '') = @was_credentials
+		  AND COALESCE(signing_secret, '')   = @was_signing
+		  AND COALESCE(previous_secret, '')  = @was_previous`,
+		pgx.NamedArgs{
+			"id":               was.ID,
+			"next_credentials": next.SinkCredentials,
+			"next_signing":     next.SigningSecret,
+			"next_previous":    next.PreviousSecret,
+			"was_credentials":  was.SinkCredentials,
+			"was_signing":      was.SigningSecret,
+			"was_previous":     was.PreviousSecret,
+		})
+	if err != nil {
+		return false, classify(err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// SealedSecretsOf reads one row's envelopes again, after a lost race; a row
+// deleted meanwhile is ErrNotFound.
+func (s *Store) SealedSecretsOf(ctx context.Context, id uuid.UUID) (SealedSecrets, error) {
+	row := SealedSecrets{ID: id}
+	err := s.Pool.QueryRow(ctx, `
+		SELECT COALESCE(sink_credentials, ''), COALESCE(signing_secret, ''), COALESCE(previous_secret, '')
+		FROM subscriptions WHERE id = @id`, pgx.NamedArgs{"id": id}).
+		Scan(&row.SinkCredentials, &row.SigningSecret, &row.PreviousSecret)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return row, subscriptionNotFound(id)
+	}
+	return row, classify(err)
+}
