@@ -18,6 +18,7 @@ type metrics struct {
 	storeRetries   prometheus.Counter
 	abandoned      prometheus.Counter
 	commitFailures prometheus.Counter
+	filterErrors   prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -56,11 +57,15 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "streaming_hub_ingest_kafka_commit_failures_total",
 			Help: "Kafka offset commits that failed after the batch was stored; the stored offset still protects a restart.",
 		}),
+		filterErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "streaming_hub_filter_errors_total",
+			Help: "Content filter evaluations that failed (a missing field, a type mismatch, the cost limit); each was taken as no match.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.records, m.batchSeconds, m.batchRecords, m.skipped, m.matched, m.storeRetries, m.abandoned, m.commitFailures} {
+	for _, c := range []prometheus.Collector{m.records, m.batchSeconds, m.batchRecords, m.skipped, m.matched, m.storeRetries, m.abandoned, m.commitFailures, m.filterErrors} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -81,5 +86,8 @@ func (m *metrics) observe(res store.IngestResult) {
 	}
 	if res.PullEntries > 0 {
 		m.matched.WithLabelValues("pull").Add(float64(res.PullEntries))
+	}
+	if res.FilterErrors > 0 {
+		m.filterErrors.Add(float64(res.FilterErrors))
 	}
 }

@@ -457,6 +457,9 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 	if p.origin.Set {
 		sub.Origin = p.origin.Value
 	}
+	if p.filter.Set {
+		sub.Filter = p.filter.Value
+	}
 	if p.retrySchedule.Set {
 		sub.RetrySchedule = p.retrySchedule.Value
 	}
@@ -657,6 +660,9 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 	if sub.Origin != "" {
 		v.Origin = &sub.Origin
 	}
+	if sub.Filter != "" {
+		v.Filter = &sub.Filter
+	}
 	if sub.VerificationState == match.VerificationFailed {
 		v.VerificationError = sub.VerificationError
 	}
@@ -762,6 +768,12 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 			return createSpec{}, err
 		}
 	}
+	var expr string
+	if in.Filter != nil {
+		if expr, err = checkFilter(*in.Filter); err != nil {
+			return createSpec{}, err
+		}
+	}
 	if in.RetrySchedule != nil {
 		if err := checkRetrySchedule(in.RetrySchedule); err != nil {
 			return createSpec{}, err
@@ -794,6 +806,7 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 		EventTypes:        eventTypes,
 		SchemaMajor:       schemaMajor,
 		Origin:            origin,
+		Filter:            expr,
 		RetrySchedule:     in.RetrySchedule,
 		AttemptTimeout:    timeout,
 		Enabled:           enabled,
@@ -808,6 +821,7 @@ type subscriptionPatch struct {
 	eventTypes     []string
 	schemaMajor    *int
 	origin         hubapi.Nullable[string]
+	filter         hubapi.Nullable[string]
 	retrySchedule  hubapi.Nullable[[]string]
 	attemptTimeout *time.Duration
 	enabled        *bool
@@ -815,7 +829,7 @@ type subscriptionPatch struct {
 }
 
 func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionPatch, error) {
-	p := subscriptionPatch{name: in.Name, enabled: in.Enabled, origin: in.Origin, retrySchedule: in.RetrySchedule}
+	p := subscriptionPatch{name: in.Name, enabled: in.Enabled, origin: in.Origin, filter: in.Filter, retrySchedule: in.RetrySchedule}
 	if in.Name != nil {
 		if err := checkText("name", *in.Name, MaxSubscriptionNameChars); err != nil {
 			return subscriptionPatch{}, err
@@ -848,6 +862,11 @@ func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionP
 	}
 	if in.RetrySchedule.Set && !in.RetrySchedule.Null {
 		if err := checkRetrySchedule(in.RetrySchedule.Value); err != nil {
+			return subscriptionPatch{}, err
+		}
+	}
+	if in.Filter.Set && !in.Filter.Null {
+		if _, err := checkFilter(in.Filter.Value); err != nil {
 			return subscriptionPatch{}, err
 		}
 	}
