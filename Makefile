@@ -15,7 +15,7 @@ STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_TIMEOUT  ?= 20m
 BENCH_TIME    ?= 2s
 
-.PHONY: all build test test-short lint fmt docs bench fuzz dev clean
+.PHONY: all build test test-short chaos lint fmt docs bench fuzz dev clean
 
 all: build
 
@@ -27,6 +27,12 @@ test: ## every package, race detector on, against real PostgreSQL and kfake
 
 test-short: ## quick loop without the race detector
 	$(GO) test -count=1 -short ./...
+
+# make test runs the chaos suite's short version (3 SIGKILL rounds, the
+# scenarios side by side); this is the long one, scenarios one at a time.
+CHAOS_ROUNDS ?= 20
+chaos: ## the chaos suite against the real binary: SIGKILLs, database crash, broker restart, hung receiver
+	CHAOS_ROUNDS=$(CHAOS_ROUNDS) $(GO) test -count=1 -v -timeout 30m -run '^(TestChaos|TestRestart|TestDuplicate)' ./internal/chaos/
 
 lint: ## gofmt, go vet and staticcheck (pinned)
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \

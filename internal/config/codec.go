@@ -160,6 +160,20 @@ func durationAtLeast(lo time.Duration, field func(*Config) *time.Duration) codec
 	return durationCodec("a duration of at least "+lo.String()+durationSyntax, lo, field)
 }
 
+// durationBetween bounds a duration on both sides, for values a remote
+// party (a broker) only accepts within limits.
+func durationBetween(lo, hi time.Duration, field func(*Config) *time.Duration) codec {
+	k := durationCodec("a duration from "+lo.String()+" to "+hi.String()+durationSyntax, lo, field)
+	decode := k.decode
+	k.decode = func(c *Config, raw string) error {
+		if d, err := time.ParseDuration(raw); err == nil && d > hi {
+			return errNotAllowed
+		}
+		return decode(c, raw)
+	}
+	return k
+}
+
 // positiveDuration is durationAtLeast(1ns) without the silly phrasing.
 func positiveDuration(field func(*Config) *time.Duration) codec {
 	return durationCodec("a positive duration"+durationSyntax, time.Nanosecond, field)
@@ -296,6 +310,23 @@ func optionalSecret(minChars int, field func(*Config) *string) codec {
 		allowed: fmt.Sprintf("empty or at least %d characters", minChars),
 		decode: func(c *Config, raw string) error {
 			if raw != "" && utf8.RuneCountInString(raw) < minChars {
+				return errNotAllowed
+			}
+			*field(c) = raw
+			return nil
+		},
+	}
+}
+
+// kafkaIDChars is what Kafka accepts in a group.instance.id, as in a topic
+// name.
+var kafkaIDChars = regexp.MustCompile(`^[A-Za-z0-9._-]{1,249}$`)
+
+func kafkaInstanceID(field func(*Config) *string) codec {
+	return codec{
+		allowed: "empty or 1 to 249 letters, digits, '.', '_' or '-'",
+		decode: func(c *Config, raw string) error {
+			if raw != "" && !kafkaIDChars.MatchString(raw) {
 				return errNotAllowed
 			}
 			*field(c) = raw

@@ -59,15 +59,17 @@ const KEKSourceEnv KEKSource = "env"
 
 // Config is the effective configuration of one hubctl process.
 type Config struct {
-	Environment       Environment
-	LogLevel          slog.Level
-	Role              Role
-	HTTPListenAddr    string
-	MetricsEnabled    bool
-	AllowPrivateSinks bool
-	RotationOverlap   time.Duration
-	ShutdownTimeout   time.Duration
-	AdminToken        string
+	Environment    Environment
+	LogLevel       slog.Level
+	Role           Role
+	HTTPListenAddr string
+	MetricsEnabled bool
+	// MetricsTenantLimit bounds the tenant label of per-tenant metrics.
+	MetricsTenantLimit int
+	AllowPrivateSinks  bool
+	RotationOverlap    time.Duration
+	ShutdownTimeout    time.Duration
+	AdminToken         string
 
 	Postgres    PostgresConfig
 	Kafka       KafkaConfig
@@ -96,6 +98,8 @@ type KafkaConfig struct {
 	Topics          *regexp.Regexp
 	TopicsExclude   *regexp.Regexp // nil when nothing is excluded
 	MetadataRefresh time.Duration
+	InstanceID      string // empty: a dynamic group member
+	SessionTimeout  time.Duration
 	TLSEnabled      bool
 	SCRAMMechanism  SCRAMMechanism
 	SCRAMUsername   string

@@ -3,6 +3,7 @@ package devenv
 import (
 	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -50,7 +51,15 @@ func StartKafka(opts KafkaOptions) (*Kafka, error) {
 	if opts.AutoCreateTopics {
 		kopts = append(kopts, kfake.AllowAutoTopicCreation())
 	}
+	if opts.Port != 0 {
+		if err := CheckPortFree("Kafka", opts.Port); err != nil {
+			return nil, err
+		}
+	}
 	cluster, err := kfake.NewCluster(kopts...)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, &PortInUseError{Service: "Kafka", Port: opts.Port}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start Kafka: %w", err)
 	}

@@ -50,6 +50,8 @@ type Postgres struct {
 	port    int
 	dataDir string
 	runDir  string // socket, owner.pid, and the cluster when temporary
+	binDir  string
+	user    osUser
 	proc    *childproc.Process
 
 	stopOnce sync.Once
@@ -85,6 +87,11 @@ const (
 // database exists. The server is ours: Stop ends it, and on Linux it dies
 // with this process.
 func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error) {
+	if opts.Port != 0 {
+		if err := CheckPortFree("PostgreSQL", opts.Port); err != nil {
+			return nil, err
+		}
+	}
 	binDir, err := findBinDir(ctx, opts.BinDir)
 	if err != nil {
 		return nil, err
@@ -97,7 +104,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{runDir: runDir, dataDir: filepath.Join(runDir, "data")}
+	p := &Postgres{runDir: runDir, dataDir: filepath.Join(runDir, "data"), binDir: binDir, user: u}
 	if opts.DataDir != "" {
 		if p.dataDir, err = filepath.Abs(opts.DataDir); err != nil {
 			_ = os.RemoveAll(runDir)
@@ -136,14 +143,19 @@ func (p *Postgres) start(ctx context.Context, binDir string, u osUser, opts Post
 			return err
 		}
 		p.proc, p.port = proc, port
-		err = waitReady(ctx, proc, p.DSNFor("postgres"), timeout)
+		err = waitReady(ctx, proc, p.DSNFor("postgres"), p.dataDir, timeout)
 		if err == nil {
 			break
 		}
 		proc.Stop(nil, shutdownSteps...)
 		tail := serverLog.lastLines(logTailLines)
-		if opts.Port == 0 && attempt < portAttempts && isBindFailure(tail) {
-			continue
+		if isBindFailure(tail) {
+			if opts.Port == 0 && attempt < portAttempts {
+				continue
+			}
+			if opts.Port != 0 {
+				return &PortInUseError{Service: "PostgreSQL", Port: port}
+			}
 		}
 		return fmt.Errorf("%w\nserver log (last lines):\n%s", err, tail)
 	}
@@ -174,9 +186,10 @@ func launchServer(binDir, dataDir, socketDir string, port int, u osUser, opts Po
 	return proc, nil
 }
 
-// waitReady polls until the server accepts a connection, it exits, or the
-// timeout passes.
-func waitReady(ctx context.Context, proc *childproc.Process, dsn string, timeout time.Duration) error {
+// waitReady polls until our server accepts a connection, it exits, or the
+// timeout passes. A server of another cluster answering on the port (ours
+// could not bind it) does not count.
+func waitReady(ctx context.Context, proc *childproc.Process, dsn, dataDir string, timeout time.Duration) error {
 	deadline, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ticker := time.NewTicker(readyPollInterval)
@@ -184,9 +197,12 @@ func waitReady(ctx context.Context, proc *childproc.Process, dsn string, timeout
 	for {
 		attempt, cancelAttempt := context.WithTimeout(deadline, time.Second)
 		conn, err := pgx.Connect(attempt, dsn)
+		if err == nil {
+			err = verifyIdentity(attempt, conn, dataDir)
+			_ = conn.Close(deadline)
+		}
 		cancelAttempt()
 		if err == nil {
-			_ = conn.Close(deadline) // the server answered; that is all we asked
 			return nil
 		}
 		select {
@@ -352,6 +368,26 @@ func (p *Postgres) stop(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("remove PostgreSQL runtime directory: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// StopImmediate crashes the server on purpose, with `pg_ctl stop -m
+// immediate`: every session ends at once, nothing is checkpointed, and the
+// next start runs crash recovery. It is for tests of what survives a
+// database crash; Stop still removes the runtime files afterwards.
+func (p *Postgres) StopImmediate(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, "pg_ctl"), "stop", "-D", p.dataDir, "-m", "immediate", "-w")
+	cmd.Env = childEnv()
+	cmd.Dir = string(filepath.Separator)
+	cmd.SysProcAttr = childSysProcAttr(p.user)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl stop -m immediate: %w: %s", err, out)
+	}
+	select {
+	case <-p.proc.Done():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // shutdownSteps escalate from PostgreSQL's fast shutdown (SIGINT: sessions

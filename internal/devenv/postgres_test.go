@@ -2,7 +2,6 @@ package devenv
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,19 +58,33 @@ func TestPostgresStartFailureQuotesServerLog(t *testing.T) {
 	if _, err := findBinDir(t.Context(), ""); err != nil {
 		t.Skip(err)
 	}
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	// A taken port is reported as such before the server starts
+	// (TestPostgresOnABusyPortTouchesNothing); a cluster whose
+	// configuration the server rejects makes it exit with the reason in
+	// its log.
+	dataDir := filepath.Join(reachableTempDir(t), "pg")
+	first := startTestPostgres(t, PostgresOptions{DataDir: dataDir, Ephemeral: true})
+	if err := first.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := os.OpenFile(filepath.Join(dataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer taken.Close()
-	port := taken.Addr().(*net.TCPAddr).Port
+	_, err = conf.WriteString("\nshared_buffers = 'plenty'\n")
+	if closeErr := conf.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 
-	pg, err := StartPostgres(t.Context(), PostgresOptions{Port: port, Ephemeral: true})
+	pg, err := StartPostgres(t.Context(), PostgresOptions{DataDir: dataDir, Ephemeral: true})
 	if err == nil {
 		_ = pg.Stop(context.Background())
-		t.Fatalf("StartPostgres on taken port %d succeeded", port)
+		t.Fatal("StartPostgres with a broken configuration succeeded")
 	}
-	if !strings.Contains(err.Error(), "could not bind") {
+	if !strings.Contains(err.Error(), "shared_buffers") {
 		t.Errorf("StartPostgres error does not quote the server log saying why:\n%v", err)
 	}
 }

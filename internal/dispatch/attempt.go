@@ -11,6 +11,8 @@ import (
 	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/tracing"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // recordRetries are the waits between tries to record an attempt while the
@@ -58,7 +60,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 			d.shed(ctx, job, retryAt, log)
 			return
 		}
-		out = opened.sink.Deliver(ctx, delivery(job, deliveryID.String()))
+		out = d.deliver(ctx, opened, job, sub, deliveryID.String())
 	}
 	finished := d.clock()
 	if ctx.Err() != nil {
@@ -88,7 +90,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 	if !out.OK {
 		result.Retry = nextRetry(curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
 	}
-	d.observe(sub.SinkType, out.OK, result.Duration, job.Event.ReceivedAt, finished)
+	d.observe(sub.SinkType, out.OK, result.Duration, job.Event.ReceivedAt, job.Event.Time, finished)
 	if out.OK {
 		d.successes <- success{attempt: result, eventID: job.Event.ID, log: log}
 		return
@@ -140,7 +142,7 @@ func breakerKey(sub store.Subscription) string {
 
 // shed hands the job back untouched, due when the breaker may let it through.
 func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time, log *slog.Logger) {
-	if _, err := d.store.Shed(ctx, job.ID, d.owner, retryAt); err != nil {
+	if _, err := d.store.Shed(ctx, job.ID, d.owner, retryAt, hubapi.HeldBreakerOpen); err != nil {
 		log.Warn("cannot shed the job; its lease will expire and it be retried", "error", err)
 		return
 	}
@@ -157,14 +159,41 @@ func (d *Dispatcher) record(ctx context.Context, a store.Attempt) (store.Complet
 	}
 }
 
-func (d *Dispatcher) observe(sinkType string, ok bool, took time.Duration, receivedAt, finished time.Time) {
-	outcome := "failed"
+func (d *Dispatcher) observe(sinkType string, ok bool, took time.Duration, receivedAt, produced, finished time.Time) {
+	outcome := outcomeName(ok)
 	if ok {
-		outcome = "succeeded"
 		d.metrics.lagSeconds.Observe(max(finished.Sub(receivedAt), 0).Seconds())
+		d.metrics.latencySeconds.Observe(max(finished.Sub(produced), 0).Seconds())
 	}
 	d.metrics.deliveries.WithLabelValues(sinkType, outcome).Inc()
 	d.metrics.attemptSeconds.WithLabelValues(sinkType).Observe(took.Seconds())
+}
+
+// deliver makes the sink call, inside an attempt span when tracing is on:
+// the span is a child of the event's trace context, and the destination
+// receives the span's traceparent (same trace id) instead of the event's.
+// With tracing off the event's trace context is sent verbatim.
+func (d *Dispatcher) deliver(ctx context.Context, opened *openedSink, job queuedJob, sub store.Subscription, deliveryID string) sink.Outcome {
+	del := delivery(job, deliveryID)
+	if d.tracing == nil {
+		return opened.sink.Deliver(ctx, del)
+	}
+	ctx, span := d.tracing.StartAttempt(ctx, tracing.Attempt{
+		SinkType: sub.SinkType, Destination: sub.Destination, SubscriptionID: sub.ID.String(),
+		TenantID: sub.TenantID, EventID: job.Event.ID, DeliveryID: deliveryID, Number: job.Attempts + 1,
+		TraceParent: del.TraceParent, TraceState: del.TraceState,
+	})
+	del.TraceParent, del.TraceState = tracing.Headers(ctx)
+	out := opened.sink.Deliver(ctx, del)
+	tracing.EndAttempt(span, outcomeName(out.OK), out.OK, out.StatusCode, out.Error)
+	return out
+}
+
+func outcomeName(ok bool) string {
+	if ok {
+		return "succeeded"
+	}
+	return "failed"
 }
 
 // delivery is what the sink needs of a claimed job.

@@ -68,7 +68,7 @@ func BenchmarkDispatch(b *testing.B) {
 	}
 }
 
-func benchmarkDispatch(b *testing.B, claimBatch int) {
+func benchmarkDispatch(b *testing.B, claimBatch int, configure ...func(*env, *Options)) {
 	const workers = 8
 	e := newEnv(b)
 	const secret = "whsec_benchmark_secret_0123456789"
@@ -84,6 +84,9 @@ func benchmarkDispatch(b *testing.B, claimBatch int) {
 		o.Dispatch.Workers = workers
 		o.Dispatch.ClaimBatch = claimBatch
 		o.Dispatch.IdleInterval = 250 * time.Millisecond
+		for _, f := range configure {
+			f(e, o)
+		}
 	})
 	// Counting the succeeded jobs scans the job table; polled every few
 	// milliseconds for the whole run, it competed for the database with

@@ -19,6 +19,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/tracing"
 )
 
 // Defaults for the options the configuration does not carry.
@@ -88,6 +89,11 @@ type Options struct {
 	DrainTimeout time.Duration
 	// Rand draws retry jitter in [0, 1); nil means math/rand/v2.
 	Rand func() float64
+	// Tracing receives a span per attempt; nil is tracing off.
+	Tracing *tracing.Tracing
+	// TenantLimit bounds the tenant label of the backlog metrics; 0 means
+	// DefaultTenantLimit.
+	TenantLimit int
 }
 
 // Dispatcher claims due delivery jobs and attempts them. Build it with New
@@ -107,6 +113,9 @@ type Dispatcher struct {
 	sinks    *sinkCache
 	subs     *subscriptionCache
 	metrics  *metrics
+	tracing  *tracing.Tracing
+	// tenantLimit bounds the tenant label of the backlog metrics.
+	tenantLimit int
 
 	// queue holds claimed jobs no worker has taken yet, handed out in
 	// turns by tenant. It holds at most workers + claimers × claim batch:
@@ -156,22 +165,24 @@ func New(opts Options) (*Dispatcher, error) {
 	}
 	log := opts.Logger.With(slog.String("component", "dispatch"))
 	d := &Dispatcher{
-		store:     opts.Store,
-		log:       log,
-		clock:     opts.Clock,
-		owner:     opts.Owner,
-		cfg:       cfg,
-		policy:    store.AutoDisablePolicy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread},
-		margin:    positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
-		reap:      positiveOr(opts.ReapInterval, DefaultReapInterval),
-		drain:     positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
-		rnd:       opts.Rand,
-		sinks:     newSinkCache(opts.Subscriptions.OpenSink, log),
-		subs:      newSubscriptionCache(opts.Store.SubscriptionsByID),
-		queue:     newFairQueue(),
-		room:      make(chan struct{}, 1),
-		successes: make(chan success, successQueue),
-		wake:      make(chan struct{}, 1),
+		store:       opts.Store,
+		log:         log,
+		clock:       opts.Clock,
+		owner:       opts.Owner,
+		cfg:         cfg,
+		policy:      store.AutoDisablePolicy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread},
+		margin:      positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
+		reap:        positiveOr(opts.ReapInterval, DefaultReapInterval),
+		drain:       positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
+		rnd:         opts.Rand,
+		tracing:     opts.Tracing,
+		tenantLimit: orDefault(opts.TenantLimit, DefaultTenantLimit),
+		sinks:       newSinkCache(opts.Subscriptions.OpenSink, log),
+		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID),
+		queue:       newFairQueue(),
+		room:        make(chan struct{}, 1),
+		successes:   make(chan success, successQueue),
+		wake:        make(chan struct{}, 1),
 	}
 	d.breakers = breaker.New(breaker.Config{
 		Failures: opts.Breaker.Failures,
@@ -542,11 +553,7 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 			d.log.Warn("recovered jobs whose lease expired without a result", "retried", rec.Retried, "poison", rec.Poisoned)
 			d.signal()
 		}
-		if due, err := d.store.DueBacklog(ctx, now); err == nil {
-			d.metrics.dueJobs.Set(float64(due))
-		} else if ctx.Err() == nil {
-			d.log.Warn("counting due jobs failed", "error", err)
-		}
+		d.observeBacklog(ctx, now)
 		d.sinks.evictIdle(now, sinkIdleTimeout)
 		d.subs.evictIdle(now, sinkIdleTimeout)
 	}

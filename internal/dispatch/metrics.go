@@ -16,6 +16,11 @@ type metrics struct {
 	shed           prometheus.Counter
 	recovered      *prometheus.CounterVec
 	breakersOpen   prometheus.GaugeFunc
+	// latencySeconds is produce→delivered: from the event's time
+	// attribute, which its producer stamps, to its successful delivery.
+	latencySeconds   prometheus.Histogram
+	backlog          *backlogCollector
+	autoDisabledSubs prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metrics, error) {
@@ -54,11 +59,21 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 			Name: "streaming_hub_breakers_open",
 			Help: "Circuit breakers of this process that are open or half-open.",
 		}, openBreakers),
+		latencySeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "streaming_hub_delivery_latency_seconds",
+			Help:    "Produce to delivered: from an event's time attribute (stamped by its producer) to its successful delivery, retries included.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 25), // 5ms … about 23 days
+		}),
+		backlog: newBacklogCollector(),
+		autoDisabledSubs: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "streaming_hub_subscriptions_autodisabled",
+			Help: "Live subscriptions switched off after a sustained failure span, across all processes, as last counted by this one.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen} {
+	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen, m.latencySeconds, m.backlog, m.autoDisabledSubs} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

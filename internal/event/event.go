@@ -67,8 +67,12 @@ type Event struct {
 	Subject         string
 	DataContentType string // from ce-datacontenttype or the content-type header
 	DataSchema      string
-	TraceParent     string
-	TraceState      string
+	// TraceParent and TraceState are the event's W3C trace context: the
+	// CloudEvents attributes, or else a valid plain traceparent header
+	// (and its tracestate) as OpenTelemetry's Kafka instrumentation
+	// writes them.
+	TraceParent string
+	TraceState  string
 
 	// Data is the record value, the event data byte for byte.
 	Data []byte

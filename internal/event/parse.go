@@ -119,6 +119,7 @@ func Parse(headers []Header, value []byte, opts Options) (ev Event, rejected Ver
 			"value is "+strconv.Itoa(len(value))+" bytes, the limit is "+strconv.Itoa(limit)), false
 	}
 
+	rec.trace.apply(&p.ev)
 	p.ev.Data = value
 	p.ev.OtherHeaders = rec.other
 	return p.ev, Verdict{}, true
@@ -132,6 +133,7 @@ type record struct {
 	name  [attrCount]string
 	seen  [attrCount]bool
 	other []Header
+	trace plainTrace
 }
 
 // collect sorts the headers into attributes and other headers, applying
@@ -167,6 +169,7 @@ func (r *record) collect(headers []Header) (Verdict, bool) {
 			}
 		default:
 			r.other = append(r.other, h)
+			r.trace.note(h)
 		}
 	}
 	return Verdict{}, true

@@ -142,9 +142,9 @@ func TestParseRules(t *testing.T) {
 		{name: "extension attribute repeated with equal values", headers: add(validRecord(), "ce-partitionkey", "a", "ce_partitionkey", "a"),
 			check: func(t *testing.T, ev Event) { wantField(t, "len(OtherHeaders)", len(ev.OtherHeaders), 2) }},
 		{name: "plain header repeated is no attribute", headers: add(validRecord(), "x-retry", "1", "x-retry", "2")},
-		{name: "plain traceparent is kept but not an attribute", headers: add(validRecord(), "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+		{name: "plain traceparent is kept and is the trace context", headers: add(validRecord(), "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
 			check: func(t *testing.T, ev Event) {
-				wantField(t, "TraceParent", ev.TraceParent, "")
+				wantField(t, "TraceParent", ev.TraceParent, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 				wantField(t, "OtherHeaders[0].Key", ev.OtherHeaders[0].Key, "traceparent")
 			}},
 		{name: "prefix with another separator is a plain header", headers: add(without(validRecord(), "ce-id"), "ce.id", validID), want: ReasonMissingID},

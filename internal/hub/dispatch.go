@@ -9,12 +9,13 @@ import (
 	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/tracing"
 )
 
 // newDispatch builds the delivery half on the hub's shared subscription use
 // cases (which open sinks with their decrypted secrets). Attempts in flight
 // may run for the whole shutdown timeout after the hub starts stopping.
-func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscriptions, log *slog.Logger, reg prometheus.Registerer) (*dispatch.Dispatcher, error) {
+func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscriptions, log *slog.Logger, reg prometheus.Registerer, tracer *tracing.Tracing, owner string) (*dispatch.Dispatcher, error) {
 	return dispatch.New(dispatch.Options{
 		Store:         st,
 		Subscriptions: subs,
@@ -23,6 +24,9 @@ func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscription
 		AutoDisable:   cfg.AutoDisable,
 		Logger:        log,
 		Registerer:    reg,
+		Owner:         owner,
+		Tracing:       tracer,
+		TenantLimit:   cfg.MetricsTenantLimit,
 		DrainTimeout:  cfg.ShutdownTimeout,
 	})
 }

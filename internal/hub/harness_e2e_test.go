@@ -3,6 +3,7 @@ package hub_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -44,7 +45,10 @@ func topicOf(eventKey string) string {
 type hubSession struct {
 	t       *testing.T
 	proc    *clitest.Process
+	kafka   *kafkatest.Cluster
 	brokers string
+	// base is the hub's HTTP address, http://host:port.
+	base string
 	// tenant is the environment of remote mode with the tenant's own API
 	// key, the way the tenant's developers use hubctl.
 	tenant map[string]string
@@ -61,6 +65,12 @@ type hubSession struct {
 // event produced before that would be discarded as unknown_tenant.
 func startHub(t *testing.T, eventKeys ...string) *hubSession {
 	t.Helper()
+	return startHubWith(t, nil, eventKeys...)
+}
+
+// startHubWith is startHub with more environment for serve (OTEL_*, …).
+func startHubWith(t *testing.T, env map[string]string, eventKeys ...string) *hubSession {
+	t.Helper()
 	topics := make([]string, len(eventKeys))
 	for i, key := range eventKeys {
 		topics[i] = topicOf(key)
@@ -70,7 +80,7 @@ func startHub(t *testing.T, eventKeys ...string) *hubSession {
 	mustRun(t, clitest.Database(dsn), "", "tenants", "create", e2eTenant)
 
 	addr := freeAddr(t)
-	proc := clitest.Start(t, map[string]string{
+	serveEnv := map[string]string{
 		"STREAMING_HUB_POSTGRES_DSN":           dsn,
 		"STREAMING_HUB_KAFKA_BROKERS":          strings.Join(kafka.Brokers(), ","),
 		"STREAMING_HUB_KAFKA_METADATA_REFRESH": "1s",
@@ -80,7 +90,9 @@ func startHub(t *testing.T, eventKeys ...string) *hubSession {
 		"STREAMING_HUB_ALLOW_PRIVATE_SINKS":    "true",
 		"STREAMING_HUB_DISPATCH_IDLE_INTERVAL": "50ms",
 		"STREAMING_HUB_SHUTDOWN_TIMEOUT":       "10s",
-	}, "serve", "--listen", addr)
+	}
+	maps.Copy(serveEnv, env)
+	proc := clitest.Start(t, serveEnv, "serve", "--listen", addr)
 	t.Cleanup(func() {
 		if code := proc.Stop(patience); code != 0 {
 			t.Errorf("serve exited %d after SIGTERM:\n%s", code, proc.Stderr())
@@ -91,7 +103,7 @@ func startHub(t *testing.T, eventKeys ...string) *hubSession {
 
 	var key hubapi.CreatedAPIKey
 	decode(t, mustRun(t, clitest.Remote(base, e2eAdminToken), "", "tenants", "keys", "create", e2eTenant, "--name", "e2e", "-o", "json"), &key)
-	return &hubSession{t: t, proc: proc, brokers: strings.Join(kafka.Brokers(), ","), tenant: clitest.Remote(base, key.Key)}
+	return &hubSession{t: t, proc: proc, kafka: kafka, brokers: strings.Join(kafka.Brokers(), ","), base: base, tenant: clitest.Remote(base, key.Key)}
 }
 
 // subscribe creates a subscription with `hubctl subs create --from-file -`

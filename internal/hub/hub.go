@@ -17,12 +17,27 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hubctl/hubctl/internal/api"
+	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/ratelimit"
 	"github.com/hubctl/hubctl/internal/service"
 	sinkregistry "github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/tracing"
 )
+
+// getenv reads the process environment through lookup (os.LookupEnv in
+// production, a map in tests).
+func getenv(lookup func(string) (string, bool)) func(string) string {
+	return func(name string) string {
+		if lookup == nil {
+			return ""
+		}
+		v, _ := lookup(name)
+		return v
+	}
+}
 
 // Options are what Run needs besides the configuration.
 type Options struct {
@@ -61,6 +76,22 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer st.Close()
 
+	tracer, err := tracing.Setup(ctx, getenv(opts.LookupEnv), buildinfo.Get().Version)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Spans still buffered are sent before the process exits.
+		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tracer.Shutdown(flushCtx); err != nil {
+			log.Warn("flushing traces at shutdown failed", "error", err)
+		}
+	}()
+	if tracer != nil {
+		log.Info("tracing on: spans are exported over OTLP as the OTEL_* variables configure")
+	}
+
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(
 		collectors.NewGoCollector(),
@@ -79,26 +110,34 @@ func Run(ctx context.Context, opts Options) error {
 	checks := map[string]api.ReadinessCheck{"database": st.Ping}
 	var parts []component
 	if cfg.Role.RunsIngest() {
-		consumer, err := newIngest(cfg, st, log, metrics)
+		consumer, err := newIngest(cfg, st, log, metrics, tracer)
 		if err != nil {
 			return err
 		}
 		defer consumer.Close() // when start-up fails before Run
 		parts = append(parts, consumer)
 		checks["ingest"] = func(context.Context) error {
+			if consumer.Fenced() {
+				return errors.New("fenced: another process joined the Kafka group with this STREAMING_HUB_KAFKA_INSTANCE_ID")
+			}
 			if !consumer.Ready() {
 				return errors.New("the Kafka consumer has not joined its group")
 			}
 			return nil
 		}
 	}
+	// One name for this process on leases, breakers and its heartbeat.
+	owner := dispatch.DefaultOwner()
+	var breakers func() []store.BreakerState
 	if cfg.Role.RunsDelivery() {
-		dispatcher, err := newDispatch(cfg, st, subscriptions, log, metrics)
+		dispatcher, err := newDispatch(cfg, st, subscriptions, log, metrics, tracer, owner)
 		if err != nil {
 			return err
 		}
 		parts = append(parts, dispatcher)
+		breakers = dispatcher.Breakers
 	}
+	parts = append(parts, newHeartbeat(st, metrics, owner, string(cfg.Role), breakers, log))
 
 	var gatherer prometheus.Gatherer
 	if cfg.MetricsEnabled {

@@ -8,11 +8,12 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/ingest"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/tracing"
 )
 
 // newIngest builds the Kafka consumer. It may keep storing the batch in hand
 // for the whole shutdown timeout after the hub starts stopping.
-func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer) (*ingest.Consumer, error) {
+func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer, tracer *tracing.Tracing) (*ingest.Consumer, error) {
 	return ingest.New(ingest.Options{
 		Kafka:        cfg.Kafka,
 		Ingest:       cfg.Ingest,
@@ -20,5 +21,6 @@ func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg promet
 		Logger:       log,
 		Registerer:   reg,
 		DrainTimeout: cfg.ShutdownTimeout,
+		Tracing:      tracer,
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hubctl/hubctl/internal/testutil/otlptest"
 )
 
 // BenchmarkIngest measures records/s from Kafka into the inbox: 1 KiB events
@@ -26,7 +28,7 @@ func BenchmarkIngest(b *testing.B) {
 	}
 }
 
-func benchmarkIngest(b *testing.B, subscriptions int) {
+func benchmarkIngest(b *testing.B, subscriptions int, configure ...func(*Options)) {
 	e := newEnv(b)
 	e.addTenants("t-bench")
 	for i := range subscriptions {
@@ -35,7 +37,7 @@ INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_ty
 VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}', 'active', 'ciphertext')`,
 			fmt.Sprint("bench-", i))
 	}
-	m := e.start(func(o *Options) { o.MaxPollRecords = DefaultMaxPollRecords })
+	m := e.start(append([]func(*Options){func(o *Options) { o.MaxPollRecords = DefaultMaxPollRecords }}, configure...)...)
 	e.produce(cloudEvent(0, "t-bench", eventID(0), []byte("{}")))
 	e.waitStored(testTopic, 1)
 
@@ -44,7 +46,11 @@ VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}
 	const produceChunk = 5000
 	records := make([]*kgo.Record, 0, produceChunk)
 	for i := 1; i <= b.N; i++ {
-		records = append(records, cloudEvent(int32(i%testPartitions), "t-bench", eventID(i), value))
+		rec := cloudEvent(int32(i%testPartitions), "t-bench", eventID(i), value)
+		// A producer's trace context as OpenTelemetry's Kafka
+		// instrumentation writes it: a plain header.
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: "traceparent", Value: []byte(benchTraceParent)})
+		records = append(records, rec)
 		if len(records) == produceChunk || i == b.N {
 			e.produce(records...)
 			records = records[:0]
@@ -65,6 +71,29 @@ VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}
 		b.Fatalf("delivery jobs = %d, want %d", e.count(`SELECT count(*) FROM delivery_jobs`), want)
 	}
 	m.stop()
+}
+
+const benchTraceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+// BenchmarkIngestTracing is BenchmarkIngest (three subscriptions) with
+// tracing off and on. On, every partition batch makes a span linked to its
+// records' trace contexts, exported over OTLP/HTTP to a real receiver in
+// the process. Compare events/s; run with -benchtime=50000x.
+func BenchmarkIngestTracing(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "tracing=off"
+		if on {
+			name = "tracing=on"
+		}
+		b.Run(name, func(b *testing.B) {
+			var configure []func(*Options)
+			if on {
+				tr, _ := otlptest.StartTracing(b)
+				configure = append(configure, func(o *Options) { o.Tracing = tr })
+			}
+			benchmarkIngest(b, 3, configure...)
+		})
+	}
 }
 
 // benchmarkPayload is a 1 KiB JSON document.

@@ -14,11 +14,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/kafkaclient"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/tracing"
 )
 
 const (
@@ -43,6 +45,15 @@ const (
 	// queueing on the lock — with the write in progress; more would only
 	// hold connections.
 	maxConcurrentBatches = 2
+	// rebalanceTimeout is how long the group waits for its members to
+	// rejoin once a rebalance starts. A member that crashed never rejoins:
+	// when its restart (a new dynamic member) joins, the group drops the
+	// dead one after this long instead of waiting for its session to run
+	// out, which under load is a full session timeout after the crash
+	// because every offset commit counts as a heartbeat. A live member
+	// rejoins as soon as the batch in hand is stored, well within it; one
+	// stuck retrying a batch gives the batch up when a rebalance waits.
+	rebalanceTimeout = 5 * time.Second
 )
 
 // Options configure a Consumer.
@@ -62,6 +73,11 @@ type Options struct {
 	DrainTimeout time.Duration
 	// MaxPollRecords bounds one poll; 0 means DefaultMaxPollRecords.
 	MaxPollRecords int
+	// Tracing receives a span per partition batch; nil is tracing off.
+	Tracing *tracing.Tracing
+	// LagInterval is how often consumer lag is measured; 0 means
+	// DefaultLagInterval.
+	LagInterval time.Duration
 }
 
 // Consumer is ingest's Kafka consumer group member: it reads the subscribed
@@ -75,6 +91,11 @@ type Consumer struct {
 	metrics   *metrics
 	roster    roster
 	eventOpts event.Options
+	tracing   *tracing.Tracing
+	verdicts  *verdictLog
+	owned     ownedPartitions
+	lagMu     sync.Mutex
+	lagSeries map[[2]string]bool
 
 	started atomic.Bool // Run was called; it never runs twice
 	running atomic.Bool
@@ -87,6 +108,11 @@ type Consumer struct {
 	// clientSet is closed once client is assigned: franz-go may call back
 	// into the consumer from its own goroutines as soon as it starts.
 	clientSet chan struct{}
+	// fenced is closed when another process took this static member's
+	// place (fencing.go).
+	fenced     chan struct{}
+	fencedFlag atomic.Bool
+	fenceOnce  sync.Once
 
 	// commit sends stored offsets to Kafka. Tests replace it to simulate a
 	// crash between the database commit and the Kafka commit.
@@ -124,18 +150,26 @@ func New(opts Options) (*Consumer, error) {
 	if opts.Ingest.RosterRefresh <= 0 {
 		opts.Ingest.RosterRefresh = defaultRosterRefresh
 	}
+	if opts.LagInterval <= 0 {
+		opts.LagInterval = DefaultLagInterval
+	}
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: register metrics: %w", err)
 	}
+	log := opts.Logger.With(slog.String("component", "ingest"))
 	c := &Consumer{
 		opts:             opts,
-		log:              opts.Logger.With(slog.String("component", "ingest")),
+		log:              log,
 		clock:            opts.Clock,
 		metrics:          m,
+		tracing:          opts.Tracing,
+		verdicts:         newVerdictLog(log),
+		lagSeries:        make(map[[2]string]bool),
 		eventOpts:        event.Options{TypePrefix: opts.Ingest.TypePrefix, MaxEventBytes: opts.Ingest.MaxEventBytes},
 		rebalanceWaiting: make(chan struct{}, 1),
 		clientSet:        make(chan struct{}),
+		fenced:           make(chan struct{}),
 	}
 	c.commit = c.commitToKafka
 	kopts, err := c.clientOptions()
@@ -156,8 +190,9 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	opts = append(opts,
-		kgo.WithLogger(kgoLogger{c.log}),
+		kgo.WithLogger(kgoLogger{log: c.log, fenced: c.markFenced}),
 		kgo.ConsumerGroup(k.Group),
+		kgo.WithHooks(groupErrors{c}),
 		// Topics are chosen by pattern, so topics created later are
 		// picked up at the next metadata refresh (SPEC §1.1).
 		kgo.ConsumeRegex(),
@@ -180,6 +215,15 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 		kgo.OnPartitionsLost(c.onLost),
 		kgo.OnPartitionsCallbackBlocked(c.onRebalanceBlocked),
 	)
+	// The session timeout bounds how long a crashed dynamic member holds
+	// its partitions; a static member's restart does not wait for it.
+	if k.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(k.SessionTimeout))
+	}
+	opts = append(opts, kgo.RebalanceTimeout(rebalanceTimeout))
+	if k.InstanceID != "" {
+		opts = append(opts, kgo.InstanceID(k.InstanceID))
+	}
 	if k.MetadataRefresh < kgoDefaultMetadataMinAge {
 		opts = append(opts, kgo.MetadataMinAge(k.MetadataRefresh))
 	}
@@ -192,8 +236,10 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 }
 
 // Ready reports whether Run is consuming and the client has joined its
-// group; /readyz uses it.
-func (c *Consumer) Ready() bool { return c.running.Load() && c.joined.Load() }
+// group, and has not been fenced; /readyz uses it.
+func (c *Consumer) Ready() bool {
+	return c.running.Load() && c.joined.Load() && !c.fencedFlag.Load()
+}
 
 // Close leaves the group and releases the Kafka client. Run does this itself
 // when it returns; Close is for a consumer whose Run was never called. It may
@@ -225,12 +271,31 @@ func (c *Consumer) Run(ctx context.Context) error {
 	var refresher sync.WaitGroup
 	refreshCtx, stopRefresh := context.WithCancel(ctx)
 	refresher.Go(func() { c.refreshRoster(refreshCtx, c.opts.Ingest.RosterRefresh) })
+	refresher.Go(func() { c.measureLag(refreshCtx, c.opts.LagInterval) })
+	refresher.Go(func() { c.flushVerdictLog(refreshCtx) })
 	defer refresher.Wait()
 	defer stopRefresh()
 
-	c.log.Info("ingest started", slog.String("group", c.opts.Kafka.Group), slog.String("topics", c.opts.Kafka.Topics.String()))
+	c.log.Info("ingest started", slog.String("group", c.opts.Kafka.Group), slog.String("topics", c.opts.Kafka.Topics.String()),
+		slog.String("instance_id", c.opts.Kafka.InstanceID))
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	defer stopPoll()
+	go func() {
+		select {
+		case <-c.fenced:
+			stopPoll()
+		case <-pollCtx.Done():
+		}
+	}()
 	for {
-		fetches := c.client.PollRecords(ctx, c.opts.MaxPollRecords)
+		fetches := c.client.PollRecords(pollCtx, c.opts.MaxPollRecords)
+		if c.Fenced() {
+			// Whatever this poll read belongs to the member that
+			// replaced us; nothing of it was stored or committed.
+			c.Close()
+			<-ctx.Done()
+			return nil
+		}
 		if fetches.IsClientClosed() {
 			return nil
 		}
@@ -283,9 +348,7 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
-			res, ok := c.storeBatch(ctx, work, giveUp, batch)
-			outcomes[i] = batchOutcome{batch: batch, result: res, stored: ok}
+			outcomes[i] = c.handleBatch(ctx, work, giveUp, p)
 		})
 	}
 	wg.Wait()
@@ -317,11 +380,65 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 		return
 	}
 	if err := c.commit(work, stored); err != nil {
+		if isFenced(err) {
+			c.markFenced()
+			return
+		}
 		// The stored offsets still make a restart resume correctly; the
 		// next successful commit catches Kafka up.
 		c.metrics.commitFailures.Inc()
 		c.log.Warn("Kafka offset commit failed after the batch was stored", slog.Any("error", err))
 	}
+}
+
+// handleBatch decides and stores one partition's records, in a span of its
+// own when tracing is on.
+func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) batchOutcome {
+	batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
+	if c.tracing == nil {
+		res, ok := c.storeBatch(ctx, work, giveUp, batch)
+		return batchOutcome{batch: batch, result: res, stored: ok}
+	}
+	_, span := c.tracing.StartIngestBatch(work, tracing.Batch{
+		Topic: p.topic, Partition: p.partition, Records: len(p.records), Links: batchLinks(batch),
+	})
+	res, ok := c.storeBatch(ctx, work, giveUp, batch)
+	var accepted, discarded, quarantined int
+	for _, n := range res.Counts() {
+		switch n.Kind {
+		case event.Accept:
+			accepted += n.Count
+		case event.Discard:
+			discarded += n.Count
+		case event.Quarantine:
+			quarantined += n.Count
+		}
+	}
+	var err error
+	if !ok {
+		err = errors.New("batch not stored: given up for shutdown or a rebalance")
+	}
+	tracing.EndIngestBatch(span, accepted, discarded, quarantined, err)
+	return batchOutcome{batch: batch, result: res, stored: ok}
+}
+
+// batchLinks are the trace contexts of a batch's accepted records, at most
+// tracing.MaxBatchLinks of them.
+func batchLinks(batch store.IngestBatch) []trace.Link {
+	var links []trace.Link
+	for i := range batch.Records {
+		ev := &batch.Records[i].Event
+		if ev.TraceParent == "" {
+			continue
+		}
+		if l, ok := tracing.Link(ev.TraceParent, ev.TraceState); ok {
+			links = append(links, l)
+			if len(links) == tracing.MaxBatchLinks {
+				break
+			}
+		}
+	}
+	return links
 }
 
 // batchOutcome is what became of one partition's batch.
@@ -344,7 +461,10 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 		res, err := c.opts.Store.WriteIngestBatch(attemptCtx, batch)
 		cancel()
 		if err == nil {
-			c.metrics.batchSeconds.Observe(c.clock().Sub(start).Seconds())
+			stored := c.clock()
+			c.metrics.batchSeconds.Observe(stored.Sub(start).Seconds())
+			c.metrics.batchesStored.Inc()
+			c.metrics.lastStored.Set(float64(stored.UnixNano()) / 1e9)
 			c.metrics.batchRecords.Observe(float64(len(batch.Records)))
 			if attempt > 0 {
 				log.Info("batch stored after retrying", slog.Int("attempts", attempt+1))
@@ -379,22 +499,38 @@ func (c *Consumer) rewind(p partitionRecords) {
 }
 
 // report counts a stored batch and logs its quarantined and discarded
-// records. Quarantine details are not logged: they quote header values.
+// records, one line per (verdict, reason, tenant) a minute at most, with a
+// count (verdictLog).
 func (c *Consumer) report(batch store.IngestBatch, res store.IngestResult) {
 	c.metrics.observe(res)
 	if res.Skipped > 0 {
 		c.log.Info("skipped records an earlier writer had stored", slog.String("topic", batch.Topic),
 			slog.Int("partition", int(batch.Partition)), slog.Int("records", res.Skipped))
 	}
+	now := c.clock()
 	for i, v := range res.Verdicts {
+		if v.Kind == event.Accept {
+			continue
+		}
 		r := &batch.Records[res.Skipped+i]
-		switch v.Kind {
-		case event.Quarantine:
-			c.log.Warn("record quarantined", slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
-				slog.Int64("offset", r.Offset), slog.String("reason", string(v.Reason)))
-		case event.Discard:
-			c.log.Debug("record discarded", slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
-				slog.Int64("offset", r.Offset), slog.String("reason", string(v.Reason)), slog.String("tenant", r.Event.TenantID))
+		// A quarantined record's tenantid did not pass the rules, so it is
+		// not repeated; the event of a discarded one did.
+		c.verdicts.record(verdictKey{kind: v.Kind, reason: v.Reason, tenant: r.Event.TenantID}, batch.Topic, batch.Partition, r.Offset, now)
+	}
+}
+
+// flushVerdictLog logs the counts of discarded and quarantined records as
+// their windows end, until ctx ends.
+func (c *Consumer) flushVerdictLog(ctx context.Context) {
+	ticker := time.NewTicker(verdictLogWindow / 12)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			c.verdicts.flush(c.clock().Add(verdictLogWindow))
+			return
+		case <-ticker.C:
+			c.verdicts.flush(c.clock())
 		}
 	}
 }
@@ -421,7 +557,7 @@ func (c *Consumer) commitToKafka(ctx context.Context, offsets map[string]map[int
 
 func (c *Consumer) logFetchErrors(fetches kgo.Fetches) {
 	fetches.EachError(func(topic string, partition int32, err error) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) || isFenced(err) {
 			return
 		}
 		c.log.Warn("Kafka fetch failed", slog.String("topic", topic), slog.Int("partition", int(partition)), slog.Any("error", err))
@@ -430,6 +566,7 @@ func (c *Consumer) logFetchErrors(fetches kgo.Fetches) {
 
 func (c *Consumer) onAssigned(_ context.Context, _ *kgo.Client, assigned map[string][]int32) {
 	c.joined.Store(true)
+	c.owned.add(assigned)
 	if len(assigned) > 0 {
 		c.log.Info("partitions assigned", slog.Any("partitions", assigned))
 	}
@@ -439,6 +576,7 @@ func (c *Consumer) onAssigned(_ context.Context, _ *kgo.Client, assigned map[str
 // polls, when every stored batch has been committed and nothing unstored
 // has been committed.
 func (c *Consumer) onRevoked(_ context.Context, _ *kgo.Client, revoked map[string][]int32) {
+	c.owned.remove(revoked)
 	if len(revoked) > 0 {
 		c.log.Info("partitions revoked", slog.Any("partitions", revoked))
 	}
@@ -449,6 +587,10 @@ func (c *Consumer) onRevoked(_ context.Context, _ *kgo.Client, revoked map[strin
 // partitions' next owners resume from.
 func (c *Consumer) onLost(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
 	c.joined.Store(false)
+	c.owned.remove(lost)
+	if c.Fenced() {
+		return // said once, by markFenced
+	}
 	c.log.Warn("partitions lost; rejoining the group", slog.Any("partitions", lost))
 }
 

@@ -30,6 +30,13 @@
 //     order equal commit order), so the partitions of a poll are handled two
 //     at a time: one judging its records and queueing while the other
 //     writes. A stuck partition does not block the commit of the others.
+//   - Crash recovery is bounded (docs/reliability.md): with
+//     STREAMING_HUB_KAFKA_INSTANCE_ID the member is static and its restart
+//     takes its partitions back without a rebalance; a rebalance waits at
+//     most 5s for members to rejoin, so a dynamic member's restart is not
+//     held for the dead one's session (STREAMING_HUB_KAFKA_SESSION_TIMEOUT).
+//     A static member fenced by another process with its id stops for good,
+//     logs it once and is no longer Ready (fencing.go).
 //   - The roster is loaded before the first record is judged and reloaded
 //     every STREAMING_HUB_ROSTER_REFRESH; a failed reload keeps the last one.
 //   - Logs name topic, partition, offset, reason and tenant, never payloads

@@ -19,6 +19,9 @@ type metrics struct {
 	abandoned      prometheus.Counter
 	commitFailures prometheus.Counter
 	filterErrors   prometheus.Counter
+	lag            *prometheus.GaugeVec
+	batchesStored  prometheus.Counter
+	lastStored     prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -61,11 +64,23 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "streaming_hub_filter_errors_total",
 			Help: "Content filter evaluations that failed (a missing field, a type mismatch, the cost limit); each was taken as no match.",
 		}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "streaming_hub_kafka_consumer_lag_records",
+			Help: "Records of a partition owned by this process not yet stored: the high watermark minus the stored next offset.",
+		}, []string{"topic", "partition"}),
+		batchesStored: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "streaming_hub_ingest_batches_total",
+			Help: "Partition batches stored (committed to the database).",
+		}),
+		lastStored: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "streaming_hub_ingest_last_batch_timestamp_seconds",
+			Help: "Unix time of the last partition batch this process stored; with lag above zero, a stalled ingest.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.records, m.batchSeconds, m.batchRecords, m.skipped, m.matched, m.storeRetries, m.abandoned, m.commitFailures, m.filterErrors} {
+	for _, c := range []prometheus.Collector{m.records, m.batchSeconds, m.batchRecords, m.skipped, m.matched, m.storeRetries, m.abandoned, m.commitFailures, m.filterErrors, m.lag, m.batchesStored, m.lastStored} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

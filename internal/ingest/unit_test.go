@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/event"
@@ -155,5 +157,25 @@ func TestDrainContextOutlivesItsParentByTheGrace(t *testing.T) {
 	stop()
 	if work.Err() == nil {
 		t.Fatal("stop did not end work")
+	}
+}
+
+func TestReportsFencing(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		keyvals []any
+		want    bool
+	}{
+		{"fenced error", []any{"group", "g", "err", kerr.FencedInstanceID}, true},
+		{"wrapped fenced error", []any{"err", fmt.Errorf("heartbeat: %w", kerr.FencedInstanceID)}, true},
+		{"commit error code", []any{"topic", "t", "error_code", kerr.FencedInstanceID.Code}, true},
+		{"other error", []any{"err", kerr.RebalanceInProgress}, false},
+		{"other code", []any{"error_code", kerr.RebalanceInProgress.Code}, false},
+		{"key without value", []any{"error_code"}, false},
+		{"nothing", nil, false},
+	} {
+		if got := reportsFencing(tt.keyvals); got != tt.want {
+			t.Errorf("%s: reportsFencing = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

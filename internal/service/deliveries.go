@@ -122,6 +122,9 @@ func deliveryView(d store.Delivery) hubapi.Delivery {
 		SucceededAt:    utcPtr(d.SucceededAt),
 		DeadAt:         utcPtr(d.DeadAt),
 	}
+	if d.State == hubapi.DeliveryPending {
+		v.HeldReason = optionalText(d.ShedReason)
+	}
 	// next_attempt_at keeps its last value in every state; it is a promise
 	// only while the delivery waits for its turn.
 	if d.State == hubapi.DeliveryPending {

@@ -133,7 +133,11 @@ func (s *Subscriptions) Get(ctx context.Context, tenantID, id string) (hubapi.Su
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
-	return s.view(sub)
+	view, err := s.view(sub)
+	if err != nil {
+		return hubapi.Subscription{}, err
+	}
+	return s.withBreaker(ctx, sub, view)
 }
 
 // List pages through a tenant's subscriptions, oldest first.

@@ -255,6 +255,7 @@ claimed AS (
                            THEN @now::timestamptz + (x.attempt_timeout_ms + @lease_margin_ms::bigint) * interval '1 millisecond' END,
         last_error = CASE WHEN x.verdict = 'missing_event' THEN 'the event of this job is missing from the inbox'
                           ELSE j.last_error END,
+        shed_reason = NULL, shed_at = NULL,
         updated_at = @now
     FROM settled x
     WHERE j.id = x.id AND j.state = 'pending'

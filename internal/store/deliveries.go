@@ -30,6 +30,10 @@ type Delivery struct {
 	UpdatedAt     time.Time
 	SucceededAt   *time.Time
 	DeadAt        *time.Time
+	// ShedReason says why the job was last handed back without an attempt
+	// (breaker_open), at ShedAt; "" once it has been claimed since.
+	ShedReason string
+	ShedAt     *time.Time
 }
 
 // DeliveryAttempt is one recorded attempt of a delivery job.
@@ -65,13 +69,13 @@ type DeliveryQuery struct {
 // events as e (left-joined: the event may be missing).
 const deliveryColumns = `j.id, j.tenant_id, j.subscription_id, j.event_seq, coalesce(e.id::text, ''), coalesce(e.event_key, ''),
 	j.state, j.attempts, j.next_attempt_at, coalesce(j.dead_reason, ''), coalesce(j.last_error, ''), j.last_status,
-	j.created_at, j.updated_at, j.succeeded_at, j.dead_at`
+	j.created_at, j.updated_at, j.succeeded_at, j.dead_at, coalesce(j.shed_reason, ''), j.shed_at`
 
 // deliveryFields lists the scan targets of deliveryColumns, in order.
 func deliveryFields(d *Delivery) []any {
 	return []any{&d.ID, &d.TenantID, &d.SubscriptionID, &d.EventSeq, &d.EventID, &d.EventKey,
 		&d.State, &d.Attempts, &d.NextAttemptAt, &d.DeadReason, &d.LastError, &d.LastStatus,
-		&d.CreatedAt, &d.UpdatedAt, &d.SucceededAt, &d.DeadAt}
+		&d.CreatedAt, &d.UpdatedAt, &d.SucceededAt, &d.DeadAt, &d.ShedReason, &d.ShedAt}
 }
 
 // ListDeliveries returns a page of a subscription's deliveries, newest

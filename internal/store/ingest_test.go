@@ -171,8 +171,12 @@ FROM events WHERE tenant_id = 't-a' AND id = $1`, testEventID(2)).Scan(
 		evType != "studio.lerian.transaction.posted" || !evTime.Equal(time.Date(2026, 11, 29, 12, 0, 0, 123456000, time.UTC)) {
 		t.Errorf("stored attributes %q %q %d %q %q %v", key, version, major, source, evType, evTime)
 	}
-	if subject != nil || contentType != nil || traceID != nil {
-		t.Errorf("absent optional attributes stored as %v %v %v, want NULL", subject, contentType, traceID)
+	if subject != nil || contentType != nil {
+		t.Errorf("absent optional attributes stored as %v %v, want NULL", subject, contentType)
+	}
+	// The plain traceparent header is the event's trace context.
+	if traceID == nil || *traceID != "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" {
+		t.Errorf("traceparent stored as %v, want the plain header's", traceID)
 	}
 	headers := eventHeaders("t-a", testEventID(2))
 	if len(keys) != len(headers) || len(values) != len(headers) {

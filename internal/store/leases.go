@@ -11,12 +11,14 @@ import (
 
 // Shed hands a claimed job back without an attempt, due again at retryAt:
 // its destination's breaker is open (SPEC §3.4). attempts is unchanged and
-// no attempt is recorded. It reports false when the job was no longer this
-// owner's to hand back.
-func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt time.Time) (bool, error) {
+// no attempt is recorded. reason (hubapi.HeldBreakerOpen) is what a read of
+// the delivery shows until its next claim. It reports false when the job
+// was no longer this owner's to hand back.
+func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt time.Time, reason string) (bool, error) {
 	tag, err := s.Pool.Exec(ctx, `
-UPDATE delivery_jobs SET state = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_until = NULL, updated_at = now()
-WHERE id = $1 AND state = 'in_flight' AND lease_owner = $2`, jobID, owner, retryAt)
+UPDATE delivery_jobs SET state = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_until = NULL,
+    shed_reason = $4, shed_at = now(), updated_at = now()
+WHERE id = $1 AND state = 'in_flight' AND lease_owner = $2`, jobID, owner, retryAt, reason)
 	if err != nil {
 		return false, classify(fmt.Errorf("shed job %s: %w", jobID, err))
 	}

@@ -10,10 +10,10 @@ func TestShedKeepsTheAttemptBudget(t *testing.T) {
 	st := ingestStore(t)
 	job, _ := claimOne(t, st, "w")
 	retryAt := time.Now().Add(30 * time.Second).Truncate(time.Microsecond)
-	if ok, err := st.Shed(context.Background(), job.ID, "someone-else", retryAt); err != nil || ok {
+	if ok, err := st.Shed(context.Background(), job.ID, "someone-else", retryAt, "breaker_open"); err != nil || ok {
 		t.Errorf("shed by another owner = %v, %v; want refused", ok, err)
 	}
-	if ok, err := st.Shed(context.Background(), job.ID, "w", retryAt); err != nil || !ok {
+	if ok, err := st.Shed(context.Background(), job.ID, "w", retryAt, "breaker_open"); err != nil || !ok {
 		t.Fatalf("Shed = %v, %v", ok, err)
 	}
 	j := readJob(t, st, job.ID)
@@ -22,6 +22,19 @@ func TestShedKeepsTheAttemptBudget(t *testing.T) {
 	}
 	if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts`); n != 0 {
 		t.Errorf("%d attempts recorded, want none", n)
+	}
+	if n := queryCount(t, st, `SELECT count(*) FROM delivery_jobs WHERE shed_reason = 'breaker_open' AND shed_at IS NOT NULL`); n != 1 {
+		t.Errorf("%d jobs say why they were shed, want 1", n)
+	}
+	// The next claim takes the reason away: the job is being attempted.
+	if _, err := st.Pool.Exec(context.Background(), `UPDATE delivery_jobs SET next_attempt_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	if res := claim(t, st, "w", 10, ""); len(res.Jobs) != 1 {
+		t.Fatalf("claimed %d jobs, want the shed one", len(res.Jobs))
+	}
+	if n := queryCount(t, st, `SELECT count(*) FROM delivery_jobs WHERE shed_reason IS NOT NULL OR shed_at IS NOT NULL`); n != 0 {
+		t.Errorf("%d claimed jobs still say they were shed", n)
 	}
 }
 

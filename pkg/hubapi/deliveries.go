@@ -42,7 +42,15 @@ type Delivery struct {
 	UpdatedAt   time.Time  `json:"updated_at"`
 	SucceededAt *time.Time `json:"succeeded_at"`
 	DeadAt      *time.Time `json:"dead_at"`
+	// HeldReason says why a pending delivery waits without an attempt
+	// being spent: breaker_open (its destination's circuit breaker is
+	// open; it is tried again at next_attempt_at). Null otherwise.
+	HeldReason *string `json:"held_reason"`
 }
+
+// HeldBreakerOpen is the held_reason of a delivery shed by its
+// destination's open circuit breaker.
+const HeldBreakerOpen = "breaker_open"
 
 // DeliveryDetail is GET /v1/deliveries/{id}: the delivery with every
 // recorded attempt, oldest first.

@@ -42,6 +42,32 @@ type Subscription struct {
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
 	CreatedAt               time.Time  `json:"created_at"`
 	UpdatedAt               time.Time  `json:"updated_at"`
+	// Breaker is the circuit breaker of the subscription's destination as
+	// the running hubs hold it; shown by a single read (not in lists), and
+	// absent for pull subscriptions, which have no destination to break.
+	Breaker *Breaker `json:"breaker,omitempty"`
+}
+
+// Breaker states as a read shows them.
+const (
+	BreakerClosed   = "closed"
+	BreakerOpen     = "open"
+	BreakerHalfOpen = "half_open"
+)
+
+// Breaker is the circuit breaker of one (tenant, destination). Breakers
+// are kept by each hub process; a read shows the most restrictive state
+// among the running ones.
+type Breaker struct {
+	// Destination is the breaker's key: scheme://host:port, a queue URL,
+	// host + vhost + exchange, region + bus; never credentials.
+	Destination string `json:"destination"`
+	State       string `json:"state"`
+	// OpenUntil is when an open breaker lets its next probe through (or,
+	// half-open, when the probe in flight is given up); nil when closed.
+	OpenUntil *time.Time `json:"open_until"`
+	// Instances counts the hub processes holding it open or half-open.
+	Instances int `json:"instances"`
 }
 
 // SubscriptionCreate is the body of POST /v1/subscriptions: the writable

@@ -22,8 +22,21 @@ func ListHeader(t *output.TableWriter) {
 
 // ListRow is one delivery of ListHeader's table.
 func ListRow(t *output.TableWriter, f *cmdutil.Factory, d hubapi.Delivery) {
-	t.Row(d.ID, orDash(d.EventID), orDash(cellText(d.EventType, 0)), output.Style(f.IOStreams, d.State),
+	t.Row(d.ID, orDash(d.EventID), orDash(cellText(d.EventType, 0)), stateText(f, d),
 		strconv.Itoa(d.Attempts), optionalInt(d.LastStatus), d.UpdatedAt.Format(time.RFC3339))
+}
+
+// stateText is the state with why it is there: a dead delivery's reason,
+// a pending one held back without spending an attempt.
+func stateText(f *cmdutil.Factory, d hubapi.Delivery) string {
+	state := output.Style(f.IOStreams, d.State)
+	switch {
+	case d.DeadReason != nil:
+		state += " (" + output.Style(f.IOStreams, *d.DeadReason) + ")"
+	case d.HeldReason != nil:
+		state += " (held: " + strings.ReplaceAll(*d.HeldReason, "_", " ") + ")"
+	}
+	return state
 }
 
 // errorWidth cuts an error in the attempts table: enough to tell one
@@ -33,10 +46,7 @@ const errorWidth = 100
 // writeSummary shows one delivery field by field, the state's details
 // beside it, so a reader sees at once why a delivery is where it is.
 func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery) error {
-	state := output.Style(f.IOStreams, d.State)
-	if d.DeadReason != nil {
-		state += " (" + output.Style(f.IOStreams, *d.DeadReason) + ")"
-	}
+	state := stateText(f, d)
 	fields := [][2]string{
 		{"Delivery", d.ID},
 		{"Subscription", d.SubscriptionID},

@@ -49,7 +49,10 @@ key-encryption key — lives under --data-dir and survives restarts; --fresh
 wipes it first. Ctrl-C stops everything.
 
 Dev mode sets STREAMING_HUB_ENV=local and STREAMING_HUB_ALLOW_PRIVATE_SINKS=true
-so webhooks on localhost work; other settings apply as usual.`,
+so webhooks on localhost work, and STREAMING_HUB_KAFKA_INSTANCE_ID=hubctl-dev so
+a restart takes its Kafka partitions back at once; other settings apply as
+usual. A port that is taken (by another hubctl dev, say) stops it before it
+starts anything, naming the flag that moves it.`,
 		Example: `  hubctl dev
   hubctl dev --fresh --kafka-port 29092
   psql "$(hubctl dev ... prints the URL)"`,
@@ -85,6 +88,13 @@ func defaultDataDir() string {
 
 func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	errOut := f.IOStreams.ErrOut
+	ports := []busyPort{
+		{service: "PostgreSQL", port: opts.postgresPort, flag: "--postgres-port"},
+		{service: "Kafka", port: opts.kafkaPort, flag: "--kafka-port"},
+	}
+	if err := checkPorts(ports...); err != nil {
+		return err
+	}
 	if opts.fresh {
 		if err := os.RemoveAll(opts.dataDir); err != nil {
 			return fmt.Errorf("wipe %s: %w", opts.dataDir, err)
@@ -105,12 +115,39 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 		return err
 	}
 
+	f.Defaults = map[string]string{
+		"STREAMING_HUB_ENV":                    "local",
+		"STREAMING_HUB_ALLOW_PRIVATE_SINKS":    "true",
+		"STREAMING_HUB_DEV_KEK":                kek,
+		"STREAMING_HUB_KAFKA_METADATA_REFRESH": "2s",
+		"STREAMING_HUB_LOG_LEVEL":              "info",
+		"STREAMING_HUB_HTTP_LISTEN_ADDR":       "127.0.0.1:8080",
+		"STREAMING_HUB_ADMIN_TOKEN":            adminToken,
+		// The embedded broker's group has only this member: as a static
+		// one, a restart of dev mode takes its partitions back at once.
+		"STREAMING_HUB_KAFKA_INSTANCE_ID": "hubctl-dev",
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	log, err := f.Logger()
+	if err != nil {
+		return err
+	}
+	if err := checkListen(cfg.HTTPListenAddr); err != nil {
+		return err
+	}
+
 	started := time.Now()
 	pg, err := devenv.StartPostgres(ctx, devenv.PostgresOptions{
 		DataDir: filepath.Join(opts.dataDir, "postgres"),
 		Port:    opts.postgresPort,
 	})
 	if err != nil {
+		if busy := portError(err, ports...); busy != nil {
+			return busy
+		}
 		return fmt.Errorf("start PostgreSQL: %w", err)
 	}
 	defer func() {
@@ -126,6 +163,9 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 		AutoCreateTopics: true,
 	})
 	if err != nil {
+		if busy := portError(err, ports...); busy != nil {
+			return busy
+		}
 		return fmt.Errorf("start Kafka on port %d: %w", opts.kafkaPort, err)
 	}
 	defer kafka.Close()
@@ -138,27 +178,10 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 		return err
 	}
 
-	f.Defaults = map[string]string{
-		"STREAMING_HUB_ENV":                    "local",
-		"STREAMING_HUB_ALLOW_PRIVATE_SINKS":    "true",
-		"STREAMING_HUB_DEV_KEK":                kek,
-		"STREAMING_HUB_KAFKA_METADATA_REFRESH": "2s",
-		"STREAMING_HUB_LOG_LEVEL":              "info",
-		"STREAMING_HUB_HTTP_LISTEN_ADDR":       "127.0.0.1:8080",
-		"STREAMING_HUB_ADMIN_TOKEN":            adminToken,
-	}
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
 	// The embedded services are dev mode's own: a DSN or brokers exported
 	// for another setup must not send it elsewhere.
 	cfg.Postgres.DSN = pg.DSN()
 	cfg.Kafka.Brokers = kafka.Brokers()
-	log, err := f.Logger()
-	if err != nil {
-		return err
-	}
 
 	// PostgreSQL dying under the hub ends dev mode rather than leaving a
 	// hub that can only report errors.
@@ -190,6 +213,9 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	})
 	if cause := context.Cause(hubCtx); err == nil && cause != nil && !errors.Is(cause, context.Canceled) {
 		err = cause
+	}
+	if busy := listenError(err, cfg.HTTPListenAddr); busy != nil {
+		return busy // taken since checkListen looked
 	}
 	return err
 }

@@ -39,24 +39,8 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 	dataDir := reachableTempDir(t)
 	const stopTimeout = 60 * time.Second
 
-	start := func() (dev *clitest.Process, dsn, brokers string) {
-		dev = clitest.Start(t, nil, "dev", "--data-dir", dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0")
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			out := dev.Stderr()
-			if m, k := postgresLine.FindStringSubmatch(out), brokersLine.FindStringSubmatch(out); m != nil && k != nil {
-				dsn, brokers = m[1], k[1]
-				break
-			}
-			if code, exited := dev.Exited(); exited {
-				t.Fatalf("dev exited early with %d:\n%s", code, out)
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no banner within 60s:\n%s", out)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return dev, dsn, brokers
+	start := func() (*clitest.Process, string, string) {
+		return startDev(t, "--data-dir", dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0")
 	}
 
 	dev, dsn, brokers := start()

@@ -21,6 +21,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/sig"
 	"github.com/hubctl/hubctl/internal/cli/subs"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
+	"github.com/hubctl/hubctl/internal/cli/top"
 	"github.com/hubctl/hubctl/internal/cli/version"
 )
 
@@ -88,6 +89,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		listen.NewCmd(f),
 		pull.NewCmd(f, nil),
 		configcmd.NewCmd(f),
+		top.NewCmd(f, nil),
 		version.NewCmd(f),
 		man.NewCmd(f),
 	)

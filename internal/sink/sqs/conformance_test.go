@@ -16,6 +16,8 @@ var sqsIdentity = map[string]sinktest.Field{
 	AttrTenantID:      sinktest.TenantID,
 	AttrEventType:     sinktest.EventKey,
 	AttrSchemaVersion: sinktest.SchemaVersion,
+	AttrTraceParent:   sinktest.TraceParent,
+	AttrTraceState:    sinktest.TraceState,
 }
 
 func TestConformance(t *testing.T) {
@@ -62,6 +64,7 @@ func conformanceHarness(t *testing.T, fifo bool) sinktest.Harness {
 		SameDestination:  sameQueueOtherKeys,
 		OtherDestination: object("https://sqs.us-east-1.amazonaws.com/123456789012/invoices"+suffix, ""),
 		Credentials:      []string{testKeyID, testSecret},
+		Carries:          []sinktest.Field{sinktest.TraceParent, sinktest.TraceState},
 
 		Working: func(t *testing.T) (sink.Sink, sinktest.Inbox) {
 			queueURL := g.NewQueue(t, fifo)

@@ -21,6 +21,11 @@ const (
 	AttrTenantID      = "lerian-tenant-id"
 	AttrDeliveryID    = "lerian-delivery-id"
 	AttrSchemaVersion = "lerian-schema-version"
+	// AttrTraceParent and AttrTraceState carry the W3C trace context
+	// under the names W3C and OpenTelemetry's messaging instrumentation
+	// read from message attributes; absent when the event has none.
+	AttrTraceParent = "traceparent"
+	AttrTraceState  = "tracestate"
 	// AttrBodyEncoding is present, with the value BodyEncodingBase64, only
 	// when the body is the base64 encoding of the event data because the
 	// data itself is not text SQS can carry.
@@ -60,6 +65,8 @@ func buildMessage(queueURL string, fifo bool, d sink.Delivery) (*sqsapi.SendMess
 		AttrTenantID:      d.TenantID,
 		AttrDeliveryID:    d.DeliveryID,
 		AttrSchemaVersion: d.SchemaVersion,
+		AttrTraceParent:   d.TraceParent,
+		AttrTraceState:    d.TraceState,
 	}
 	if encoded {
 		attrs[AttrBodyEncoding] = BodyEncodingBase64

@@ -1,0 +1,144 @@
+package dispatch
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubctl/hubctl/internal/breaker"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// OtherTenants is the tenant label of the backlog of every tenant past the
+// metrics' tenant limit.
+const OtherTenants = "other"
+
+// DefaultTenantLimit is STREAMING_HUB_METRICS_TENANT_LIMIT's default.
+const DefaultTenantLimit = 20
+
+// tenantBacklog is one series of the per-tenant backlog metrics.
+type tenantBacklog struct {
+	tenant    string
+	pending   float64
+	due       float64
+	oldestDue float64 // seconds the oldest due job has waited; 0 when none is due
+}
+
+// boundTenants turns the backlog of every tenant (largest first, as
+// store.BacklogByTenant reads it) into at most limit series of their own
+// and one "other" series that sums the rest, keeping its oldest wait. The
+// label's cardinality is bounded by the setting whatever the number of
+// tenants. A tenant that is itself named "other" is folded into the bucket.
+func boundTenants(backlog []store.TenantBacklog, limit int, now time.Time) []tenantBacklog {
+	var out []tenantBacklog
+	other := tenantBacklog{tenant: OtherTenants}
+	hasOther := false
+	for _, b := range backlog {
+		s := tenantBacklog{tenant: b.TenantID, pending: float64(b.Pending), due: float64(b.Due)}
+		if !b.OldestDue.IsZero() {
+			s.oldestDue = max(now.Sub(b.OldestDue).Seconds(), 0)
+		}
+		if len(out) < limit && b.TenantID != OtherTenants {
+			out = append(out, s)
+			continue
+		}
+		hasOther = true
+		other.pending += s.pending
+		other.due += s.due
+		other.oldestDue = max(other.oldestDue, s.oldestDue)
+	}
+	if hasOther {
+		out = append(out, other)
+	}
+	return out
+}
+
+// backlogCollector serves the last backlog reading as three gauge families.
+// It is a collector rather than gauge vectors so that a scrape always sees
+// one whole reading: tenants whose backlog drained disappear with the
+// reading that no longer has them, never half-way through a reset.
+type backlogCollector struct {
+	pending, due, oldest *prometheus.Desc
+
+	mu      sync.Mutex
+	reading []tenantBacklog
+}
+
+func newBacklogCollector() *backlogCollector {
+	return &backlogCollector{
+		pending: prometheus.NewDesc("streaming_hub_delivery_backlog_jobs",
+			"Delivery jobs not yet settled (pending, due or scheduled, and in flight), by tenant; tenants past STREAMING_HUB_METRICS_TENANT_LIMIT are summed under tenant=\"other\". Across all processes, as last read by this one.",
+			[]string{"tenant"}, nil),
+		due: prometheus.NewDesc("streaming_hub_delivery_due_jobs",
+			"Pending delivery jobs whose next attempt is due, by tenant (bounded as streaming_hub_delivery_backlog_jobs).",
+			[]string{"tenant"}, nil),
+		oldest: prometheus.NewDesc("streaming_hub_delivery_oldest_due_age_seconds",
+			"How long the job due the longest has waited past its due time, by tenant (bounded as streaming_hub_delivery_backlog_jobs); 0 when none is due.",
+			[]string{"tenant"}, nil),
+	}
+}
+
+func (c *backlogCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.pending
+	ch <- c.due
+	ch <- c.oldest
+}
+
+func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	reading := c.reading
+	c.mu.Unlock()
+	for _, s := range reading {
+		ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, s.pending, s.tenant)
+		ch <- prometheus.MustNewConstMetric(c.due, prometheus.GaugeValue, s.due, s.tenant)
+		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, s.oldestDue, s.tenant)
+	}
+}
+
+func (c *backlogCollector) set(reading []tenantBacklog) {
+	c.mu.Lock()
+	c.reading = reading
+	c.mu.Unlock()
+}
+
+// observeBacklog reads the backlog and the auto-disabled subscriptions
+// for the gauges; maintain calls it every reap interval.
+func (d *Dispatcher) observeBacklog(ctx context.Context, now time.Time) {
+	backlog, err := d.store.BacklogByTenant(ctx, now)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Warn("reading the delivery backlog failed", "error", err)
+		}
+		return
+	}
+	var due int64
+	for _, b := range backlog {
+		due += b.Due
+	}
+	d.metrics.dueJobs.Set(float64(due))
+	d.metrics.backlog.set(boundTenants(backlog, d.tenantLimit, now))
+	if n, err := d.store.AutoDisabledSubscriptions(ctx); err == nil {
+		d.metrics.autoDisabledSubs.Set(float64(n))
+	} else if ctx.Err() == nil {
+		d.log.Warn("counting auto-disabled subscriptions failed", "error", err)
+	}
+}
+
+// Breakers are this process's breakers that are open or half-open, for
+// operators and other processes to see.
+func (d *Dispatcher) Breakers() []store.BreakerState {
+	snap := d.breakers.Snapshot()
+	out := make([]store.BreakerState, 0, len(snap))
+	for _, s := range snap {
+		tenant, destination, _ := strings.Cut(s.Key, "|")
+		state := "open"
+		if s.State == breaker.HalfOpen {
+			state = "half_open"
+		}
+		out = append(out, store.BreakerState{Owner: d.owner, TenantID: tenant, Destination: destination, State: state, OpenUntil: s.Until})
+	}
+	return out
+}

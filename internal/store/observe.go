@@ -1,0 +1,184 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TenantBacklog is one tenant's delivery backlog.
+type TenantBacklog struct {
+	TenantID string
+	// Pending counts jobs waiting for an attempt (due or scheduled) and
+	// in flight.
+	Pending int64
+	// Due counts the pending jobs whose next attempt is due.
+	Due int64
+	// OldestDue is the next_attempt_at of the job that has been due the
+	// longest; zero when none is due.
+	OldestDue time.Time
+}
+
+// BacklogByTenant reads the delivery backlog of every tenant with jobs not
+// yet settled, largest first. It reads the partial indexes of pending and
+// in-flight jobs only, never settled history.
+func (s *Store) BacklogByTenant(ctx context.Context, now time.Time) ([]TenantBacklog, error) {
+	rows, err := s.Pool.Query(ctx, `
+SELECT tenant_id,
+       count(*),
+       count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= @now),
+       min(next_attempt_at) FILTER (WHERE state = 'pending' AND next_attempt_at <= @now)
+FROM delivery_jobs
+WHERE state IN ('pending', 'in_flight')
+GROUP BY tenant_id
+ORDER BY count(*) DESC, tenant_id`, pgx.NamedArgs{"now": now})
+	if err != nil {
+		return nil, classify(fmt.Errorf("read the backlog by tenant: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (TenantBacklog, error) {
+		var b TenantBacklog
+		var oldest *time.Time
+		err := row.Scan(&b.TenantID, &b.Pending, &b.Due, &oldest)
+		b.OldestDue = derefTime(oldest)
+		return b, err
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("read the backlog by tenant: %w", err))
+	}
+	return out, nil
+}
+
+// AutoDisabledSubscriptions counts the live subscriptions the hub switched
+// off after a sustained failure span.
+func (s *Store) AutoDisabledSubscriptions(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.Pool.QueryRow(ctx, `
+SELECT count(*) FROM subscriptions
+WHERE deleted_at IS NULL AND NOT enabled AND disabled_reason = 'auto_disabled'`).Scan(&n)
+	if err != nil {
+		return 0, classify(fmt.Errorf("count auto-disabled subscriptions: %w", err))
+	}
+	return n, nil
+}
+
+// Instance is one running hub as its heartbeat describes it.
+type Instance struct {
+	Owner       string
+	Role        string
+	Version     string
+	StartedAt   time.Time
+	HeartbeatAt time.Time
+	// Stats is the instance's own snapshot, as JSON.
+	Stats json.RawMessage
+}
+
+// BreakerState is a circuit breaker a process holds open or half-open.
+type BreakerState struct {
+	Owner       string
+	TenantID    string
+	Destination string
+	State       string // open, half_open
+	OpenUntil   time.Time
+}
+
+// Heartbeat records that an instance is alive with its stats, replaces its
+// breaker rows with breakers, and forgets instances whose heartbeat is
+// older than staleAfter (their breaker rows go with them), all in one
+// transaction.
+func (s *Store) Heartbeat(ctx context.Context, in Instance, breakers []BreakerState, staleAfter time.Duration) error {
+	return classify(pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `
+INSERT INTO hub_instances (owner, role, version, started_at, heartbeat_at, stats)
+VALUES (@owner, @role, @version, @started, @beat, @stats)
+ON CONFLICT (owner) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, stats = EXCLUDED.stats`,
+			pgx.NamedArgs{
+				"owner": in.Owner, "role": in.Role, "version": in.Version,
+				"started": in.StartedAt, "beat": in.HeartbeatAt, "stats": statsJSON(in.Stats),
+			}); err != nil {
+			return fmt.Errorf("record the heartbeat: %w", err)
+		}
+		tenants, dests, states, until := make([]string, len(breakers)), make([]string, len(breakers)), make([]string, len(breakers)), make([]time.Time, len(breakers))
+		for i, b := range breakers {
+			tenants[i], dests[i], states[i], until[i] = b.TenantID, b.Destination, b.State, b.OpenUntil
+		}
+		// Two statements: in one, the insert would not see the delete and
+		// conflict with the rows it replaces.
+		if _, err := tx.Exec(ctx, `DELETE FROM breaker_states WHERE owner = $1`, in.Owner); err != nil {
+			return fmt.Errorf("record the breakers: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `
+INSERT INTO breaker_states (owner, tenant_id, destination, state, open_until)
+SELECT @owner, t, d, s, u FROM unnest(@tenants::text[], @dests::text[], @states::text[], @until::timestamptz[]) AS b (t, d, s, u)`,
+			pgx.NamedArgs{"owner": in.Owner, "tenants": tenants, "dests": dests, "states": states, "until": until}); err != nil {
+			return fmt.Errorf("record the breakers: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM hub_instances WHERE heartbeat_at < @cutoff AND owner <> @owner`,
+			pgx.NamedArgs{"cutoff": in.HeartbeatAt.Add(-staleAfter), "owner": in.Owner}); err != nil {
+			return fmt.Errorf("forget stopped instances: %w", err)
+		}
+		return nil
+	}))
+}
+
+// Leave removes an instance that is stopping, with its breaker rows.
+func (s *Store) Leave(ctx context.Context, owner string) error {
+	if _, err := s.Pool.Exec(ctx, `DELETE FROM hub_instances WHERE owner = $1`, owner); err != nil {
+		return classify(fmt.Errorf("remove the instance: %w", err))
+	}
+	return nil
+}
+
+func statsJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	return string(raw)
+}
+
+// Instances reads the instances whose heartbeat is at most staleAfter old.
+func (s *Store) Instances(ctx context.Context, now time.Time, staleAfter time.Duration) ([]Instance, error) {
+	rows, err := s.Pool.Query(ctx, `
+SELECT owner, role, version, started_at, heartbeat_at, stats FROM hub_instances
+WHERE heartbeat_at >= @cutoff ORDER BY owner`, pgx.NamedArgs{"cutoff": now.Add(-staleAfter)})
+	if err != nil {
+		return nil, classify(fmt.Errorf("read the instances: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Instance, error) {
+		var in Instance
+		var stats []byte
+		err := row.Scan(&in.Owner, &in.Role, &in.Version, &in.StartedAt, &in.HeartbeatAt, &stats)
+		in.Stats = stats
+		return in, err
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("read the instances: %w", err))
+	}
+	return out, nil
+}
+
+// BreakerStates reads the breakers live instances hold open or half-open:
+// of one tenant's destination when both are given, else all of them.
+func (s *Store) BreakerStates(ctx context.Context, tenantID, destination string, now time.Time, staleAfter time.Duration) ([]BreakerState, error) {
+	rows, err := s.Pool.Query(ctx, `
+SELECT b.owner, b.tenant_id, b.destination, b.state, b.open_until
+FROM breaker_states b JOIN hub_instances i USING (owner)
+WHERE i.heartbeat_at >= @cutoff
+  AND (@tenant = '' OR (b.tenant_id = @tenant AND b.destination = @destination))
+ORDER BY b.tenant_id, b.destination, b.open_until DESC, b.owner`,
+		pgx.NamedArgs{"cutoff": now.Add(-staleAfter), "tenant": tenantID, "destination": destination})
+	if err != nil {
+		return nil, classify(fmt.Errorf("read the breakers: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (BreakerState, error) {
+		var b BreakerState
+		err := row.Scan(&b.Owner, &b.TenantID, &b.Destination, &b.State, &b.OpenUntil)
+		return b, err
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("read the breakers: %w", err))
+	}
+	return out, nil
+}
