@@ -64,8 +64,13 @@ fuzz: ## a short run of every fuzz target (FUZZTIME=1m make fuzz for longer)
 	  done; \
 	done
 
-dev: ## the whole hub on embedded Kafka and a throwaway PostgreSQL
-	$(GO) run ./cmd/hubctl dev
+# `go run` would sit between make and hubctl and turn Ctrl-C into exit
+# status 1 ("make: *** Error 1"); exec leaves hubctl's own status, 0 after
+# a clean stop. DEV_HUBCTL lets a test stand in for the binary.
+DEV_HUBCTL    ?= bin/hubctl
+
+dev: build ## the whole hub on embedded Kafka and a throwaway PostgreSQL
+	exec $(DEV_HUBCTL) dev $(DEV_FLAGS)
 
 clean:
 	rm -rf bin dist

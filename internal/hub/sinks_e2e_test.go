@@ -23,6 +23,7 @@ import (
 	"github.com/hubctl/hubctl/internal/testutil/eventbridgetest"
 	"github.com/hubctl/hubctl/internal/testutil/goawstest"
 	"github.com/hubctl/hubctl/internal/testutil/rabbittest"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 const (
@@ -159,7 +160,13 @@ func TestRabbitMQEndToEnd(t *testing.T) {
 	unbound["routing_key"] = "hubctl-e2e-nobody-binds-this"
 	posted := []string{postedKey}
 	ordersSub := h.subscribe(subscription("orders-rabbit", exchange, posted, nil))
+	// Verification publishes to the routing key, so the key is bound while
+	// the subscription is created and unbound before the event comes: a
+	// topology that changed after verification still fails each delivery.
+	top.Bind(t, "hubctl-e2e-nobody-binds-this")
 	unroutableSub := h.subscribe(subscription("orders-unroutable", unbound, posted, oneAttempt))
+	top.Unbind(t, "hubctl-e2e-nobody-binds-this")
+	top.Drain(t) // the verification messages
 	if password, ok := amqpPassword(t, broker.URL()); ok {
 		h.noSecrets(ordersSub, ":"+password+"@")
 	}
@@ -195,6 +202,19 @@ func TestRabbitMQEndToEnd(t *testing.T) {
 		}
 		if want := identity(eventID, postedKey, deliveryID); !maps.Equal(got, want) {
 			t.Errorf("headers %v, want %v", got, want)
+		}
+	})
+	t.Run("unroutable at verification", func(t *testing.T) {
+		never := maps.Clone(exchange)
+		never["routing_key"] = "hubctl-e2e-never-bound"
+		raw, err := json.Marshal(subscription("orders-never-routed", never, posted, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sub hubapi.CreatedSubscription
+		decode(t, mustRun(t, h.tenant, string(raw), "subs", "create", "--from-file", "-", "-o", "json"), &sub)
+		if sub.VerificationState != "failed" || !strings.Contains(sub.VerificationError, "NO_ROUTE") {
+			t.Errorf("verification %s (%s), want failed with NO_ROUTE", sub.VerificationState, sub.VerificationError)
 		}
 	})
 	t.Run("unroutable", func(t *testing.T) {

@@ -60,21 +60,36 @@ func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, 
 	return page, nil
 }
 
-// Get reads one delivery with its attempts, oldest first.
+// Get reads one delivery with its attempts, oldest first. id is the
+// delivery's own id or the id of one of its attempts: the
+// X-Lerian-Delivery-Id a receiver saw is all a customer can quote.
 func (s *Deliveries) Get(ctx context.Context, tenantID, id string) (hubapi.DeliveryDetail, error) {
 	jobID, err := uuid.Parse(id)
 	if err != nil || !tenantIDPattern.MatchString(tenantID) {
 		return hubapi.DeliveryDetail{}, deliveryError(id, store.ErrNotFound)
 	}
 	row, attempts, err := s.store.GetDelivery(ctx, tenantID, jobID)
+	if errors.Is(err, store.ErrNotFound) {
+		// Not a delivery id: perhaps an attempt's.
+		var lookupErr error
+		if jobID, lookupErr = s.store.JobOfAttempt(ctx, tenantID, jobID); lookupErr == nil {
+			row, attempts, err = s.store.GetDelivery(ctx, tenantID, jobID)
+		} else if !errors.Is(lookupErr, store.ErrNotFound) {
+			err = lookupErr
+		}
+	}
 	if err != nil {
 		return hubapi.DeliveryDetail{}, deliveryError(id, err)
 	}
-	detail := hubapi.DeliveryDetail{Delivery: deliveryView(row), AttemptHistory: make([]hubapi.DeliveryAttempt, len(attempts))}
+	return *deliveryDetailView(row, attempts), nil
+}
+
+func deliveryDetailView(row store.Delivery, attempts []store.DeliveryAttempt) *hubapi.DeliveryDetail {
+	detail := &hubapi.DeliveryDetail{Delivery: deliveryView(row), AttemptHistory: make([]hubapi.DeliveryAttempt, len(attempts))}
 	for i, a := range attempts {
 		detail.AttemptHistory[i] = attemptView(a)
 	}
-	return detail, nil
+	return detail
 }
 
 // checkDeliveryList validates a listing's input before any I/O and turns

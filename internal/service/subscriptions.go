@@ -587,7 +587,9 @@ func (s *Subscriptions) probe(ctx context.Context, sub store.Subscription) (fail
 	defer snk.Close()
 	probeCtx, cancel := context.WithTimeout(ctx, sub.AttemptTimeout+probeGrace)
 	defer cancel()
-	failure = snk.Probe(probeCtx, sink.ProbeRequest{SubscriptionID: sub.ID.String(), TenantID: sub.TenantID, Timeout: sub.AttemptTimeout})
+	failure = snk.Probe(probeCtx, sink.ProbeRequest{
+		SubscriptionID: sub.ID.String(), TenantID: sub.TenantID, Timeout: sub.AttemptTimeout, EventTypes: sub.EventTypes,
+	})
 	if failure != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -97,6 +97,9 @@ type ProbeRequest struct {
 	SubscriptionID string
 	TenantID       string
 	Timeout        time.Duration
+	// EventTypes are the subscription's event keys, for sinks whose
+	// destination routes by the event key.
+	EventTypes []string
 }
 
 // Config is a sink's configuration split the way it is stored: Public is

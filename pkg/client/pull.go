@@ -37,6 +37,8 @@ const (
 	// nonFollowRetries bounds the retries of a read that does not follow:
 	// a dump should wait out a rate limit, not a hub that stays down.
 	nonFollowRetries = 3
+	// MaxPullLimit is the largest page GET /v1/events serves.
+	MaxPullLimit = 1000
 )
 
 // PullOptions tune a Pull.
@@ -60,7 +62,42 @@ type PullOptions struct {
 	// how long (0: the longest poll interval); nil means Retryable, the
 	// API's answers. A reader that is not an API client brings its own.
 	Retryable func(err error) (wait time.Duration, retry bool)
+	// Max, when positive, ends the iteration (io.EOF) after that many
+	// events, following or not. Pages never ask for more events than
+	// remain, so nothing past the last one returned is acked.
+	Max int
+	// OnRetry, when set, hears of every failed read that will be tried
+	// again, before the wait: a follower against a dead hub would
+	// otherwise wait in silence.
+	OnRetry func(Retry)
+	// GiveUpAfter, when positive, bounds how long a follower keeps
+	// retrying a hub it has never once reached (no page and no API
+	// answer): a wrong address fails instead of waiting forever. Once the
+	// hub has answered, outages are waited out without a bound.
+	GiveUpAfter time.Duration
 }
+
+// Retry describes a failed read about to be tried again.
+type Retry struct {
+	Err      error
+	Wait     time.Duration // before the next try
+	Failures int           // consecutive failed reads, this one included
+	// Reached says the hub has answered at least once, now or before.
+	Reached bool
+}
+
+// NeverReachedError ends a follow that gave up on a hub it never reached
+// (PullOptions.GiveUpAfter). It wraps the last read's error.
+type NeverReachedError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *NeverReachedError) Error() string {
+	return "gave up after " + e.After.String() + " without reaching the hub: " + e.Err.Error()
+}
+
+func (e *NeverReachedError) Unwrap() error { return e.Err }
 
 // PageReader reads one page of a pull subscription as GET /v1/events does:
 // limit 0 is the default, a nil after reads from the durable cursor.
@@ -85,6 +122,10 @@ type Pull struct {
 	caughtUp bool // the last page was short
 	interval time.Duration
 	seen     *idWindow
+
+	returned int       // events handed out, for Max
+	reached  bool      // the hub has answered once
+	started  time.Time // the first read, for GiveUpAfter
 }
 
 // Pull returns an iterator over subscriptionID's events. Nothing is read
@@ -119,10 +160,14 @@ func NewPull(read PageReader, opts PullOptions) *Pull {
 // unknown or push subscription, bad credentials, bad options.
 func (p *Pull) Next(ctx context.Context) (hubapi.PullEvent, error) {
 	for {
+		if p.opts.Max > 0 && p.returned >= p.opts.Max {
+			return hubapi.PullEvent{}, io.EOF
+		}
 		for len(p.buffered) > 0 {
 			e := p.buffered[0]
 			p.buffered = p.buffered[1:]
 			if p.seen.add(e.CEID) {
+				p.returned++
 				return e, nil
 			}
 		}
@@ -143,20 +188,52 @@ func (p *Pull) Next(ctx context.Context) (hubapi.PullEvent, error) {
 // fetch reads the next page into the buffer, waiting out refusals that say
 // when to come back.
 func (p *Pull) fetch(ctx context.Context) error {
+	if p.started.IsZero() {
+		p.started = time.Now()
+	}
 	for failures := 1; ; failures++ {
-		page, err := p.read(ctx, p.opts.Limit, p.position)
+		page, err := p.read(ctx, p.pageLimit(), p.position)
 		if err == nil {
+			p.reached = true
 			p.take(page)
 			return nil
+		}
+		if _, answered := errors.AsType[*Error](err); answered {
+			p.reached = true
 		}
 		wait, retry := p.retryDelay(ctx, err, failures)
 		if !retry {
 			return err
 		}
+		if !p.reached && p.opts.GiveUpAfter > 0 {
+			waited := time.Since(p.started)
+			if waited >= p.opts.GiveUpAfter {
+				return &NeverReachedError{After: waited.Round(time.Second), Err: err}
+			}
+			// The last try comes when the bound is up, not after it.
+			wait = min(wait, p.opts.GiveUpAfter-waited)
+		}
+		if p.opts.OnRetry != nil {
+			p.opts.OnRetry(Retry{Err: err, Wait: wait, Failures: failures, Reached: p.reached})
+		}
 		if err := sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
+}
+
+// pageLimit is the limit of the next read: the configured page, cut to
+// what Max leaves.
+func (p *Pull) pageLimit() int {
+	limit := p.opts.Limit
+	if p.opts.Max <= 0 {
+		return limit
+	}
+	remaining := min(p.opts.Max-p.returned, MaxPullLimit)
+	if limit == 0 || limit > remaining {
+		return remaining
+	}
+	return limit
 }
 
 // take buffers a page and decides how soon to read the next one.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"sync"
 	"testing"
@@ -239,5 +240,80 @@ func TestPullStopsOnErrorsThatWaitingCannotFix(t *testing.T) {
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != tc.status {
 			t.Errorf("%s: %v, want HTTP %d", tc.name, err, tc.status)
 		}
+	}
+}
+
+func TestPullMaxReadsAndAcksNoMoreThanItReturns(t *testing.T) {
+	for _, follow := range []bool{false, true} {
+		hub := &pullHub{}
+		hub.add("a", "b", "c", "d", "e", "f", "g")
+		p := startPullHub(t, hub).Pull("sub", PullOptions{Limit: 3, Max: 5, Follow: follow, PollInterval: time.Millisecond})
+		ids, err := drain(context.Background(), p)
+		if !errors.Is(err, io.EOF) || fmt.Sprint(ids) != "[a b c d e]" {
+			t.Fatalf("follow %v: read %v, %v; want a..e then EOF", follow, ids, err)
+		}
+		hub.mu.Lock()
+		cursor := hub.cursor
+		hub.mu.Unlock()
+		if cursor != 5 {
+			t.Errorf("follow %v: the hub's cursor is at %d, want 5: events past the last printed were acked", follow, cursor)
+		}
+	}
+}
+
+// closedURL is a loopback address nothing listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	return url
+}
+
+func TestPullFollowGivesUpOnAHubItNeverReached(t *testing.T) {
+	c, err := New(closedURL(t), WithToken("tok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retries []Retry
+	p := c.Pull("sub", PullOptions{Follow: true, PollInterval: 10 * time.Millisecond, MaxPollInterval: 50 * time.Millisecond,
+		GiveUpAfter: 300 * time.Millisecond, OnRetry: func(r Retry) { retries = append(retries, r) }})
+	start := time.Now()
+	_, err = p.Next(context.Background())
+	var never *NeverReachedError
+	var transport *url.Error
+	if !errors.As(err, &never) || !errors.As(err, &transport) {
+		t.Fatalf("Next = %v, want a NeverReachedError wrapping the transport error", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("gave up after %s, want about 300ms", took)
+	}
+	if len(retries) == 0 || retries[0].Reached || retries[0].Err == nil || retries[0].Wait <= 0 {
+		t.Errorf("retries reported %+v, want each failed read with its wait, unreached", retries)
+	}
+}
+
+func TestPullFollowKeepsWaitingForAHubThatAnswered(t *testing.T) {
+	hub := &pullHub{}
+	// 503s for longer than GiveUpAfter: the hub answered, so it is an
+	// outage to wait out, not a wrong address.
+	for range 8 {
+		hub.fail = append(hub.fail, refusal(http.StatusServiceUnavailable, "store_unavailable", ""))
+	}
+	hub.add("a")
+	var retries int
+	p := startPullHub(t, hub).Pull("sub", PullOptions{Limit: 10, Follow: true, PollInterval: time.Millisecond, MaxPollInterval: 20 * time.Millisecond,
+		GiveUpAfter: 50 * time.Millisecond, OnRetry: func(r Retry) {
+			retries++
+			if !r.Reached {
+				t.Errorf("retry %d after an API answer says the hub was not reached", r.Failures)
+			}
+		}})
+	e, err := p.Next(context.Background())
+	if err != nil || e.CEID != "a" {
+		t.Fatalf("Next = %q, %v; want a after the outage", e.CEID, err)
+	}
+	if retries != 8 {
+		t.Errorf("%d retries reported, want 8", retries)
 	}
 }

@@ -5,6 +5,7 @@ package cmdutil
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -23,6 +24,9 @@ type Factory struct {
 	IOStreams *iostreams.IOStreams
 	// LookupEnv reads the environment; tests inject a map.
 	LookupEnv func(string) (string, bool)
+	// Environ lists the environment as KEY=value, for the warning about
+	// STREAMING_HUB_* variables no setting reads; nil skips it.
+	Environ func() []string
 
 	// Defaults replace built-in defaults (env name -> value); `hubctl dev`
 	// uses them for local settings that env, file and flags still override.
@@ -34,11 +38,13 @@ type Factory struct {
 	cfg     *config.Config
 	cfgErr  error
 	cfgDone bool
+	// envWarned makes the environment warning once per invocation.
+	envWarned bool
 }
 
 // New returns a factory over the process's real streams and environment.
 func New() *Factory {
-	return &Factory{IOStreams: iostreams.System(), LookupEnv: os.LookupEnv}
+	return &Factory{IOStreams: iostreams.System(), LookupEnv: os.LookupEnv, Environ: os.Environ}
 }
 
 // UseFlags records the running command's flags (bound to settings with
@@ -63,6 +69,12 @@ func (f *Factory) Config() (*config.Config, error) {
 			Defaults:   f.Defaults,
 		})
 		f.cfgDone = true
+		if f.Environ != nil && !f.envWarned {
+			f.envWarned = true
+			for _, w := range config.UnknownEnvWarnings(f.Environ()) {
+				fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+			}
+		}
 	}
 	return f.cfg, f.cfgErr
 }

@@ -9,14 +9,37 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 )
 
-// AddOutputFlag registers -o for the formats every listing accepts.
+// AddOutputFlag registers -o for the formats every listing accepts, and
+// --jq to pick from the JSON.
 func AddOutputFlag(cmd *cobra.Command, format *string) {
 	cmd.Flags().StringVarP(format, "output", "o", "", "output format: table, json or yaml")
+	AddJQFlag(cmd)
+}
+
+// jqFlag is the name of the --jq flag.
+const jqFlag = "jq"
+
+// AddJQFlag registers --jq on a command whose output ResolveFormat picks.
+func AddJQFlag(cmd *cobra.Command) {
+	cmd.Flags().String(jqFlag, "", "filter the JSON output with a jq expression (implies -o json), e.g. '.items[].id'")
 }
 
 // ResolveFormat is output.Resolve with an unknown -o made a usage error
-// (exit 2): the command line is wrong, not the hub's answer.
+// (exit 2): the command line is wrong, not the hub's answer. A --jq
+// expression is compiled here, makes the output JSON, and conflicts with
+// any other -o.
 func ResolveFormat(f *Factory, flag string, allowed ...output.Format) (output.Format, error) {
+	if expr := f.FlagOrEnv(jqFlag, ""); expr != "" {
+		if flag != "" && flag != string(output.JSON) {
+			return "", UsageErrorf("--jq filters JSON: it cannot be combined with -o %s", flag)
+		}
+		q, err := output.ParseJQ(expr)
+		if err != nil {
+			return "", WithCode(ExitUsage, err)
+		}
+		f.IOStreams.JSONFilter = q
+		return output.JSON, nil
+	}
 	fm, err := output.Resolve(flag, f.IOStreams, allowed...)
 	if err != nil {
 		return "", WithCode(ExitUsage, err)

@@ -32,6 +32,9 @@ received, when it started, how long it took, the status the destination
 answered and the error. -o json and -o yaml add the start of each answer's
 body (text, or base64 with response_encoding).
 
+ID is the delivery's id or the id of any of its attempts: the X-Lerian-Delivery-Id
+a receiver logged (hubctl listen prints it) leads to the delivery.
+
 Exits 3 when the tenant has no delivery with that id.`,
 		Example: `  hubctl deliveries get 0196a1c3-0a1b-7c2d-8e3f-405162738495
   hubctl deliveries get 0196a1c3-0a1b-7c2d-8e3f-405162738495 --tenant acme -o json`,

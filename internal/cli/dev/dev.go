@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/devenv"
 	"github.com/hubctl/hubctl/internal/hub"
 	"github.com/hubctl/hubctl/internal/service"
@@ -199,10 +200,13 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 		LookupEnv: f.LookupEnv,
 		Logger:    log,
 		OnListening: func(addr net.Addr) {
+			api := "http://" + dialable(addr)
+			contextNote := storeDevContext(f, api, tenantKey)
 			printBanner(errOut, banner{
+				context:    contextNote,
 				brokers:    strings.Join(kafka.Brokers(), ","),
 				dsn:        pg.DSN(),
-				api:        "http://" + dialable(addr),
+				api:        api,
 				dataDir:    opts.dataDir,
 				tenant:     DefaultTenant,
 				adminToken: cfg.AdminToken,
@@ -277,8 +281,8 @@ func dialable(addr net.Addr) string {
 }
 
 type banner struct {
-	brokers, dsn, api, dataDir, tenant, adminToken, tenantKey string
-	duration                                                  time.Duration
+	brokers, dsn, api, dataDir, tenant, adminToken, tenantKey, context string
+	duration                                                           time.Duration
 }
 
 func printBanner(w io.Writer, b banner) {
@@ -291,13 +295,47 @@ hubctl dev is running (started in %s)
   tenant          %s
   data            %s
 
-Talk to it as tenant %[5]s (or as admin with HUBCTL_TOKEN=%[7]s):
+%[9]s
+Talk to it as tenant %[5]s (or as admin with HUBCTL_TOKEN=%[7]s); in a shell
+without the context (or to override it):
   export HUBCTL_SERVER=%[4]s HUBCTL_TOKEN=%[8]s
   hubctl subs create --name demo --type pull
   hubctl events produce --brokers %[2]s --tenant %[5]s --type transaction.posted --data '{"amount":1000}'
   psql '%[3]s' -c 'select seq, tenant_id, event_key from events'
 
+Directly on the database, the commands need dev's key-encryption key too:
+  STREAMING_HUB_POSTGRES_DSN='%[3]s' STREAMING_HUB_DEV_KEK="$(cat %[6]s/dev-kek)" hubctl subs list --tenant %[5]s
+
 Ctrl-C stops everything.
 
-`, b.duration.Round(time.Millisecond), b.brokers, b.dsn, b.api, b.tenant, b.dataDir, b.adminToken, b.tenantKey)
+`, b.duration.Round(time.Millisecond), b.brokers, b.dsn, b.api, b.tenant, b.dataDir, b.adminToken, b.tenantKey, b.context)
+}
+
+// DevContext is the name of the context hubctl dev stores.
+const DevContext = "dev"
+
+// storeDevContext stores the running hub as context "dev", so a new
+// terminal reaches it with no export, and says so for the banner. It makes
+// the context current unless another one is: switching a developer's
+// current hub behind their back would send their next command elsewhere.
+func storeDevContext(f *cmdutil.Factory, api, tenantKey string) string {
+	path, err := profile.Path(f.LookupEnv)
+	if err != nil {
+		return "Context not stored: " + err.Error() + "."
+	}
+	file, err := profile.Load(path)
+	if err == nil {
+		file.Set(profile.Context{Name: DevContext, Server: api, Token: tenantKey})
+		switchTo := file.Current == "" || file.Current == DevContext
+		if switchTo {
+			file.Current = DevContext
+		}
+		if err = file.Save(path); err == nil {
+			if switchTo {
+				return "Context \"" + DevContext + "\" is current (stored in " + path + "): other terminals need no export."
+			}
+			return "Context \"" + DevContext + "\" stored; switch to it with: hubctl context use " + DevContext
+		}
+	}
+	return "Context not stored: " + err.Error() + "."
 }

@@ -41,6 +41,7 @@ func NewCmdProduce(f *cmdutil.Factory, runF func(*ProduceOptions) error) *cobra.
 	in := produceInput{}
 	var data string
 	var count int
+	var rawHeaders, omit []string
 	cmd := &cobra.Command{
 		Use:   "produce",
 		Short: "Publish well-formed CloudEvents to a Kafka topic",
@@ -87,6 +88,14 @@ on stderr.`,
 			if in.Data, err = readData(data, in.ContentType, f.IOStreams.In); err != nil {
 				return cmdutil.UsageErrorf("%w", err)
 			}
+			for _, kv := range rawHeaders {
+				key, value, ok := strings.Cut(kv, "=")
+				if !ok || key == "" {
+					return cmdutil.UsageErrorf("invalid --header %q: want key=value", kv)
+				}
+				in.Headers = append(in.Headers, kgo.RecordHeader{Key: key, Value: []byte(value)})
+			}
+			in.Omit = omit
 			tmpl, err := newTemplate(in, cfg.Ingest.TypePrefix)
 			if err != nil {
 				return &cmdutil.ExitError{Code: cmdutil.ExitUsage, Err: err}
@@ -107,6 +116,8 @@ on stderr.`,
 	fl.StringVar(&in.ContentType, "content-type", "application/json", "content type of the data (content-type header); JSON data is checked")
 	fl.StringVar(&in.Subject, "subject", "", "subject of the event (ce-subject)")
 	fl.IntVar(&count, "count", 1, "publish N events as fast as possible and print a summary instead of ids")
+	fl.StringArrayVar(&rawHeaders, "header", nil, "add a record header key=value as given, e.g. ce-id=not-a-uuid (repeatable; skips the well-formedness check)")
+	fl.StringArrayVar(&omit, "omit", nil, "leave out the header of an attribute, e.g. tenantid or ce-time (repeatable; skips the well-formedness check)")
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"mime"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,12 @@ type produceInput struct {
 	ContentType   string
 	Subject       string
 	Data          []byte
+	// Headers (--header k=v) are added to the record as given, after the
+	// ones the tool writes; Omit (--omit attr) drops the tool's own header
+	// of an attribute. Either lets a record be malformed on purpose, to
+	// try quarantine, so the record is not checked against ingest's rules.
+	Headers []kgo.RecordHeader
+	Omit    []string
 }
 
 // template is what every event of one run shares; only the id and the time
@@ -41,6 +48,8 @@ type template struct {
 	contentType   string
 	subject       string
 	data          []byte
+	extra         []kgo.RecordHeader
+	omit          map[string]bool // header keys, lower case
 }
 
 var (
@@ -98,6 +107,20 @@ func newTemplate(in produceInput, typePrefix string) (template, error) {
 		contentType:   in.ContentType,
 		subject:       in.Subject,
 		data:          in.Data,
+		extra:         in.Headers,
+	}
+	if len(in.Omit) > 0 {
+		t.omit = map[string]bool{}
+		for _, attr := range in.Omit {
+			key := strings.ToLower(attr)
+			if key != "content-type" && !strings.HasPrefix(key, "ce-") {
+				key = "ce-" + key
+			}
+			t.omit[key] = true
+		}
+	}
+	if len(in.Headers) > 0 || len(in.Omit) > 0 {
+		return t, nil // malformed on purpose: ingest decides what it is
 	}
 	// The hub's own parser has the last word on what is well formed, so the
 	// tool cannot drift from ingest: the subject, the content type and the
@@ -157,5 +180,9 @@ func (t template) record(id string, at time.Time) *kgo.Record {
 		headers = append(headers, kgo.RecordHeader{Key: "ce-subject", Value: []byte(t.subject)})
 	}
 	headers = append(headers, kgo.RecordHeader{Key: "content-type", Value: []byte(t.contentType)})
+	if t.omit != nil {
+		headers = slices.DeleteFunc(headers, func(h kgo.RecordHeader) bool { return t.omit[h.Key] })
+	}
+	headers = append(headers, t.extra...)
 	return &kgo.Record{Topic: t.topic, Key: []byte(t.tenant), Value: t.data, Headers: headers}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/client"
@@ -47,7 +48,8 @@ type Hub interface {
 	ListAPIKeys(ctx context.Context, tenantID string, p service.ListParams) (hubapi.Page[hubapi.APIKey], error)
 	RevokeAPIKey(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error)
 
-	ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineItem], error)
+	ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error)
+	GetQuarantined(ctx context.Context, id string) (hubapi.QuarantineItem, error)
 
 	CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error)
 	ListSubscriptions(ctx context.Context, tenant string, p service.ListParams) (hubapi.Page[hubapi.Subscription], error)
@@ -63,6 +65,7 @@ type Hub interface {
 	GetDelivery(ctx context.Context, tenant, id string) (hubapi.DeliveryDetail, error)
 
 	DeadLetters
+	Inbox
 
 	// ReadEvents reads a page of a pull subscription; reading is the ack.
 	ReadEvents(ctx context.Context, tenant, subscriptionID string, p service.PullParams) (hubapi.PullPage, error)
@@ -76,15 +79,54 @@ type Hub interface {
 type Target struct {
 	Server string
 	Token  string
+	// Tenant is the profile's tenant, used when --tenant is not given.
+	Tenant string
+	// Context names the stored profile the server came from, if one did.
+	Context string
 }
 
 // Remote reports whether commands go through the API.
 func (t Target) Remote() bool { return t.Server != "" }
 
 // Resolve reads --server and --token, falling back to HUBCTL_SERVER and
-// HUBCTL_TOKEN. It opens nothing.
-func Resolve(f *cmdutil.Factory) Target {
-	return Target{Server: f.FlagOrEnv(FlagServer, EnvServer), Token: f.FlagOrEnv(FlagToken, EnvToken)}
+// HUBCTL_TOKEN, then to the active stored profile (hubctl login, hubctl
+// dev) when no database is configured either: an operator who names a
+// database means it. A profile's token is only ever sent to its own
+// server. It opens nothing.
+func Resolve(f *cmdutil.Factory) (Target, error) {
+	target := Target{Server: f.FlagOrEnv(FlagServer, EnvServer), Token: f.FlagOrEnv(FlagToken, EnvToken)}
+	if target.Server != "" {
+		return target, nil
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return Target{}, err
+	}
+	if cfg.Postgres.DSN != "" {
+		return target, nil
+	}
+	c, ok, err := ActiveProfile(f)
+	if err != nil || !ok {
+		return target, err
+	}
+	target.Server, target.Tenant, target.Context = c.Server, c.Tenant, c.Name
+	if target.Token == "" {
+		target.Token = c.Token
+	}
+	return target, nil
+}
+
+// ActiveProfile is the stored context commands use, if any.
+func ActiveProfile(f *cmdutil.Factory) (profile.Context, bool, error) {
+	path, err := profile.Path(f.LookupEnv)
+	if err != nil {
+		return profile.Context{}, false, nil // no profiles where none can be kept
+	}
+	file, err := profile.Load(path)
+	if err != nil {
+		return profile.Context{}, false, err
+	}
+	return file.Active(f.LookupEnv)
 }
 
 // TenantScope is the tenant subscription commands act on: --tenant or
@@ -92,6 +134,9 @@ func Resolve(f *cmdutil.Factory) Target {
 // the admin token, which the server, not the CLI, recognises.
 func TenantScope(f *cmdutil.Factory, target Target) (string, error) {
 	tenant := f.FlagOrEnv(FlagTenant, EnvTenant)
+	if tenant == "" {
+		tenant = target.Tenant
+	}
 	if tenant == "" {
 		if !target.Remote() {
 			return "", cmdutil.UsageErrorf("--tenant (or %s) is required when working directly on the database: it names the tenant whose subscriptions to act on", EnvTenant)
@@ -122,13 +167,35 @@ func openRemote(target Target) (Hub, error) {
 	return &remote{client: c}, nil
 }
 
-// errNoHub explains the two ways of naming a hub when neither was given.
-var errNoHub = &config.SetupError{Err: errors.New("no hub to work on: pass --server (or " + EnvServer + ") with --token to use the API, " +
-	"or --database-url (or STREAMING_HUB_POSTGRES_DSN) to work directly on the database")}
+// errNoHub explains the ways of naming a hub when none was given.
+var errNoHub = &config.SetupError{Err: errors.New("no hub configured: set " + EnvServer + " and " + EnvToken +
+	" (or run hubctl login --server URL, or hubctl dev, which stores a context) to use the API, " +
+	"or STREAMING_HUB_POSTGRES_DSN (--database-url) to work directly on the database")}
+
+// requireHub refuses a command that names no hub at all before anything
+// else is judged: "--tenant is required" would send the user after the
+// wrong problem.
+func requireHub(f *cmdutil.Factory, target Target) error {
+	if target.Remote() {
+		return nil
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	if cfg.Postgres.DSN == "" {
+		return errNoHub
+	}
+	return nil
+}
 
 // Run opens the running command's hub, hands it to do and closes it.
 func Run(ctx context.Context, f *cmdutil.Factory, do func(Hub) error) error {
-	h, err := Open(ctx, f, Resolve(f))
+	target, err := Resolve(f)
+	if err != nil {
+		return err
+	}
+	h, err := Open(ctx, f, target)
 	if err != nil {
 		return err
 	}
@@ -140,7 +207,13 @@ func Run(ctx context.Context, f *cmdutil.Factory, do func(Hub) error) error {
 // the tenant scope is checked before anything is opened, so a missing or
 // malformed --tenant is refused the same way whatever the hub.
 func RunForTenant(ctx context.Context, f *cmdutil.Factory, do func(h Hub, tenant string) error) error {
-	target := Resolve(f)
+	target, err := Resolve(f)
+	if err != nil {
+		return err
+	}
+	if err := requireHub(f, target); err != nil {
+		return err
+	}
 	tenant, err := TenantScope(f, target)
 	if err != nil {
 		return err

@@ -19,6 +19,15 @@ type IOStreams struct {
 
 	inTTY, outTTY, errTTY bool
 	colorDisabled         bool
+
+	// JSONFilter, when set (--jq), replaces the JSON a command prints with
+	// what the filter makes of it.
+	JSONFilter JSONFilter
+}
+
+// JSONFilter rewrites a command's JSON output (output.JQ).
+type JSONFilter interface {
+	Write(w io.Writer, v any) error
 }
 
 // System wires the process's own streams. NO_COLOR (any non-empty value, see

@@ -25,8 +25,10 @@ import (
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
-// DefaultAddr is SPEC §6.2's listen address.
-const DefaultAddr = ":9000"
+// DefaultAddr is the listen address: port 9000 on loopback only, since a
+// receiver a developer starts on a laptop should not answer the café's
+// network. --addr :9000 listens on every interface.
+const DefaultAddr = "127.0.0.1:9000"
 
 // Output formats.
 const (
@@ -58,7 +60,7 @@ type options struct {
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	var opts options
 	cmd := &cobra.Command{
-		Use:   "listen [--addr :9000] --secret S [--secret S2] [--fail-rate 0.2] [--status 500] [-o json]",
+		Use:   "listen [--addr 127.0.0.1:9000] --secret S [--secret S2] [--fail-rate 0.2] [--status 500] [-o json]",
 		Short: "Run a local webhook receiver that verifies and prints deliveries",
 		Long: `Run a webhook receiver on --addr that verifies every request against the
 given secrets (two during a rotation) and prints one line per request: the
@@ -86,7 +88,7 @@ retries, the breaker and auto-disable. Ctrl-C stops it.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.addr, "addr", DefaultAddr, "address to listen on")
+	fs.StringVar(&opts.addr, "addr", DefaultAddr, "address to listen on (:9000 for every interface)")
 	fs.StringArrayVar(&opts.secrets, "secret", nil, "signing secret to accept (repeatable)")
 	fs.Float64Var(&opts.failRate, "fail-rate", 0, "share of verified deliveries to fail on purpose, 0 to 1")
 	fs.IntVar(&opts.status, "status", http.StatusInternalServerError, "status of a simulated failure")

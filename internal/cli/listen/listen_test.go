@@ -3,6 +3,7 @@ package listen
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -151,5 +152,15 @@ func TestOptionsAreChecked(t *testing.T) {
 		if o.check() == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+func TestDefaultAddrIsLoopbackOnly(t *testing.T) {
+	host, port, err := net.SplitHostPort(DefaultAddr)
+	if err != nil || port != "9000" {
+		t.Fatalf("DefaultAddr %q: %v", DefaultAddr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		t.Errorf("DefaultAddr %q listens beyond loopback", DefaultAddr)
 	}
 }

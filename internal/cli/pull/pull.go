@@ -25,6 +25,11 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
+// defaultGiveUpAfter bounds how long a follower waits for a hub it never
+// reached: long enough for a hub that is starting, short enough that a
+// wrong address is noticed.
+const defaultGiveUpAfter = 30 * time.Second
+
 // directRetryAfter is how long a follower on the database waits once the
 // database stops answering: the API's store_unavailable Retry-After.
 const directRetryAfter = 5 * time.Second
@@ -45,10 +50,11 @@ type Options struct {
 // NewCmd returns `hubctl pull`; a non-nil runF replaces the real run.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	var (
-		format string
-		follow bool
-		limit  int
-		after  int64
+		format      string
+		follow      bool
+		limit       int
+		after       int64
+		giveUpAfter time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "pull SUBSCRIPTION_ID [--follow] [--limit N] [--after SEQ]",
@@ -79,6 +85,11 @@ key, or, with the admin token, as the tenant named by --tenant. Directly on
 the database (--database-url) --tenant is always required. HUBCTL_TENANT
 stands in for --tenant.
 
+--limit N prints at most N events and stops, following or not; only what
+is printed is read, so nothing beyond it is acked. While it retries, the
+command says why on stderr; a follow that has not reached the hub once
+within --give-up-after exits 5.
+
 Exits 3 when the tenant has no subscription with that id, 1 when it is a
 push subscription, 5 when the hub or the database cannot be reached.`, service.MaxPageLimit),
 		Example: `  hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
@@ -86,7 +97,7 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
   hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --after 0 --limit 1000 -o table`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format == "" && !f.IOStreams.IsStdoutTTY() {
+			if format == "" && !f.IOStreams.IsStdoutTTY() && !cmd.Flags().Changed("jq") {
 				format = string(output.JSONL)
 			}
 			fm, err := cmdutil.ResolveFormat(f, format, formats...)
@@ -96,7 +107,14 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
 			if err := cmdutil.CheckLimit(limit); err != nil {
 				return err
 			}
-			opts := client.PullOptions{Limit: limit, Follow: follow, Retryable: retryable}
+			opts := client.PullOptions{Limit: limit, Follow: follow, Retryable: retryable, GiveUpAfter: giveUpAfter}
+			if cmd.Flags().Changed("limit") {
+				opts.Max = limit
+			}
+			if giveUpAfter <= 0 {
+				return cmdutil.UsageErrorf("invalid --give-up-after %s: must be positive", giveUpAfter)
+			}
+			opts.OnRetry = func(r client.Retry) { reportRetry(f, r) }
 			if cmd.Flags().Changed("after") {
 				if after < 0 {
 					return cmdutil.UsageErrorf("invalid --after %d: must be a seq, 0 or more", after)
@@ -108,7 +126,9 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
 	}
 	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or jsonl (default: table on a terminal, else jsonl)")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep polling for new events until interrupted")
-	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("events per page (1-%d)", service.MaxPageLimit))
+	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("print at most this many events, then stop, also with --follow (1-%d; default: pages of %d without end)", service.MaxPageLimit, service.DefaultPageLimit))
+	cmd.Flags().DurationVar(&giveUpAfter, "give-up-after", defaultGiveUpAfter, "with --follow, exit 5 when the hub has not answered once in this long")
+	cmdutil.AddJQFlag(cmd)
 	cmd.Flags().Int64Var(&after, "after", 0, "start after this seq instead of at the subscription's cursor")
 	cmd.Flags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
 	return cmd
@@ -135,6 +155,17 @@ func retryable(err error) (time.Duration, bool) {
 		return directRetryAfter, true
 	}
 	return client.Retryable(err)
+}
+
+// reportRetry says on stderr why the read failed and when it is tried
+// again: a follower that waits in silence looks like one with nothing to
+// read.
+func reportRetry(f *cmdutil.Factory, r client.Retry) {
+	what := "the hub did not answer"
+	if r.Reached {
+		what = "the hub refused the read for now"
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "hubctl pull: %s (%v); retrying in %s\n", what, r.Err, r.Wait.Round(time.Millisecond))
 }
 
 // copyEvents prints every event the stream yields until it ends: io.EOF is
@@ -172,6 +203,9 @@ func newPrinter(f *cmdutil.Factory, fm output.Format) func(hubapi.PullEvent) err
 			return err
 		}
 	case output.JSON:
+		if filter := f.IOStreams.JSONFilter; filter != nil {
+			return func(e hubapi.PullEvent) error { return filter.Write(out, e) }
+		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return func(e hubapi.PullEvent) error { return enc.Encode(e) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -115,6 +116,7 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 		wantCode   int
 		wantStdout []string
 		wantLines  int
+		wantExact  *string
 	}{
 		{args: []string{"pull", "{feed}", "-o", "jsonl"}, wantLines: 3, wantStdout: []string{
 			`{"seq":1,"ceId":"0190b6a2-7c1e-7d3a-9f00-000000000001","type":"transaction.posted","ceType":"studio.lerian.midaz.transaction.posted",` +
@@ -124,10 +126,14 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 		// Reading was the ack: nothing is left.
 		{args: []string{"pull", "{feed}", "-o", "jsonl"}},
 		// --after re-reads without moving the cursor, page by page.
-		{args: []string{"pull", "{feed}", "--after", "0", "--limit", "2", "-o", "table"}, wantLines: 4, wantStdout: []string{
+		{args: []string{"pull", "{feed}", "--after", "0", "--limit", "3", "-o", "table"}, wantLines: 4, wantStdout: []string{
 			"SEQ         TIME                  TYPE                          CE ID                                 SOURCE\n",
 			"3           2026-01-02T03:04:05Z  transaction.posted            0190b6a2-7c1e-7d3a-9f00-000000000003  midaz\n"}},
 		{args: []string{"pull", "{feed}", "--after", "2", "-o", "json"}, wantStdout: []string{"{\n  \"seq\": 3,\n"}},
+		// --limit N prints at most N, and --jq picks from each event.
+		{args: []string{"pull", "{feed}", "--after", "0", "--limit", "2", "--jq", ".seq"}, wantExact: new("1\n2\n")},
+		{args: []string{"pull", "{feed}", "--jq", ".items["}, wantCode: cmdutil.ExitUsage},
+		{args: []string{"pull", "{feed}", "--jq", ".seq", "-o", "table"}, wantCode: cmdutil.ExitUsage},
 		{args: []string{"pull", "{feed}"}},
 		{args: []string{"pull", unknownID}, wantCode: cmdutil.ExitNotFound},
 		{args: []string{"pull", "not-a-uuid"}, wantCode: cmdutil.ExitNotFound},
@@ -159,6 +165,9 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 			}
 			if s.wantCode == 0 && strings.Count(r.Stdout, "\n") < s.wantLines {
 				t.Errorf("%s: %v: %d lines, want at least %d:\n%s", m.name, s.args, strings.Count(r.Stdout, "\n"), s.wantLines, r.Stdout)
+			}
+			if s.wantExact != nil && r.Stdout != *s.wantExact {
+				t.Errorf("%s: %v: printed %q, want %q", m.name, s.args, r.Stdout, *s.wantExact)
 			}
 			for _, fragment := range s.wantStdout {
 				if !strings.Contains(r.Stdout, fragment) {
@@ -207,7 +216,7 @@ func TestFollowPrintsEveryEventOnceInSeqOrder(t *testing.T) {
 	}
 
 	produce(0, total/2)
-	follower := clitest.Start(t, remote, "pull", feed, "--follow", "-o", "jsonl", "--limit", "150")
+	follower := clitest.Start(t, remote, "pull", feed, "--follow", "-o", "jsonl")
 	produce(total/2, total) // arrives while the follower polls
 
 	deadline := time.Now().Add(60 * time.Second)
@@ -304,4 +313,30 @@ func startIngest(t *testing.T, kafka *kafkatest.Cluster, dsn string) {
 			t.Errorf("ingest: %v", err)
 		}
 	})
+}
+
+// TestFollowAgainstAClosedPortSaysSoAndGivesUp points --follow at a port
+// nothing listens on: it must say on stderr that it is retrying and why,
+// and exit 5 once --give-up-after passes without the hub answering once.
+func TestFollowAgainstAClosedPortSaysSoAndGivesUp(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	start := time.Now()
+	r := clitest.Run(t, clitest.Remote("http://"+addr, "hub_token"), "pull", unknownID, "--follow", "--give-up-after", "2s")
+	if r.Code != cmdutil.ExitUnavailable {
+		t.Errorf("exit %d, want 5 (stderr %q)", r.Code, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "retrying in") || !strings.Contains(r.Stderr, "connection refused") {
+		t.Errorf("stderr %q does not say it is retrying and why", r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "without reaching the hub") {
+		t.Errorf("stderr %q does not say it gave up on an unreachable hub", r.Stderr)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("took %s to give up after 2s", took)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/internal/cli/profile"
 )
 
 // readmePath is the repository's README, from this package's directory.
@@ -30,9 +31,9 @@ var (
 // the default data directory. The test runs the same lines with only these
 // changes, so that it can run beside anything else in CI: dev and listen
 // bind free ports (and dev a temporary directory), the addresses the README
-// assumes are replaced with the ones actually bound, the export line takes
-// its values from dev's banner, and <subscription-id> is the id subs create
-// printed. Every other word of each line is run as written.
+// assumes are replaced with the ones actually bound, the terminals share a
+// temporary profile directory instead of ~/.config, and <subscription-id>
+// is the id subs create printed. Every other word of each line is run as written.
 const (
 	readmeBrokers  = "127.0.0.1:19092"
 	readmeReceiver = "http://127.0.0.1:9000"
@@ -67,7 +68,9 @@ func TestReadmeQuickstart(t *testing.T) {
 	if len(blocks) != 4 {
 		t.Fatalf("the quickstart has %d sh blocks; this test knows the 4 of hub, receiver, webhook and pull", len(blocks))
 	}
-	s := &session{t: t, dataDir: reachableTempDir(t), env: map[string]string{}}
+	// Every terminal shares one profile directory, as one user's terminals
+	// share ~/.config: dev's context is all they have to find the hub.
+	s := &session{t: t, dataDir: reachableTempDir(t), env: map[string]string{profile.EnvConfigDir: t.TempDir()}}
 	for _, block := range blocks {
 		for _, line := range block {
 			s.runLine(line)
@@ -149,9 +152,12 @@ func (s *session) remember(args []string, stdout string) {
 }
 
 func (s *session) startDev() {
-	s.dev = clitest.Start(s.t, nil, "dev", "--data-dir", s.dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0")
+	s.dev = clitest.Start(s.t, s.env, "dev", "--data-dir", s.dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0")
 	s.t.Cleanup(func() { s.dev.Stop(patience) })
 	s.await("hubctl dev's banner", s.dev, exportLine)
+	if !strings.Contains(s.dev.Stderr(), `Context "dev" is current`) {
+		s.t.Fatalf("hubctl dev did not store its context:\n%s", s.dev.Stderr())
+	}
 	s.brokers = brokersLine.FindStringSubmatch(s.dev.Stderr())[1]
 }
 

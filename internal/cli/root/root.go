@@ -7,12 +7,14 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	configcmd "github.com/hubctl/hubctl/internal/cli/config"
+	"github.com/hubctl/hubctl/internal/cli/contextcmd"
 	"github.com/hubctl/hubctl/internal/cli/deliveries"
 	"github.com/hubctl/hubctl/internal/cli/dev"
 	"github.com/hubctl/hubctl/internal/cli/dlq"
 	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/listen"
+	"github.com/hubctl/hubctl/internal/cli/login"
 	"github.com/hubctl/hubctl/internal/cli/man"
 	"github.com/hubctl/hubctl/internal/cli/migrate"
 	"github.com/hubctl/hubctl/internal/cli/pull"
@@ -88,6 +90,8 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		sig.NewCmd(f),
 		listen.NewCmd(f),
 		pull.NewCmd(f, nil),
+		login.NewCmd(f, nil),
+		contextcmd.NewCmd(f),
 		configcmd.NewCmd(f),
 		top.NewCmd(f, nil),
 		version.NewCmd(f),

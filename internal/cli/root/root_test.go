@@ -1,11 +1,15 @@
 package root_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/root"
 )
 
 func TestConfigShowBadSettingExitsTwoWithOneLine(t *testing.T) {
@@ -64,5 +68,64 @@ func TestVersion(t *testing.T) {
 	r := clitest.Run(t, nil, "version")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "hubctl ") {
 		t.Errorf("version: exit %d, %q", r.Code, r.Stdout)
+	}
+}
+
+// TestMistypedVerbsExitTwoAtEveryLevel walks the whole command tree: a
+// mistyped verb under any group must fail like one under the root, never
+// print help and exit 0, which a script would take for success.
+func TestMistypedVerbsExitTwoAtEveryLevel(t *testing.T) {
+	var groups [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.HasSubCommands() {
+			groups = append(groups, path)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(slices.Clone(path), sub.Name()))
+		}
+	}
+	walk(root.NewCmd(cmdutil.New()), nil)
+	if len(groups) < 5 {
+		t.Fatalf("found only %d command groups: %v", len(groups), groups)
+	}
+	for _, path := range groups {
+		args := append(slices.Clone(path), "no-such-verb")
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := clitest.Run(t, nil, args...)
+			if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, `unknown command "no-such-verb"`) {
+				t.Errorf("exit %d, stderr %q; want 2 and unknown command", r.Code, r.Stderr)
+			}
+		})
+	}
+	r := clitest.Run(t, nil, "subs", "lst")
+	if r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, "Did you mean this?") || !strings.Contains(r.Stderr, "list") {
+		t.Errorf("subs lst: exit %d, stderr %q; want 2 and a suggestion of list", r.Code, r.Stderr)
+	}
+	if r := clitest.Run(t, nil, "subs"); r.Code != 0 || !strings.Contains(r.Stdout, "Available Commands") {
+		t.Errorf("subs alone: exit %d, want its help and 0", r.Code)
+	}
+}
+
+func TestJQPicksFromTheJSON(t *testing.T) {
+	r := clitest.Run(t, nil, "version", "--jq", ".platform")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "/") || strings.Contains(r.Stdout, `"`) || strings.Contains(r.Stdout, "{") {
+		t.Errorf("version --jq .platform: exit %d, %q; want the bare platform", r.Code, r.Stdout)
+	}
+	if r := clitest.Run(t, nil, "version", "--jq", ".["); r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, "--jq") {
+		t.Errorf("a malformed --jq: exit %d, stderr %q; want 2 naming --jq", r.Code, r.Stderr)
+	}
+	if r := clitest.Run(t, nil, "version", "--jq", ".version", "-o", "yaml"); r.Code != cmdutil.ExitUsage {
+		t.Errorf("--jq with -o yaml: exit %d, want 2", r.Code)
+	}
+}
+
+func TestMistypedEnvironmentVariableIsWarnedAbout(t *testing.T) {
+	r := clitest.Run(t, map[string]string{"STREAMING_HUB_DISPATCH_WORKER": "8"}, "config", "show", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "warning: STREAMING_HUB_DISPATCH_WORKER is set but is not a hubctl setting; did you mean STREAMING_HUB_DISPATCH_WORKERS?") {
+		t.Errorf("exit %d, stderr %q; want a warning with the likely setting", r.Code, r.Stderr)
+	}
+	if strings.Count(r.Stderr, "warning:") != 1 {
+		t.Errorf("warned %d times, want once: %q", strings.Count(r.Stderr, "warning:"), r.Stderr)
 	}
 }

@@ -17,17 +17,21 @@ type DeleteOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
 	ID      string
+	// Yes skips the confirmation asked on a terminal.
+	Yes bool
 }
 
 // NewCmdDelete returns `hubctl subs delete`; a non-nil runF replaces the
 // real run.
 func NewCmdDelete(f *cmdutil.Factory, runF func(*DeleteOptions) error) *cobra.Command {
 	var format string
+	var yes bool
 	cmd := &cobra.Command{
 		Use:   "delete ID",
 		Short: "Delete a subscription and cancel its pending deliveries",
 		Long: `Delete a subscription. Its pending deliveries are canceled with it (the
-answer says how many); deliveries in flight finish their attempt.
+answer says how many); deliveries in flight finish their attempt. On a
+terminal it asks for confirmation first; --yes skips the question.
 
 Exits 3 when the tenant has no subscription with that id.`,
 		Example:           `  hubctl subs delete 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b`,
@@ -38,15 +42,19 @@ Exits 3 when the tenant has no subscription with that id.`,
 			if err != nil {
 				return err
 			}
-			return cmdutil.Run(cmd.Context(), &DeleteOptions{Factory: f, Format: fm, ID: args[0]}, runF, deleteRun)
+			return cmdutil.Run(cmd.Context(), &DeleteOptions{Factory: f, Format: fm, ID: args[0], Yes: yes}, runF, deleteRun)
 		},
 	}
 	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddYesFlag(cmd, &yes)
 	return cmd
 }
 
 func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	f := opts.Factory
+	if err := cmdutil.ConfirmDestructive(f.IOStreams, opts.Yes, "Delete subscription "+opts.ID+" and cancel its pending deliveries?"); err != nil {
+		return err
+	}
 	deleted, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.SubscriptionDeleted, error) {
 		return h.DeleteSubscription(ctx, tenant, opts.ID)
 	})

@@ -33,9 +33,9 @@ func seedDeliveries(t *testing.T, dsn, sub string) {
 	_, err = st.Pool.Exec(ctx, `
 WITH ev AS (
     INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
-                        header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+                        header_keys, header_values, payload, topic, kafka_partition, kafka_offset, received_at)
     SELECT 'acme', ('0190b6a2-7c1e-7d3a-9f00-00000000000' || g)::uuid, 'transaction.posted', '1.0.0', 1, 'midaz',
-           'studio.lerian.transaction.posted', '2026-01-02T03:04:05Z', '{}', '{}', '{}', 't', 0, g
+           'studio.lerian.transaction.posted', '2026-01-02T03:04:05Z', '{}', '{}', '{}', 't', 0, g, '2026-01-02T03:04:05Z'
     FROM generate_series(1, 3) g
     RETURNING seq, kafka_offset::int AS n)
 INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, attempts, next_attempt_at,
@@ -88,6 +88,19 @@ func TestDeliveriesBehaveTheSameInEveryMode(t *testing.T) {
 		{args: []string{"deliveries", "get", pendingDelivery, "-o", "table"}, wantStdout: []string{"No attempts yet."}},
 		{args: []string{"deliveries", "get", unknownID}, wantCode: cmdutil.ExitNotFound},
 		{args: []string{"deliveries", "get", "42"}, wantCode: cmdutil.ExitNotFound},
+		// What a receiver saw (X-Lerian-Delivery-Id) leads to the delivery.
+		{args: []string{"deliveries", "get", "0196b001-0000-7000-8000-000000000001", "-o", "json"},
+			wantStdout: []string{`"id": "` + succeededDelivery + `"`, `"attempt_history": [`}},
+		{args: []string{"events", "get", "0190b6a2-7c1e-7d3a-9f00-000000000001", "-o", "json"},
+			wantStdout: []string{`"id": "0190b6a2-7c1e-7d3a-9f00-000000000001"`, `"subscription_name": "orders"`,
+				`"id": "` + succeededDelivery + `"`, `"id": "0196b001-0000-7000-8000-000000000002"`, `"payload": {}`}},
+		{args: []string{"events", "get", "0190b6a2-7c1e-7d3a-9f00-000000000002", "-o", "table"},
+			wantStdout: []string{"Event:", "transaction.posted", "orders (webhook, ", "): delivery " + deadDelivery, "#  DELIVERY ID"}},
+		{args: []string{"events", "get", unknownID}, wantCode: cmdutil.ExitNotFound},
+		{args: []string{"events", "list", "--type", "transaction.posted", "--limit", "2", "-o", "json"},
+			wantStdout: []string{`"id": "0190b6a2-7c1e-7d3a-9f00-000000000003"`, `"id": "0190b6a2-7c1e-7d3a-9f00-000000000002"`, `"next_cursor": "`}},
+		{args: []string{"events", "list", "--source", "nobody", "-o", "table"}, wantStdout: []string{"No events."}},
+		{args: []string{"events", "list", "--since", "yesterday"}, wantCode: cmdutil.ExitUsage},
 	}
 
 	rcv := newReceiver(t)

@@ -47,6 +47,8 @@ func TestCreateBuildsTheBodyWithoutAHub(t *testing.T) {
 		{name: "file and flags", args: []string{"--from-file", "-", "--name", "x"}, wantErr: "--from-file"},
 		{name: "bad format", args: []string{"--name", "x", "-o", "xml"}, wantErr: "xml"},
 		{name: "an argument", args: []string{"orders"}, wantErr: "unknown command"},
+		{name: "an empty name", args: []string{"--name", "", "--type", "pull"}, wantErr: "--name must not be empty"},
+		{name: "a blank name", args: []string{"--name", "  ", "--type", "pull"}, wantErr: "--name must not be empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, stdin, _, _ := cmdtest.Factory(nil)

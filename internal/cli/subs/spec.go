@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -126,6 +127,13 @@ func (s *specFlags) createBody(changed func(string) bool) (hubapi.SubscriptionCr
 			return hubapi.SubscriptionCreate{}, cmdutil.UsageErrorf("--%s is required (or --%s with the whole subscription)", required, flagFromFile)
 		}
 	}
+	// Given but blank is as good as missing: a subscription nobody can
+	// name in a listing, or no sink type at all.
+	for flag, value := range map[string]string{flagName: s.name, flagType: s.sinkType} {
+		if strings.TrimSpace(value) == "" {
+			return hubapi.SubscriptionCreate{}, cmdutil.UsageErrorf("--%s must not be empty", flag)
+		}
+	}
 	in := hubapi.SubscriptionCreate{
 		Name:           s.name,
 		Sink:           sinkObject(s.sinkType, s.url),
@@ -158,6 +166,9 @@ func (s *specFlags) createBody(changed func(string) bool) (hubapi.SubscriptionCr
 func (s *specFlags) updateBody(changed func(string) bool, currentSinkType func() (string, error)) (hubapi.SubscriptionUpdate, error) {
 	var in hubapi.SubscriptionUpdate
 	if changed(flagName) {
+		if strings.TrimSpace(s.name) == "" {
+			return hubapi.SubscriptionUpdate{}, cmdutil.UsageErrorf("--%s must not be empty", flagName)
+		}
 		in.Name = &s.name
 	}
 	if changed(flagType) || changed(flagURL) {

@@ -19,6 +19,8 @@ type StatusOptions struct {
 	Format  output.Format
 	ID      string
 	Status  string
+	// Yes skips the confirmation a deactivation asks for on a terminal.
+	Yes bool
 }
 
 // NewCmdActivate returns `hubctl tenants activate`; a non-nil runF replaces
@@ -35,11 +37,13 @@ func NewCmdDeactivate(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobr
 	return newStatusCmd(f, runF, "deactivate", service.TenantInactive,
 		"Stop accepting a tenant's events",
 		`Make the tenant inactive: from the next roster refresh ingest discards its
-events (reason inactive_tenant). Its subscriptions and stored events stay.`)
+events (reason inactive_tenant). Its subscriptions and stored events stay.
+On a terminal it asks for confirmation first; --yes skips the question.`)
 }
 
 func newStatusCmd(f *cmdutil.Factory, runF func(*StatusOptions) error, verb, status, short, long string) *cobra.Command {
 	var format string
+	var yes bool
 	cmd := &cobra.Command{
 		Use:     verb + " ID",
 		Short:   short,
@@ -51,14 +55,23 @@ func newStatusCmd(f *cmdutil.Factory, runF func(*StatusOptions) error, verb, sta
 			if err != nil {
 				return err
 			}
-			return cmdutil.Run(cmd.Context(), &StatusOptions{Factory: f, Format: fm, ID: args[0], Status: status}, runF, statusRun)
+			return cmdutil.Run(cmd.Context(), &StatusOptions{Factory: f, Format: fm, ID: args[0], Status: status, Yes: yes}, runF, statusRun)
 		},
 	}
 	cmdutil.AddOutputFlag(cmd, &format)
+	if status == service.TenantInactive {
+		cmdutil.AddYesFlag(cmd, &yes)
+	}
 	return cmd
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {
+	if opts.Status == service.TenantInactive {
+		question := "Deactivate tenant " + opts.ID + "? Its events will be discarded from the next roster refresh."
+		if err := cmdutil.ConfirmDestructive(opts.Factory.IOStreams, opts.Yes, question); err != nil {
+			return err
+		}
+	}
 	return runOne(ctx, opts.Factory, opts.Format, func(h hubaccess.Hub) (hubapi.Tenant, error) {
 		return h.SetTenantStatus(ctx, opts.ID, opts.Status)
 	})

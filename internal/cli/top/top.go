@@ -51,7 +51,11 @@ real) without colour or screen control, for scripts and bug reports.`,
 			if opts.Interval < 100*time.Millisecond {
 				return cmdutil.UsageErrorf("--interval must be at least 100ms")
 			}
-			opts.Server = hubaccess.Resolve(f).Server
+			target, err := hubaccess.Resolve(f)
+			if err != nil {
+				return err
+			}
+			opts.Server = target.Server
 			if opts.Source == nil {
 				opts.Source = func(ctx context.Context, o *Options) (Source, func(), error) { return openSource(ctx, f, o) }
 			}

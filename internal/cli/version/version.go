@@ -3,6 +3,7 @@ package version
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,9 +23,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			info := buildinfo.Get()
-			if format == "" {
-				_, err := fmt.Fprintf(f.IOStreams.Out, "hubctl %s (commit %s, built %s, %s, %s)\n",
-					info.Version, info.Commit, info.Date, info.GoVersion, info.Platform)
+			if format == "" && !cmd.Flags().Changed("jq") {
+				_, err := fmt.Fprintln(f.IOStreams.Out, versionLine(info))
 				return err
 			}
 			fm, err := cmdutil.ResolveFormat(f, format, output.JSON, output.YAML)
@@ -35,5 +35,24 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: json or yaml (default: one line of text)")
+	cmdutil.AddJQFlag(cmd)
 	return cmd
+}
+
+// versionLine is the one line of text: what the build records say, and
+// nothing about what they do not ("commit unknown" tells nobody anything).
+func versionLine(info buildinfo.Info) string {
+	parts := []string{}
+	if info.Commit != buildinfo.Unknown {
+		commit := "commit " + info.Commit
+		if info.Modified {
+			commit += " (modified)"
+		}
+		parts = append(parts, commit)
+	}
+	if info.Date != buildinfo.Unknown {
+		parts = append(parts, "built "+info.Date)
+	}
+	parts = append(parts, info.GoVersion, info.Platform)
+	return "hubctl " + info.Version + " (" + strings.Join(parts, ", ") + ")"
 }

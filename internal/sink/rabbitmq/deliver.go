@@ -65,20 +65,6 @@ func (s *rabbitSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome 
 	return sink.Outcome{OK: true}
 }
 
-// Probe connects, opens a channel and passive-declares the exchange
-// (SPEC §2.2): it fails when the broker is unreachable, refuses the
-// credentials or the virtual host, or has no such exchange.
-func (s *rabbitSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
-	timeout := sink.AttemptTimeout(p.Timeout)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	err := runBounded(ctx, func() error { return s.broker.checkExchange(ctx, s.exchange) })
-	if err != nil {
-		return errors.New(describeError(ctx, err, timeout))
-	}
-	return nil
-}
-
 // Close releases this sink's share of the broker connection; the last
 // sink of a broker URL closes it. Closing twice is harmless.
 func (s *rabbitSink) Close() error {

@@ -436,7 +436,7 @@ func runProbe(t *testing.T, h Harness) {
 }
 
 func probeRequest(timeout time.Duration) sink.ProbeRequest {
-	return sink.ProbeRequest{SubscriptionID: mustUUIDv7(), TenantID: "tenant-conformance", Timeout: timeout}
+	return sink.ProbeRequest{SubscriptionID: mustUUIDv7(), TenantID: "tenant-conformance", Timeout: timeout, EventTypes: []string{TestEventKey}}
 }
 
 func checkNoSecrets(t *testing.T, what, text string, secrets []string) {

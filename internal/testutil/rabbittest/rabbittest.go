@@ -121,6 +121,14 @@ func (top *Topology) Bind(tb testing.TB, key string) {
 	}
 }
 
+// Unbind stops routing messages published with routing key to the queue.
+func (top *Topology) Unbind(tb testing.TB, key string) {
+	tb.Helper()
+	if err := top.admin.QueueUnbind(top.Queue, key, top.Exchange, nil); err != nil {
+		tb.Fatalf("rabbittest: unbind %q: %v", key, err)
+	}
+}
+
 // Drain takes every message in the queue, oldest first, acknowledged so
 // they are gone. It does not wait for messages still to come.
 func (top *Topology) Drain(tb testing.TB) []amqp.Delivery {

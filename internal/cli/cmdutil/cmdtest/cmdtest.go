@@ -26,6 +26,12 @@ func FactoryOver(ios *iostreams.IOStreams, env map[string]string) *cmdutil.Facto
 	return &cmdutil.Factory{IOStreams: ios, LookupEnv: func(k string) (string, bool) {
 		v, ok := env[k]
 		return v, ok
+	}, Environ: func() []string {
+		kv := make([]string, 0, len(env))
+		for k, v := range env {
+			kv = append(kv, k+"="+v)
+		}
+		return kv
 	}}
 }
 

@@ -1,0 +1,91 @@
+package login_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/profile"
+	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// TestLoginThenCommandsNeedNoExport runs the profile flow: login with a
+// token on stdin, then commands in an environment that names no hub at
+// all reach it through the stored context; context use switches, and an
+// explicit database still wins.
+func TestLoginThenCommandsNeedNoExport(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	if r := clitest.Run(t, clitest.Direct(dsn), "tenants", "create", "acme"); r.Code != 0 {
+		t.Fatalf("create tenant: %s", r.Stderr)
+	}
+	r := clitest.Run(t, clitest.Direct(dsn), "tenants", "keys", "create", "acme", "--name", "test", "-o", "json")
+	var key struct{ Key string }
+	if err := json.Unmarshal([]byte(r.Stdout), &key); r.Code != 0 || err != nil {
+		t.Fatalf("create key: %s", r.Stderr)
+	}
+	url := clitest.Serve(t, dsn)
+	dir := t.TempDir()
+	fresh := map[string]string{profile.EnvConfigDir: dir}
+
+	// Before login: no hub, and the message says how to name one.
+	if r := clitest.Run(t, fresh, "subs", "list"); r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, "no hub configured") {
+		t.Fatalf("before login: exit %d, %q; want 2 and no hub configured", r.Code, r.Stderr)
+	}
+
+	if r := clitest.RunWithStdin(t, fresh, key.Key+"\n", "login", "--server", url, "--name", "local"); r.Code != 0 {
+		t.Fatalf("login: exit %d: %s", r.Code, r.Stderr)
+	}
+	info, err := os.Stat(filepath.Join(dir, "config.yaml"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("profile file: %v, %v; want mode 0600", info, err)
+	}
+
+	if r := clitest.Run(t, fresh, "subs", "create", "--name", "feed", "--type", "pull", "-o", "json"); r.Code != 0 {
+		t.Fatalf("subs create through the context: exit %d: %s", r.Code, r.Stderr)
+	}
+	r = clitest.Run(t, fresh, "subs", "list", "--jq", ".items[].name")
+	if r.Code != 0 || r.Stdout != "feed\n" {
+		t.Fatalf("subs list through the context: exit %d, %q (%s)", r.Code, r.Stdout, r.Stderr)
+	}
+
+	list := clitest.Run(t, fresh, "context", "list", "-o", "json")
+	if list.Code != 0 || !strings.Contains(list.Stdout, `"name": "local"`) || !strings.Contains(list.Stdout, `"current": true`) ||
+		strings.Contains(list.Stdout, key.Key) {
+		t.Fatalf("context list: exit %d, %s; want local, current, and no token", list.Code, list.Stdout)
+	}
+	if r := clitest.Run(t, fresh, "context", "use", "nowhere"); r.Code != cmdutil.ExitNotFound {
+		t.Errorf("context use of an unknown name: exit %d, want 3", r.Code)
+	}
+
+	// A second context that points nowhere, made current: commands follow it.
+	if r := clitest.RunWithStdin(t, fresh, "other-token\n", "login", "--server", "http://127.0.0.1:1", "--name", "dead"); r.Code != 0 {
+		t.Fatalf("second login: %s", r.Stderr)
+	}
+	if r := clitest.Run(t, fresh, "subs", "list"); r.Code != cmdutil.ExitUnavailable {
+		t.Errorf("subs list on the dead context: exit %d, want 5", r.Code)
+	}
+	if r := clitest.Run(t, fresh, "context", "use", "local"); r.Code != 0 {
+		t.Fatalf("context use local: %s", r.Stderr)
+	}
+	if r := clitest.Run(t, fresh, "subs", "list", "--jq", ".items | length"); r.Code != 0 || r.Stdout != "1\n" {
+		t.Errorf("after context use local: exit %d, %q", r.Code, r.Stdout)
+	}
+	// An explicit database beats the context.
+	direct := clitest.With(fresh, map[string]string{"STREAMING_HUB_POSTGRES_DSN": dsn})
+	if r := clitest.Run(t, direct, "subs", "list"); r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, "--tenant") {
+		t.Errorf("with a database: exit %d, %q; want direct mode asking for --tenant", r.Code, r.Stderr)
+	}
+
+	if r := clitest.Run(t, fresh, "login", "--server", url); r.Code != cmdutil.ExitUsage {
+		t.Errorf("login without a token: exit %d, want 2", r.Code)
+	}
+	if r := clitest.RunWithStdin(t, fresh, "t\n", "login", "--server", "ftp://x"); r.Code != cmdutil.ExitUsage {
+		t.Errorf("login with a bad server: exit %d, want 2", r.Code)
+	}
+}

@@ -1,0 +1,266 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// InboxEvent is one stored event as support reads it: its CloudEvents
+// attributes, where it came from in Kafka, and (when read alone) its
+// headers and payload.
+type InboxEvent struct {
+	Seq             int64
+	TenantID        string
+	ID              uuid.UUID // the CloudEvents id
+	Key             string    // <resourcetype>.<eventtype>
+	Type            string    // the full CloudEvents type
+	Source          string
+	Subject         string
+	SchemaVersion   string
+	DataContentType string
+	DataSchema      string
+	TraceParent     string
+	TraceState      string
+	Time            time.Time
+	ReceivedAt      time.Time
+	Topic           string
+	Partition       int32
+	Offset          int64
+	Size            int // payload bytes
+	// Headers and Payload are read by GetInboxEvent only: a listing shows
+	// what finds an event, not its contents.
+	Headers []RawHeader
+	Payload []byte
+}
+
+// InboxQuery selects a page of a tenant's events, newest first. Empty
+// filters select everything; Since is inclusive and Until exclusive, on
+// the time the hub received the event.
+type InboxQuery struct {
+	TenantID string
+	Key      string
+	Source   string
+	Subject  string
+	Since    time.Time
+	Until    time.Time
+	// BeforeSeq continues a listing past the event of this seq; 0 starts
+	// with the newest.
+	BeforeSeq int64
+	// Limit is the most events returned; at least 1.
+	Limit int
+}
+
+// inboxColumns are what every inbox read selects, events as e.
+const inboxColumns = `e.seq, e.tenant_id, e.id, e.event_key, e.type, e.source, coalesce(e.subject, ''), e.schema_version,
+	coalesce(e.datacontenttype, ''), coalesce(e.dataschema, ''), coalesce(e.traceparent, ''), coalesce(e.tracestate, ''),
+	e.time, e.received_at, e.topic, e.kafka_partition, e.kafka_offset, octet_length(e.payload)`
+
+func inboxFields(e *InboxEvent) []any {
+	return []any{&e.Seq, &e.TenantID, &e.ID, &e.Key, &e.Type, &e.Source, &e.Subject, &e.SchemaVersion,
+		&e.DataContentType, &e.DataSchema, &e.TraceParent, &e.TraceState,
+		&e.Time, &e.ReceivedAt, &e.Topic, &e.Partition, &e.Offset, &e.Size}
+}
+
+// ListInboxEvents returns a page of a tenant's events, newest first, and
+// whether older ones follow. The filters are plain predicates on the events
+// table, so the query holds however the table is laid out (a time bound
+// lets a table split by time skip what is out of range).
+func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []InboxEvent, more bool, err error) {
+	if q.Limit < 1 {
+		return nil, false, fmt.Errorf("list events: limit %d must be at least 1", q.Limit)
+	}
+	rows, err := s.Pool.Query(ctx, `
+		SELECT `+inboxColumns+`
+		FROM events e
+		WHERE e.tenant_id = @tenant
+		  AND (@before::bigint = 0 OR e.seq < @before)
+		  AND (@key = '' OR e.event_key = @key)
+		  AND (@source = '' OR e.source = @source)
+		  AND (@subject = '' OR e.subject = @subject)
+		  AND (@since::timestamptz IS NULL OR e.received_at >= @since)
+		  AND (@until::timestamptz IS NULL OR e.received_at < @until)
+		ORDER BY e.seq DESC
+		LIMIT @limit`,
+		pgx.NamedArgs{
+			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "source": q.Source, "subject": q.Subject,
+			"since": nullTime(q.Since), "until": nullTime(q.Until), "limit": q.Limit + 1,
+		})
+	if err != nil {
+		return nil, false, classify(fmt.Errorf("list events: %w", err))
+	}
+	events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (InboxEvent, error) {
+		var e InboxEvent
+		return e, row.Scan(inboxFields(&e)...)
+	})
+	if err != nil {
+		return nil, false, classify(fmt.Errorf("list events: %w", err))
+	}
+	if len(events) > q.Limit {
+		return events[:q.Limit], true, nil
+	}
+	return events, false, nil
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// GetInboxEvent reads one event of tenantID by its CloudEvents id, headers
+// and payload included. Another tenant's event is an ErrNotFound exactly
+// like a missing one.
+func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID) (InboxEvent, error) {
+	var (
+		e            InboxEvent
+		keys, values [][]byte
+	)
+	err := s.Pool.QueryRow(ctx, `
+		SELECT `+inboxColumns+`, e.header_keys, e.header_values, e.payload
+		FROM events e
+		WHERE e.tenant_id = $1 AND e.id = $2`, tenantID, id).
+		Scan(append(inboxFields(&e), &keys, &values, &e.Payload)...)
+	if err == pgx.ErrNoRows {
+		return InboxEvent{}, fmt.Errorf("%w: event %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return InboxEvent{}, classify(fmt.Errorf("read event %s: %w", id, err))
+	}
+	e.Headers = pairHeaders(keys, values)
+	return e, nil
+}
+
+// EventDelivery is what became of one event for one subscription: a push
+// subscription's delivery job with its attempts, or a pull subscription's
+// entry and whether its cursor has passed it.
+type EventDelivery struct {
+	SubscriptionID   uuid.UUID
+	SubscriptionName string
+	SinkType         string
+	// Job and Attempts are set for push subscriptions.
+	Job      *Delivery
+	Attempts []DeliveryAttempt
+	// Pulled is set for pull subscriptions: the durable cursor is at or
+	// past the event.
+	Pulled *bool
+}
+
+// EventDeliveries returns what became of the event at seq for each of
+// tenantID's subscriptions that matched it, deleted ones included (their
+// history stays), ordered by subscription name. Each lookup goes through a
+// subscription's own (subscription_id, event_seq) key, so the cost follows
+// the tenant's subscriptions, not the size of the job table.
+func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64) ([]EventDelivery, error) {
+	var out []EventDelivery
+	// One snapshot for the jobs, their attempts and the pull entries.
+	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		out = nil
+		rows, err := tx.Query(ctx, `
+			SELECT s.name, s.sink_type, `+deliveryColumns+`
+			FROM subscriptions s
+			JOIN delivery_jobs j ON j.subscription_id = s.id AND j.event_seq = @seq
+			LEFT JOIN events e ON e.seq = j.event_seq
+			WHERE s.tenant_id = @tenant AND j.tenant_id = @tenant
+			ORDER BY s.name, s.id`, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (EventDelivery, error) {
+			d := EventDelivery{Job: &Delivery{}}
+			err := row.Scan(append([]any{&d.SubscriptionName, &d.SinkType}, deliveryFields(d.Job)...)...)
+			d.SubscriptionID = d.Job.SubscriptionID
+			return d, err
+		})
+		if err != nil {
+			return err
+		}
+		if err := attachAttempts(ctx, tx, out); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, `
+			SELECT s.id, s.name, s.sink_type, coalesce(c.cursor_seq, 0) >= @seq
+			FROM subscriptions s
+			JOIN pull_entries p ON p.subscription_id = s.id AND p.event_seq = @seq
+			LEFT JOIN pull_cursors c ON c.subscription_id = s.id
+			WHERE s.tenant_id = @tenant
+			ORDER BY s.name, s.id`, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
+		if err != nil {
+			return err
+		}
+		pulls, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (EventDelivery, error) {
+			var d EventDelivery
+			var pulled bool
+			err := row.Scan(&d.SubscriptionID, &d.SubscriptionName, &d.SinkType, &pulled)
+			d.Pulled = &pulled
+			return d, err
+		})
+		out = append(out, pulls...)
+		return err
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("read deliveries of event %d: %w", seq, err))
+	}
+	return out, nil
+}
+
+// attachAttempts reads the attempts of the jobs in ds in one query.
+func attachAttempts(ctx context.Context, tx pgx.Tx, ds []EventDelivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	byJob := make(map[uuid.UUID]*EventDelivery, len(ds))
+	ids := make([]uuid.UUID, len(ds))
+	for i := range ds {
+		ds[i].Attempts = []DeliveryAttempt{}
+		byJob[ds[i].Job.ID] = &ds[i]
+		ids[i] = ds[i].Job.ID
+	}
+	rows, err := tx.Query(ctx, `
+		SELECT job_id, id, attempt, started_at, duration_ms, outcome, status_code, coalesce(error, ''), response_snippet
+		FROM delivery_attempts
+		WHERE job_id = ANY($1)
+		ORDER BY job_id, attempt`, ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			jobID  uuid.UUID
+			millis int64
+			a      DeliveryAttempt
+		)
+		if err := rows.Scan(&jobID, &a.ID, &a.Number, &a.StartedAt, &millis, &a.Outcome, &a.StatusCode, &a.Error, &a.Response); err != nil {
+			return err
+		}
+		a.Duration = time.Duration(millis) * time.Millisecond
+		if d := byJob[jobID]; d != nil {
+			d.Attempts = append(d.Attempts, a)
+		}
+	}
+	return rows.Err()
+}
+
+// JobOfAttempt returns the delivery job an attempt belongs to: the
+// X-Lerian-Delivery-Id a receiver saw leads to the delivery. An attempt of
+// another tenant's job is an ErrNotFound exactly like a missing one.
+func (s *Store) JobOfAttempt(ctx context.Context, tenantID string, attemptID uuid.UUID) (uuid.UUID, error) {
+	var jobID uuid.UUID
+	err := s.Pool.QueryRow(ctx, `
+		SELECT a.job_id
+		FROM delivery_attempts a
+		JOIN delivery_jobs j ON j.id = a.job_id
+		WHERE a.id = $1 AND j.tenant_id = $2`, attemptID, tenantID).Scan(&jobID)
+	if err == pgx.ErrNoRows {
+		return uuid.Nil, fmt.Errorf("%w: delivery attempt %s", ErrNotFound, attemptID)
+	}
+	if err != nil {
+		return uuid.Nil, classify(fmt.Errorf("read delivery attempt %s: %w", attemptID, err))
+	}
+	return jobID, nil
+}
