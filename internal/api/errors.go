@@ -81,8 +81,14 @@ func responseFor(err error) errorResponse {
 		return resp
 	case errors.As(err, &validation):
 		var details map[string]any
-		if validation.Field != "" {
-			details = map[string]any{"field": validation.Field}
+		if validation.Field != "" || len(validation.Details) > 0 {
+			details = map[string]any{}
+			for k, v := range validation.Details {
+				details[k] = v
+			}
+			if validation.Field != "" {
+				details["field"] = validation.Field
+			}
 		}
 		return errorResponse{status: http.StatusBadRequest, body: hubapi.Error{Code: validation.Code, Message: validation.Message, Details: details}}
 	case errors.As(err, &notFound):

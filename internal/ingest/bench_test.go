@@ -23,24 +23,37 @@ import (
 func BenchmarkIngest(b *testing.B) {
 	for _, subscriptions := range []int{0, 3} {
 		b.Run(fmt.Sprintf("subscriptions=%d", subscriptions), func(b *testing.B) {
-			benchmarkIngest(b, subscriptions, nil)
+			benchmarkIngest(b, unfiltered(subscriptions), nil)
 		})
 	}
 }
 
+// benchSubscriptions are the subscriptions of one ingest benchmark: one per
+// filter ("" for none), and how many delivery jobs the warm-up event and
+// the b.N measured events must have made between them.
+type benchSubscriptions struct {
+	filters []string
+	jobs    func(n int) int64
+}
+
+// unfiltered is n subscriptions without filters: a job per event each.
+func unfiltered(n int) benchSubscriptions {
+	return benchSubscriptions{filters: make([]string, n), jobs: func(events int) int64 { return int64((events + 1) * n) }}
+}
+
 // benchmarkIngest runs BenchmarkIngest's measure; prepare, when set, fills
 // the database first, and configure adjusts the consumer.
-func benchmarkIngest(b *testing.B, subscriptions int, prepare func(*env), configure ...func(*Options)) {
+func benchmarkIngest(b *testing.B, subs benchSubscriptions, prepare func(*env), configure ...func(*Options)) {
 	e := newEnv(b)
 	e.addTenants("t-bench")
 	if prepare != nil {
 		prepare(e)
 	}
-	for i := range subscriptions {
+	for i, filter := range subs.filters {
 		e.exec(`
-INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret)
-VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}', 'active', 'ciphertext')`,
-			fmt.Sprint("bench-", i))
+INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret, filter)
+VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}', 'active', 'ciphertext', nullif($2, ''))`,
+			fmt.Sprint("bench-", i), filter)
 	}
 	m := e.start(append([]func(*Options){func(o *Options) { o.MaxPollRecords = DefaultMaxPollRecords }}, configure...)...)
 	e.produce(cloudEvent(0, "t-bench", eventID(0), []byte("{}")))
@@ -72,7 +85,7 @@ VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}
 	b.StopTimer()
 
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
-	if want := int64((b.N + 1) * subscriptions); subscriptions > 0 && e.count(`SELECT count(*) FROM delivery_jobs WHERE tenant_id = 't-bench'`) != want {
+	if want := subs.jobs(b.N); e.count(`SELECT count(*) FROM delivery_jobs WHERE tenant_id = 't-bench'`) != want {
 		b.Fatalf("delivery jobs = %d, want %d", e.count(`SELECT count(*) FROM delivery_jobs WHERE tenant_id = 't-bench'`), want)
 	}
 	m.stop()
@@ -96,7 +109,7 @@ func BenchmarkIngestTracing(b *testing.B) {
 				tr, _ := otlptest.StartTracing(b)
 				configure = append(configure, func(o *Options) { o.Tracing = tr })
 			}
-			benchmarkIngest(b, 3, nil, configure...)
+			benchmarkIngest(b, unfiltered(3), nil, configure...)
 		})
 	}
 }

@@ -21,7 +21,7 @@ const historyEvents = 2_000_000
 func BenchmarkIngestHistory(b *testing.B) {
 	for _, n := range []int{0, historyEvents} {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
-			benchmarkIngest(b, 3, func(e *env) { seedHistory(b, e, n) })
+			benchmarkIngest(b, unfiltered(3), func(e *env) { seedHistory(b, e, n) })
 		})
 	}
 }

@@ -18,6 +18,7 @@ type metrics struct {
 	storeRetries   prometheus.Counter
 	abandoned      prometheus.Counter
 	commitFailures prometheus.Counter
+	filterErrors   prometheus.Counter
 	lag            *prometheus.GaugeVec
 	batchesStored  prometheus.Counter
 	lastStored     prometheus.Gauge
@@ -59,6 +60,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "streaming_hub_ingest_kafka_commit_failures_total",
 			Help: "Kafka offset commits that failed after the batch was stored; the stored offset still protects a restart.",
 		}),
+		filterErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "streaming_hub_filter_errors_total",
+			Help: "Content filter evaluations that failed (a missing field, a type mismatch, the cost limit); each was taken as no match.",
+		}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "streaming_hub_kafka_consumer_lag_records",
 			Help: "Records of a partition owned by this process not yet stored: the high watermark minus the stored next offset.",
@@ -75,7 +80,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.records, m.batchSeconds, m.batchRecords, m.skipped, m.matched, m.storeRetries, m.abandoned, m.commitFailures, m.lag, m.batchesStored, m.lastStored} {
+	for _, c := range []prometheus.Collector{m.records, m.batchSeconds, m.batchRecords, m.skipped, m.matched, m.storeRetries, m.abandoned, m.commitFailures, m.filterErrors, m.lag, m.batchesStored, m.lastStored} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -96,5 +101,8 @@ func (m *metrics) observe(res store.IngestResult) {
 	}
 	if res.PullEntries > 0 {
 		m.matched.WithLabelValues("pull").Add(float64(res.PullEntries))
+	}
+	if res.FilterErrors > 0 {
+		m.filterErrors.Add(float64(res.FilterErrors))
 	}
 }

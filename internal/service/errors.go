@@ -21,6 +21,9 @@ type ValidationError struct {
 	Field   string
 	Code    string
 	Message string
+	// Details are more facts for details beside the field, such as where
+	// in a filter expression the error is.
+	Details map[string]any
 }
 
 func (e *ValidationError) Error() string { return e.Message }

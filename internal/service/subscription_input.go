@@ -63,6 +63,12 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 			return createSpec{}, err
 		}
 	}
+	var expr string
+	if in.Filter != nil {
+		if expr, err = checkFilter(*in.Filter); err != nil {
+			return createSpec{}, err
+		}
+	}
 	if in.RetrySchedule != nil {
 		if err := checkRetrySchedule(in.RetrySchedule); err != nil {
 			return createSpec{}, err
@@ -95,6 +101,7 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 		EventTypes:        eventTypes,
 		SchemaMajor:       schemaMajor,
 		Origin:            origin,
+		Filter:            expr,
 		RetrySchedule:     in.RetrySchedule,
 		AttemptTimeout:    timeout,
 		Enabled:           enabled,
@@ -109,6 +116,7 @@ type subscriptionPatch struct {
 	eventTypes     []string
 	schemaMajor    *int
 	origin         hubapi.Nullable[string]
+	filter         hubapi.Nullable[string]
 	retrySchedule  hubapi.Nullable[[]string]
 	attemptTimeout *time.Duration
 	enabled        *bool
@@ -116,7 +124,7 @@ type subscriptionPatch struct {
 }
 
 func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionPatch, error) {
-	p := subscriptionPatch{name: in.Name, enabled: in.Enabled, origin: in.Origin, retrySchedule: in.RetrySchedule}
+	p := subscriptionPatch{name: in.Name, enabled: in.Enabled, origin: in.Origin, filter: in.Filter, retrySchedule: in.RetrySchedule}
 	if in.Name != nil {
 		if err := checkText("name", *in.Name, MaxSubscriptionNameChars); err != nil {
 			return subscriptionPatch{}, err
@@ -149,6 +157,11 @@ func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionP
 	}
 	if in.RetrySchedule.Set && !in.RetrySchedule.Null {
 		if err := checkRetrySchedule(in.RetrySchedule.Value); err != nil {
+			return subscriptionPatch{}, err
+		}
+	}
+	if in.Filter.Set && !in.Filter.Null {
+		if _, err := checkFilter(in.Filter.Value); err != nil {
 			return subscriptionPatch{}, err
 		}
 	}

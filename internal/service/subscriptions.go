@@ -372,6 +372,9 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 	if p.origin.Set {
 		sub.Origin = p.origin.Value
 	}
+	if p.filter.Set {
+		sub.Filter = p.filter.Value
+	}
 	if p.retrySchedule.Set {
 		sub.RetrySchedule = p.retrySchedule.Value
 	}
@@ -409,6 +412,9 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 	}
 	if sub.Origin != "" {
 		v.Origin = &sub.Origin
+	}
+	if sub.Filter != "" {
+		v.Filter = &sub.Filter
 	}
 	if sub.VerificationState == match.VerificationFailed {
 		v.VerificationError = sub.VerificationError

@@ -281,7 +281,7 @@ func TestSubscriptionViewJSONHasTheSpecFields(t *testing.T) {
 	}
 	slices.Sort(keys)
 	want := []string{"attempt_timeout", "created_at", "disabled_reason", "enabled", "event_types", "failing_since",
-		"id", "last_failure_at", "name", "origin", "previous_secret_expires_at", "retry_schedule", "schema_major",
+		"filter", "id", "last_failure_at", "name", "origin", "previous_secret_expires_at", "retry_schedule", "schema_major",
 		"signing_secret", "sink", "tenant_id", "updated_at", "verification_state"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("view fields %q, want %q", keys, want)
@@ -289,7 +289,7 @@ func TestSubscriptionViewJSONHasTheSpecFields(t *testing.T) {
 	if string(fields["signing_secret"]) != `"****"` {
 		t.Errorf("signing_secret = %s, want the mask", fields["signing_secret"])
 	}
-	for _, null := range []string{"origin", "retry_schedule", "disabled_reason", "failing_since", "last_failure_at", "previous_secret_expires_at"} {
+	for _, null := range []string{"origin", "filter", "retry_schedule", "disabled_reason", "failing_since", "last_failure_at", "previous_secret_expires_at"} {
 		if string(fields[null]) != "null" {
 			t.Errorf("%s = %s, want null", null, fields[null])
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/filter"
 	"github.com/hubctl/hubctl/internal/match"
 )
 
@@ -73,6 +74,9 @@ type IngestResult struct {
 	// Jobs and PullEntries count the delivery work matching created.
 	Jobs        int
 	PullEntries int
+	// FilterErrors counts content filters whose evaluation failed, each
+	// taken as no match.
+	FilterErrors int
 }
 
 // VerdictCount is one line of IngestResult.Counts.
@@ -166,7 +170,9 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 
 	res := IngestResult{NextOffset: b.NextOffset, Skipped: skipped}
 	res.Verdicts = finalVerdicts(b.Records[skipped:], inserted)
-	work := deliveryWorkOf(match.RouteNewEvents(newEvents(b.Records, inserted), state.subs))
+	routes := match.RouteNewEvents(newEvents(b.Records, inserted), state.subs)
+	res.FilterErrors = routes.FilterErrors
+	work := deliveryWorkOf(routes)
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
 	if len(work.jobs) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"delivery_jobs"}, jobColumns, pgx.CopyFromRows(work.jobs)); err != nil {
@@ -373,10 +379,16 @@ func finalVerdicts(records []IngestRecord, inserted map[int64]int64) []event.Ver
 	return out
 }
 
+// filters holds the compiled content filters of the subscriptions ingest
+// has matched against, per version. Subscription ids are unique across
+// databases (UUIDv7), so one cache serves every Store of the process.
+var filters = filter.NewCache()
+
 // selectCandidates narrows by what the partial index subscriptions_matchable
 // covers; match.Matches makes the decision.
 const selectCandidates = `
-SELECT id, tenant_id, sink_type, enabled, verification_state, event_types, schema_major, coalesce(origin, '')
+SELECT id, tenant_id, sink_type, enabled, verification_state, event_types, schema_major, coalesce(origin, ''),
+    coalesce(filter, ''), updated_at
 FROM subscriptions
 WHERE tenant_id = ANY($1) AND deleted_at IS NULL AND enabled AND verification_state = 'active'
 ORDER BY tenant_id, id`
@@ -388,10 +400,16 @@ func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, err
 	}
 	subs := make(map[string][]match.Candidate)
 	var c match.Candidate
-	var sinkType string
+	var (
+		sinkType, expr string
+		version        time.Time
+	)
 	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
-		&c.EventTypes, &c.SchemaMajor, &c.Origin}, func() error {
+		&c.EventTypes, &c.SchemaMajor, &c.Origin, &expr, &version}, func() error {
 		c.Pull = sinkType == "pull"
+		if expr != "" {
+			c.Filter, c.FilterErr = filters.Program(c.ID, version, expr)
+		}
 		subs[c.TenantID] = append(subs[c.TenantID], c)
 		c = match.Candidate{} // EventTypes must not be shared between rows
 		return nil
@@ -426,8 +444,12 @@ func newEvents(records []IngestRecord, inserted map[int64]int64) []match.NewEven
 		if !isNew {
 			continue
 		}
+		ev := &r.Event
 		events = append(events, match.NewEvent{Seq: seq, Event: match.Event{
-			TenantID: r.Event.TenantID, Key: r.Event.Key, SchemaMajor: r.Event.SchemaMajor, Source: r.Event.Source,
+			TenantID: ev.TenantID, Key: ev.Key, SchemaMajor: ev.SchemaMajor, Source: ev.Source,
+		}, Attributes: filter.Event{
+			ID: ev.ID, Source: ev.Source, Key: ev.Key, Type: ev.Type, Subject: ev.Subject, Time: ev.Time,
+			SchemaVersion: ev.SchemaVersion, TenantID: ev.TenantID, DataContentType: ev.DataContentType, Data: ev.Data,
 		}})
 	}
 	return events

@@ -43,6 +43,8 @@ type Subscription struct {
 	EventTypes           []string
 	SchemaMajor          int
 	Origin               string
+	// Filter is the CEL expression events must satisfy; "" matches all.
+	Filter string
 	// RetrySchedule holds Go durations as the user wrote them; nil means
 	// the default curve.
 	RetrySchedule     []string
@@ -72,26 +74,27 @@ type SubscriptionPosition struct {
 const subscriptionColumns = `id, tenant_id, name, sink_type, sink_config, sink_credentials, sink_credential_fields,
 	destination, event_types, schema_major, origin, retry_schedule, attempt_timeout_ms, enabled,
 	verification_state, verification_error, verified_at, disabled_reason, failing_since, last_failure_at,
-	signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at`
+	signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter`
 
 func scanSubscription(row pgx.Row) (Subscription, error) {
 	var (
 		s                                                              Subscription
 		config                                                         []byte
 		credentials, origin, verificationError, disabledReason, secret *string
-		previous                                                       *string
+		previous, filter                                               *string
 		timeoutMillis                                                  int64
 	)
 	err := row.Scan(&s.ID, &s.TenantID, &s.Name, &s.SinkType, &config, &credentials, &s.SinkCredentialFields,
 		&s.Destination, &s.EventTypes, &s.SchemaMajor, &origin, &s.RetrySchedule, &timeoutMillis, &s.Enabled,
 		&s.VerificationState, &verificationError, &s.VerifiedAt, &disabledReason, &s.FailingSince, &s.LastFailureAt,
-		&secret, &previous, &s.PreviousSecretExpiresAt, &s.CreatedAt, &s.UpdatedAt)
+		&secret, &previous, &s.PreviousSecretExpiresAt, &s.CreatedAt, &s.UpdatedAt, &filter)
 	if err != nil {
 		return Subscription{}, err
 	}
 	s.SinkConfig = config
 	s.SinkCredentials = deref(credentials)
 	s.Origin = deref(origin)
+	s.Filter = deref(filter)
 	s.AttemptTimeout = time.Duration(timeoutMillis) * time.Millisecond
 	s.VerificationError = deref(verificationError)
 	s.DisabledReason = deref(disabledReason)
@@ -127,14 +130,14 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) (Subsc
 			INSERT INTO subscriptions (id, tenant_id, name, sink_type, sink_config, sink_credentials,
 				sink_credential_fields, destination, event_types, schema_major, origin, retry_schedule,
 				attempt_timeout_ms, enabled, verification_state, verification_error, verified_at,
-				signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21)
+				signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22)
 			RETURNING `+subscriptionColumns,
 			sub.ID, sub.TenantID, sub.Name, sub.SinkType, []byte(sub.SinkConfig), nullIfEmpty(sub.SinkCredentials),
 			nonNil(sub.SinkCredentialFields), sub.Destination, sub.EventTypes, sub.SchemaMajor, nullIfEmpty(sub.Origin),
 			sub.RetrySchedule, sub.AttemptTimeout.Milliseconds(), sub.Enabled, sub.VerificationState,
 			nullIfEmpty(sub.VerificationError), sub.VerifiedAt, nullIfEmpty(sub.SigningSecret),
-			nullIfEmpty(sub.PreviousSecret), sub.PreviousSecretExpiresAt, sub.CreatedAt))
+			nullIfEmpty(sub.PreviousSecret), sub.PreviousSecretExpiresAt, sub.CreatedAt, nullIfEmpty(sub.Filter)))
 		if err != nil {
 			return err
 		}
@@ -264,14 +267,14 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 				attempt_timeout_ms = $11, enabled = $12, verification_state = $13, verification_error = $14,
 				verified_at = $15, disabled_reason = $16, failing_since = $17, last_failure_at = $18,
 				signing_secret = $19, previous_secret = $20, previous_secret_expires_at = $21,
-				updated_at = `+nextVersion("$22")+`
+				filter = $23, updated_at = `+nextVersion("$22")+`
 			WHERE id = $1
 			RETURNING `+subscriptionColumns,
 			id, next.Name, []byte(next.SinkConfig), nullIfEmpty(next.SinkCredentials), nonNil(next.SinkCredentialFields),
 			next.Destination, next.EventTypes, next.SchemaMajor, nullIfEmpty(next.Origin), next.RetrySchedule,
 			next.AttemptTimeout.Milliseconds(), next.Enabled, next.VerificationState, nullIfEmpty(next.VerificationError),
 			next.VerifiedAt, nullIfEmpty(next.DisabledReason), next.FailingSince, next.LastFailureAt,
-			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at))
+			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at, nullIfEmpty(next.Filter)))
 		return err
 	})
 	switch {

@@ -20,14 +20,16 @@ type Subscription struct {
 	// Sink is the public configuration with its type; each credential
 	// shows as "****" (a RabbitMQ URL's password in place:
 	// amqp://user:****@host/vhost).
-	Sink              map[string]any `json:"sink"`
-	EventTypes        []string       `json:"event_types"`
-	SchemaMajor       int            `json:"schema_major"`
-	Origin            *string        `json:"origin"`
-	RetrySchedule     []string       `json:"retry_schedule"`
-	AttemptTimeout    string         `json:"attempt_timeout"`
-	Enabled           bool           `json:"enabled"`
-	VerificationState string         `json:"verification_state"`
+	Sink        map[string]any `json:"sink"`
+	EventTypes  []string       `json:"event_types"`
+	SchemaMajor int            `json:"schema_major"`
+	Origin      *string        `json:"origin"`
+	// Filter is the CEL expression events must satisfy, null for none.
+	Filter            *string  `json:"filter"`
+	RetrySchedule     []string `json:"retry_schedule"`
+	AttemptTimeout    string   `json:"attempt_timeout"`
+	Enabled           bool     `json:"enabled"`
+	VerificationState string   `json:"verification_state"`
 	// VerificationError is the last failed probe's message while the state
 	// is failed.
 	VerificationError string     `json:"verification_error,omitempty"`
@@ -77,6 +79,9 @@ type SubscriptionCreate struct {
 	// SchemaMajor defaults to 1.
 	SchemaMajor *int    `json:"schema_major,omitempty"`
 	Origin      *string `json:"origin,omitempty"`
+	// Filter is a CEL expression over the event's attributes and JSON
+	// data; nil matches every event the other rules let through.
+	Filter *string `json:"filter,omitempty"`
 	// RetrySchedule nil keeps the default curve.
 	RetrySchedule []string `json:"retry_schedule,omitempty"`
 	// AttemptTimeout "" means 10s.
@@ -89,14 +94,15 @@ type SubscriptionCreate struct {
 
 // SubscriptionUpdate is the body of PATCH /v1/subscriptions/{id}: any subset
 // of the writable fields. Absent fields (nil, or a Nullable that is not Set)
-// stay as they are; origin and retry_schedule may be set to null to clear
-// them.
+// stay as they are; origin, filter and retry_schedule may be set to null to
+// clear them.
 type SubscriptionUpdate struct {
 	Name           *string            `json:"name,omitempty"`
 	Sink           json.RawMessage    `json:"sink,omitempty"`
 	EventTypes     []string           `json:"event_types,omitempty"`
 	SchemaMajor    *int               `json:"schema_major,omitempty"`
 	Origin         Nullable[string]   `json:"origin,omitzero"`
+	Filter         Nullable[string]   `json:"filter,omitzero"`
 	RetrySchedule  Nullable[[]string] `json:"retry_schedule,omitzero"`
 	AttemptTimeout *string            `json:"attempt_timeout,omitempty"`
 	Enabled        *bool              `json:"enabled,omitempty"`

@@ -21,6 +21,7 @@ const (
 	flagEventTypes     = "event-types"
 	flagSchemaMajor    = "schema-major"
 	flagOrigin         = "origin"
+	flagFilter         = "filter"
 	flagRetrySchedule  = "retry-schedule"
 	flagAttemptTimeout = "attempt-timeout"
 	flagDisabled       = "disabled"
@@ -30,7 +31,7 @@ const (
 
 // fieldFlags are the flags --from-file replaces.
 var fieldFlags = []string{flagName, flagType, flagURL, flagEventTypes, flagSchemaMajor, flagOrigin,
-	flagRetrySchedule, flagAttemptTimeout, flagDisabled, flagSigningSecret}
+	flagFilter, flagRetrySchedule, flagAttemptTimeout, flagDisabled, flagSigningSecret}
 
 // specFlags are the writable fields of a subscription as flags.
 type specFlags struct {
@@ -40,6 +41,7 @@ type specFlags struct {
 	eventTypes     []string
 	schemaMajor    int
 	origin         string
+	filter         string
 	retrySchedule  []string
 	attemptTimeout string
 	disabled       bool
@@ -54,6 +56,7 @@ func (s *specFlags) register(fs *pflag.FlagSet, forUpdate bool) {
 	fs.StringSliceVar(&s.eventTypes, flagEventTypes, []string{"*"}, `event types to deliver: "*", "<resource>.*" or "<resource>.<event>", comma-separated`)
 	fs.IntVar(&s.schemaMajor, flagSchemaMajor, 1, "major version of the event schema to deliver")
 	fs.StringVar(&s.origin, flagOrigin, "", "deliver only events from this source")
+	fs.StringVar(&s.filter, flagFilter, "", "deliver only events this CEL expression holds for, e.g. 'data.amount > 100' (try one with subs test-filter)")
 	fs.StringSliceVar(&s.retrySchedule, flagRetrySchedule, nil, "delays between attempts, e.g. 0s,5s,1m,10m (1-12 steps, each at most 10h)")
 	fs.StringVar(&s.attemptTimeout, flagAttemptTimeout, "", "timeout of one delivery attempt, 1s-60s (default 10s)")
 	fs.BoolVar(&s.disabled, flagDisabled, false, "create the subscription disabled")
@@ -65,6 +68,7 @@ func (s *specFlags) register(fs *pflag.FlagSet, forUpdate bool) {
 		fs.Lookup(flagEventTypes).DefValue = "[]"
 		fs.Lookup(flagSchemaMajor).DefValue = "0"
 		fs.Lookup(flagOrigin).Usage = `deliver only events from this source ("" matches every source)`
+		fs.Lookup(flagFilter).Usage = `deliver only events this CEL expression holds for ("" removes the filter)`
 		fs.Lookup(flagRetrySchedule).Usage = `delays between attempts, e.g. 0s,5s,1m,10m ("" restores the default)`
 		fs.Lookup(flagAttemptTimeout).Usage = "timeout of one delivery attempt, 1s-60s"
 		fs.Lookup(flagDisabled).Usage = "disable (--disabled) or enable (--disabled=false) delivery"
@@ -143,6 +147,9 @@ func (s *specFlags) createBody(changed func(string) bool) (hubapi.SubscriptionCr
 	if changed(flagOrigin) {
 		in.Origin = &s.origin
 	}
+	if changed(flagFilter) {
+		in.Filter = &s.filter
+	}
 	if changed(flagRetrySchedule) {
 		in.RetrySchedule = s.retrySchedule
 	}
@@ -189,6 +196,12 @@ func (s *specFlags) updateBody(changed func(string) bool, currentSinkType func()
 		in.Origin = hubapi.SetTo(s.origin)
 		if s.origin == "" {
 			in.Origin = hubapi.SetNull[string]()
+		}
+	}
+	if changed(flagFilter) {
+		in.Filter = hubapi.SetTo(s.filter)
+		if s.filter == "" {
+			in.Filter = hubapi.SetNull[string]()
 		}
 	}
 	if changed(flagRetrySchedule) {

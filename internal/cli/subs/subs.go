@@ -50,6 +50,7 @@ once (a signed probe for webhooks); verify does it again on demand.`,
 		NewCmdVerify(f, nil),
 		NewCmdRotateSecret(f, nil),
 		NewCmdDeliveries(f, nil),
+		NewCmdTestFilter(f, nil),
 	)
 	return cmd
 }
