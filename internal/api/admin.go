@@ -20,6 +20,7 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleAdmin("GET /admin/tenants/{id}/keys", s.listAPIKeys)
 	s.handleAdmin("DELETE /admin/tenants/{id}/keys/{key_id}", s.revokeAPIKey)
 	s.handleAdmin("GET /admin/quarantine", s.listQuarantine)
+	s.handleAdmin("GET /admin/quarantine/{id}", s.getQuarantined)
 
 	s.handleTenant("POST /v1/subscriptions", s.createSubscription)
 	s.handleTenant("GET /v1/subscriptions", s.listSubscriptions)
@@ -146,5 +147,16 @@ func (s *Server) listQuarantine(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, items)
+	return nil
+}
+
+// getQuarantined answers one quarantined record whole: the one way to read a
+// value, so that listings stay small whatever was quarantined.
+func (s *Server) getQuarantined(w http.ResponseWriter, r *http.Request) error {
+	item, err := s.opts.ControlPlane.Quarantine.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, item)
 	return nil
 }

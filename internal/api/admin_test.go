@@ -106,8 +106,8 @@ func TestAdminQuarantine(t *testing.T) {
 	for i, reason := range []string{"missing_id", "invalid_time", "invalid_time"} {
 		_, err := h.store.Pool.Exec(context.Background(), `
 			INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset,
-			                        record_key, header_keys, header_values, value, received_at)
-			VALUES ($1, 'why', 'lerian.streaming.a_b.c', 0, $2, NULL, '{}', '{}', $3, $4)`,
+			                        record_key, header_keys, header_values, value, received_at, value_size, value_sha256)
+			VALUES ($1, 'why', 'lerian.streaming.a_b.c', 0, $2, NULL, '{}', '{}', $3::bytea, $4, octet_length($3::bytea), sha256($3::bytea))`,
 			reason, i, []byte("not json"), at.Add(time.Duration(i)*time.Minute))
 		if err != nil {
 			t.Fatal(err)
@@ -125,8 +125,18 @@ func TestAdminQuarantine(t *testing.T) {
 		t.Fatalf("first filtered page: %s", page.raw)
 	}
 	item := items[0].(map[string]any)
-	if item["reason"] != "invalid_time" || item["offset"] != float64(2) || item["value_base64"] != base64.StdEncoding.EncodeToString([]byte("not json")) {
+	if item["reason"] != "invalid_time" || item["offset"] != float64(2) || item["value_prefix_base64"] != base64.StdEncoding.EncodeToString([]byte("not json")) ||
+		item["value_size"] != float64(8) || item["value_truncated"] != false {
 		t.Errorf("item %s", page.raw)
+	}
+	whole := h.admin(t, http.StatusOK, "GET", fmt.Sprintf("/admin/quarantine/%v", item["id"]), "")
+	if whole.body["value_base64"] != base64.StdEncoding.EncodeToString([]byte("not json")) || whole.body["value_sha256"] != item["value_sha256"] {
+		t.Errorf("GET one record: %s", whole.raw)
+	}
+	for _, id := range []string{"0", "-1", "01", "99999", "x", "1e3"} {
+		if r := h.admin(t, http.StatusNotFound, "GET", "/admin/quarantine/"+id, ""); r.body["code"] != "quarantine_not_found" {
+			t.Errorf("GET /admin/quarantine/%s: %s", id, r.raw)
+		}
 	}
 	last := h.admin(t, http.StatusOK, "GET", "/admin/quarantine?reason=invalid_time&limit=1&cursor="+url.QueryEscape(next), "")
 	if items := last.body["items"].([]any); len(items) != 1 || items[0].(map[string]any)["offset"] != float64(1) || last.body["next_cursor"] != nil {

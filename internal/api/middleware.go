@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -148,6 +150,15 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // route serves r through the mux, answering in JSON where the mux would
 // answer 404 or 405 in plain text.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	// The mux would redirect a path it cleans (/v1//subscriptions,
+	// /admin/../v1/subscriptions) with an HTML body. No client of this API
+	// sends such a path on purpose, and following a redirect across /admin
+	// and /v1 is nothing a client should learn to do: refuse it in JSON.
+	if p := r.URL.EscapedPath(); r.Method != http.MethodConnect && p != canonicalPath(p) {
+		s.respondError(w, r, &apiError{status: http.StatusNotFound, code: CodeNotFound,
+			message: "no such endpoint: the path is not in canonical form (empty, . or .. segments)"})
+		return
+	}
 	handler, pattern := s.mux.Handler(r)
 	info := infoFrom(r.Context())
 	info.pattern = pattern
@@ -186,4 +197,17 @@ func (p *headerProbe) WriteHeader(status int) {
 func (p *headerProbe) Write(b []byte) (int, error) {
 	p.WriteHeader(http.StatusOK)
 	return len(b), nil
+}
+
+// canonicalPath is p as ServeMux cleans it before matching: rooted, without
+// empty, . or .. segments, keeping a trailing slash.
+func canonicalPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean
 }

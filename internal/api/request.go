@@ -74,6 +74,9 @@ func decodeJSONBody(body []byte, dst any) error {
 		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
 			message: "the request body must be a JSON object", details: map[string]any{"offset": start}}
 	}
+	if err := checkJSONText(body); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {

@@ -119,7 +119,12 @@ func (k KafkaConfig) WantsTopic(topic string) bool {
 type IngestConfig struct {
 	TypePrefix    string
 	MaxEventBytes int
-	RosterRefresh time.Duration
+	// MaxHeaderCount, MaxHeaderBytes and MaxAttributeBytes bound a
+	// record's headers (docs in internal/event).
+	MaxHeaderCount    int
+	MaxHeaderBytes    int
+	MaxAttributeBytes int
+	RosterRefresh     time.Duration
 }
 
 // DispatchConfig sizes the delivery worker pool.

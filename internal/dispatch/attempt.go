@@ -15,10 +15,31 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// recordRetries are the waits between tries to record an attempt while the
-// database is unavailable. Past them the lease is left to expire, and the
-// job is attempted again after recovery: at least once, never lost.
-var recordRetries = []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second}
+// While the database is unavailable, an attempt's result is kept and its
+// recording tried again, waiting firstRecordRetry and doubling up to
+// maxRecordRetry, for as long as the job's lease lasts. Recorded in time,
+// a delivered job is succeeded and never sent again, however long the
+// outage was within the lease. Past the lease another process may recover
+// the job and attempt it again, so the result is given up on: at least
+// once, never lost.
+const (
+	firstRecordRetry = 100 * time.Millisecond
+	maxRecordRetry   = 2 * time.Second
+)
+
+// retryWhileLeased runs try until it succeeds, fails for a reason other
+// than an unavailable database, ctx ends, or the next try would start after
+// leaseUntil. It returns try's last error.
+func (d *Dispatcher) retryWhileLeased(ctx context.Context, leaseUntil time.Time, try func() error) error {
+	wait := firstRecordRetry
+	for {
+		err := try()
+		if err == nil || !store.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil) || !sleep(ctx, wait) {
+			return err
+		}
+		wait = min(2*wait, maxRecordRetry)
+	}
+}
 
 // attempt makes the one attempt a claim allows. A failure is recorded
 // before it returns; a success is handed to the recorder, which commits it
@@ -92,10 +113,10 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 	}
 	d.observe(sub.SinkType, out.OK, result.Duration, job.Event.ReceivedAt, job.Event.Time, finished)
 	if out.OK {
-		d.successes <- success{attempt: result, eventID: job.Event.ID, log: log}
+		d.successes <- success{attempt: result, eventID: job.Event.ID, leaseUntil: job.LeaseUntil, log: log}
 		return
 	}
-	res, err := d.record(ctx, result)
+	res, err := d.record(ctx, result, job.LeaseUntil)
 	if err != nil {
 		log.Error("cannot record the attempt; the lease will expire and the job be retried",
 			"delivery_id", deliveryID, "error", err)
@@ -149,14 +170,14 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 	d.metrics.shed.Inc()
 }
 
-// record stores the attempt, trying again while the database is unavailable.
-func (d *Dispatcher) record(ctx context.Context, a store.Attempt) (store.CompleteResult, error) {
-	for i := 0; ; i++ {
-		res, err := d.store.Complete(ctx, a, d.policy)
-		if err == nil || !store.IsUnavailable(err) || i == len(recordRetries) || !sleep(ctx, recordRetries[i]) {
-			return res, err
-		}
-	}
+// record stores the attempt, trying again while the database is
+// unavailable and the job's lease lasts.
+func (d *Dispatcher) record(ctx context.Context, a store.Attempt, leaseUntil time.Time) (res store.CompleteResult, err error) {
+	err = d.retryWhileLeased(ctx, leaseUntil, func() error {
+		res, err = d.store.Complete(ctx, a, d.policy)
+		return err
+	})
+	return res, err
 }
 
 func (d *Dispatcher) observe(sinkType string, ok bool, took time.Duration, receivedAt, produced, finished time.Time) {

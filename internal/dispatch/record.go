@@ -3,15 +3,17 @@ package dispatch
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
 )
 
 // success is a successful attempt waiting to be recorded.
 type success struct {
-	attempt store.Attempt
-	eventID string
-	log     *slog.Logger // carries the job's ids
+	attempt    store.Attempt
+	eventID    string
+	leaseUntil time.Time
+	log        *slog.Logger // carries the job's ids
 }
 
 // recordSuccesses is the recorder: it commits successful attempts many to
@@ -48,23 +50,24 @@ func gather(batch []success, ch <-chan success) []success {
 }
 
 // recordBatch records one batch, trying again while the database is
-// unavailable. Past the retries the leases are left to expire and the jobs
-// are delivered again: at least once, never lost.
+// unavailable and the batch's longest lease lasts (a job whose lease ran
+// out meanwhile is recorded as a late attempt, which is harmless). Past
+// that the leases are left to expire and the jobs are delivered again: at
+// least once, never lost.
 func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 	attempts := make([]store.Attempt, len(batch))
+	var leaseUntil time.Time
 	for i, s := range batch {
 		attempts[i] = s.attempt
-	}
-	var (
-		results []store.CompleteResult
-		err     error
-	)
-	for i := 0; ; i++ {
-		results, err = d.store.CompleteSuccesses(ctx, attempts)
-		if err == nil || !store.IsUnavailable(err) || i == len(recordRetries) || !sleep(ctx, recordRetries[i]) {
-			break
+		if s.leaseUntil.After(leaseUntil) {
+			leaseUntil = s.leaseUntil
 		}
 	}
+	var results []store.CompleteResult
+	err := d.retryWhileLeased(ctx, leaseUntil, func() (err error) {
+		results, err = d.store.CompleteSuccesses(ctx, attempts)
+		return err
+	})
 	for i, s := range batch {
 		attrs := []any{"delivery_id", s.attempt.DeliveryID, "event_id", s.eventID, "status", s.attempt.StatusCode}
 		switch {

@@ -9,6 +9,9 @@
 //
 // Every record gets exactly one verdict; the first rule that applies wins:
 //
+//  0. more headers or header bytes than the configured maximum
+//     → quarantine headers_too_large; then an attribute (a ce- header or
+//     content-type) longer than the maximum → quarantine attribute_too_large
 //  1. an attribute appears twice with different values → quarantine duplicate_attribute
 //  2. systemevent is "true"                               → discard system_event
 //  3. walking the attributes in the order of the §1.1 table, the first one
@@ -19,7 +22,7 @@
 //  7. (tenant, id) is already in the inbox                → discard duplicate
 //  8. otherwise                                           → accept
 //
-// Rules 1–4 need only the record and are applied by [Parse]. Rules 5–7 need
+// Rules 0–4 need only the record and are applied by [Parse]. Rules 5–7 need
 // state the package does not own, so they take it as plain values: [Admit]
 // decides rules 5–6 from a roster answer and [Duplicate] is rule 7's verdict,
 // which ingest reaches through the inbox insert's ON CONFLICT answer. [Decide]
@@ -43,9 +46,17 @@
 //   - The id is stored in lowercase: it is the deduplication key, and the
 //     same UUID must deduplicate whatever the producer's letter case.
 //   - time is strict RFC 3339: lowercase `t`/`z` are allowed (RFC 3339 §5.6),
-//     a leap second (`:60`) is not (Go's time cannot hold it, so it would be
-//     silently moved), fractions beyond nanoseconds are truncated. The parsed
-//     time is in UTC; the original text is kept beside it.
+//     fractions beyond nanoseconds are truncated. A leap second (`:60`) is
+//     valid at the end of a UTC day (23:59:60Z, 15:59:60-08:00) and nowhere
+//     else; Go's time cannot hold it, so the parsed time is the minute's last
+//     nanosecond (in order, and distinct from the next day's first second),
+//     and that is the time stored and delivered. The parsed time is in UTC;
+//     the original text is kept beside it.
+//   - Rule 0 is not in the specification: it bounds what one record costs.
+//     It comes first so that the other rules only ever walk bounded input.
+//     Header bytes count every name and value; the attribute limit applies
+//     to each ce- header (extensions included) and content-type, while
+//     plain headers are bounded by the header bytes only.
 //   - schemaversion allows leading zeros ("digits only"; "01.2" has major 1);
 //     a major above 2147483647 is invalid_schemaversion, so it fits the int
 //     columns and JSON numbers it is matched against. Major 0 is valid and

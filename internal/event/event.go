@@ -24,6 +24,11 @@ type Options struct {
 	TypePrefix string
 	// MaxEventBytes is the largest accepted value; ≤ 0 means DefaultMaxEventBytes.
 	MaxEventBytes int
+	// MaxHeaderCount, MaxHeaderBytes and MaxAttributeBytes bound the
+	// headers (rule 0); ≤ 0 selects each one's default.
+	MaxHeaderCount    int
+	MaxHeaderBytes    int
+	MaxAttributeBytes int
 }
 
 func (o Options) typePrefix() string {
@@ -33,12 +38,7 @@ func (o Options) typePrefix() string {
 	return o.TypePrefix
 }
 
-func (o Options) maxEventBytes() int {
-	if o.MaxEventBytes <= 0 {
-		return DefaultMaxEventBytes
-	}
-	return o.MaxEventBytes
-}
+func (o Options) maxEventBytes() int { return positiveOr(o.MaxEventBytes, DefaultMaxEventBytes) }
 
 // Event is a record that passed the record-local rules (1–4). Optional
 // attributes are "" when absent: CloudEvents requires them to be non-empty

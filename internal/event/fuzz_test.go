@@ -45,6 +45,7 @@ var knownReasons = map[string]Kind{
 	"invalid_traceparent": Quarantine, "invalid_tracestate": Quarantine,
 	"payload_too_large": Quarantine, "unknown_tenant": Discard,
 	"inactive_tenant": Discard, "duplicate": Discard,
+	"headers_too_large": Quarantine, "attribute_too_large": Quarantine,
 }
 
 func kindOf(r Reason) Kind { return knownReasons[string(r)] }
@@ -123,12 +124,20 @@ func refParseTime(s string) (time.Time, bool) {
 	for i := 1; i <= 6; i++ {
 		n[i], _ = strconv.Atoi(m[i])
 	}
+	// A leap second is the last nanosecond of 23:59 UTC, the only minute
+	// RFC 3339 lets it end.
+	leap := n[6] == 60
+	if leap {
+		n[6] = 59
+	}
 	t := time.Date(n[1], time.Month(n[2]), n[3], n[4], n[5], n[6], 0, time.UTC)
 	// time.Date normalizes out-of-range fields; a changed field means it was invalid.
 	if t.Year() != n[1] || int(t.Month()) != n[2] || t.Day() != n[3] || t.Hour() != n[4] || t.Minute() != n[5] || t.Second() != n[6] {
 		return time.Time{}, false
 	}
-	if frac := m[7]; frac != "" {
+	if leap {
+		t = t.Add(999_999_999)
+	} else if frac := m[7]; frac != "" {
 		nanos, _ := strconv.Atoi((frac[1:] + "000000000")[:9])
 		t = t.Add(time.Duration(nanos))
 	}
@@ -144,6 +153,9 @@ func refParseTime(s string) (time.Time, bool) {
 		}
 		t = t.Add(-offset)
 	}
+	if leap && (t.Hour() != 23 || t.Minute() != 59) {
+		return time.Time{}, false
+	}
 	return t, true
 }
 
@@ -154,6 +166,39 @@ func refSchemaMajor(s string) (int64, bool) {
 	}
 	major, err := strconv.ParseInt(m[1], 10, 64)
 	return major, err == nil && major <= math.MaxInt32
+}
+
+// refBounds is rule 0: header count, then header bytes, then the first
+// attribute header (ce-/ce_ prefixed, or content-type) over its limit.
+func refBounds(headers []Header, opts Options) Reason {
+	maxCount, maxHeaderBytes, maxAttr := opts.MaxHeaderCount, opts.MaxHeaderBytes, opts.MaxAttributeBytes
+	if maxCount <= 0 {
+		maxCount = 64
+	}
+	if maxHeaderBytes <= 0 {
+		maxHeaderBytes = 65536
+	}
+	if maxAttr <= 0 {
+		maxAttr = 4096
+	}
+	if len(headers) > maxCount {
+		return "headers_too_large"
+	}
+	total := 0
+	for _, h := range headers {
+		total += len(h.Key) + len(h.Value)
+	}
+	if total > maxHeaderBytes {
+		return "headers_too_large"
+	}
+	for _, h := range headers {
+		name := refLower(h.Key)
+		attribute := name == "content-type" || strings.HasPrefix(name, "ce-") || strings.HasPrefix(name, "ce_")
+		if attribute && len(h.Value) > maxAttr {
+			return "attribute_too_large"
+		}
+	}
+	return ""
 }
 
 func refOptions(opts Options) (prefix string, maxBytes int) {
@@ -180,6 +225,9 @@ func refTypeMatches(typ, prefix, rt, et string) bool {
 // referenceReason is the reason rules 1–4 give the record, "" when it passes.
 func referenceReason(headers []Header, value []byte, opts Options) Reason {
 	prefix, maxBytes := refOptions(opts)
+	if r := refBounds(headers, opts); r != "" {
+		return r
+	}
 	attrs, conflict, _ := refAttributes(headers)
 	if conflict {
 		return "duplicate_attribute"
@@ -313,9 +361,9 @@ func encodeFuzzHeaders(headers []Header) string {
 	return strings.Join(lines, "\n")
 }
 
-// FuzzParse holds Parse to the reference on arbitrary records: it never
-// panics, gives exactly the reference's reason, and every accepted event
-// satisfies the §1.1 rules. The corpus starts from every conformance vector
+// FuzzParse holds Parse to the reference on arbitrary records and bounds:
+// it never panics, gives exactly the reference's reason, and every accepted
+// event satisfies the §1.1 rules. The corpus starts from every conformance vector
 // plus testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	vectors, err := conformance.LoadIngestVerdicts()
@@ -329,11 +377,16 @@ func FuzzParse(f *testing.F) {
 			// Keep the seed small: the same rule with a small limit.
 			value, limit = value[:17], 16
 		}
-		f.Add(encodeFuzzHeaders(headers), value, limit, "")
+		f.Add(encodeFuzzHeaders(headers), value, limit, "", uint8(0), uint16(0), uint16(0))
+		// The same record against small bounds, so the fuzzer starts near
+		// each of rule 0's edges.
+		f.Add(encodeFuzzHeaders(headers), value, limit, "", uint8(len(headers)), uint16(256), uint16(36))
 	}
-	f.Fuzz(func(t *testing.T, headerText string, value []byte, limit uint16, prefix string) {
+	f.Fuzz(func(t *testing.T, headerText string, value []byte, limit uint16, prefix string,
+		maxHeaders uint8, maxHeaderBytes, maxAttributeBytes uint16) {
 		headers := decodeFuzzHeaders(headerText)
-		opts := Options{TypePrefix: prefix, MaxEventBytes: int(limit)}
+		opts := Options{TypePrefix: prefix, MaxEventBytes: int(limit),
+			MaxHeaderCount: int(maxHeaders), MaxHeaderBytes: int(maxHeaderBytes), MaxAttributeBytes: int(maxAttributeBytes)}
 		ev, v, ok := Parse(headers, value, opts)
 
 		if want := referenceReason(headers, value, opts); v.Reason != want {

@@ -82,7 +82,7 @@ var invalidReasons = [attrCount]Reason{
 
 const specVersion = "1.0"
 
-// Parse applies the record-local rules 1–4 to one record. When the record
+// Parse applies the record-local rules 0–4 to one record. When the record
 // passes them it returns the event and ok; otherwise the discard or
 // quarantine verdict and the zero Event. The roster and duplicate rules
 // (5–7) are the caller's next step: see Admit, Duplicate and Decide.
@@ -90,6 +90,9 @@ const specVersion = "1.0"
 // Parse never panics and does no I/O. The event's Data and OtherHeaders
 // alias value and headers.
 func Parse(headers []Header, value []byte, opts Options) (ev Event, rejected Verdict, ok bool) {
+	if v, ok := checkBounds(headers, opts); !ok {
+		return Event{}, v, false
+	}
 	var rec record
 	if v, ok := rec.collect(headers); !ok {
 		return Event{}, v, false

@@ -2,6 +2,7 @@ package event
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +128,23 @@ func TestParseRules(t *testing.T) {
 		want    Reason // "" means Parse accepts
 		check   func(t *testing.T, ev Event)
 	}{
+		// Rule 0: bounds, before everything else.
+		{name: "headers at the count limit", headers: validRecord(), opts: Options{MaxHeaderCount: 9}},
+		{name: "one header over the count limit", headers: validRecord(), opts: Options{MaxHeaderCount: 8}, want: ReasonHeadersTooLarge},
+		{name: "10,000 extension headers", headers: manyExtensions(validRecord(), 10_000), want: ReasonHeadersTooLarge},
+		{name: "headers over the byte limit", headers: add(validRecord(), "x-pad", long(DefaultMaxHeaderBytes)), want: ReasonHeadersTooLarge},
+		{name: "header bytes count names too", headers: validRecord(), opts: Options{MaxHeaderBytes: headerBytes(validRecord()) - 1}, want: ReasonHeadersTooLarge},
+		{name: "header bytes at the limit", headers: validRecord(), opts: Options{MaxHeaderBytes: headerBytes(validRecord())}},
+		{name: "1 MiB source", headers: set(validRecord(), "ce-source", long(1<<20)), opts: Options{MaxHeaderBytes: 4 << 20}, want: ReasonAttributeTooLarge},
+		{name: "2 MiB subject", headers: add(validRecord(), "ce-subject", long(2<<20)), opts: Options{MaxHeaderBytes: 4 << 20}, want: ReasonAttributeTooLarge},
+		{name: "attribute at its limit", headers: add(validRecord(), "ce-subject", long(DefaultMaxAttributeBytes))},
+		{name: "attribute over its limit", headers: add(validRecord(), "ce-subject", long(DefaultMaxAttributeBytes+1)), want: ReasonAttributeTooLarge},
+		{name: "extension over the attribute limit", headers: add(validRecord(), "ce_myext", long(65)), opts: Options{MaxAttributeBytes: 64}, want: ReasonAttributeTooLarge},
+		{name: "content-type over the attribute limit", headers: add(validRecord(), "Content-Type", long(65)), opts: Options{MaxAttributeBytes: 64}, want: ReasonAttributeTooLarge},
+		{name: "plain header is bounded by header bytes only", headers: add(validRecord(), "x-trace", long(65)), opts: Options{MaxAttributeBytes: 64}},
+		{name: "bounds beat a duplicate attribute", headers: add(validRecord(), "ce_source", long(65)), opts: Options{MaxAttributeBytes: 64}, want: ReasonAttributeTooLarge},
+		{name: "bounds beat a system event", headers: manyExtensions(add(validRecord(), "ce-systemevent", "true"), 100), want: ReasonHeadersTooLarge},
+
 		// Rule 1 and header naming.
 		{name: "duplicate with an empty value", headers: add(validRecord(), "ce_source", ""), want: ReasonDuplicateAttribute},
 		{name: "duplicate differing only in case of the value", headers: add(validRecord(), "CE_SOURCE", "Midaz"), want: ReasonDuplicateAttribute},
@@ -203,7 +221,21 @@ func TestParseRules(t *testing.T) {
 		{name: "time on a missing leap day", headers: set(validRecord(), "ce-time", "2026-02-29T00:00:00Z"), want: ReasonInvalidTime},
 		{name: "time on 1900-02-29", headers: set(validRecord(), "ce-time", "1900-02-29T00:00:00Z"), want: ReasonInvalidTime},
 		{name: "time on 2000-02-29", headers: set(validRecord(), "ce-time", "2000-02-29T00:00:00Z")},
-		{name: "time with a leap second", headers: set(validRecord(), "ce-time", "2016-12-31T23:59:60Z"), want: ReasonInvalidTime},
+		{name: "time with a leap second", headers: set(validRecord(), "ce-time", "2016-12-31T23:59:60Z"),
+			check: func(t *testing.T, ev Event) {
+				wantTime(t, ev, time.Date(2016, 12, 31, 23, 59, 59, 999_999_999, time.UTC))
+				wantField(t, "TimeText", ev.TimeText, "2016-12-31T23:59:60Z")
+			}},
+		{name: "time with a leap second and a fraction", headers: set(validRecord(), "ce-time", "2016-12-31T23:59:60.5Z"),
+			check: func(t *testing.T, ev Event) {
+				wantTime(t, ev, time.Date(2016, 12, 31, 23, 59, 59, 999_999_999, time.UTC))
+			}},
+		{name: "time with a leap second in an offset", headers: set(validRecord(), "ce-time", "1990-12-31T15:59:60-08:00"),
+			check: func(t *testing.T, ev Event) {
+				wantTime(t, ev, time.Date(1990, 12, 31, 23, 59, 59, 999_999_999, time.UTC))
+			}},
+		{name: "time with a leap second mid-day", headers: set(validRecord(), "ce-time", "2016-12-31T12:00:60Z"), want: ReasonInvalidTime},
+		{name: "time with second 61", headers: set(validRecord(), "ce-time", "2016-12-31T23:59:61Z"), want: ReasonInvalidTime},
 		{name: "time without offset", headers: set(validRecord(), "ce-time", "2026-11-29T12:00:00"), want: ReasonInvalidTime},
 		{name: "time with a space separator", headers: set(validRecord(), "ce-time", "2026-11-29 12:00:00Z"), want: ReasonInvalidTime},
 		{name: "time with an empty fraction", headers: set(validRecord(), "ce-time", "2026-11-29T12:00:00.Z"), want: ReasonInvalidTime},
@@ -298,6 +330,23 @@ func TestParseRules(t *testing.T) {
 	}
 }
 
+// manyExtensions appends n distinct extension headers.
+func manyExtensions(headers []Header, n int) []Header {
+	out := append([]Header(nil), headers...)
+	for i := range n {
+		out = append(out, Header{Key: "ce-ext" + strconv.Itoa(i), Value: []byte("v")})
+	}
+	return out
+}
+
+func headerBytes(headers []Header) int {
+	n := 0
+	for _, h := range headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return n
+}
+
 func wantField[T comparable](t *testing.T, field string, got, want T) {
 	t.Helper()
 	if got != want {
@@ -325,7 +374,9 @@ func TestParseDetails(t *testing.T) {
 		{"invalid quotes the value", set(validRecord(), "ce-id", "nope"), []string{`"nope"`, "UUIDv7"}},
 		{"type names the expected suffix", set(validRecord(), "ce-type", "studio.lerian.transaction.created"), []string{`".transaction.posted"`}},
 		{"binary garbage is escaped", set(validRecord(), "ce-source", "\x00\xff"), []string{`"\x00\xff"`}},
-		{"long values are cut", set(validRecord(), "ce-tenantid", strings.Repeat("z", 5000)), []string{"5000 bytes"}},
+		{"long values are cut", set(validRecord(), "ce-tenantid", strings.Repeat("z", 3000)), []string{"3000 bytes"}},
+		{"too many headers says how many", manyExtensions(validRecord(), 100), []string{"109 headers", "limit is 64"}},
+		{"a long attribute names its header", set(validRecord(), "ce-source", strings.Repeat("s", 5000)), []string{`"ce-source"`, "5000 bytes", "4096"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,7 +47,8 @@ func canonicalUUIDv7(s string) (string, bool) {
 
 // parseRFC3339 parses RFC 3339's date-time: full-date "T" full-time, with an
 // optional fraction of any length (truncated to nanoseconds) and a "Z" or
-// ±hh:mm offset. RFC 3339 allows "t" and "z" in lowercase. The result is in
+// ±hh:mm offset. RFC 3339 allows "t" and "z" in lowercase, and a leap second
+// (see leapSecond). The result is in
 // UTC, which also keeps it free of per-offset time.Location allocations.
 func parseRFC3339(s string) (time.Time, bool) {
 	const base = len("2006-01-02T15:04:05")
@@ -68,8 +69,7 @@ func parseRFC3339(s string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	year = year*100 + yearLow
-	// Second 60 (a leap second) is refused: time.Time cannot represent it.
-	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || second > 59 {
+	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || second > 60 {
 		return time.Time{}, false
 	}
 
@@ -109,8 +109,26 @@ func parseRFC3339(s string) (time.Time, bool) {
 	default:
 		return time.Time{}, false
 	}
+	if second == 60 {
+		return leapSecond(year, month, day, hour, minute, offset)
+	}
 	t := time.Date(year, time.Month(month), day, hour, minute, second, nanos, time.UTC)
 	return t.Add(-time.Duration(offset) * time.Second), true
+}
+
+// leapSecond places second 60, which time.Time cannot hold, at the last
+// nanosecond of its minute: the instant stays inside the minute it belongs
+// to and in order with the seconds before it, where normalizing it to the
+// next minute's :00 would make it collide with that one. RFC 3339 allows a
+// leap second only at the end of a UTC day (23:59:60Z, or 15:59:60-08:00),
+// so any other minute is not a time.
+func leapSecond(year, month, day, hour, minute, offset int) (time.Time, bool) {
+	t := time.Date(year, time.Month(month), day, hour, minute, 59, 999_999_999, time.UTC)
+	t = t.Add(-time.Duration(offset) * time.Second)
+	if t.Hour() != 23 || t.Minute() != 59 {
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 func twoDigits(s string) (int, bool) {

@@ -1,6 +1,10 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"slices"
+	"strconv"
+
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/event"
@@ -70,6 +74,9 @@ func decideBatch(group string, p partitionRecords, opts event.Options, roster fu
 			Value:   r.Value,
 		}
 		rec.Event, rec.Verdict = decideRecord(rec.Headers, rec.Value, opts, roster)
+		if rec.Verdict.Kind == event.Quarantine {
+			boundForQuarantine(&rec, opts)
+		}
 		batch.Records[i] = rec
 	}
 	if n := len(p.records); n > 0 {
@@ -88,4 +95,104 @@ func decideRecord(headers []event.Header, value []byte, opts event.Options, rost
 		return ev, v
 	}
 	return ev, event.Accepted()
+}
+
+// doubtfulTenants lists, once each, the tenants whose records the roster
+// gate turned away in batch. Those discards are final, and the cached
+// roster may predate the tenant's creation or activation by a moment
+// (until its change notification arrives), so they are asked of the
+// database before the batch is stored.
+func doubtfulTenants(batch store.IngestBatch) []string {
+	var ids []string
+	for _, rec := range batch.Records {
+		if r := rec.Verdict.Reason; r != event.ReasonUnknownTenant && r != event.ReasonInactiveTenant {
+			continue
+		}
+		if !slices.Contains(ids, rec.Event.TenantID) {
+			ids = append(ids, rec.Event.TenantID)
+		}
+	}
+	return ids
+}
+
+// readmit applies the roster gate again, with the database's statuses, to
+// the records it turned away; a tenant missing from statuses is unknown.
+func readmit(batch *store.IngestBatch, statuses map[string]event.TenantStatus) {
+	for i := range batch.Records {
+		rec := &batch.Records[i]
+		if r := rec.Verdict.Reason; r != event.ReasonUnknownTenant && r != event.ReasonInactiveTenant {
+			continue
+		}
+		if v, admitted := event.Admit(statuses[rec.Event.TenantID]); admitted {
+			rec.Verdict = event.Accepted()
+		} else {
+			rec.Verdict = v
+		}
+	}
+}
+
+// quarantinePrefixBytes is how much of an oversize value, or key, a
+// quarantined record keeps.
+const quarantinePrefixBytes = 64 << 10
+
+// boundForQuarantine cuts what a quarantined record stores to what is
+// worth keeping and bounded: a producer decides how large a record is, and
+// storing a 100 MB value in full would put the hostile input in the
+// database and every read of it. A value within STREAMING_HUB_MAX_EVENT_BYTES
+// is kept whole (the hub would have accepted that size, and a record
+// refused for a header can be repaired and produced again from it); a
+// larger one keeps its first quarantinePrefixBytes (never less than the
+// limit allows), with the size and
+// SHA-256 of the whole value to match it against the producer's copy.
+// Headers beyond the header limits keep the first ones that fit, and a key
+// over quarantinePrefixBytes its first bytes; the detail says what was cut.
+func boundForQuarantine(rec *store.IngestRecord, opts event.Options) {
+	if len(rec.Value) > max(opts.MaxValueBytes(), quarantinePrefixBytes) {
+		sum := sha256.Sum256(rec.Value)
+		rec.Original = store.ValueInfo{Size: int64(len(rec.Value)), SHA256: sum[:], Truncated: true}
+		rec.Value = rec.Value[:quarantinePrefixBytes:quarantinePrefixBytes]
+	}
+	maxCount, maxBytes := opts.HeaderLimits()
+	if kept, cut := fitHeaders(rec.Headers, maxCount, maxBytes); kept != len(rec.Headers) || cut {
+		rec.Verdict.Detail += "; the first " + strconv.Itoa(kept) + " of " + strconv.Itoa(len(rec.Headers)) +
+			" headers are kept (" + strconv.Itoa(maxBytes) + " bytes at most)"
+		rec.Headers = cutHeaders(rec.Headers, kept, maxBytes)
+	}
+	if len(rec.Key) > quarantinePrefixBytes {
+		rec.Verdict.Detail += "; the first " + strconv.Itoa(quarantinePrefixBytes) + " of the key's " +
+			strconv.Itoa(len(rec.Key)) + " bytes are kept"
+		rec.Key = rec.Key[:quarantinePrefixBytes:quarantinePrefixBytes]
+	}
+}
+
+// fitHeaders counts the leading headers that fit within maxCount headers
+// and maxBytes bytes, the last of them possibly cut (cut reports it).
+func fitHeaders(headers []event.Header, maxCount, maxBytes int) (kept int, cut bool) {
+	room := maxBytes
+	for _, h := range headers {
+		if kept == maxCount || room <= len(h.Key) {
+			return kept, false
+		}
+		size := len(h.Key) + len(h.Value)
+		if size > room {
+			return kept + 1, true
+		}
+		room -= size
+		kept++
+	}
+	return kept, false
+}
+
+// cutHeaders keeps the first kept headers, cutting the last one's value to
+// what maxBytes leaves room for.
+func cutHeaders(headers []event.Header, kept, maxBytes int) []event.Header {
+	out := slices.Clone(headers[:kept])
+	room := maxBytes
+	for i := range out {
+		if size := len(out[i].Key) + len(out[i].Value); size > room {
+			out[i].Value = out[i].Value[:room-len(out[i].Key)]
+		}
+		room -= len(out[i].Key) + len(out[i].Value)
+	}
+	return out
 }

@@ -159,14 +159,15 @@ func New(opts Options) (*Consumer, error) {
 	}
 	log := opts.Logger.With(slog.String("component", "ingest"))
 	c := &Consumer{
-		opts:             opts,
-		log:              log,
-		clock:            opts.Clock,
-		metrics:          m,
-		tracing:          opts.Tracing,
-		verdicts:         newVerdictLog(log),
-		lagSeries:        make(map[[2]string]bool),
-		eventOpts:        event.Options{TypePrefix: opts.Ingest.TypePrefix, MaxEventBytes: opts.Ingest.MaxEventBytes},
+		opts:      opts,
+		log:       log,
+		clock:     opts.Clock,
+		metrics:   m,
+		tracing:   opts.Tracing,
+		verdicts:  newVerdictLog(log),
+		lagSeries: make(map[[2]string]bool),
+		eventOpts: event.Options{TypePrefix: opts.Ingest.TypePrefix, MaxEventBytes: opts.Ingest.MaxEventBytes,
+			MaxHeaderCount: opts.Ingest.MaxHeaderCount, MaxHeaderBytes: opts.Ingest.MaxHeaderBytes, MaxAttributeBytes: opts.Ingest.MaxAttributeBytes},
 		rebalanceWaiting: make(chan struct{}, 1),
 		clientSet:        make(chan struct{}),
 		fenced:           make(chan struct{}),
@@ -273,6 +274,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	refresher.Go(func() { c.refreshRoster(refreshCtx, c.opts.Ingest.RosterRefresh) })
 	refresher.Go(func() { c.measureLag(refreshCtx, c.opts.LagInterval) })
 	refresher.Go(func() { c.flushVerdictLog(refreshCtx) })
+	refresher.Go(func() { c.watchRoster(refreshCtx) })
 	defer refresher.Wait()
 	defer stopRefresh()
 
@@ -396,13 +398,13 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) batchOutcome {
 	batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
 	if c.tracing == nil {
-		res, ok := c.storeBatch(ctx, work, giveUp, batch)
+		res, ok := c.storeBatch(ctx, work, giveUp, &batch)
 		return batchOutcome{batch: batch, result: res, stored: ok}
 	}
 	_, span := c.tracing.StartIngestBatch(work, tracing.Batch{
 		Topic: p.topic, Partition: p.partition, Records: len(p.records), Links: batchLinks(batch),
 	})
-	res, ok := c.storeBatch(ctx, work, giveUp, batch)
+	res, ok := c.storeBatch(ctx, work, giveUp, &batch)
 	var accepted, discarded, quarantined int
 	for _, n := range res.Counts() {
 		switch n.Kind {
@@ -452,13 +454,13 @@ type batchOutcome struct {
 // database refuses it. It gives up, reporting false, only once giveUp is
 // closed (shutdown or a rebalance waiting): the records are then read again,
 // by this member after a restart or by the partition's next owner.
-func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch store.IngestBatch) (store.IngestResult, bool) {
+func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch *store.IngestBatch) (store.IngestResult, bool) {
 	log := c.log.With(slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
 		slog.Int64("first_offset", batch.Records[0].Offset), slog.Int("records", len(batch.Records)))
 	start := c.clock()
 	for attempt := 0; ; attempt++ {
 		attemptCtx, cancel := context.WithTimeout(work, attemptTimeout)
-		res, err := c.opts.Store.WriteIngestBatch(attemptCtx, batch)
+		res, err := c.confirmAndWrite(attemptCtx, batch)
 		cancel()
 		if err == nil {
 			stored := c.clock()
@@ -488,6 +490,21 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 		case <-time.After(backoffDelay(attempt, rand.Float64())):
 		}
 	}
+}
+
+// confirmAndWrite asks the database about the tenants the cached roster
+// turned away (see doubtfulTenants), applies its answer to the batch and to
+// the cache, then writes the batch.
+func (c *Consumer) confirmAndWrite(ctx context.Context, batch *store.IngestBatch) (store.IngestResult, error) {
+	if ids := doubtfulTenants(*batch); len(ids) > 0 {
+		statuses, err := c.opts.Store.TenantStatuses(ctx, ids)
+		if err != nil {
+			return store.IngestResult{}, err
+		}
+		readmit(batch, statuses)
+		c.roster.update(ids, statuses)
+	}
+	return c.opts.Store.WriteIngestBatch(ctx, *batch)
 }
 
 // rewind points the client back at the first record of a partition's

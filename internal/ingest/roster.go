@@ -3,10 +3,13 @@ package ingest
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/store"
 )
 
 // roster is the cached tenant roster of the ingest gate (SPEC §1.4). It is
@@ -26,6 +29,45 @@ func (r *roster) status(tenantID string) event.TenantStatus {
 }
 
 func (r *roster) set(tenants map[string]event.TenantStatus) { r.tenants.Store(&tenants) }
+
+// update records the database's answer about the tenants ids (absent from
+// statuses: unknown). The roster is copied only when the answer changes
+// it, so a stream of records of a tenant that does not exist costs no copy.
+func (r *roster) update(ids []string, statuses map[string]event.TenantStatus) {
+	for {
+		old := r.tenants.Load()
+		var current map[string]event.TenantStatus
+		if old != nil {
+			current = *old
+		}
+		changed := false
+		for _, id := range ids {
+			if current[id] != statuses[id] {
+				changed = true
+				break
+			}
+		}
+		if !changed {
+			return
+		}
+		next := maps.Clone(current)
+		if next == nil {
+			next = make(map[string]event.TenantStatus, len(ids))
+		}
+		for _, id := range ids {
+			if status, ok := statuses[id]; ok {
+				next[id] = status
+			} else {
+				delete(next, id)
+			}
+		}
+		// A whole reload may have landed meanwhile; it is as new as
+		// this answer, so either may win, but neither is lost halfway.
+		if r.tenants.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
 
 // loadRoster fills the roster, retrying until it succeeds or ctx ends. Ingest
 // must not judge a single record before this: with an empty roster every
@@ -69,6 +111,58 @@ func (c *Consumer) refreshRoster(ctx context.Context, every time.Duration) {
 			c.log.Info("tenant roster refreshed again")
 			failing = false
 		}
+		c.roster.set(tenants)
+	}
+}
+
+// watchRoster reloads the roster as soon as the database announces a change
+// (every write to the tenants table notifies store.RosterChannel at commit),
+// so a tenant created or activated a moment ago is known to every instance
+// before its first events arrive. The periodic refresh stays as the fallback
+// for a lost connection; a reconnect reloads at once, since changes may have
+// been made while nobody listened.
+func (c *Consumer) watchRoster(ctx context.Context) {
+	failures := 0
+	for ctx.Err() == nil {
+		l, err := c.opts.Store.Listen(ctx, store.RosterChannel, "roster changes")
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if failures == 0 {
+				c.log.Warn("cannot listen for roster changes; the periodic refresh applies them meanwhile", slog.Any("error", err))
+			}
+			sleep(ctx, backoffDelay(failures, rand.Float64()))
+			failures++
+			continue
+		}
+		if failures > 0 {
+			c.log.Info("listening for roster changes again")
+		}
+		failures = 0
+		for {
+			c.reloadRoster(ctx)
+			if err = l.Wait(ctx); err != nil {
+				break
+			}
+		}
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		_ = l.Close(closeCtx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		c.log.Warn("lost the connection listening for roster changes; reconnecting", slog.Any("error", err))
+		failures++
+	}
+}
+
+// reloadRoster loads the whole roster once. A failure keeps the roster in
+// hand: the periodic refresh, which logs its failures, tries again.
+func (c *Consumer) reloadRoster(ctx context.Context) {
+	loadCtx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	defer cancel()
+	if tenants, err := c.opts.Store.LoadRoster(loadCtx); err == nil {
 		c.roster.set(tenants)
 	}
 }

@@ -3,7 +3,11 @@ package service
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -31,11 +35,13 @@ func NewQuarantine(st *store.Store) *Quarantine {
 	return &Quarantine{store: st}
 }
 
-// List pages through the quarantine, newest first.
-func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.Page[hubapi.QuarantineItem], error) {
+// List pages through the quarantine, newest first. Each record is a
+// summary of bounded size (see hubapi.QuarantineSummary); Get returns one
+// whole.
+func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
-		return hubapi.Page[hubapi.QuarantineItem]{}, err
+		return hubapi.Page[hubapi.QuarantineSummary]{}, err
 	}
 	if p.Reason != "" && !slices.Contains(event.QuarantineReasons(), event.Reason(p.Reason)) {
 		// An unknown reason would match nothing, which reads as "no such
@@ -44,27 +50,27 @@ func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.P
 		for _, r := range event.QuarantineReasons() {
 			names = append(names, string(r))
 		}
-		return hubapi.Page[hubapi.QuarantineItem]{}, invalid("reason", "invalid reason %q: use one of %s", p.Reason, strings.Join(names, ", "))
+		return hubapi.Page[hubapi.QuarantineSummary]{}, invalid("reason", "invalid reason %q: use one of %s", p.Reason, strings.Join(names, ", "))
 	}
 	q := store.QuarantineQuery{Limit: limit, Reason: p.Reason, Topic: p.Topic}
 	if p.Cursor != "" {
 		position, err := decodeCursor(quarantineCursor, p.Cursor)
 		if err != nil {
-			return hubapi.Page[hubapi.QuarantineItem]{}, err
+			return hubapi.Page[hubapi.QuarantineSummary]{}, err
 		}
 		at, id, err := parseQuarantinePosition(position)
 		if err != nil {
-			return hubapi.Page[hubapi.QuarantineItem]{}, err
+			return hubapi.Page[hubapi.QuarantineSummary]{}, err
 		}
 		q.After = &store.QuarantinePosition{ReceivedAt: at, ID: id}
 	}
 	rows, more, err := s.store.ListQuarantine(ctx, q)
 	if err != nil {
-		return hubapi.Page[hubapi.QuarantineItem]{}, err
+		return hubapi.Page[hubapi.QuarantineSummary]{}, err
 	}
-	page := hubapi.Page[hubapi.QuarantineItem]{Items: make([]hubapi.QuarantineItem, len(rows))}
+	page := hubapi.Page[hubapi.QuarantineSummary]{Items: make([]hubapi.QuarantineSummary, len(rows))}
 	for i, r := range rows {
-		page.Items[i] = quarantineView(r)
+		page.Items[i] = quarantineSummaryView(r)
 	}
 	if more {
 		last := rows[len(rows)-1]
@@ -73,17 +79,37 @@ func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.P
 	return page, nil
 }
 
-func quarantineView(r store.QuarantinedRecord) hubapi.QuarantineItem {
+// CodeQuarantineNotFound answers a quarantine id that names no record.
+const CodeQuarantineNotFound = "quarantine_not_found"
+
+func quarantineNotFound(id string, err error) error {
+	return &NotFoundError{Code: CodeQuarantineNotFound, Message: fmt.Sprintf("quarantined record %q not found", id), Err: err}
+}
+
+// Get returns one quarantined record whole, by its id (a decimal
+// integer); quarantine_not_found when there is none.
+func (s *Quarantine) Get(ctx context.Context, id string) (hubapi.QuarantineItem, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n < 1 || strconv.FormatInt(n, 10) != id {
+		return hubapi.QuarantineItem{}, quarantineNotFound(id, nil)
+	}
+	r, v, err := s.store.GetQuarantined(ctx, n)
+	if errors.Is(err, store.ErrNotFound) {
+		return hubapi.QuarantineItem{}, quarantineNotFound(id, err)
+	}
+	if err != nil {
+		return hubapi.QuarantineItem{}, err
+	}
+	return quarantineView(r, v), nil
+}
+
+func quarantineView(r store.QuarantinedRecord, v store.ValueInfo) hubapi.QuarantineItem {
 	item := hubapi.QuarantineItem{
-		ID:          r.ID,
-		Reason:      r.Reason,
-		Detail:      r.Detail,
-		Topic:       r.Topic,
-		Partition:   r.Partition,
-		Offset:      r.Offset,
-		Headers:     make([]hubapi.QuarantineHeader, len(r.Headers)),
-		ValueBase64: base64.StdEncoding.EncodeToString(r.Value),
-		ReceivedAt:  r.ReceivedAt.UTC(),
+		QuarantineOrigin: origin(r.QuarantineOrigin),
+		Headers:          make([]hubapi.QuarantineHeader, len(r.Headers)),
+		ValueBase64:      base64.StdEncoding.EncodeToString(r.Value),
+		QuarantineValue:  valueView(v),
+		ReceivedAt:       r.ReceivedAt.UTC(),
 	}
 	if r.Key != nil {
 		key, encoding := textOrBase64(r.Key)
@@ -93,6 +119,54 @@ func quarantineView(r store.QuarantinedRecord) hubapi.QuarantineItem {
 		item.Headers[i] = headerView(h)
 	}
 	return item
+}
+
+func quarantineSummaryView(r store.QuarantineSummary) hubapi.QuarantineSummary {
+	item := hubapi.QuarantineSummary{
+		QuarantineOrigin:  origin(r.QuarantineOrigin),
+		KeySize:           r.KeySize,
+		Headers:           make([]hubapi.QuarantineHeader, len(r.Headers)),
+		HeaderCount:       r.HeaderCount,
+		ValuePrefixBase64: base64.StdEncoding.EncodeToString(r.ValuePrefix),
+		QuarantineValue:   valueView(r.Value),
+		ReceivedAt:        r.ReceivedAt.UTC(),
+	}
+	if r.KeyPrefix != nil {
+		key, encoding := prefixTextOrBase64(r.KeyPrefix, r.KeySize > int64(len(r.KeyPrefix)))
+		item.Key, item.Encoding = &key, encoding
+	}
+	for i, h := range r.Headers {
+		keyCut := r.HeaderKeySizes[i] > int64(len(h.Key))
+		valueCut := r.HeaderValueSizes[i] > int64(len(h.Value))
+		var view hubapi.QuarantineHeader
+		view.Key, view.KeyEncoding = prefixTextOrBase64(h.Key, keyCut)
+		view.Value, view.Encoding = prefixTextOrBase64(h.Value, valueCut)
+		view.Truncated = keyCut || valueCut
+		item.Headers[i] = view
+	}
+	return item
+}
+
+func origin(o store.QuarantineOrigin) hubapi.QuarantineOrigin {
+	return hubapi.QuarantineOrigin{ID: o.ID, Reason: o.Reason, Detail: o.Detail, Topic: o.Topic, Partition: o.Partition, Offset: o.Offset}
+}
+
+func valueView(v store.ValueInfo) hubapi.QuarantineValue {
+	return hubapi.QuarantineValue{ValueSize: v.Size, ValueSHA256: hex.EncodeToString(v.SHA256), ValueTruncated: v.Truncated}
+}
+
+// prefixTextOrBase64 is textOrBase64 for the first bytes of a longer
+// field: a character the cut split in two is dropped rather than turning
+// the whole prefix into base64.
+func prefixTextOrBase64(b []byte, cut bool) (text, encoding string) {
+	if cut {
+		for end := len(b); end > 0 && end > len(b)-utf8.UTFMax; end-- {
+			if utf8.Valid(b[:end]) {
+				return string(b[:end]), ""
+			}
+		}
+	}
+	return textOrBase64(b)
 }
 
 // textOrBase64 renders b as text when it is valid UTF-8 (JSON carries any

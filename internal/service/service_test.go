@@ -160,8 +160,8 @@ func TestQuarantineListPagesAndShowsItemsAsSpecified(t *testing.T) {
 	for i := range 5 {
 		_, err := st.Pool.Exec(ctx, `
 			INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset,
-			                        record_key, header_keys, header_values, value, received_at)
-			VALUES ($1, 'why', 'lerian.streaming.a_b.c', 0, $2, $3, $4, $5, $6, $7)`,
+			                        record_key, header_keys, header_values, value, received_at, value_size, value_sha256)
+			VALUES ($1, 'why', 'lerian.streaming.a_b.c', 0, $2, $3, $4, $5, $6::bytea, $7, octet_length($6::bytea), sha256($6::bytea))`,
 			[]string{"missing_id", "invalid_time"}[i%2], i, []byte("acme"),
 			[][]byte{[]byte("ce-tenantid")}, [][]byte{{0xff, byte(i)}}, []byte(`{}`), base.Add(time.Duration(i)*time.Minute))
 		if err != nil {
@@ -210,7 +210,8 @@ func TestQuarantineListPagesAndShowsItemsAsSpecified(t *testing.T) {
 	item := decoded.Items[0]
 	wantHeaders := `[map[encoding:base64 key:ce-tenantid value:/wM=]]`
 	if item["reason"] != "invalid_time" || item["offset"] != float64(3) || item["key"] != "acme" ||
-		fmt.Sprint(item["headers"]) != wantHeaders || item["value_base64"] != "e30=" || item["received_at"] != "2025-06-01T12:03:00Z" {
+		fmt.Sprint(item["headers"]) != wantHeaders || item["value_prefix_base64"] != "e30=" || item["value_size"] != float64(2) ||
+		item["header_count"] != float64(1) || item["received_at"] != "2025-06-01T12:03:00Z" {
 		t.Errorf("item = %s", raw)
 	}
 

@@ -135,22 +135,6 @@ func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID
 	return e, nil
 }
 
-// pairHeaders zips the two header arrays ingest writes together. Should a
-// row pair them unevenly, every stored byte is still returned, the missing
-// side as nil.
-func pairHeaders(keys, values [][]byte) []RawHeader {
-	headers := make([]RawHeader, max(len(keys), len(values)))
-	for i := range headers {
-		if i < len(keys) {
-			headers[i].Key = keys[i]
-		}
-		if i < len(values) {
-			headers[i].Value = values[i]
-		}
-	}
-	return headers
-}
-
 // EventDelivery is what became of one event for one subscription: a push
 // subscription's delivery job with its attempts, or a pull subscription's
 // entry and whether its cursor has passed it.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,10 +27,16 @@ type IngestRecord struct {
 	Offset  int64
 	Key     []byte // nil when the record has no key
 	Headers []event.Header
+	// Value is the value as it is stored: for a quarantined record, ingest
+	// may keep only its first bytes, and Original then describes the
+	// whole value.
 	Value   []byte
 	Verdict event.Verdict
 	// Event is the parsed event when Verdict.Kind is event.Accept.
 	Event event.Event
+	// Original describes the value the producer sent, for a quarantined
+	// record; its zero value means Value is the whole value.
+	Original ValueInfo
 }
 
 // IngestBatch is what one poll returned for one partition.
@@ -457,11 +464,18 @@ func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
 			continue
 		}
 		keys, values := headerColumns(r.Headers)
+		original := r.Original
+		if original.SHA256 == nil {
+			sum := sha256.Sum256(r.Value)
+			original = ValueInfo{Size: int64(len(r.Value)), SHA256: sum[:]}
+		}
 		pipe.Queue(`
-INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset, record_key, header_keys, header_values, value)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset, record_key, header_keys, header_values, value,
+                        value_size, value_sha256, value_truncated)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (topic, kafka_partition, kafka_offset) DO NOTHING`,
-			string(r.Verdict.Reason), r.Verdict.Detail, b.Topic, b.Partition, r.Offset, r.Key, keys, values, notNull(r.Value))
+			string(r.Verdict.Reason), r.Verdict.Detail, b.Topic, b.Partition, r.Offset, r.Key, keys, values, notNull(r.Value),
+			original.Size, original.SHA256, original.Truncated)
 	}
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,17 +12,22 @@ import (
 // QuarantinedRecord is a poison record exactly as ingest stored it: the raw
 // bytes of its key, headers and value, for forensics.
 type QuarantinedRecord struct {
+	QuarantineOrigin
+	// Key is nil when the record had no key (as opposed to an empty one).
+	Key        []byte
+	Headers    []RawHeader
+	Value      []byte
+	ReceivedAt time.Time
+}
+
+// QuarantineOrigin is why a record was quarantined and where it was read.
+type QuarantineOrigin struct {
 	ID        int64
 	Reason    string
 	Detail    string
 	Topic     string
 	Partition int32
 	Offset    int64
-	// Key is nil when the record had no key (as opposed to an empty one).
-	Key        []byte
-	Headers    []RawHeader
-	Value      []byte
-	ReceivedAt time.Time
 }
 
 // RawHeader is one record header as bytes: Kafka puts no encoding on header
@@ -51,9 +57,50 @@ type QuarantineQuery struct {
 	Topic  string
 }
 
-// ListQuarantine returns a page of quarantined records, newest first, and
-// whether older records follow it.
-func (s *Store) ListQuarantine(ctx context.Context, q QuarantineQuery) (records []QuarantinedRecord, more bool, err error) {
+// What a listing shows of each quarantined record, whatever it held: the
+// database cuts every field before it is sent, so neither the hub's memory
+// nor a response grows with what producers put in quarantine.
+const (
+	// SummaryHeaders is how many of a record's headers a listing shows.
+	SummaryHeaders = 16
+	// SummaryFieldBytes bounds the key and each header name and value a
+	// listing shows.
+	SummaryFieldBytes = 128
+	// SummaryValueBytes bounds the value prefix a listing shows.
+	SummaryValueBytes = 64
+	// summaryDetailBytes bounds the detail; ingest writes details of a
+	// few hundred bytes, rows written by other hands may hold more.
+	summaryDetailBytes = 1024
+)
+
+// QuarantineSummary is a quarantined record as a listing shows it.
+type QuarantineSummary struct {
+	QuarantineOrigin
+	// KeyPrefix is nil when the record had no key.
+	KeyPrefix []byte
+	KeySize   int64
+	// Headers are the first SummaryHeaders headers, each name and value
+	// cut to SummaryFieldBytes; HeaderValueSizes and HeaderKeySizes are
+	// their sizes before the cut.
+	Headers          []RawHeader
+	HeaderKeySizes   []int64
+	HeaderValueSizes []int64
+	HeaderCount      int
+	ValuePrefix      []byte
+	Value            ValueInfo
+	ReceivedAt       time.Time
+}
+
+// ValueInfo describes a quarantined record's value as the producer sent it.
+type ValueInfo struct {
+	Size      int64
+	SHA256    []byte
+	Truncated bool // only the first bytes are stored
+}
+
+// ListQuarantine returns a page of quarantined records as summaries, newest
+// first, and whether older records follow it. GetQuarantined reads one whole.
+func (s *Store) ListQuarantine(ctx context.Context, q QuarantineQuery) (records []QuarantineSummary, more bool, err error) {
 	if q.Limit < 1 {
 		return nil, false, fmt.Errorf("list quarantine: limit %d must be at least 1", q.Limit)
 	}
@@ -64,22 +111,31 @@ func (s *Store) ListQuarantine(ctx context.Context, q QuarantineQuery) (records 
 	}
 	// The row comparison follows the quarantine_newest index, so each page
 	// is an index range scan however deep the listing goes. Filters are
-	// NULL-tolerant parameters rather than assembled SQL: one plan, no
-	// string building.
+	// NULL-tolerant parameters rather than assembled SQL.
 	rows, err := s.Pool.Query(ctx, `
-		SELECT id, reason, detail, topic, kafka_partition, kafka_offset,
-		       record_key, header_keys, header_values, value, received_at
+		SELECT id, reason, left(detail, @detail_chars), topic, kafka_partition, kafka_offset,
+		       substring(record_key FROM 1 FOR @field_bytes), coalesce(octet_length(record_key), 0),
+		       coalesce(cardinality(header_keys), 0),
+		       ARRAY(SELECT substring(k FROM 1 FOR @field_bytes) FROM unnest(header_keys[1:@headers]) WITH ORDINALITY AS h (k, n) ORDER BY n),
+		       ARRAY(SELECT octet_length(k)::bigint FROM unnest(header_keys[1:@headers]) WITH ORDINALITY AS h (k, n) ORDER BY n),
+		       ARRAY(SELECT substring(v FROM 1 FOR @field_bytes) FROM unnest(header_values[1:@headers]) WITH ORDINALITY AS h (v, n) ORDER BY n),
+		       ARRAY(SELECT octet_length(v)::bigint FROM unnest(header_values[1:@headers]) WITH ORDINALITY AS h (v, n) ORDER BY n),
+		       substring(value FROM 1 FOR @value_bytes), value_size, value_sha256, value_truncated, received_at
 		FROM quarantine
-		WHERE ($1::timestamptz IS NULL OR (received_at, id) < ($1, $2::bigint))
-		  AND ($3 = '' OR reason = $3)
-		  AND ($4 = '' OR topic = $4)
+		WHERE (@after_at::timestamptz IS NULL OR (received_at, id) < (@after_at, @after_id::bigint))
+		  AND (@reason = '' OR reason = @reason)
+		  AND (@topic = '' OR topic = @topic)
 		ORDER BY received_at DESC, id DESC
-		LIMIT $5`,
-		afterAt, afterID, q.Reason, q.Topic, q.Limit+1)
+		LIMIT @limit`,
+		pgx.NamedArgs{
+			"detail_chars": summaryDetailBytes, "field_bytes": SummaryFieldBytes, "headers": SummaryHeaders,
+			"value_bytes": SummaryValueBytes, "after_at": afterAt, "after_id": afterID,
+			"reason": q.Reason, "topic": q.Topic, "limit": q.Limit + 1,
+		})
 	if err != nil {
 		return nil, false, classify(fmt.Errorf("list quarantine: %w", err))
 	}
-	records, err = pgx.CollectRows(rows, scanQuarantined)
+	records, err = pgx.CollectRows(rows, scanQuarantineSummary)
 	if err != nil {
 		return nil, false, classify(fmt.Errorf("list quarantine: %w", err))
 	}
@@ -89,25 +145,60 @@ func (s *Store) ListQuarantine(ctx context.Context, q QuarantineQuery) (records 
 	return records, false, nil
 }
 
-func scanQuarantined(row pgx.CollectableRow) (QuarantinedRecord, error) {
-	var r QuarantinedRecord
+func scanQuarantineSummary(row pgx.CollectableRow) (QuarantineSummary, error) {
+	var r QuarantineSummary
 	var keys, values [][]byte
 	err := row.Scan(&r.ID, &r.Reason, &r.Detail, &r.Topic, &r.Partition, &r.Offset,
-		&r.Key, &keys, &values, &r.Value, &r.ReceivedAt)
+		&r.KeyPrefix, &r.KeySize, &r.HeaderCount, &keys, &r.HeaderKeySizes, &values, &r.HeaderValueSizes,
+		&r.ValuePrefix, &r.Value.Size, &r.Value.SHA256, &r.Value.Truncated, &r.ReceivedAt)
 	if err != nil {
-		return QuarantinedRecord{}, err
+		return QuarantineSummary{}, err
 	}
-	// Ingest writes the two arrays together. Should a row written by other
-	// hands pair them unevenly, every stored byte is still shown, the
-	// missing side as nil, rather than dropping what cannot be paired.
-	r.Headers = make([]RawHeader, max(len(keys), len(values)))
-	for i := range r.Headers {
-		if i < len(keys) {
-			r.Headers[i].Key = keys[i]
-		}
-		if i < len(values) {
-			r.Headers[i].Value = values[i]
-		}
+	r.Headers = pairHeaders(keys, values)
+	for len(r.HeaderKeySizes) < len(r.Headers) {
+		r.HeaderKeySizes = append(r.HeaderKeySizes, 0)
+	}
+	for len(r.HeaderValueSizes) < len(r.Headers) {
+		r.HeaderValueSizes = append(r.HeaderValueSizes, 0)
 	}
 	return r, nil
+}
+
+// GetQuarantined returns one quarantined record whole; ErrNotFound when no
+// record has that id.
+func (s *Store) GetQuarantined(ctx context.Context, id int64) (QuarantinedRecord, ValueInfo, error) {
+	var r QuarantinedRecord
+	var v ValueInfo
+	var keys, values [][]byte
+	err := s.Pool.QueryRow(ctx, `
+		SELECT id, reason, detail, topic, kafka_partition, kafka_offset,
+		       record_key, header_keys, header_values, value, received_at,
+		       value_size, value_sha256, value_truncated
+		FROM quarantine WHERE id = $1`, id).
+		Scan(&r.ID, &r.Reason, &r.Detail, &r.Topic, &r.Partition, &r.Offset,
+			&r.Key, &keys, &values, &r.Value, &r.ReceivedAt, &v.Size, &v.SHA256, &v.Truncated)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return QuarantinedRecord{}, ValueInfo{}, fmt.Errorf("%w: quarantined record %d", ErrNotFound, id)
+	}
+	if err != nil {
+		return QuarantinedRecord{}, ValueInfo{}, classify(fmt.Errorf("get quarantined record %d: %w", id, err))
+	}
+	r.Headers = pairHeaders(keys, values)
+	return r, v, nil
+}
+
+// pairHeaders zips the stored name and value arrays. Ingest writes them
+// together; should a row written by other hands pair them unevenly, every
+// stored byte is still shown, the missing side as nil.
+func pairHeaders(keys, values [][]byte) []RawHeader {
+	headers := make([]RawHeader, max(len(keys), len(values)))
+	for i := range headers {
+		if i < len(keys) {
+			headers[i].Key = keys[i]
+		}
+		if i < len(values) {
+			headers[i].Value = values[i]
+		}
+	}
+	return headers
 }

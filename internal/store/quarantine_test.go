@@ -3,6 +3,8 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -36,8 +38,8 @@ func insertQuarantined(t *testing.T, st *store.Store, r quarantineRow) int64 {
 	var id int64
 	err := st.Pool.QueryRow(context.Background(), `
 		INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset,
-		                        record_key, header_keys, header_values, value, received_at)
-		VALUES ($1, 'detail of '||$1, $2, $3, $4, $5, $6, $7, $8, $9)
+		                        record_key, header_keys, header_values, value, received_at, value_size, value_sha256)
+		VALUES ($1, 'detail of '||$1, $2, $3, $4, $5, $6, $7, $8::bytea, $9, octet_length($8::bytea), sha256($8::bytea))
 		RETURNING id`,
 		r.reason, r.topic, r.partition, r.offset, r.key, keys, values, value, r.receivedAt).Scan(&id)
 	if err != nil {
@@ -46,7 +48,7 @@ func insertQuarantined(t *testing.T, st *store.Store, r quarantineRow) int64 {
 	return id
 }
 
-func TestListQuarantineKeepsRawBytes(t *testing.T) {
+func TestGetQuarantinedKeepsRawBytes(t *testing.T) {
 	st := openStore(t)
 	headers := []store.RawHeader{
 		{Key: []byte("ce-id"), Value: []byte("not-a-uuid")},
@@ -63,27 +65,75 @@ func TestListQuarantineKeepsRawBytes(t *testing.T) {
 		headers: nil, value: []byte{}, receivedAt: t0.Add(time.Second),
 	})
 
-	records, more, err := st.ListQuarantine(context.Background(), store.QuarantineQuery{Limit: 10})
+	noKey, _, err := st.GetQuarantined(context.Background(), withoutKey)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if more || len(records) != 2 {
-		t.Fatalf("got %d records (more = %v), want 2", len(records), more)
-	}
-	noKey, keyed := records[0], records[1]
-	if noKey.ID != withoutKey || keyed.ID != withKey {
-		t.Fatalf("order: ids %d, %d; want %d, %d", noKey.ID, keyed.ID, withoutKey, withKey)
 	}
 	if noKey.Key != nil || len(noKey.Headers) != 0 || noKey.Value == nil || len(noKey.Value) != 0 {
 		t.Errorf("record without key: key %v, headers %v, value %v; want nil key, no headers, empty value", noKey.Key, noKey.Headers, noKey.Value)
 	}
+	keyed, info, err := st.GetQuarantined(context.Background(), withKey)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := store.QuarantinedRecord{
-		ID: withKey, Reason: "invalid_id", Detail: "detail of invalid_id", Topic: "lerian.streaming.x",
-		Partition: 3, Offset: 42, Key: []byte{0x00, 0x01, 0x80}, Headers: headers,
+		QuarantineOrigin: store.QuarantineOrigin{ID: withKey, Reason: "invalid_id", Detail: "detail of invalid_id", Topic: "lerian.streaming.x",
+			Partition: 3, Offset: 42},
+		Key: []byte{0x00, 0x01, 0x80}, Headers: headers,
 		Value: []byte{0xde, 0xad, 0xbe, 0xef}, ReceivedAt: t0,
 	}
 	if diff := diffRecords(keyed, want); diff != "" {
 		t.Errorf("record with binary key and headers: %s", diff)
+	}
+	sum := sha256.Sum256(want.Value)
+	if info.Size != 4 || !bytes.Equal(info.SHA256, sum[:]) || info.Truncated {
+		t.Errorf("value info %+v, want 4 bytes, its SHA-256, whole", info)
+	}
+	if _, _, err := st.GetQuarantined(context.Background(), withKey+100); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing id: err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestListQuarantineIsBounded: whatever a record holds, a listing carries
+// at most a fixed number of bytes of it, and says how much there was.
+func TestListQuarantineIsBounded(t *testing.T) {
+	st := openStore(t)
+	big := bytes.Repeat([]byte("x"), 1<<20)
+	var headers []store.RawHeader
+	for i := range 40 {
+		headers = append(headers, store.RawHeader{Key: []byte(fmt.Sprintf("ce-ext%d-%s", i, big[:200])), Value: big[:10_000]})
+	}
+	insertQuarantined(t, st, quarantineRow{reason: "headers_too_large", topic: "t", key: big, headers: headers, value: big, receivedAt: t0})
+	insertQuarantined(t, st, quarantineRow{reason: "missing_id", topic: "t", offset: 1, key: []byte("k"),
+		headers: []store.RawHeader{{Key: []byte("ce-id"), Value: []byte("x")}}, value: []byte("small"), receivedAt: t0.Add(-time.Second)})
+
+	records, _, err := st.ListQuarantine(context.Background(), store.QuarantineQuery{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 2 {
+		t.Fatalf("%d records, want 2", len(records))
+	}
+	r := records[0]
+	if len(r.KeyPrefix) != store.SummaryFieldBytes || r.KeySize != 1<<20 || r.HeaderCount != 40 || len(r.Headers) != store.SummaryHeaders ||
+		len(r.ValuePrefix) != store.SummaryValueBytes || r.Value.Size != 1<<20 || r.Value.Truncated {
+		t.Errorf("summary of a large record: key %d of %d, %d of %d headers, value %d of %d",
+			len(r.KeyPrefix), r.KeySize, len(r.Headers), r.HeaderCount, len(r.ValuePrefix), r.Value.Size)
+	}
+	for i, h := range r.Headers {
+		if len(h.Key) != store.SummaryFieldBytes || len(h.Value) != store.SummaryFieldBytes ||
+			r.HeaderKeySizes[i] != int64(len(headers[i].Key)) || r.HeaderValueSizes[i] != 10_000 {
+			t.Errorf("header %d: name %d of %d bytes, value %d of %d", i, len(h.Key), r.HeaderKeySizes[i], len(h.Value), r.HeaderValueSizes[i])
+		}
+	}
+	sum := sha256.Sum256(big)
+	if !bytes.Equal(r.Value.SHA256, sum[:]) {
+		t.Error("the summary's SHA-256 is not the value's")
+	}
+	small := records[1]
+	if string(small.KeyPrefix) != "k" || small.KeySize != 1 || string(small.ValuePrefix) != "small" ||
+		len(small.Headers) != 1 || string(small.Headers[0].Value) != "x" || small.HeaderValueSizes[0] != 1 {
+		t.Errorf("summary of a small record: %+v", small)
 	}
 }
 

@@ -126,22 +126,34 @@ func tenantNotFound(id string) error {
 // LoadRoster returns every tenant's status for the ingest roster gate
 // (SPEC §1.4). Tenants that are absent are unknown.
 func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id, status FROM tenants`)
+	return s.tenantStatuses(ctx, "load tenant roster", `SELECT id, status FROM tenants`)
+}
+
+// TenantStatuses answers the roster gate for a few tenants straight from
+// the database; a tenant not in the answer is unknown. Ingest asks it
+// before discarding a record for its tenant, the one verdict a stale
+// roster could make wrongly and for good.
+func (s *Store) TenantStatuses(ctx context.Context, ids []string) (map[string]event.TenantStatus, error) {
+	return s.tenantStatuses(ctx, "read tenant statuses", `SELECT id, status FROM tenants WHERE id = ANY($1)`, ids)
+}
+
+func (s *Store) tenantStatuses(ctx context.Context, what, sql string, args ...any) (map[string]event.TenantStatus, error) {
+	rows, err := s.Pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
+		return nil, classify(fmt.Errorf("%s: %w", what, err))
 	}
-	roster := make(map[string]event.TenantStatus)
+	statuses := make(map[string]event.TenantStatus)
 	var id, status string
 	_, err = pgx.ForEachRow(rows, []any{&id, &status}, func() error {
 		if status == "active" {
-			roster[id] = event.TenantActive
+			statuses[id] = event.TenantActive
 		} else {
-			roster[id] = event.TenantInactive
+			statuses[id] = event.TenantInactive
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("load tenant roster: %w", err))
+		return nil, classify(fmt.Errorf("%s: %w", what, err))
 	}
-	return roster, nil
+	return statuses, nil
 }

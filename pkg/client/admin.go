@@ -96,12 +96,25 @@ type QuarantineListOptions struct {
 }
 
 // ListQuarantine pages through quarantined records: GET /admin/quarantine.
-func (c *Client) ListQuarantine(ctx context.Context, opts QuarantineListOptions) (hubapi.Page[hubapi.QuarantineItem], error) {
-	var out hubapi.Page[hubapi.QuarantineItem]
+// Each item is a summary of bounded size; GetQuarantined reads one whole.
+func (c *Client) ListQuarantine(ctx context.Context, opts QuarantineListOptions) (hubapi.Page[hubapi.QuarantineSummary], error) {
+	var out hubapi.Page[hubapi.QuarantineSummary]
 	q := opts.query()
 	setIfNotEmpty(q, "reason", opts.Reason)
 	setIfNotEmpty(q, "topic", opts.Topic)
 	err := c.call(ctx, http.MethodGet, "/admin/quarantine", q, nil, &out)
+	return out, err
+}
+
+// GetQuarantined reads one quarantined record whole, value included:
+// GET /admin/quarantine/{id}.
+func (c *Client) GetQuarantined(ctx context.Context, id string) (hubapi.QuarantineItem, error) {
+	var out hubapi.QuarantineItem
+	escaped, err := segment("quarantine id", id)
+	if err != nil {
+		return out, err
+	}
+	err = c.call(ctx, http.MethodGet, "/admin/quarantine/"+escaped, nil, nil, &out)
 	return out, err
 }
 

@@ -73,6 +73,8 @@ func TestRequestsSendWhatTheRouteTakes(t *testing.T) {
 			_, err := c.ListQuarantine(ctx, QuarantineListOptions{ListOptions: ListOptions{Limit: 3}, Reason: "missing_id", Topic: "t"})
 			return err
 		}, "GET", "/admin/quarantine", "limit=3&reason=missing_id&topic=t", ""},
+		{"get quarantined record", func(c *Client) error { _, err := c.GetQuarantined(ctx, "42"); return err },
+			"GET", "/admin/quarantine/42", "", ""},
 		{"create subscription", func(c *Client) error {
 			_, err := c.CreateSubscription(ctx, hubapi.SubscriptionCreate{Name: "feed", Sink: []byte(`{"type":"pull"}`), EventTypes: []string{"*"}})
 			return err

@@ -19,7 +19,3 @@ func PrintAttempts(f *cmdutil.Factory, attempts []hubapi.DeliveryAttempt) error 
 		attemptsTable(t, f, attempts)
 	})
 }
-
-// CellText makes outside text safe for one table cell, cut to width runes
-// when width > 0 (see cellText).
-func CellText(s string, width int) string { return cellText(s, width) }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/output"
@@ -22,7 +21,7 @@ func ListHeader(t *output.TableWriter) {
 
 // ListRow is one delivery of ListHeader's table.
 func ListRow(t *output.TableWriter, f *cmdutil.Factory, d hubapi.Delivery) {
-	t.Row(d.ID, orDash(d.EventID), orDash(cellText(d.EventType, 0)), stateText(f, d),
+	t.Row(d.ID, orDash(d.EventID), orDash(output.SafeText(d.EventType, 0)), stateText(f, d),
 		strconv.Itoa(d.Attempts), optionalInt(d.LastStatus), d.UpdatedAt.Format(time.RFC3339))
 }
 
@@ -51,7 +50,7 @@ func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery) error {
 		{"Delivery", d.ID},
 		{"Subscription", d.SubscriptionID},
 		{"Event", orDash(d.EventID)},
-		{"Type", orDash(cellText(d.EventType, 0))},
+		{"Type", orDash(output.SafeText(d.EventType, 0))},
 		{"State", state},
 		{"Attempts", strconv.Itoa(d.Attempts)},
 		{"Next attempt", optionalTime(d.NextAttemptAt)},
@@ -108,30 +107,5 @@ func optionalText(s *string, width int) string {
 	if s == nil {
 		return "-"
 	}
-	return orDash(cellText(*s, width))
-}
-
-// cellText makes text that came from outside the hub (a destination's
-// error, an event type) safe for one table cell, and cuts it to width
-// runes when width > 0. A control character could break the table's rows
-// or drive the terminal; each is shown escaped instead.
-func cellText(s string, width int) string {
-	var b strings.Builder
-	runes := 0
-	for _, r := range s {
-		if width > 0 && runes == width {
-			b.WriteString("…")
-			break
-		}
-		switch {
-		case unicode.IsGraphic(r):
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		runes++
-	}
-	return b.String()
+	return orDash(output.SafeText(*s, width))
 }

@@ -72,14 +72,14 @@ func printEventTable(f *cmdutil.Factory, e hubapi.EventDetail) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, field := range [][2]string{
 		{"Event", e.ID},
-		{"Type", deliveries.CellText(e.Type, 0)},
-		{"CE type", deliveries.CellText(e.CEType, 0)},
-		{"Source", deliveries.CellText(e.Source, 0)},
-		{"Subject", orDash(deliveries.CellText(e.Subject, 0))},
-		{"Schema version", deliveries.CellText(e.SchemaVersion, 0)},
+		{"Type", output.SafeText(e.Type, 0)},
+		{"CE type", output.SafeText(e.CEType, 0)},
+		{"Source", output.SafeText(e.Source, 0)},
+		{"Subject", orDash(output.SafeText(e.Subject, 0))},
+		{"Schema version", output.SafeText(e.SchemaVersion, 0)},
 		{"Time", e.Time.Format(time.RFC3339)},
 		{"Received", e.ReceivedAt.Format(time.RFC3339)},
-		{"Kafka", fmt.Sprintf("%s [%d] @%d", deliveries.CellText(e.Topic, 0), e.Partition, e.Offset)},
+		{"Kafka", fmt.Sprintf("%s [%d] @%d", output.SafeText(e.Topic, 0), e.Partition, e.Offset)},
 		{"Size", strconv.Itoa(e.SizeBytes) + " bytes"},
 		{"Payload", payloadPreview(e.InboxEvent)},
 	} {
@@ -93,7 +93,7 @@ func printEventTable(f *cmdutil.Factory, e hubapi.EventDetail) error {
 		return err
 	}
 	for _, d := range e.Deliveries {
-		fmt.Fprintf(out, "\n%s (%s, %s)", deliveries.CellText(d.SubscriptionName, 0), d.SinkType, d.SubscriptionID)
+		fmt.Fprintf(out, "\n%s (%s, %s)", output.SafeText(d.SubscriptionName, 0), d.SinkType, d.SubscriptionID)
 		switch {
 		case d.Pulled != nil && *d.Pulled:
 			fmt.Fprintln(out, ": pulled")
@@ -118,7 +118,7 @@ func payloadPreview(e hubapi.InboxEvent) string {
 	if e.PayloadEncoding != "" {
 		return "(" + e.PayloadEncoding + ", see -o json)"
 	}
-	return orDash(deliveries.CellText(string(e.Payload), payloadPreviewRunes))
+	return orDash(output.SafeText(string(e.Payload), payloadPreviewRunes))
 }
 
 func orDash(s string) string {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/deliveries"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/service"
@@ -85,7 +84,7 @@ func eventHeader(t *output.TableWriter) {
 }
 
 func eventRow(t *output.TableWriter, e hubapi.InboxEvent) {
-	t.Row(e.ID, deliveries.CellText(e.Type, 40), deliveries.CellText(e.Source, 24), orDash(deliveries.CellText(e.Subject, 24)),
+	t.Row(e.ID, output.SafeText(e.Type, 40), output.SafeText(e.Source, 24), orDash(output.SafeText(e.Subject, 24)),
 		e.ReceivedAt.Format(time.RFC3339), strconv.Itoa(e.SizeBytes))
 }
 

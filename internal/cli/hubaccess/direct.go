@@ -148,8 +148,12 @@ func (d *direct) RevokeAPIKey(ctx context.Context, tenantID, keyID string) (huba
 	return d.apiKeys.Revoke(ctx, tenantID, keyID)
 }
 
-func (d *direct) ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineItem], error) {
+func (d *direct) ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error) {
 	return d.quarantine.List(ctx, p)
+}
+
+func (d *direct) GetQuarantined(ctx context.Context, id string) (hubapi.QuarantineItem, error) {
+	return d.quarantine.Get(ctx, id)
 }
 
 func (d *direct) CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error) {

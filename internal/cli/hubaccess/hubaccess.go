@@ -48,7 +48,8 @@ type Hub interface {
 	ListAPIKeys(ctx context.Context, tenantID string, p service.ListParams) (hubapi.Page[hubapi.APIKey], error)
 	RevokeAPIKey(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error)
 
-	ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineItem], error)
+	ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error)
+	GetQuarantined(ctx context.Context, id string) (hubapi.QuarantineItem, error)
 
 	CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error)
 	ListSubscriptions(ctx context.Context, tenant string, p service.ListParams) (hubapi.Page[hubapi.Subscription], error)

@@ -78,8 +78,12 @@ func (r *remote) RevokeAPIKey(ctx context.Context, tenantID, keyID string) (huba
 	return r.client.RevokeAPIKey(ctx, tenantID, keyID)
 }
 
-func (r *remote) ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineItem], error) {
+func (r *remote) ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error) {
 	return r.client.ListQuarantine(ctx, client.QuarantineListOptions{ListOptions: listOptions(p.ListParams), Reason: p.Reason, Topic: p.Topic})
+}
+
+func (r *remote) GetQuarantined(ctx context.Context, id string) (hubapi.QuarantineItem, error) {
+	return r.client.GetQuarantined(ctx, id)
 }
 
 func (r *remote) CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error) {

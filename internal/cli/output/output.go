@@ -129,10 +129,12 @@ func (t *TableWriter) render() error {
 		header[i] = strings.ToUpper(h)
 	}
 	tbl.Header(header...)
+	// Every cell is made safe for a terminal here, whoever filled it: a
+	// command that forgets to escape a name cannot let it spoof the table.
 	for _, r := range t.rows {
 		cells := make([]any, len(r))
 		for i, c := range r {
-			cells[i] = c
+			cells[i] = safeCell(c)
 		}
 		if err := tbl.Append(cells...); err != nil {
 			return err

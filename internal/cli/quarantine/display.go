@@ -3,64 +3,32 @@ package quarantine
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Everything shown here comes from records that were rejected for being
-// malformed, possibly crafted: before it reaches a terminal, every rune that
-// could move the cursor, recolour the screen, reorder text (bidi controls)
-// or break the table's rows is escaped.
-
-// displayText makes s safe for a table cell and, when width > 0, cuts it to
-// width runes with an ellipsis.
-func displayText(s string, width int) string {
-	var b strings.Builder
-	runes := 0
-	for i, r := range s {
-		if width > 0 && runes == width {
-			b.WriteString("…")
-			break
-		}
-		switch {
-		case r == utf8.RuneError && isInvalidAt(s, i):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unicode.IsGraphic(r): // letters, marks, numbers, punctuation, symbols, spaces
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		runes++
-	}
-	return b.String()
-}
-
-// isInvalidAt tells a real U+FFFD in s from the replacement range-over-string
-// yields for a byte that is not UTF-8.
-func isInvalidAt(s string, i int) bool {
-	_, size := utf8.DecodeRuneInString(s[i:])
-	return size == 1
-}
+// malformed, possibly crafted: it reaches the terminal through
+// output.SafeText, which escapes every rune that could move the cursor,
+// recolour the screen, reorder text (bidi controls) or break the table.
 
 // displayKey shows the record key, "-" when the record had none.
-func displayKey(item hubapi.QuarantineItem) string {
-	if item.Key == nil {
+func displayKey(key *string, encoding string, width int) string {
+	if key == nil {
 		return "-"
 	}
-	return encoded(*item.Key, item.Encoding, keyWidth)
+	return encoded(*key, encoding, width)
 }
 
 // encoded shows a value as text, or marks it as base64 so that a reader
 // never takes base64 for what the producer sent.
 func encoded(value, encoding string, width int) string {
 	if encoding == hubapi.EncodingBase64 {
-		return "base64:" + displayText(value, width)
+		return "base64:" + output.SafeText(value, width)
 	}
-	return displayText(value, width)
+	return output.SafeText(value, width)
 }
 
 // Each header value in the compact form is cut to this many runes: enough to
@@ -68,9 +36,9 @@ func encoded(value, encoding string, width int) string {
 const headerValueWidth = 20
 
 // compactHeaders renders headers as "name=value" pairs on one line, cut to
-// width runes with a count of those left out, so the table shows which
-// headers the record carried and what they roughly held.
-func compactHeaders(headers []hubapi.QuarantineHeader, width int) string {
+// width runes with a count of those left out (of total), so the table shows
+// which headers the record carried and what they roughly held.
+func compactHeaders(headers []hubapi.QuarantineHeader, total, width int) string {
 	if len(headers) == 0 {
 		return "-"
 	}
@@ -84,11 +52,14 @@ func compactHeaders(headers []hubapi.QuarantineHeader, width int) string {
 		}
 		n := utf8.RuneCountInString(sep + pair)
 		if i > 0 && used+n > width {
-			fmt.Fprintf(&b, " …(+%d)", len(headers)-i)
-			break
+			fmt.Fprintf(&b, " …(+%d)", total-i)
+			return b.String()
 		}
 		b.WriteString(sep + pair)
 		used += n
+	}
+	if total > len(headers) {
+		fmt.Fprintf(&b, " …(+%d)", total-len(headers))
 	}
 	return b.String()
 }

@@ -7,32 +7,6 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-func TestDisplayTextEscapesWhatCouldDriveATerminal(t *testing.T) {
-	cases := []struct {
-		name, in string
-		width    int
-		want     string
-	}{
-		{"plain", "ce-id", 0, "ce-id"},
-		{"unicode text", "ação ✓ 日本", 0, "ação ✓ 日本"},
-		{"ANSI colour", "\x1b[31mred", 0, `\x1b[31mred`},
-		{"newline and tab", "a\nb\tc", 0, `a\x0ab\x09c`},
-		{"C1 control", "a\u009bb", 0, `a\x9bb`},
-		{"bidi override", "abc\u202edcba", 0, `abc\u202edcba`},
-		{"line separator", "a\u2028b", 0, `a\u2028b`},
-		{"invalid UTF-8", "a\xffb", 0, `a\xffb`},
-		{"real replacement character", "a\ufffdb", 0, "a\ufffdb"},
-		{"cut to width", "abcdefgh", 5, "abcde…"},
-		{"exactly width", "abcde", 5, "abcde"},
-		{"width counts runes", "ççççç", 3, "ççç…"},
-	}
-	for _, c := range cases {
-		if got := displayText(c.in, c.width); got != c.want {
-			t.Errorf("%s: displayText(%q, %d) = %q, want %q", c.name, c.in, c.width, got, c.want)
-		}
-	}
-}
-
 func TestCompactHeaders(t *testing.T) {
 	headers := []hubapi.QuarantineHeader{
 		{Key: "ce-id", Value: "not-a-uuid"},
@@ -53,26 +27,35 @@ func TestCompactHeaders(t *testing.T) {
 		{"first header always shown", headers[3:], 5, "ce-type=studio.lerian.midaz.…"},
 	}
 	for _, c := range cases {
-		if got := compactHeaders(c.headers, c.width); got != c.want {
+		if got := compactHeaders(c.headers, len(c.headers), c.width); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
+	}
+	// A summary holds the first headers only: the count says how many more.
+	if got, want := compactHeaders(headers[:1], 40, 200), "ce-id=not-a-uuid …(+39)"; got != want {
+		t.Errorf("summary of 40 headers: got %q, want %q", got, want)
+	}
+	if got, want := compactHeaders(headers, 40, 30), "ce-id=not-a-uuid …(+39)"; got != want {
+		t.Errorf("summary of 40 headers, narrow: got %q, want %q", got, want)
 	}
 }
 
 func TestDisplayKey(t *testing.T) {
 	key, binary := "acme", "/wA="
 	cases := []struct {
-		item hubapi.QuarantineItem
-		want string
+		key      *string
+		encoding string
+		want     string
 	}{
-		{hubapi.QuarantineItem{}, "-"},
-		{hubapi.QuarantineItem{Key: &key}, "acme"},
-		{hubapi.QuarantineItem{Key: &binary, Encoding: hubapi.EncodingBase64}, "base64:/wA="},
-		{hubapi.QuarantineItem{Key: ptr(strings.Repeat("k", 30))}, strings.Repeat("k", keyWidth) + "…"},
+		{nil, "", "-"},
+		{&key, "", "acme"},
+		{&binary, hubapi.EncodingBase64, "base64:/wA="},
+		{ptr(strings.Repeat("k", 30)), "", strings.Repeat("k", keyWidth) + "…"},
+		{ptr("a\u202eb"), "", `a\u202eb`},
 	}
 	for _, c := range cases {
-		if got := displayKey(c.item); got != c.want {
-			t.Errorf("displayKey(%+v) = %q, want %q", c.item, got, c.want)
+		if got := displayKey(c.key, c.encoding, keyWidth); got != c.want {
+			t.Errorf("displayKey(%v, %q) = %q, want %q", c.key, c.encoding, got, c.want)
 		}
 	}
 }

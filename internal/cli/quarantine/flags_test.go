@@ -37,3 +37,17 @@ func TestListParsesFiltersIntoParamsAndTheNextPageHint(t *testing.T) {
 		t.Errorf("--limit 0: err %v, want exit 2", err)
 	}
 }
+
+func TestGetRawIsRefusedOnATerminal(t *testing.T) {
+	f, _, _, _ := cmdtest.Factory(nil)
+	f.IOStreams.SetStdoutTTY(true)
+	err := cmdtest.Exec(t, f, quarantine.NewCmdGet(f, func(*quarantine.GetOptions) error { t.Error("ran"); return nil }), "7", "--raw")
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+		t.Errorf("--raw to a terminal: err %v, want exit 2", err)
+	}
+	f, _, _, _ = cmdtest.Factory(nil)
+	var got *quarantine.GetOptions
+	if err := cmdtest.Exec(t, f, quarantine.NewCmdGet(f, func(o *quarantine.GetOptions) error { got = o; return nil }), "7", "--raw"); err != nil || got == nil || !got.Raw || got.ID != "7" {
+		t.Errorf("--raw to a file: err %v, options %+v", err, got)
+	}
+}

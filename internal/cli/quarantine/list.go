@@ -34,12 +34,13 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 		Long: fmt.Sprintf(`List quarantined records, newest first, --limit at a time (at most %d),
 optionally only those with one reason code or from one topic.
 
-The table shortens keys, headers and details and shows bytes that are not
-text as base64. -o json and -o yaml show each record whole: header values and
-the key as text where they are valid UTF-8, else base64 with
-"encoding": "base64" beside them, and the value always as value_base64.
-When more records follow, they carry next_cursor and the table prints the
-command for the next page on stderr.`, service.MaxPageLimit),
+Each record is a summary of bounded size, however large the record: the
+key's and the first 16 headers' first bytes, the value's first 64 bytes, its
+size and SHA-256. The table shortens further and shows bytes that are not text
+as base64; -o json and -o yaml show the summaries, text where it is valid
+UTF-8, else base64 with "encoding": "base64" beside it. hubctl quarantine get
+shows one record whole. When more records follow, they carry next_cursor and
+the table prints the command for the next page on stderr.`, service.MaxPageLimit),
 		Example: `  hubctl quarantine list
   hubctl quarantine list --reason invalid_id --limit 20
   hubctl quarantine list --topic lerian.streaming.midaz_transaction.posted -o json`,
@@ -65,7 +66,7 @@ command for the next page on stderr.`, service.MaxPageLimit),
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	page, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.Page[hubapi.QuarantineItem], error) {
+	page, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.Page[hubapi.QuarantineSummary], error) {
 		return h.ListQuarantine(ctx, opts.Params)
 	})
 	if err != nil {

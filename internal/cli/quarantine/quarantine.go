@@ -20,15 +20,20 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "quarantine",
 		Short: "Inspect the malformed records ingest set aside",
 		Long: `Inspect quarantined records: Kafka records that broke a CloudEvents rule
-(a missing or malformed attribute, a duplicated header, an oversized value).
-Each is kept raw, with every header, its key and value, and the reason code,
-and is never retried: a malformed record does not become valid on replay.
+(a missing or malformed attribute, a duplicated header, an oversized value or
+too many or too large headers). Each is kept raw with its reason code, and is
+never retried: a malformed record does not become valid on replay. What is
+kept is bounded: a value over STREAMING_HUB_MAX_EVENT_BYTES keeps its first
+64 KiB with the whole value's size and SHA-256.
+
+list shows a bounded summary of each record; get shows one record whole.
 
 Works through the API with --server and the admin token, or directly on the
 database (--database-url).`,
-		Example: `  hubctl quarantine list --reason missing_tenantid`,
+		Example: `  hubctl quarantine list --reason missing_tenantid
+  hubctl quarantine get 42 --raw > record.bin`,
 	}
-	cmd.AddCommand(NewCmdList(f, nil))
+	cmd.AddCommand(NewCmdList(f, nil), NewCmdGet(f, nil))
 	return cmd
 }
 
@@ -44,13 +49,17 @@ func itemHeader(t *output.TableWriter) {
 	t.Header("received", "reason", "topic/partition/offset", "key", "headers", "detail")
 }
 
-func itemRow(t *output.TableWriter, item hubapi.QuarantineItem) {
+func itemRow(t *output.TableWriter, item hubapi.QuarantineSummary) {
 	t.Row(
 		item.ReceivedAt.Format(time.RFC3339),
-		displayText(item.Reason, 0),
-		displayText(item.Topic, 0)+"/"+strconv.Itoa(int(item.Partition))+"/"+strconv.FormatInt(item.Offset, 10),
-		displayKey(item),
-		compactHeaders(item.Headers, headersWidth),
-		displayText(item.Detail, detailWidth),
+		output.SafeText(item.Reason, 0),
+		position(item.Topic, item.Partition, item.Offset),
+		displayKey(item.Key, item.Encoding, keyWidth),
+		compactHeaders(item.Headers, item.HeaderCount, headersWidth),
+		output.SafeText(item.Detail, detailWidth),
 	)
+}
+
+func position(topic string, partition int32, offset int64) string {
+	return output.SafeText(topic, 0) + "/" + strconv.Itoa(int(partition)) + "/" + strconv.FormatInt(offset, 10)
 }

@@ -3,6 +3,8 @@ package quarantine_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -33,8 +35,9 @@ func insert(t *testing.T, dsn, reason string, offset int64, key []byte, headers 
 	}
 	_, err = conn.Exec(context.Background(), `
 		INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset,
-		                        record_key, header_keys, header_values, value, received_at)
-		VALUES ($1, 'the detail', 'lerian.streaming.midaz_transaction.posted', 1, $2, $3, $4, $5, $6, $7)`,
+		                        record_key, header_keys, header_values, value, received_at, value_size, value_sha256)
+		VALUES ($1, 'the detail', 'lerian.streaming.midaz_transaction.posted', 1, $2, $3, $4, $5, $6::bytea, $7,
+		        octet_length($6::bytea), sha256($6::bytea))`,
 		reason, offset, key, keys, values, value, at)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +46,7 @@ func insert(t *testing.T, dsn, reason string, offset int64, key []byte, headers 
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
-func TestQuarantineListJSONIsTheSpecifiedItem(t *testing.T) {
+func TestQuarantineListJSONIsTheSummary(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	insert(t, dsn, "missing_id", 10, nil, nil, []byte{}, t0)
 	insert(t, dsn, "invalid_tenantid", 11, []byte("acme"), []header{
@@ -67,11 +70,13 @@ func TestQuarantineListJSONIsTheSpecifiedItem(t *testing.T) {
 	}
 	want := []string{
 		`{"id":2,"reason":"invalid_tenantid","detail":"the detail","topic":"lerian.streaming.midaz_transaction.posted",` +
-			`"partition":1,"offset":11,"key":"acme",` +
-			`"headers":[{"key":"ce-specversion","value":"1.0"},{"key":"ce-tenantid","value":"//4A","encoding":"base64"}],` +
-			`"value_base64":"eyJhIjoxfQ==","received_at":"2025-06-01T12:01:00Z"}`,
+			`"partition":1,"offset":11,"key":"acme","key_size":4,` +
+			`"headers":[{"key":"ce-specversion","value":"1.0"},{"key":"ce-tenantid","value":"//4A","encoding":"base64"}],"header_count":2,` +
+			`"value_prefix_base64":"eyJhIjoxfQ==","value_size":7,"value_sha256":"` + sha256Hex(`{"a":1}`) + `","value_truncated":false,` +
+			`"received_at":"2025-06-01T12:01:00Z"}`,
 		`{"id":1,"reason":"missing_id","detail":"the detail","topic":"lerian.streaming.midaz_transaction.posted",` +
-			`"partition":1,"offset":10,"key":null,"headers":[],"value_base64":"","received_at":"2025-06-01T12:00:00Z"}`,
+			`"partition":1,"offset":10,"key":null,"key_size":0,"headers":[],"header_count":0,"value_prefix_base64":"",` +
+			`"value_size":0,"value_sha256":"` + sha256Hex("") + `","value_truncated":false,"received_at":"2025-06-01T12:00:00Z"}`,
 	}
 	for i, item := range page.Items {
 		if got := compact(t, item); got != want[i] {
@@ -205,4 +210,38 @@ func compact(t *testing.T, raw json.RawMessage) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func TestQuarantineGet(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	value := append([]byte("\x1b[2J"), bytes.Repeat([]byte{0x00, 0xff}, 1000)...)
+	insert(t, dsn, "invalid_subject", 7, []byte("k"), []header{{[]byte("ce-subject"), []byte("a\u202eb")}}, value, t0)
+	remote := clitest.Remote(clitest.Serve(t, dsn), clitest.AdminToken)
+
+	for name, env := range map[string]map[string]string{"direct": clitest.Database(dsn), "API": remote} {
+		t.Run(name, func(t *testing.T) {
+			r := clitest.Run(t, env, "quarantine", "get", "1", "--raw")
+			if r.Code != 0 || r.Stdout != string(value) || r.Stderr != "" {
+				t.Errorf("--raw: exit %d, %d bytes out (want %d), stderr %q", r.Code, len(r.Stdout), len(value), r.Stderr)
+			}
+			r = clitest.Run(t, env, "quarantine", "get", "1", "-o", "json")
+			var item map[string]any
+			if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &item) != nil || item["value_size"] != float64(len(value)) {
+				t.Errorf("-o json: exit %d: %s", r.Code, r.Stdout)
+			}
+			r = clitest.Run(t, env, "quarantine", "get", "1", "-o", "table")
+			if r.Code != 0 || !strings.Contains(r.Stdout, `a\u202eb`) || !strings.Contains(r.Stdout, sha256Hex(string(value))) ||
+				strings.ContainsRune(r.Stdout, 0x1b) || strings.ContainsRune(r.Stdout, 0x202e) {
+				t.Errorf("table: exit %d:\n%s", r.Code, r.Stdout)
+			}
+			if r := clitest.Run(t, env, "quarantine", "get", "999"); r.Code != cmdutil.ExitNotFound {
+				t.Errorf("missing record: exit %d, want %d: %s", r.Code, cmdutil.ExitNotFound, r.Stderr)
+			}
+		})
+	}
 }

@@ -25,7 +25,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Manage the tenants whose events the hub accepts",
 		Long: `Manage the tenant roster. Ingest accepts an event only when its tenant is in
 the roster and active; events of unknown or inactive tenants are discarded.
-Every hubctl serve instance sees a change within STREAMING_HUB_ROSTER_REFRESH.
+Every hubctl serve instance sees a change at once (the database notifies
+it; STREAMING_HUB_ROSTER_REFRESH is the fallback), and an event produced
+after a tenant was created or activated here is admitted.
 
 These commands go through the API with --server and the admin token, or
 directly on the database (--database-url or STREAMING_HUB_POSTGRES_DSN).

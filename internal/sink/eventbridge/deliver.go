@@ -260,10 +260,25 @@ func (s *busSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 	timeout := sink.AttemptTimeout(p.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if _, err := s.client.DescribeEventBus(ctx, &awseventbridge.DescribeEventBusInput{Name: aws.String(s.bus)}); err != nil {
+	out, err := s.client.DescribeEventBus(ctx, &awseventbridge.DescribeEventBusInput{Name: aws.String(s.bus)})
+	if err != nil {
 		return errors.New("DescribeEventBus: " + s.scrub(describeError(ctx, err, timeout)))
 	}
+	if err := checkDescribedBus(s.bus, aws.ToString(out.Name), aws.ToString(out.Arn)); err != nil {
+		return errors.New(s.scrub(err.Error()))
+	}
 	return nil
+}
+
+// checkDescribedBus accepts a DescribeEventBus answer only when it names the
+// bus asked about (by ARN when the subscription gives an ARN): with a custom
+// endpoint, any server answering 200 would otherwise pass for EventBridge.
+func checkDescribedBus(bus, name, arn string) error {
+	if strings.HasPrefix(bus, "arn:") && arn == bus || !strings.HasPrefix(bus, "arn:") && name == bus && strings.HasPrefix(arn, "arn:") {
+		return nil
+	}
+	return errors.New("DescribeEventBus did not answer with bus " + strconv.Quote(bus) + " (got name " +
+		strconv.Quote(truncate(name, 80)) + ", arn " + strconv.Quote(truncate(arn, 160)) + "): the endpoint is not EventBridge or not this bus's")
 }
 
 // Close does nothing: connections belong to the Type, shared by all sinks.

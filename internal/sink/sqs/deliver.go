@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -69,18 +70,35 @@ func (s *queueSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 }
 
 // Probe asks for the queue's ARN with the subscription's credentials: it
-// proves the queue exists and the key may use it, and sends nothing.
+// proves the queue exists and the key may use it, and sends nothing. The
+// answer must carry the ARN of this very queue: with a custom endpoint, any
+// server answering 200 would otherwise pass for SQS.
 func (s *queueSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 	timeout := sink.AttemptTimeout(p.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	_, err := s.client.GetQueueAttributes(ctx, &sqsapi.GetQueueAttributesInput{
+	out, err := s.client.GetQueueAttributes(ctx, &sqsapi.GetQueueAttributesInput{
 		QueueUrl:       &s.queueURL,
 		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn},
 	})
 	if err != nil {
 		_, reason := s.describeError(ctx, err, timeout)
 		return errors.New(reason)
+	}
+	if err := checkQueueARN(s.queueURL, out.Attributes[string(types.QueueAttributeNameQueueArn)]); err != nil {
+		return errors.New(s.creds.Scrub(err.Error()))
+	}
+	return nil
+}
+
+// checkQueueARN accepts an SQS queue ARN (arn:<partition>:sqs:<region>:
+// <account>:<name>) whose name is the last segment of the queue URL.
+func checkQueueARN(queueURL, arn string) error {
+	name := queueURL[strings.LastIndexByte(queueURL, '/')+1:]
+	parts := strings.Split(arn, ":")
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[5] != name {
+		return errors.New("GetQueueAttributes did not answer with the ARN of queue " + strconv.Quote(truncate(name, 80)) +
+			" (got " + strconv.Quote(truncate(arn, 120)) + "): the endpoint is not SQS or not this queue's")
 	}
 	return nil
 }
