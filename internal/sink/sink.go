@@ -110,6 +110,10 @@ type Config struct {
 	// Destination is the circuit-breaker key (docs/concepts.md, Circuit breaker), free of
 	// credentials: scheme://host:port, queue URL, host+vhost+exchange, …
 	Destination string
+	// SignatureScheme is how a webhook signs ("" or "lerian", or
+	// "standard-webhooks"); it comes from the subscription, not from the
+	// sink object, and other types ignore it.
+	SignatureScheme string
 }
 
 // FieldError is a configuration problem tied to one field of the sink

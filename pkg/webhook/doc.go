@@ -11,4 +11,12 @@
 // clock bounds how long a captured request can be replayed; deduplicate on
 // X-Lerian-Event-Id, which is stable across retries. Verify the raw body before
 // decoding it: re-encoded JSON does not carry the same signature.
+//
+// A subscription may sign the Standard Webhooks way instead
+// (standardwebhooks.com): webhook-id (the event id), webhook-timestamp and
+// webhook-signature, "v1," + base64(HMAC-SHA256(key, id + "." + timestamp
+// + "." + body)) with the key decoded from the base64 after "whsec_"; during
+// a rotation the values of both secrets are space-separated. SignStandard
+// and VerifyStandard implement it, and the official libraries verify what
+// SignStandard makes.
 package webhook

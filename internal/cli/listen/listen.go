@@ -54,6 +54,7 @@ type options struct {
 	failRate float64
 	status   int
 	format   string
+	scheme   string
 }
 
 // NewCmd returns `hubctl listen`.
@@ -75,7 +76,9 @@ Verified requests are answered 200, failed ones 401 with the reason. The
 hub's verification probes (hub.verification) are answered 200 once they
 verify, so a subscription pointing here becomes active. --fail-rate answers
 that share of verified deliveries (0 to 1) with --status instead, to watch
-retries, the breaker and auto-disable. Ctrl-C stops it.`,
+retries, the breaker and auto-disable. --scheme standard-webhooks verifies
+webhook-id, webhook-timestamp and webhook-signature instead, with whsec_
+secrets. Ctrl-C stops it.`,
 		Example: `  hubctl listen --secret "$SECRET"
   hubctl subs create --name local --type webhook --url http://127.0.0.1:9000 --event-types '*' --signing-secret "$SECRET"
   hubctl listen --secret "$SECRET" --fail-rate 1 --status 503 -o json`,
@@ -92,6 +95,7 @@ retries, the breaker and auto-disable. Ctrl-C stops it.`,
 	fs.StringArrayVar(&opts.secrets, "secret", nil, "signing secret to accept (repeatable)")
 	fs.Float64Var(&opts.failRate, "fail-rate", 0, "share of verified deliveries to fail on purpose, 0 to 1")
 	fs.IntVar(&opts.status, "status", http.StatusInternalServerError, "status of a simulated failure")
+	fs.StringVar(&opts.scheme, "scheme", webhook.SchemeLerian, `signature scheme of the subscription: "lerian" or "standard-webhooks"`)
 	fs.StringVarP(&opts.format, "output", "o", formatText, "output: text (a line per request) or json (an object per line)")
 	return cmd
 }
@@ -104,6 +108,17 @@ func (o options) check() error {
 		if s == "" {
 			return cmdutil.UsageErrorf("--secret is empty: an empty key would let anyone sign")
 		}
+	}
+	switch o.scheme {
+	case "", webhook.SchemeLerian: // "" is the zero options: the default
+	case webhook.SchemeStandardWebhooks:
+		for n, s := range o.secrets {
+			if _, err := webhook.DecodeStandardSecret(s); err != nil {
+				return cmdutil.UsageErrorf("--secret #%d: %v", n+1, err)
+			}
+		}
+	default:
+		return cmdutil.UsageErrorf("invalid --scheme %q: want %s or %s", o.scheme, webhook.SchemeLerian, webhook.SchemeStandardWebhooks)
 	}
 	if !(o.failRate >= 0 && o.failRate <= 1) { // also refuses NaN
 		return cmdutil.UsageErrorf("invalid --fail-rate %v: must be between 0 and 1", o.failRate)
@@ -184,6 +199,7 @@ var headersOfInterest = []string{
 	"Content-Type", "User-Agent", webhook.HeaderTimestamp, webhook.HeaderSignature,
 	webhook.HeaderEventID, webhook.HeaderEventType, webhook.HeaderTenantID,
 	webhook.HeaderDeliveryID, webhook.HeaderSchemaVersion, "Traceparent", "Tracestate",
+	webhook.HeaderWebhookID, webhook.HeaderWebhookTimestamp, webhook.HeaderWebhookSignature,
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -214,7 +230,11 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.BodyBase64 = base64.StdEncoding.EncodeToString(body)
 	}
 
-	verr := webhook.VerifyRequest(r, body, rc.opts.secrets, d.Time, webhook.DefaultTolerance)
+	verify := webhook.VerifyRequest
+	if rc.opts.scheme == webhook.SchemeStandardWebhooks {
+		verify = webhook.VerifyStandardRequest
+	}
+	verr := verify(r, body, rc.opts.secrets, d.Time, webhook.DefaultTolerance)
 	var reason *webhook.VerifyError
 	switch {
 	case errors.As(verr, &reason):

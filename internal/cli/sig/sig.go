@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
 // maxBodyBytes bounds what is read as the body: far above the hub's
@@ -24,7 +26,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Sign and verify webhook payloads",
 		Long: `Sign and verify webhook deliveries as the hub does (docs/consuming.md, What a delivery looks like):
 X-Webhook-Signature is "v1,sha256=" + hex(HMAC-SHA256(secret, "v1:" +
-timestamp + "." + body)), with X-Webhook-Timestamp in Unix seconds.`,
+timestamp + "." + body)), with X-Webhook-Timestamp in Unix seconds. With
+--scheme standard-webhooks, as standardwebhooks.com says: webhook-signature is
+"v1," + base64(HMAC-SHA256(key, id + "." + timestamp + "." + body)), the key
+being the base64 after "whsec_" in the secret and id the webhook-id (the
+event id).`,
 	}
 	cmd.AddCommand(NewCmdSign(f, nil), NewCmdVerify(f, nil))
 	return cmd
@@ -63,4 +69,40 @@ func readBody(f *cmdutil.Factory, path string) ([]byte, error) {
 		return nil, cmdutil.UsageErrorf("the body is larger than %d bytes", maxBodyBytes)
 	}
 	return body, nil
+}
+
+// signatureScheme is a --scheme value and the header names it reads and
+// writes.
+type signatureScheme struct {
+	Name            string
+	TimestampHeader string
+	SignatureHeader string
+}
+
+var schemes = []signatureScheme{
+	{webhook.SchemeLerian, webhook.HeaderTimestamp, webhook.HeaderSignature},
+	{webhook.SchemeStandardWebhooks, webhook.HeaderWebhookTimestamp, webhook.HeaderWebhookSignature},
+}
+
+const schemeUsage = `signature scheme: "lerian" (X-Webhook-Signature) or "standard-webhooks" (webhook-signature, secrets whsec_ + base64)`
+
+// parseScheme checks --scheme and, for Standard Webhooks, that every secret
+// decodes as one and a message id was given.
+func parseScheme(name, id string, secrets []string) (signatureScheme, error) {
+	i := slices.IndexFunc(schemes, func(s signatureScheme) bool { return s.Name == name })
+	if i < 0 {
+		return signatureScheme{}, cmdutil.UsageErrorf("invalid --scheme %q: want %s or %s", name, webhook.SchemeLerian, webhook.SchemeStandardWebhooks)
+	}
+	if name != webhook.SchemeStandardWebhooks {
+		if id != "" {
+			return signatureScheme{}, cmdutil.UsageErrorf("--id is part of the standard-webhooks scheme only")
+		}
+		return schemes[i], nil
+	}
+	for n, secret := range secrets {
+		if _, err := webhook.DecodeStandardSecret(secret); err != nil {
+			return signatureScheme{}, cmdutil.UsageErrorf("--secret #%d: %v", n+1, err)
+		}
+	}
+	return schemes[i], nil
 }

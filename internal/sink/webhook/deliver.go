@@ -46,6 +46,9 @@ type hookSink struct {
 	typ     *Type
 	url     string
 	secrets []string // newest first
+	// standard signs with the Standard Webhooks headers instead of
+	// X-Webhook-*; the X-Lerian-* headers are sent either way.
+	standard bool
 }
 
 // Deliver makes one POST (docs/consuming.md, What a delivery looks like) within d.Timeout and reports it. Only
@@ -96,6 +99,14 @@ func (s *hookSink) newRequest(ctx context.Context, d sink.Delivery) (*http.Reque
 	}
 	if d.TraceState != "" {
 		h["tracestate"] = []string{d.TraceState}
+	}
+	if s.standard {
+		// The event id is the message id: stable across attempts, so a
+		// receiver deduplicating on webhook-id sees a retry as one message.
+		if err := whsign.SignStandardHeader(h, s.secrets, d.EventID, s.typ.now().Unix(), d.Payload); err != nil {
+			return nil, errors.New("a signing secret is not a standard-webhooks secret")
+		}
+		return req, nil
 	}
 	whsign.SignHeader(h, s.secrets, s.typ.now().Unix(), d.Payload)
 	return req, nil

@@ -26,6 +26,7 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
+	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
 // Name is the sink.type of webhook subscriptions.
@@ -196,14 +197,28 @@ func (t *Type) Open(cfg sink.Config, signingSecrets []string) (sink.Sink, error)
 	if len(signingSecrets) == 0 || len(signingSecrets) > 2 {
 		return nil, fmt.Errorf("webhook sink: want 1 or 2 signing secrets, got %d", len(signingSecrets))
 	}
+	standard := false
+	switch cfg.SignatureScheme {
+	case "", whsign.SchemeLerian:
+	case whsign.SchemeStandardWebhooks:
+		standard = true
+	default:
+		return nil, fmt.Errorf("webhook sink: unknown signature scheme %q", cfg.SignatureScheme)
+	}
 	for _, secret := range signingSecrets {
 		if secret == "" {
 			return nil, errors.New("webhook sink: empty signing secret")
 		}
+		if standard {
+			if _, err := whsign.DecodeStandardSecret(secret); err != nil {
+				return nil, errors.New("webhook sink: a signing secret is not a standard-webhooks secret")
+			}
+		}
 	}
 	return &hookSink{
-		typ:     t,
-		url:     c.URL,
-		secrets: slices.Clone(signingSecrets),
+		typ:      t,
+		url:      c.URL,
+		secrets:  slices.Clone(signingSecrets),
+		standard: standard,
 	}, nil
 }
