@@ -29,25 +29,66 @@ func subscriptionRow(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Subsc
 		output.Style(f.IOStreams, delivery), output.Style(f.IOStreams, sub.VerificationState))
 }
 
-// subscriptionTable shows one subscription: its row, and the probe's error
-// when verification failed, since that is what the user must fix.
+// subscriptionTable shows one subscription field by field: everything a
+// list row has, and what a support engineer asks next (the retry settings,
+// the probe's error, what holds deliveries back, when it was made).
 func subscriptionTable(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Subscription) {
-	subscriptionHeader(t)
-	subscriptionRow(t, f, sub)
-	if sub.VerificationError != "" {
-		t.Row("", "", "", "", "", sub.VerificationError)
+	delivery := stateEnabled
+	if !sub.Enabled {
+		delivery = stateDisabled
+		if sub.DisabledReason != nil {
+			delivery += " (" + *sub.DisabledReason + ")"
+		}
 	}
-	// What holds deliveries back, under the delivery column: the
-	// destination's breaker and the open failure span.
+	verification := output.Style(f.IOStreams, sub.VerificationState)
+	if sub.VerificationError != "" {
+		verification += ": " + sub.VerificationError
+	}
+	schedule := "default"
+	if len(sub.RetrySchedule) > 0 {
+		schedule = strings.Join(sub.RetrySchedule, " ")
+	}
+	rows := [][2]string{
+		{"id", sub.ID},
+		{"name", sub.Name},
+		{"sink", sinkSummary(sub.Sink)},
+		{"event types", strings.Join(sub.EventTypes, ",")},
+		{"schema major", strconv.Itoa(sub.SchemaMajor)},
+	}
+	if sub.Origin != nil {
+		rows = append(rows, [2]string{"origin", *sub.Origin})
+	}
+	if sub.Filter != nil {
+		rows = append(rows, [2]string{"filter", *sub.Filter})
+	}
+	rows = append(rows,
+		[2]string{"retry schedule", schedule},
+		[2]string{"attempt timeout", sub.AttemptTimeout},
+		[2]string{"delivery", output.Style(f.IOStreams, delivery)},
+		[2]string{"verification", verification},
+	)
+	// What holds deliveries back: the destination's breaker and the open
+	// failure span.
 	if b := sub.Breaker; b != nil {
-		t.Row("", "", "", "", breakerSummary(*b), "")
+		rows = append(rows, [2]string{"breaker", breakerSummary(*b)})
 	}
 	if sub.FailingSince != nil {
 		span := "failing since " + sub.FailingSince.UTC().Format(time.RFC3339)
 		if sub.LastFailureAt != nil {
 			span += ", last failure " + sub.LastFailureAt.UTC().Format(time.RFC3339)
 		}
-		t.Row("", "", "", "", span, "")
+		rows = append(rows, [2]string{"failure span", span})
+	}
+	if sub.PreviousSecretExpiresAt != nil {
+		rows = append(rows, [2]string{"previous secret until", sub.PreviousSecretExpiresAt.UTC().Format(time.RFC3339)})
+	}
+	rows = append(rows,
+		[2]string{"created", sub.CreatedAt.UTC().Format(time.RFC3339)},
+		[2]string{"updated", sub.UpdatedAt.UTC().Format(time.RFC3339)},
+	)
+	t.Header("field", "value")
+	for _, r := range rows {
+		t.Row(r[0], r[1])
 	}
 }
 
