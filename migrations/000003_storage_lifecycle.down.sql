@@ -10,6 +10,8 @@ ALTER SEQUENCE quarantine_id_seq RENAME TO quarantine_id_v3;
 CREATE TABLE quarantine (LIKE quarantine_v3 INCLUDING CONSTRAINTS);
 ALTER TABLE quarantine ALTER COLUMN detail SET DEFAULT '';
 ALTER TABLE quarantine ALTER COLUMN received_at SET DEFAULT now();
+-- Version 2's default (000002); the other columns it added have none.
+ALTER TABLE quarantine ALTER COLUMN value_truncated SET DEFAULT false;
 ALTER TABLE quarantine ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY;
 ALTER TABLE quarantine ADD PRIMARY KEY (id), ADD UNIQUE (topic, kafka_partition, kafka_offset);
 CREATE INDEX quarantine_newest ON quarantine (received_at DESC, id DESC);

@@ -30,8 +30,8 @@ func TestRunOncePrunesCountsAndRefreshesTheGauges(t *testing.T) {
 	// Three quarantined records of today, which a clock ten days on finds
 	// expired.
 	if _, err := st.Pool.Exec(ctx, `
-INSERT INTO quarantine (reason, topic, kafka_partition, kafka_offset, header_keys, header_values, value, received_at)
-SELECT 'invalid_time', 'topic', 0, g, '{}', '{}', '\x00', $1 FROM generate_series(1, 3) g`, today.Add(time.Hour)); err != nil {
+INSERT INTO quarantine (reason, topic, kafka_partition, kafka_offset, header_keys, header_values, value, value_size, value_sha256, received_at)
+SELECT 'invalid_time', 'topic', 0, g, '{}', '{}', '\x00', 1, sha256('\x00'), $1 FROM generate_series(1, 3) g`, today.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewPedanticRegistry()

@@ -85,6 +85,15 @@ func (mg *Migrator) Up() error {
 	return nil
 }
 
+// UpSteps applies the next steps pending migrations, no more: how a test
+// (or an operator) looks at the schema one migration at a time.
+func (mg *Migrator) UpSteps(steps int) error {
+	if err := mg.m.Steps(steps); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("migrate up %d: %w", steps, err)
+	}
+	return nil
+}
+
 // Down rolls back steps migrations (all of them when steps <= 0).
 func (mg *Migrator) Down(steps int) error {
 	var err error

@@ -3,42 +3,14 @@ package quarantine
 import (
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
+	"github.com/hubctl/hubctl/internal/cli/iostreams"
+	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
-
-func TestCompactHeaders(t *testing.T) {
-	headers := []hubapi.QuarantineHeader{
-		{Key: "ce-id", Value: "not-a-uuid"},
-		{Key: "ce-tenantid", Value: "/w==", Encoding: hubapi.EncodingBase64},
-		{Key: "gA==", KeyEncoding: hubapi.EncodingBase64, Value: "v"},
-		{Key: "ce-type", Value: "studio.lerian.midaz.transaction.posted"},
-	}
-	cases := []struct {
-		name    string
-		headers []hubapi.QuarantineHeader
-		width   int
-		want    string
-	}{
-		{"none", nil, 80, "-"},
-		{"all fit", headers[:3], 200, "ce-id=not-a-uuid ce-tenantid=base64:/w== base64:gA===v"},
-		{"long values cut", headers[3:], 200, "ce-type=studio.lerian.midaz.…"},
-		{"too many for the width", headers, 30, "ce-id=not-a-uuid …(+3)"},
-		{"first header always shown", headers[3:], 5, "ce-type=studio.lerian.midaz.…"},
-	}
-	for _, c := range cases {
-		if got := compactHeaders(c.headers, len(c.headers), c.width); got != c.want {
-			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
-		}
-	}
-	// A summary holds the first headers only: the count says how many more.
-	if got, want := compactHeaders(headers[:1], 40, 200), "ce-id=not-a-uuid …(+39)"; got != want {
-		t.Errorf("summary of 40 headers: got %q, want %q", got, want)
-	}
-	if got, want := compactHeaders(headers, 40, 30), "ce-id=not-a-uuid …(+39)"; got != want {
-		t.Errorf("summary of 40 headers, narrow: got %q, want %q", got, want)
-	}
-}
 
 func TestDisplayKey(t *testing.T) {
 	key, binary := "acme", "/wA="
@@ -50,14 +22,49 @@ func TestDisplayKey(t *testing.T) {
 		{nil, "", "-"},
 		{&key, "", "acme"},
 		{&binary, hubapi.EncodingBase64, "base64:/wA="},
-		{ptr(strings.Repeat("k", 30)), "", strings.Repeat("k", keyWidth) + "…"},
+		{ptr(strings.Repeat("k", 30)), "", strings.Repeat("k", 24) + "…"},
 		{ptr("a\u202eb"), "", `a\u202eb`},
 	}
 	for _, c := range cases {
-		if got := displayKey(c.key, c.encoding, keyWidth); got != c.want {
+		if got := displayKey(c.key, c.encoding, 24); got != c.want {
 			t.Errorf("displayKey(%v, %q) = %q, want %q", c.key, c.encoding, got, c.want)
 		}
 	}
 }
 
 func ptr(s string) *string { return &s }
+
+// TestListFitsAnEightyColumnTerminal renders the widest row a list can
+// have (a long topic, the longest reason, a large offset and id) and holds
+// every line to 80 columns.
+func TestListFitsAnEightyColumnTerminal(t *testing.T) {
+	ios, _, out, _ := iostreams.Test()
+	var longest string
+	for _, r := range event.QuarantineReasons() {
+		if len(r) > len(longest) {
+			longest = string(r)
+		}
+	}
+	item := hubapi.QuarantineSummary{
+		QuarantineOrigin: hubapi.QuarantineOrigin{ID: 99999999, Reason: longest, Detail: strings.Repeat("d", 500),
+			Topic: "lerian.streaming.midaz_transaction.balance-config-changed", Partition: 127, Offset: 123456789012},
+		Headers:         []hubapi.QuarantineHeader{{Key: strings.Repeat("h", 128), Value: strings.Repeat("v", 128)}},
+		HeaderCount:     64,
+		QuarantineValue: hubapi.QuarantineValue{ValueSize: 5 << 20},
+		ReceivedAt:      time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC),
+	}
+	page := hubapi.Page[hubapi.QuarantineSummary]{Items: []hubapi.QuarantineSummary{item, item}}
+	if err := output.PrintPage(output.New(ios, output.Table), page, itemHeader, itemRow, "records", ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		if n := utf8.RuneCountInString(strings.TrimRight(line, " ")); n > 80 {
+			t.Errorf("line of %d columns:\n%s", n, line)
+		}
+	}
+	for _, want := range []string{"99999999", "2026-12-01 10:00", longest, "…/127/123456789012", "5.0 MiB"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("list lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -5,7 +5,6 @@ package quarantine
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,27 +36,37 @@ database (--database-url).`,
 	return cmd
 }
 
-// Table cells show at most this much of any value taken from a record; the
-// whole record is in -o json.
+// The list is a table to scan on an 80-column terminal: which record, when,
+// why, where it came from and how big it was. Key, headers and detail are
+// what `quarantine get` shows, one record at a time, and -o json has the
+// whole summary.
 const (
-	keyWidth     = 24
-	headersWidth = 96
-	detailWidth  = 120
+	receivedLayout = "2006-01-02 15:04"
+	whereWidth     = 18
 )
 
 func itemHeader(t *output.TableWriter) {
-	t.Header("received", "reason", "topic/partition/offset", "key", "headers", "detail")
+	t.Header("id", "received", "reason", "where", "size")
 }
 
 func itemRow(t *output.TableWriter, item hubapi.QuarantineSummary) {
 	t.Row(
-		item.ReceivedAt.Format(time.RFC3339),
-		output.SafeText(item.Reason, 0),
-		position(item.Topic, item.Partition, item.Offset),
-		displayKey(item.Key, item.Encoding, keyWidth),
-		compactHeaders(item.Headers, item.HeaderCount, headersWidth),
-		output.SafeText(item.Detail, detailWidth),
+		strconv.FormatInt(item.ID, 10),
+		item.ReceivedAt.UTC().Format(receivedLayout),
+		item.Reason,
+		keepEnd(position(item.Topic, item.Partition, item.Offset), whereWidth),
+		output.Bytes(item.ValueSize),
 	)
+}
+
+// keepEnd cuts s to width runes from the left: of a topic/partition/offset
+// the end tells records apart, the shared topic prefix does not.
+func keepEnd(s string, width int) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	return "…" + string(r[len(r)-width+1:])
 }
 
 func position(topic string, partition int32, offset int64) string {

@@ -99,19 +99,30 @@ func TestQuarantineListTable(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("want a header and one row, got:\n%s", r.Stdout)
 	}
-	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "RECEIVED REASON TOPIC/PARTITION/OFFSET KEY HEADERS DETAIL" {
+	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "ID RECEIVED REASON WHERE SIZE" {
 		t.Errorf("header %q", lines[0])
 	}
-	for _, want := range []string{
-		"2025-06-01T12:00:00Z", "invalid_subject", "lerian.streaming.midaz_transaction.posted/1/7",
-		"base64:gA==", `ce-subject=\x1b[2Jgotcha\x0a`, "the detail",
-	} {
+	for _, want := range []string{"1", "2025-06-01 12:00", "invalid_subject", "…action.posted/1/7", "1 B"} {
 		if !strings.Contains(lines[1], want) {
 			t.Errorf("row lacks %q: %q", want, lines[1])
 		}
 	}
-	if strings.ContainsRune(r.Stdout, 0x1b) {
-		t.Error("an escape character from the record reached the terminal")
+	// The record's own text is what `quarantine get` shows, escaped.
+	g := clitest.Run(t, clitest.Database(dsn), "quarantine", "get", "1", "-o", "table")
+	if g.Code != 0 {
+		t.Fatalf("get: exit %d: %s", g.Code, g.Stderr)
+	}
+	for _, want := range []string{
+		"2025-06-01T12:00:00Z", "lerian.streaming.midaz_transaction.posted/1/7", "base64:gA==", `\x1b[2Jgotcha\x0a`, "the detail",
+	} {
+		if !strings.Contains(g.Stdout, want) {
+			t.Errorf("get lacks %q:\n%s", want, g.Stdout)
+		}
+	}
+	for _, out := range []string{r.Stdout, g.Stdout} {
+		if strings.ContainsRune(out, 0x1b) {
+			t.Error("an escape character from the record reached the terminal")
+		}
 	}
 }
 

@@ -64,7 +64,7 @@ func pruneRun(ctx context.Context, opts *PruneOptions) error {
 			if r.Whole {
 				what = "whole partition"
 			}
-			t.Row(r.Table, r.Partition, what, strconv.FormatInt(r.Rows, 10), bytes(r.Bytes))
+			t.Row(r.Table, r.Partition, what, strconv.FormatInt(r.Rows, 10), output.Bytes(r.Bytes))
 		}
 	}); err != nil {
 		return err

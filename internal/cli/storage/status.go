@@ -65,9 +65,9 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 			next := "nothing"
 			if tb.NextPrune.Rows > 0 || tb.NextPrune.Partitions > 0 {
 				next = fmt.Sprintf("%s rows, %s (%d partitions)", strconv.FormatInt(tb.NextPrune.Rows, 10),
-					bytes(tb.NextPrune.Bytes), tb.NextPrune.Partitions)
+					output.Bytes(tb.NextPrune.Bytes), tb.NextPrune.Partitions)
 			}
-			t.Row(tb.Table, bytes(tb.Bytes), strconv.Itoa(tb.Partitions), oldest, next)
+			t.Row(tb.Table, output.Bytes(tb.Bytes), strconv.Itoa(tb.Partitions), oldest, next)
 		}
 	}); err != nil {
 		return err

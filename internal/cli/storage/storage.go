@@ -4,8 +4,6 @@
 package storage
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
@@ -35,18 +33,4 @@ the retention settings of this process.`,
 	}
 	cmd.AddCommand(NewCmdStatus(f, nil), NewCmdPrune(f, nil))
 	return cmd
-}
-
-// bytes writes a size for people: 1.5 GiB.
-func bytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
