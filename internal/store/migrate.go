@@ -85,6 +85,15 @@ func (mg *Migrator) Up() error {
 	return nil
 }
 
+// To migrates up or down to exactly version, so a test can hold data
+// written at one version while the next step runs.
+func (mg *Migrator) To(version uint) error {
+	if err := mg.m.Migrate(version); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("migrate to %d: %w", version, err)
+	}
+	return nil
+}
+
 // Down rolls back steps migrations (all of them when steps <= 0).
 func (mg *Migrator) Down(steps int) error {
 	var err error

@@ -93,20 +93,21 @@ func TestStorageLifecycleMigrationKeepsEveryRow(t *testing.T) {
 		t.Fatal("migration 3 is not embedded")
 	}
 	mg := newMigrator(t, dsn)
-	if err := mg.Up(); err != nil {
-		t.Fatal(err)
-	}
-	// Down to just before the storage lifecycle, then fill that schema.
-	if err := mg.Down(len(versions) - at); err != nil {
+	// Fill the schema of migration 1 (v1Data is written for it), then bring
+	// it to just before the storage lifecycle.
+	if err := mg.To(versions[0]); err != nil {
 		t.Fatal(err)
 	}
 	conn := connect(t, dsn)
 	if _, err := conn.Exec(t.Context(), v1Data); err != nil {
-		t.Fatalf("fill the schema before migration 3: %v", err)
+		t.Fatalf("fill the schema of migration 1: %v", err)
+	}
+	if err := mg.To(versions[at-1]); err != nil {
+		t.Fatalf("migrate to just before migration 3 with data: %v", err)
 	}
 	before := fingerprint(t, dsn)
 
-	if err := mg.Up(); err != nil {
+	if err := mg.To(versions[at]); err != nil {
 		t.Fatalf("migrate up with data: %v", err)
 	}
 	if after := fingerprint(t, dsn); !maps.Equal(after, before) {
@@ -139,8 +140,8 @@ SELECT (SELECT count(*) FROM event_ids i JOIN events e USING (tenant_id, id, seq
 WITH e AS (INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
                                header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
            VALUES ('acme', gen_random_uuid(), 'k', '1', 1, 's', 't', now(), '{}', '{}', '', 'topic', 0, 11) RETURNING seq),
-     q AS (INSERT INTO quarantine (reason, topic, kafka_partition, kafka_offset, header_keys, header_values, value)
-           VALUES ('missing_id', 'topic', 0, 12, '{}', '{}', '') RETURNING id)
+     q AS (INSERT INTO quarantine (reason, topic, kafka_partition, kafka_offset, header_keys, header_values, value, value_size, value_sha256)
+           VALUES ('missing_id', 'topic', 0, 12, '{}', '{}', '', 0, sha256('')) RETURNING id)
 SELECT (SELECT seq FROM e), (SELECT id FROM q)`).Scan(&seq, &qid)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +153,7 @@ SELECT (SELECT seq FROM e), (SELECT id FROM q)`).Scan(&seq, &qid)
 		t.Fatal(err)
 	}
 
-	if err := mg.Down(len(versions) - at); err != nil {
+	if err := mg.To(versions[at-1]); err != nil {
 		t.Fatalf("migrate down with data: %v", err)
 	}
 	if back := fingerprint(t, dsn); !maps.Equal(back, before) {
