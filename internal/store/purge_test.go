@@ -44,8 +44,8 @@ func seedTenant(t *testing.T, st *Store, tenant string) {
 		 SELECT gen_random_uuid(), id, 1, now(), 5, 'failed' FROM delivery_jobs WHERE tenant_id = $1`,
 		`INSERT INTO tenant_api_keys (id, tenant_id, name, token_hash, token_prefix)
 		 VALUES (gen_random_uuid(), $1, 'ci', sha256(convert_to($1, 'UTF8')), 'hub_x')`,
-		`INSERT INTO quarantine (reason, topic, kafka_partition, kafka_offset, header_keys, header_values, value)
-		 VALUES ('invalid_time', 'topic', 0, length($1), ARRAY['CE_TenantId'::bytea], ARRAY[convert_to($1, 'UTF8')], '\x00')`,
+		`INSERT INTO quarantine (reason, topic, kafka_partition, kafka_offset, header_keys, header_values, value, value_size, value_sha256)
+		 VALUES ('invalid_time', 'topic', 0, length($1), ARRAY['CE_TenantId'::bytea], ARRAY[convert_to($1, 'UTF8')], '\x00', 1, sha256('\x00'))`,
 	} {
 		if _, err := st.Pool.Exec(ctx, sql, tenant); err != nil {
 			t.Fatalf("seed tenant %s: %v\n%s", tenant, err, sql)
