@@ -73,7 +73,7 @@ FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $
 			t.Fatalf("columns of %s: %v (%d columns)", table, err, len(cols))
 		}
 		row := "ROW(" + strings.Join(cols, ", ") + ")::text"
-		out[table] = "SELECT md5(string_agg(r, '|' ORDER BY r)), count(*) FROM (SELECT " + row + " AS r FROM " + table + ") s"
+		out[table] = "SELECT md5(string_agg(r, '|' ORDER BY r)) FROM (SELECT " + row + " AS r FROM " + table + ") s"
 	}
 	return out
 }
@@ -84,8 +84,7 @@ func digestRows(t *testing.T, dsn string, digests map[string]string) map[string]
 	out := map[string]string{}
 	for table, sql := range digests {
 		var digest *string
-		var n int64
-		if err := conn.QueryRow(t.Context(), sql).Scan(&digest, &n); err != nil {
+		if err := conn.QueryRow(t.Context(), sql).Scan(&digest); err != nil {
 			t.Fatalf("read %s: %v", table, err)
 		}
 		if digest == nil {
