@@ -56,8 +56,8 @@ const (
 	// claimers is how many claims may be in flight at once. One claim's
 	// round trip (the statement, then its commit's WAL flush) lasts longer
 	// than fast destinations take to drain a batch: with one claim at a
-	// time the workers sat idle during every claim, and throughput was
-	// capped at one batch per claim round trip. Two overlap so that the
+	// time the workers would sit idle during every claim, capping
+	// throughput at one batch per claim round trip. Two overlap so that the
 	// next batch is on its way while the last one is worked off.
 	claimers = 2
 )
@@ -388,9 +388,8 @@ func claimRoom(queued, reserved, workers, size int) bool {
 // reserveRoom waits until a claim may start, sizes it (claimSize) and
 // reserves its room. New jobs (a notification) start a claim at once as
 // long as its jobs fit the queue's bound, without waiting for the queue to
-// drain to claimRoom's mark: the new jobs may be a quiet tenant's, and a
-// claim is what brings them into the queue's turns. It reports false once
-// ctx ends.
+// drain to claimRoom's mark (why: docs/architecture.md, "Fairness holds up
+// to the attempt"). It reports false once ctx ends.
 func (d *Dispatcher) reserveRoom(ctx context.Context) (size int, ok bool) {
 	newJobs := false
 	bound := d.cfg.Workers + claimers*d.cfg.ClaimBatch

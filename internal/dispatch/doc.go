@@ -2,25 +2,15 @@
 // delivery jobs from the database, makes exactly one attempt per claim
 // through the subscription's sink, and records what happened.
 //
-// Claimers feed a local queue that STREAMING_HUB_DISPATCH_WORKERS
-// long-lived workers drain, taking the tenants' jobs in turn (fairQueue),
-// so the interleaving a claim gives tenants holds up to the attempt. A
-// claim asks for up to STREAMING_HUB_DISPATCH_CLAIM_BATCH jobs: as many as
-// the workers take in four claim round trips (claimSize, from moving
-// averages of the take rate and the claim duration), which is the whole
-// batch with fast destinations (also beside slow ones) and
-// a job or a few with slow ones, so the queue stays shallow behind a slow
-// destination. Up to two claims are in flight at once, the next starting
-// while a claim's worth and one job per worker are still queued (see
-// claimRoom), so the workers never wait for a claim's round trip. A
-// claimer claims again at once after a claim that found work, and
-// otherwise sleeps until ingest signals new jobs (LISTEN on
-// store.JobsChannel, on a connection of its own that is reopened when
-// lost) or STREAMING_HUB_DISPATCH_IDLE_INTERVAL passes, whichever comes
-// first. A signal also starts a claim while the queue is fuller than the
-// mark, as long as the claim fits: the new jobs may be a quiet tenant's.
-// The interval is what picks up retries coming due and jobs shed by an
-// open breaker.
+// Claimers feed a local queue (fairQueue) that STREAMING_HUB_DISPATCH_WORKERS
+// long-lived workers drain. How claims interleave tenants, how they are
+// sized (claimSize, claimRoom) and why: docs/architecture.md, Decisions,
+// "Fairness holds up to the attempt". A claimer claims again at once after
+// a claim that found work, and otherwise sleeps until ingest signals new
+// jobs (LISTEN on store.JobsChannel, on a connection of its own that is
+// reopened when lost) or STREAMING_HUB_DISPATCH_IDLE_INTERVAL passes,
+// whichever comes first. The interval is what picks up retries coming due
+// and jobs shed by an open breaker.
 //
 // A claim names each job's subscription and the version (updated_at) it
 // found enabled, not the row: the claimer pairs jobs with rows it keeps,

@@ -17,8 +17,9 @@ import (
 
 // TestSuccessesOutliveADatabaseOutage: attempts that succeeded while the
 // database was unreachable are recorded when it returns, within their
-// leases, so no job is sent twice. The outage (4s) is longer than the
-// recorder used to keep trying (2.6s) and shorter than the leases (~12s).
+// leases, so no job is sent twice. The outage (4s) is longer than a
+// recorder giving up after a few quick retries (2.6s) would survive, and
+// shorter than the leases (~12s).
 func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 	const jobs, outage = 60, 4 * time.Second
 	e := newEnv(t)

@@ -8,12 +8,9 @@ import (
 )
 
 // pace measures how fast the workers take jobs and how long a claim takes,
-// so that claims can be sized to what the workers work off (claimSize).
-//
-// It measures the rate of takes, not the average time a job takes: with
-// fast and slow destinations side by side, an average of durations is
-// dominated by the slow ones and would shrink every claim, while the rate
-// is what the fast ones make it.
+// so that claims can be sized to what the workers work off (claimSize; why
+// a rate and not an average job time: docs/architecture.md, "Fairness
+// holds up to the attempt").
 type pace struct {
 	taken atomic.Int64 // jobs taken by workers, ever
 	claim atomic.Int64 // moving average of a claim's duration, nanoseconds
@@ -80,12 +77,9 @@ func (p *pace) claimSize(batch int, now time.Time) int {
 // claimSize is how many jobs a claim asks for: what the workers take in
 // four claim round trips at perSecond (two claims overlap, and the margin
 // keeps a claim from landing on an empty queue when claims slow down), at
-// least one and at most the claim batch. With fast destinations that is the whole
-// batch, so the round trip is paid per batch. With slow ones it is a job
-// or a few, so the local queue stays shallow: a claimed job waits behind
-// about one job per worker, and a quiet tenant's new job is claimed as
-// soon as a worker frees instead of after a batch of a noisy tenant's slow
-// jobs. When supply, not the workers, limits the rate (after an idle spell)
+// least one and at most the claim batch: the whole batch with fast
+// destinations, a job or a few with slow ones (why: docs/architecture.md,
+// "Fairness holds up to the attempt"). When supply, not the workers, limits the rate (after an idle spell)
 // each claim's jobs are taken within the next round trip, so the size
 // grows claim by claim back to the batch. Before any measurement it is
 // the batch.

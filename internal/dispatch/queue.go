@@ -7,11 +7,9 @@ import (
 	"sync"
 )
 
-// fairQueue holds claimed jobs until a worker takes them. Workers take the
-// tenants' jobs in turn, each tenant's in event order, so the interleaving
-// the claim gave tenants holds up to the attempt: a quiet tenant's job
-// claimed behind a noisy tenant's backlog is taken by the next free worker,
-// not after every job queued before it.
+// fairQueue holds claimed jobs until a worker takes them, the tenants' jobs
+// in turn, each tenant's in event order (why: docs/architecture.md,
+// "Fairness holds up to the attempt").
 type fairQueue struct {
 	mu      sync.Mutex
 	jobs    map[string][]queuedJob // by tenant, in event (seq) order

@@ -25,9 +25,9 @@ type queuedJob struct {
 // subscriptionCache keeps the subscription rows of claimed jobs. A claim
 // names each job's subscription and the version (updated_at) it found
 // enabled; the row, secrets still sealed, is read only when the cache has
-// no version at least that new. Before it, every job row of a claim
-// carried its whole subscription: most of what a claim returned and most
-// of what decoding it cost.
+// no version at least that new: a whole subscription on every job row
+// would be most of what a claim returns and most of what decoding it
+// costs.
 type subscriptionCache struct {
 	read func(context.Context, []uuid.UUID) ([]store.Subscription, error)
 	log  *slog.Logger

@@ -168,10 +168,11 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //     ordered by (tenant_id, next_attempt_at), so that one probe yields the
 //     next tenant and its earliest next_attempt_at together. The wrap-around
 //     branch of each UNION ALL ... LIMIT 1 runs only when the first finds
-//     nothing. Steps run only as far as later parts read. (The tenant and
-//     its earliest job used to be two min() probes, and the first step's
-//     coalesce was inlined into each of its three uses: six walks of the
-//     index head per claim of one tenant, now three.)
+//     nothing. Steps run only as far as later parts read. (One probe for
+//     the tenant and its earliest job, and the first step computed once,
+//     keep a claim of one tenant to three walks of the index head; two
+//     min() probes with the first step inlined into its three uses take
+//     six.)
 //   - due: ring tenants with at least one due job, in ring order, at most
 //     @limit of them; reading stops as soon as there are enough. (A separate
 //     per-tenant due check is a trap: as EXISTS the planner may hash every

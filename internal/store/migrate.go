@@ -85,11 +85,11 @@ func (mg *Migrator) Up() error {
 	return nil
 }
 
-// UpSteps applies the next steps pending migrations, no more: how a test
-// (or an operator) looks at the schema one migration at a time.
-func (mg *Migrator) UpSteps(steps int) error {
-	if err := mg.m.Steps(steps); err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return fmt.Errorf("migrate up %d: %w", steps, err)
+// To migrates up or down to exactly version, so a test can hold data
+// written at one version while the next step runs.
+func (mg *Migrator) To(version uint) error {
+	if err := mg.m.Migrate(version); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("migrate to %d: %w", version, err)
 	}
 	return nil
 }
