@@ -25,6 +25,6 @@ the database (--database-url) --tenant is always required.`,
   hubctl events list --type transaction.posted --since 2026-12-01T00:00:00Z
   hubctl events get 0190b6a2-7c1e-7d3a-9f00-00000000002a`,
 	}
-	cmd.AddCommand(NewCmdProduce(f, nil), NewCmdGet(f, nil), NewCmdList(f, nil))
+	cmd.AddCommand(NewCmdProduce(f, nil), NewCmdTrigger(f, nil), NewCmdGet(f, nil), NewCmdList(f, nil))
 	return cmd
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/iostreams"
+	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -55,13 +57,16 @@ type options struct {
 	status   int
 	format   string
 	scheme   string
+	jq       string
+	// filter is --jq compiled; it makes the output JSON.
+	filter iostreams.JSONFilter
 }
 
 // NewCmd returns `hubctl listen`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	var opts options
 	cmd := &cobra.Command{
-		Use:   "listen [--addr 127.0.0.1:9000] --secret S [--secret S2] [--fail-rate 0.2] [--status 500] [-o json]",
+		Use:   "listen [--addr 127.0.0.1:9000] --secret S [--secret S2] [--fail-rate 0.2] [--status 500] [-o json] [--jq EXPR]",
 		Short: "Run a local webhook receiver that verifies and prints deliveries",
 		Long: `Run a webhook receiver on --addr that verifies every request against the
 given secrets (two during a rotation) and prints one line per request: the
@@ -70,7 +75,8 @@ ok or the reason it failed (stale_timestamp, future_timestamp,
 signature_mismatch, malformed_signature). A redelivery of an event already
 seen is marked "duplicate": a retry keeps the event id and gets a new
 delivery id. -o json prints one JSON object per request instead, with the
-headers of interest and the body (as JSON when it is, else base64).
+headers of interest and the body (as JSON when it is, else base64); --jq
+filters that object per request (strings print bare).
 
 Verified requests are answered 200, failed ones 401 with the reason. The
 hub's verification probes (hub.verification) are answered 200 once they
@@ -87,6 +93,9 @@ secrets. Ctrl-C stops it.`,
 			if err := opts.check(); err != nil {
 				return err
 			}
+			if err := opts.compileJQ(cmd.Flags().Changed("output")); err != nil {
+				return err
+			}
 			return run(cmd.Context(), f, opts)
 		},
 	}
@@ -97,6 +106,7 @@ secrets. Ctrl-C stops it.`,
 	fs.IntVar(&opts.status, "status", http.StatusInternalServerError, "status of a simulated failure")
 	fs.StringVar(&opts.scheme, "scheme", webhook.SchemeLerian, `signature scheme of the subscription: "lerian" or "standard-webhooks"`)
 	fs.StringVarP(&opts.format, "output", "o", formatText, "output: text (a line per request) or json (an object per line)")
+	fs.StringVar(&opts.jq, "jq", "", "filter each request's JSON object with a jq expression (implies -o json), e.g. '.body.data'")
 	return cmd
 }
 
@@ -129,6 +139,23 @@ func (o options) check() error {
 	if o.format != formatText && o.format != formatJSON {
 		return cmdutil.UsageErrorf("invalid -o %q: use text or json", o.format)
 	}
+	return nil
+}
+
+// compileJQ compiles --jq, which filters the -o json object of each
+// request and so conflicts with -o text given explicitly.
+func (o *options) compileJQ(outputChanged bool) error {
+	if o.jq == "" {
+		return nil
+	}
+	if outputChanged && o.format != formatJSON {
+		return cmdutil.UsageErrorf("--jq filters JSON: it cannot be combined with -o %s", o.format)
+	}
+	q, err := output.ParseJQ(o.jq)
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, err)
+	}
+	o.format, o.filter = formatJSON, q
 	return nil
 }
 
@@ -280,6 +307,14 @@ func (rc *receiver) remember(id string) (duplicate bool) {
 
 // print writes one line; the caller holds mu, so lines never interleave.
 func (rc *receiver) print(d Delivery) {
+	if rc.opts.filter != nil {
+		if err := rc.opts.filter.Write(rc.out, d); err != nil {
+			// A filter failing on one request (e.g. .body.x on a
+			// non-object) must not stop the receiver: say so in its place.
+			fmt.Fprintf(rc.out, "%s\n", err)
+		}
+		return
+	}
 	if rc.opts.format == formatJSON {
 		line, err := json.Marshal(d)
 		if err == nil {

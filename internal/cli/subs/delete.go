@@ -55,8 +55,8 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	if err := cmdutil.ConfirmDestructive(f.IOStreams, opts.Yes, "Delete subscription "+opts.ID+" and cancel its pending deliveries?"); err != nil {
 		return err
 	}
-	deleted, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.SubscriptionDeleted, error) {
-		return h.DeleteSubscription(ctx, tenant, opts.ID)
+	deleted, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.SubscriptionDeleted, error) {
+		return h.DeleteSubscription(ctx, tenant, id)
 	})
 	if err != nil {
 		return err

@@ -74,8 +74,8 @@ Exits 3 when the tenant has no subscription with that id.`, service.MaxPageLimit
 
 func deliveriesRun(ctx context.Context, opts *DeliveriesOptions) error {
 	f := opts.Factory
-	page, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.Delivery], error) {
-		return h.ListDeliveries(ctx, tenant, opts.ID, opts.Params)
+	page, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.Page[hubapi.Delivery], error) {
+		return h.ListDeliveries(ctx, tenant, id, opts.Params)
 	})
 	if err != nil {
 		return err

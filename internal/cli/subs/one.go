@@ -31,7 +31,7 @@ func newOneCmd(f *cmdutil.Factory, runF func(*OneOptions) error, spec oneSpec) *
 	cmd := &cobra.Command{
 		Use:   spec.verb + " ID",
 		Short: spec.short,
-		Long:  spec.long + "\n\nExits 3 when the tenant has no subscription with that id.",
+		Long:  spec.long + "\n\nID is the subscription's id, or its name when no other subscription of the\ntenant has it. Exits 3 when the tenant has no subscription with that id or\nname.",
 		Example: fmt.Sprintf(`  hubctl subs %[1]s 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
   hubctl subs %[1]s 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --tenant acme -o json`, spec.verb),
 		Args:              cobra.ExactArgs(1),
@@ -51,8 +51,8 @@ func newOneCmd(f *cmdutil.Factory, runF func(*OneOptions) error, spec oneSpec) *
 
 func oneRun(ctx context.Context, opts *OneOptions, do func(h hubaccess.Hub, ctx context.Context, tenant, id string) (hubapi.Subscription, error)) error {
 	f := opts.Factory
-	sub, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.Subscription, error) {
-		return do(h, ctx, tenant, opts.ID)
+	sub, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.Subscription, error) {
+		return do(h, ctx, tenant, id)
 	})
 	if err != nil {
 		return err

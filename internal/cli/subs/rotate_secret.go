@@ -54,8 +54,8 @@ webhook.`,
 
 func rotateSecretRun(ctx context.Context, opts *RotateSecretOptions) error {
 	f := opts.Factory
-	rotation, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.SecretRotation, error) {
-		return h.RotateSecret(ctx, tenant, opts.ID, opts.Secret)
+	rotation, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.SecretRotation, error) {
+		return h.RotateSecret(ctx, tenant, id, opts.Secret)
 	})
 	if err != nil {
 		return err

@@ -30,12 +30,17 @@ key, or, with the admin token, on the tenant named by --tenant (sent as
 X-Tenant-Id). Directly on the database (--database-url) --tenant is always
 required. HUBCTL_TENANT stands in for --tenant.
 
+Every command on one subscription takes its id or, when no other
+subscription of the tenant has it, its name; a name several share is
+refused (exit 2) with their ids.
+
 Creating a subscription, and changing its sink, verifies the destination at
 once (a signed probe for webhooks); verify does it again on demand.`,
 		Example: `  export HUBCTL_SERVER=https://hub.example.com HUBCTL_TOKEN=$ACME_KEY
   hubctl subs create --name orders --type webhook --url https://acme.example/hooks --event-types transaction.*
   hubctl subs list
   hubctl subs disable 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
+  hubctl subs get orders
   hubctl subs list --tenant acme --database-url postgres://hub@db/hub`,
 	}
 	cmd.PersistentFlags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")

@@ -89,15 +89,14 @@ Exits 3 when the tenant has no subscription with that id.`,
 
 func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	f := opts.Factory
-	var sub hubapi.Subscription
-	err := hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
+	sub, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.Subscription, error) {
 		var in hubapi.SubscriptionUpdate
 		if opts.FromFile != nil {
 			in = *opts.FromFile
 		} else {
 			var err error
 			in, err = opts.spec.updateBody(opts.Changed, func() (string, error) {
-				current, err := h.GetSubscription(ctx, tenant, opts.ID)
+				current, err := h.GetSubscription(ctx, tenant, id)
 				if err != nil {
 					return "", err
 				}
@@ -105,12 +104,10 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 				return sinkType, nil
 			})
 			if err != nil {
-				return err
+				return hubapi.Subscription{}, err
 			}
 		}
-		var err error
-		sub, err = h.UpdateSubscription(ctx, tenant, opts.ID, in)
-		return err
+		return h.UpdateSubscription(ctx, tenant, id, in)
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,61 @@
+package hubaccess
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/service"
+)
+
+// ResolveSubscription turns what a user typed for a subscription into its
+// id: a UUID is taken as it is, anything else is looked up as a name among
+// the tenant's subscriptions. Names are not unique, so a name two
+// subscriptions share is a usage error (exit 2) naming their ids, to pick
+// one; a name none has is not found (exit 3).
+func ResolveSubscription(ctx context.Context, h Hub, tenant, ref string) (string, error) {
+	if _, err := uuid.Parse(ref); err == nil {
+		return ref, nil
+	}
+	var ids []string
+	p := service.ListParams{Limit: service.MaxPageLimit}
+	for {
+		page, err := h.ListSubscriptions(ctx, tenant, p)
+		if err != nil {
+			return "", err
+		}
+		for _, s := range page.Items {
+			if s.Name == ref {
+				ids = append(ids, s.ID)
+			}
+		}
+		if page.NextCursor == nil || *page.NextCursor == "" {
+			break
+		}
+		p.Cursor = *page.NextCursor
+	}
+	switch len(ids) {
+	case 0:
+		return "", cmdutil.WithCode(cmdutil.ExitNotFound, fmt.Errorf("subscription %q not found in tenant %q (not an id, and no subscription has that name)", ref, tenant))
+	case 1:
+		return ids[0], nil
+	default:
+		return "", cmdutil.UsageErrorf("%d subscriptions of tenant %q are named %q: give one of their ids: %s", len(ids), tenant, ref, strings.Join(ids, ", "))
+	}
+}
+
+// CallForSubscription is CallForTenant for a use case on one subscription,
+// which ref names by id or by its name (ResolveSubscription).
+func CallForSubscription[T any](ctx context.Context, f *cmdutil.Factory, ref string, do func(h Hub, tenant, id string) (T, error)) (T, error) {
+	return CallForTenant(ctx, f, func(h Hub, tenant string) (T, error) {
+		id, err := ResolveSubscription(ctx, h, tenant, ref)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return do(h, tenant, id)
+	})
+}
