@@ -228,6 +228,23 @@ func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time
 		if t.kind == byID {
 			stmts = append(stmts, fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, ingestLockKey))
 		}
+		if t.hasDefault() {
+			// Moving rows out of the default partition must not be seen half
+			// done: a query that planned before the attach would miss rows
+			// already deleted from the default partition but not yet in a
+			// partition it knows. So only when there are rows to move, the
+			// parent is locked exclusively for this short transaction.
+			// Partitions are made days ahead, so that is rare: a fresh
+			// database, or runs that were missed.
+			var waiting bool
+			if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM %s WHERE %s >= %s AND %s < %s)`,
+				t.catchAll, t.key, lo, t.key, hi)).Scan(&waiting); err != nil {
+				return fmt.Errorf("create partition %s: %w", name, err)
+			}
+			if waiting {
+				stmts = append(stmts, fmt.Sprintf(`LOCK TABLE %s IN ACCESS EXCLUSIVE MODE`, t.parent))
+			}
+		}
 		stmts = append(stmts, fmt.Sprintf(`CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`, ident, t.parent))
 		if t.hasDefault() {
 			stmts = append(stmts, fmt.Sprintf(`WITH moved AS (DELETE FROM %s WHERE %s >= %s AND %s < %s RETURNING *) INSERT INTO %s SELECT * FROM moved`,
