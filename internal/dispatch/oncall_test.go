@@ -107,7 +107,10 @@ func TestOnCallMetricsMove(t *testing.T) {
 		_, quietLeft := gauge(t, reg2, "streaming_hub_delivery_backlog_jobs", map[string]string{"tenant": "t-quiet"})
 		_, otherLeft := gauge(t, reg2, "streaming_hub_delivery_backlog_jobs", map[string]string{"tenant": OtherTenants})
 		shed, _ := gauge(t, reg2, "streaming_hub_jobs_shed_total", nil)
-		return open == 1 && !quietLeft && !otherLeft && shed > 0
+		// Latency is observed once a success is recorded, which may trail
+		// the backlog reading that no longer counts the job.
+		observed, _ := gauge(t, reg2, "streaming_hub_delivery_latency_seconds", nil)
+		return open == 1 && !quietLeft && !otherLeft && shed > 0 && observed >= 7
 	})
 	if n, _ := gauge(t, reg2, "streaming_hub_delivery_latency_seconds", nil); n != 7 {
 		t.Errorf("produce-to-delivered latency observed %v deliveries, want the 7 healthy ones", n)
