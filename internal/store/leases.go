@@ -103,14 +103,3 @@ RETURNING j.state`, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonTh
 		}
 	}
 }
-
-// DueBacklog counts the pending jobs due at now, for a gauge. It reads the
-// partial index of pending jobs only.
-func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
-	var n int64
-	err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM delivery_jobs WHERE state = 'pending' AND next_attempt_at <= $1`, now).Scan(&n)
-	if err != nil {
-		return 0, classify(fmt.Errorf("count due jobs: %w", err))
-	}
-	return n, nil
-}

@@ -76,16 +76,6 @@ func TestRecoverExpiredLeasesPoisonsAtTheThreshold(t *testing.T) {
 	}
 }
 
-func TestDueBacklog(t *testing.T) {
-	st := ingestStore(t)
-	sub := addTestSubscription(t, st, "acme", "webhook", []string{"*"})
-	insertJobs(t, st, "acme", sub, 4, time.Now().Add(-time.Second))
-	insertJobs(t, st, "acme", sub, 2, time.Now().Add(time.Hour))
-	if n, err := st.DueBacklog(context.Background(), time.Now()); err != nil || n != 4 {
-		t.Errorf("DueBacklog = %d, %v; want 4", n, err)
-	}
-}
-
 func TestReleaseHandsJobsBackWithoutSpendingAnything(t *testing.T) {
 	st := ingestStore(t)
 	ctx := context.Background()
