@@ -186,7 +186,10 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //   - settled, claimed: each job's fate by its subscription: leased, or
 //     canceled (deleted subscription), or dead (disabled subscription;
 //     missing event). settled is materialised so its verdict is computed
-//     once per job, not once per column that reads it.
+//     once per job, not once per column that reads it. The update finds
+//     the jobs by their ids as an array too: that lets the executor skip
+//     the day partitions none of them is in, and keeps the planner from
+//     hashing whole partitions to join a few dozen rows.
 //
 // The result is one row per leased job and one summary row: where the next
 // claim resumes (after the last tenant served, or after the ring when none
@@ -259,7 +262,7 @@ claimed AS (
         shed_reason = NULL, shed_at = NULL,
         updated_at = @now
     FROM settled x
-    WHERE j.id = x.id AND j.state = 'pending'
+    WHERE j.id = ANY(ARRAY(SELECT id FROM settled)) AND j.id = x.id AND j.state = 'pending'
     RETURNING j.id, j.tenant_id, j.subscription_id, x.updated_at AS subscription_updated_at, j.event_seq, j.attempts,
         j.recoveries, j.lease_until, x.verdict, x.n
 )

@@ -172,7 +172,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	res.Verdicts = finalVerdicts(b.Records[skipped:], inserted)
 	routes := match.RouteNewEvents(newEvents(b.Records, inserted), state.subs)
 	res.FilterErrors = routes.FilterErrors
-	work := deliveryWorkOf(routes)
+	work := deliveryWorkOf(routes, b.ReceivedAt)
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
 	if len(work.jobs) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"delivery_jobs"}, jobColumns, pgx.CopyFromRows(work.jobs)); err != nil {
@@ -456,13 +456,13 @@ func newEvents(records []IngestRecord, inserted map[int64]int64) []match.NewEven
 }
 
 // deliveryWorkOf lays matching's routes out for the writes: a new job id
-// per delivery job, in route order.
-func deliveryWorkOf(r match.Routes) deliveryWork {
+// per delivery job, in route order, of the batch's time (zero: now).
+func deliveryWorkOf(r match.Routes, at time.Time) deliveryWork {
 	var w deliveryWork
 	if len(r.Jobs) > 0 {
 		w.jobs = make([][]any, len(r.Jobs))
 		for i, j := range r.Jobs {
-			w.jobs[i] = []any{newJobID(), j.TenantID, j.SubscriptionID, j.Seq}
+			w.jobs[i] = []any{newJobID(at), j.TenantID, j.SubscriptionID, j.Seq}
 		}
 	}
 	for _, p := range r.Pull {
@@ -594,7 +594,20 @@ func notNull(b []byte) []byte {
 	return b
 }
 
-// newJobID returns a UUIDv7. google/uuid's are strictly increasing within
-// the process (RFC 9562 §6.2), so new jobs go to the right edge of the
-// primary key's index, the cheapest place to insert.
-func newJobID() [16]byte { return uuid.Must(uuid.NewV7()) }
+// newJobID returns a UUIDv7 of the time at, which names the day partition
+// the job lives in (migration 8). google/uuid's are strictly increasing
+// within the process (RFC 9562 §6.2), so new jobs go to the right edge of
+// the primary key's index, the cheapest place to insert; a batch stored at
+// an injected time gets that time's milliseconds instead, and keeps the
+// rest of the id.
+func newJobID(at time.Time) [16]byte {
+	id := uuid.Must(uuid.NewV7())
+	if at.IsZero() {
+		return id
+	}
+	ms := uint64(at.UnixMilli())
+	for i := range 6 {
+		id[i] = byte(ms >> (40 - 8*i))
+	}
+	return id
+}

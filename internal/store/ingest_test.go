@@ -472,9 +472,9 @@ func TestWriteIngestBatchUnavailableDatabase(t *testing.T) {
 }
 
 func TestJobIDsIncreaseStrictly(t *testing.T) {
-	prev := newJobID()
+	prev := newJobID(time.Time{})
 	for i := range 10_000 {
-		u := newJobID()
+		u := newJobID(time.Time{})
 		if bytes.Compare(u[:], prev[:]) <= 0 {
 			t.Fatalf("id %d %x is not greater than %x", i, u, prev)
 		}

@@ -20,8 +20,9 @@ import (
 //     DaySeqBase(D) up to the next day's base. The maintainer moves the
 //     sequence into the day's range when the day starts, so a lookup by seq
 //     touches one partition, and ingest's hot path is unchanged.
-//   - event_ids by id: day D owns the UUIDv7s whose time falls on D.
-//   - terminal delivery jobs, attempts and quarantine by a timestamp.
+//   - event_ids and delivery_jobs by id: day D owns the UUIDv7s whose
+//     time falls on D (for a job, the day it was created).
+//   - attempts and quarantine by a timestamp.
 //
 // Tables with a timestamp or id key also have a default partition, for rows
 // whose key falls outside every daily one (a clock far off, a maintainer
@@ -81,8 +82,7 @@ const (
 type managedTable struct {
 	// Name is the table as operators, metrics and the CLI name it.
 	Name string
-	// parent is where daily partitions attach: the table itself, or for
-	// delivery jobs the partition of terminal jobs.
+	// parent is where daily partitions attach.
 	parent string
 	kind   partitionKind
 	key    string
@@ -105,11 +105,10 @@ const (
 )
 
 var (
-	eventsTable   = managedTable{Name: TableEvents, parent: "events", kind: bySeq, key: "seq", catchAll: "events_legacy"}
-	pullTable     = managedTable{Name: TablePullEntries, parent: "pull_entries", kind: bySeq, key: "event_seq", catchAll: "pull_entries_legacy"}
-	eventIDsTable = managedTable{Name: TableEventIDs, parent: "event_ids", kind: byID, key: "id", catchAll: "event_ids_default"}
-	jobsTable     = managedTable{Name: TableDeliveryJobs, parent: "delivery_jobs_done", kind: byTime, key: "updated_at",
-		catchAll: "delivery_jobs_done_default"}
+	eventsTable     = managedTable{Name: TableEvents, parent: "events", kind: bySeq, key: "seq", catchAll: "events_legacy"}
+	pullTable       = managedTable{Name: TablePullEntries, parent: "pull_entries", kind: bySeq, key: "event_seq", catchAll: "pull_entries_legacy"}
+	eventIDsTable   = managedTable{Name: TableEventIDs, parent: "event_ids", kind: byID, key: "id", catchAll: "event_ids_default"}
+	jobsTable       = managedTable{Name: TableDeliveryJobs, parent: "delivery_jobs", kind: byID, key: "id", catchAll: "delivery_jobs_default"}
 	attemptsTable   = managedTable{Name: TableDeliveryAttempts, parent: "delivery_attempts", kind: byTime, key: "started_at", catchAll: "delivery_attempts_default"}
 	quarantineTable = managedTable{Name: TableQuarantine, parent: "quarantine", kind: byTime, key: "received_at", catchAll: "quarantine_default"}
 )
@@ -216,7 +215,7 @@ const lockTimeout = "5s"
 // then attached: attaching takes a lock that ingest and dispatch never wait
 // for (CREATE TABLE ... PARTITION OF would lock the parent exclusively).
 // Rows the default partition holds for that day move into it in the same
-// transaction. event_ids is only ever written by ingest under the ingest
+// transaction. Ingest writes event_ids and new jobs only under the ingest
 // lock, so taking that lock keeps a row from landing in the default
 // partition between the move and the attach.
 func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time) error {

@@ -89,7 +89,7 @@ func (s *Store) WithRetentionLock(ctx context.Context, fn func() error) error {
 }
 
 // Prune removes what retention no longer keeps, as of now, in this order:
-// terminal jobs, attempts and quarantine by age; then the inbox's daily
+// finished jobs, attempts and quarantine by age; then the inbox's daily
 // partitions with their pull entries, unless a live job or a dead letter
 // still needs one of their events; then the event ids no retained event
 // has. A dry run only reports. The caller holds the retention lock
@@ -102,7 +102,10 @@ func (s *Store) Prune(ctx context.Context, now time.Time, policy RetentionPolicy
 			return rep, err
 		}
 	}
-	for _, t := range []managedTable{jobsTable, attemptsTable, quarantineTable} {
+	if err := s.pruneJobs(ctx, now.Add(-policy.Deliveries), &rep); err != nil {
+		return rep, classify(err)
+	}
+	for _, t := range []managedTable{attemptsTable, quarantineTable} {
 		if err := s.pruneByTime(ctx, t, now.Add(-policy.of(t)), &rep); err != nil {
 			return rep, classify(err)
 		}
@@ -141,6 +144,77 @@ func (s *Store) pruneByTime(ctx context.Context, t managedTable, cutoff time.Tim
 	}
 	where := fmt.Sprintf("%s < '%s'", t.key, cutoff.UTC().Format(time.RFC3339Nano))
 	return s.pruneCatchAll(ctx, t, where, rep)
+}
+
+// liveJobStates are the states of a job that is not finished.
+const liveJobStates = `state IN ('pending', 'in_flight')`
+
+// pruneJobs drops the daily partitions of delivery jobs created at or
+// before cutoff whose every job finished at or before it, and deletes the
+// finished jobs of the default partition that ended before cutoff.
+//
+// A partition holding a job that is still pending or in flight, or one that
+// finished (or was replayed) after cutoff, stays whole until that job too
+// is old: finished jobs, dead letters included, are kept at least the
+// deliveries retention after they end (docs/architecture.md). Live jobs are
+// found through dispatch's partial indexes; finding a recent end reads the
+// partition, which happens only for partitions already past their day.
+func (s *Store) pruneJobs(ctx context.Context, cutoff time.Time, rep *PruneReport) error {
+	parts, err := listPartitions(ctx, s.Pool, jobsTable)
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if p.catchAll() || p.day.Add(day).After(cutoff) {
+			continue
+		}
+		ident := pgx.Identifier{p.name}.Sanitize()
+		live := fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM %s WHERE state = 'pending') OR EXISTS (SELECT 1 FROM %s WHERE state = 'in_flight')`, ident, ident)
+		var pinned, recent bool
+		if err := s.Pool.QueryRow(ctx, live).Scan(&pinned); err != nil {
+			return fmt.Errorf("look for live jobs in %s: %w", p.name, err)
+		}
+		if !pinned {
+			if err := s.Pool.QueryRow(ctx, fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM %s WHERE updated_at > $1)`, ident), cutoff).Scan(&recent); err != nil {
+				return fmt.Errorf("look for recently finished jobs in %s: %w", p.name, err)
+			}
+		}
+		switch {
+		case pinned:
+			rep.Kept = append(rep.Kept, Kept{Table: TableDeliveryJobs, Partition: p.name, Reason: "pending or in-flight jobs"})
+			continue
+		case recent:
+			rep.Kept = append(rep.Kept, Kept{Table: TableDeliveryJobs, Partition: p.name, Reason: "jobs finished within retention"})
+			continue
+		}
+		r := Removal{Table: TableDeliveryJobs, Partition: p.name, Bytes: p.bytes, Whole: true}
+		if r.Rows, err = countRows(ctx, s.Pool, p.name, ""); err != nil {
+			return err
+		}
+		if !rep.DryRun {
+			err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
+				// Checked again where the drop waits for no one: a dead
+				// letter replayed since is pending now.
+				var pinned bool
+				if err := tx.QueryRow(ctx, live).Scan(&pinned); err != nil {
+					return err
+				}
+				if pinned {
+					return errPinned
+				}
+				return nil
+			}, p.name)
+			if errors.Is(err, errPinned) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		rep.Removals = append(rep.Removals, r)
+	}
+	where := fmt.Sprintf("NOT %s AND updated_at < '%s'", liveJobStates, cutoff.UTC().Format(time.RFC3339Nano))
+	return s.pruneCatchAll(ctx, jobsTable, where, rep)
 }
 
 // pruneCatchAll deletes the rows of t's catch-all partition that match

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -296,22 +297,34 @@ func TestThirtyDaysOfTrafficStayBounded(t *testing.T) {
 				t.Errorf("the replayed dead letter is %s, want succeeded", got)
 			}
 		case 12:
-			// The dead letter left alone has gone with its deliveries'
-			// retention, its event with it. A copy of an event whose
-			// partition is gone is no longer known: a new event.
-			if got := sim.count(`SELECT count(*) FROM delivery_jobs WHERE id = $1`, expiring); got != 0 {
-				t.Errorf("day 12: the dead letter of day 3 is still kept")
+			// The dead letter left alone is past its deliveries'
+			// retention, but its day's partition also holds the one
+			// replayed on day 9, finished within retention: the whole
+			// day stays, with the event it pins.
+			if got := sim.count(`SELECT count(*) FROM delivery_jobs j JOIN events e ON e.seq = j.event_seq WHERE j.id = $1`, expiring); got != 1 {
+				t.Errorf("day 12: the dead letter of day 3 went with the job replayed on day 9 still within retention")
 			}
+			if !slices.ContainsFunc(rep.Kept, func(k Kept) bool { return k.Table == TableDeliveryJobs }) {
+				t.Errorf("day 12: the prune does not say why it kept day 3's jobs: %+v", rep.Kept)
+			}
+			// A copy of an event whose partition is gone is no longer
+			// known: a new event.
 			if v := sim.resend(sim.sent[0][10], now.Add(2*time.Hour)); v.Kind != event.Accept {
 				t.Errorf("a copy of an event retention removed is %v, want accepted as new", v)
 			}
 			extra = append(extra, now.Add(2*time.Hour))
 			sim.dispatch(now.Add(3*time.Hour), func(ClaimedJob) *Retry { return nil })
+		case 17:
+			// A week after the replayed job finished, day 3 goes, the
+			// dead letter left alone and its event with it.
+			if got := sim.count(`SELECT count(*) FROM delivery_jobs WHERE id = ANY($1)`, []uuid.UUID{expiring, replayed}); got != 0 {
+				t.Errorf("day 17: %d of day 3's jobs are still kept a week after the last of them finished", got)
+			}
 		}
 		// A simulated day is long enough for autovacuum to pass over the
-		// tables whose rows move or go (the live jobs); without it the
-		// dead rows of jobs that finished would be counted as growth.
-		if _, err := st.Pool.Exec(ctx, `VACUUM delivery_jobs_live, pull_cursors`); err != nil {
+		// tables whose rows are updated (jobs, cursors); without it the
+		// dead versions of finished jobs would be counted as growth.
+		if _, err := st.Pool.Exec(ctx, `VACUUM delivery_jobs, pull_cursors`); err != nil {
 			t.Fatal(err)
 		}
 		sizes[d] = sim.storageBytes(now.Add(4 * time.Hour))

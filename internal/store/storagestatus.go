@@ -15,7 +15,7 @@ type TableStorage struct {
 	Partitions int
 	// Oldest is the time of the oldest retained row (nil when the table is
 	// empty): an event's received_at, a pull entry's event's received_at, a
-	// job's end, an attempt's start, a quarantined record's received_at, an
+	// job's creation, an attempt's start, a quarantined record's received_at, an
 	// id's own time. For tables partitioned by day it is exact for the
 	// inbox and quarantine and the start of the oldest non-empty day for
 	// the others: finding the exact row would read a whole day.

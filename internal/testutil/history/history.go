@@ -58,7 +58,7 @@ WITH ev AS (
  jobs AS (
     INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, attempts, recorded_attempts,
                                last_status, succeeded_at, created_at, updated_at)
-    SELECT gen_random_uuid(), $2, $5::uuid, seq, 'succeeded', 1, 1, 204, received_at, received_at, received_at FROM ev
+    SELECT `+jobID+`, $2, $5::uuid, seq, 'succeeded', 1, 1, 204, received_at, received_at, received_at FROM ev
     RETURNING id, updated_at)
 INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code)
 SELECT gen_random_uuid(), id, 1, updated_at, 12, 'succeeded', 204 FROM jobs`,
@@ -78,6 +78,11 @@ ON CONFLICT (day) DO UPDATE SET last_seq = greatest(event_id_days.last_seq, excl
 	_, err := st.Pool.Exec(ctx, `VACUUM (ANALYZE) events, event_ids, event_id_days, delivery_jobs, delivery_attempts`)
 	return err
 }
+
+// jobID is a UUIDv7 of the job's creation, as ingest makes them, so that
+// each day's jobs live in that day's partition.
+const jobID = `(lpad(to_hex(floor(extract(epoch FROM received_at) * 1000)::bigint), 12, '0')
+    || '7' || substr(md5(seq::text), 1, 3) || '8' || substr(md5(seq::text), 4, 15))::uuid`
 
 // uuidV7 is a UUIDv7 of the event's time, told apart by g and the tenant,
 // as producers make them (PostgreSQL 15 has no function for it).
