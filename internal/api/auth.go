@@ -109,7 +109,7 @@ func (s *Server) authenticateTenant(r *http.Request) (string, error) {
 		}
 		// The admin may act on an inactive tenant (to clean up, say), but
 		// not on one that does not exist.
-		if _, err := s.opts.ControlPlane.Tenants.Get(r.Context(), tenantID); err != nil {
+		if err := s.opts.ControlPlane.Tenants.Require(r.Context(), tenantID); err != nil {
 			return "", err
 		}
 		info.auth, info.tenant = authAdmin, tenantID

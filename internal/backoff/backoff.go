@@ -5,6 +5,7 @@ package backoff
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 )
 
@@ -37,5 +38,30 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// Retry calls try until it succeeds, stop says a failure is not worth
+// another try after the coming wait, or ctx ends, waiting p.Delay (with
+// jitter) between tries. stop sees each failure with its retry number (0
+// after the first try) and the wait before the next; it is the place to
+// log. Retry returns nil, try's last error when stop gave up, or ctx's
+// error once ctx has ended.
+func (p Policy) Retry(ctx context.Context, try func() error, stop func(err error, retry int, wait time.Duration) bool) error {
+	for retry := 0; ; retry++ {
+		err := try()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		wait := p.Delay(retry, rand.Float64())
+		if stop(err, retry, wait) {
+			return err
+		}
+		if !Sleep(ctx, wait) {
+			return ctx.Err()
+		}
 	}
 }

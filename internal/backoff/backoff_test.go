@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -37,5 +38,65 @@ func TestSleepEndsWithTheContext(t *testing.T) {
 	}
 	if !Sleep(context.Background(), time.Millisecond) {
 		t.Error("Sleep cut a wait short")
+	}
+}
+
+func TestRetry(t *testing.T) {
+	errDown := errors.New("down")
+	errBad := errors.New("bad input")
+	fast := Policy{Min: time.Microsecond, Max: time.Microsecond}
+	for _, tc := range []struct {
+		name      string
+		failures  []error // what the tries return before they succeed
+		stopAfter int     // stop gives up at this retry number; -1 never
+		want      error
+		tries     int
+	}{
+		{"first try succeeds", nil, -1, nil, 1},
+		{"succeeds after failures", []error{errDown, errDown}, -1, nil, 3},
+		{"stop gives up", []error{errDown, errDown, errDown}, 1, errDown, 2},
+		{"stop refuses an error at once", []error{errBad}, 0, errBad, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tries := 0
+			var retries []int
+			err := fast.Retry(context.Background(), func() error {
+				tries++
+				if tries <= len(tc.failures) {
+					return tc.failures[tries-1]
+				}
+				return nil
+			}, func(_ error, retry int, wait time.Duration) bool {
+				retries = append(retries, retry)
+				if wait <= 0 || wait > fast.Max {
+					t.Errorf("wait %v outside (0, %v]", wait, fast.Max)
+				}
+				return retry == tc.stopAfter
+			})
+			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Errorf("Retry = %v, want %v", err, tc.want)
+			}
+			if tries != tc.tries {
+				t.Errorf("%d tries, want %d", tries, tc.tries)
+			}
+			for i, r := range retries {
+				if r != i {
+					t.Errorf("stop saw retry numbers %v, want 0, 1, ...", retries)
+				}
+			}
+		})
+	}
+}
+
+func TestRetryEndsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	tries := 0
+	err := Policy{Min: time.Hour, Max: time.Hour}.Retry(ctx, func() error {
+		tries++
+		cancel()
+		return errors.New("down")
+	}, func(error, int, time.Duration) bool { return false })
+	if !errors.Is(err, context.Canceled) || tries != 1 {
+		t.Errorf("Retry = %v after %d tries, want context.Canceled after 1", err, tries)
 	}
 }

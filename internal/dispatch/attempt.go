@@ -16,29 +16,23 @@ import (
 )
 
 // While the database is unavailable, an attempt's result is kept and its
-// recording tried again, waiting firstRecordRetry and doubling up to
-// maxRecordRetry, for as long as the job's lease lasts. Recorded in time,
+// recording tried again (recordBackoff) for as long as the job's lease
+// lasts. Recorded in time,
 // a delivered job is succeeded and never sent again, however long the
 // outage was within the lease. Past the lease another process may recover
 // the job and attempt it again, so the result is given up on: at least
 // once, never lost.
-const (
-	firstRecordRetry = 100 * time.Millisecond
-	maxRecordRetry   = 2 * time.Second
-)
+// recordBackoff spaces the tries of recording an attempt while the
+// database is unavailable.
+var recordBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 2 * time.Second}
 
 // retryWhileLeased runs try until it succeeds, fails for a reason other
 // than an unavailable database, ctx ends, or the next try would start after
-// leaseUntil. It returns try's last error.
+// leaseUntil.
 func (d *Dispatcher) retryWhileLeased(ctx context.Context, leaseUntil time.Time, try func() error) error {
-	wait := firstRecordRetry
-	for {
-		err := try()
-		if err == nil || !store.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil) || !backoff.Sleep(ctx, wait) {
-			return err
-		}
-		wait = min(2*wait, maxRecordRetry)
-	}
+	return recordBackoff.Retry(ctx, try, func(err error, _ int, wait time.Duration) bool {
+		return !store.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil)
+	})
 }
 
 // attempt makes the one attempt a claim allows. A failure is recorded

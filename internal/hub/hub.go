@@ -19,11 +19,10 @@ import (
 	"github.com/hubctl/hubctl/internal/api"
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/ratelimit"
 	"github.com/hubctl/hubctl/internal/retention"
-	"github.com/hubctl/hubctl/internal/service"
-	sinkregistry "github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
@@ -101,12 +100,12 @@ func Run(ctx context.Context, opts Options) error {
 	// Every role serves /v1, whose create and verify probe destinations, so
 	// the sinks and the subscription use cases exist on every role; the
 	// dispatcher shares them.
-	sinks, err := sinkregistry.New(sinkregistry.Options{AllowPrivate: cfg.AllowPrivateSinks})
+	control := NewControlPlane(cfg, st, func() (*crypto.Keyring, error) { return keys, nil })
+	defer control.Close()
+	subscriptions, err := control.Subscriptions()
 	if err != nil {
 		return err
 	}
-	defer sinks.Close()
-	subscriptions := service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: cfg.RotationOverlap})
 
 	checks := map[string]api.ReadinessCheck{"database": st.Ping}
 	var parts []component
@@ -140,9 +139,8 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	parts = append(parts, newHeartbeat(st, metrics, owner, string(cfg.Role), breakers, log))
 
-	policy := retentionPolicy(cfg)
 	keeper, err := retention.New(retention.Options{
-		Store: st, Policy: policy, Interval: cfg.Retention.Interval, Logger: log, Registerer: metrics,
+		Store: st, Policy: retentionPolicy(cfg), Interval: cfg.Retention.Interval, Logger: log, Registerer: metrics,
 	})
 	if err != nil {
 		return err
@@ -159,13 +157,13 @@ func Run(ctx context.Context, opts Options) error {
 		Checks:     checks,
 		AdminToken: cfg.AdminToken,
 		ControlPlane: &api.ControlPlane{
-			Tenants:       service.NewTenants(st, time.Now),
-			APIKeys:       service.NewAPIKeys(st, time.Now),
-			Quarantine:    service.NewQuarantine(st),
+			Tenants:       control.Tenants,
+			APIKeys:       control.APIKeys,
+			Quarantine:    control.Quarantine,
 			Subscriptions: subscriptions,
-			Deliveries:    service.NewDeliveries(st),
-			Pull:          service.NewPull(st),
-			Storage:       service.NewStorage(st, policy, time.Now),
+			Deliveries:    control.Deliveries,
+			Pull:          control.Pull,
+			Storage:       control.Storage,
 		},
 		PullLimiter: ratelimit.New(cfg.Pull.Rate, cfg.Pull.Burst, time.Now),
 	})

@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/backoff"
@@ -25,24 +24,20 @@ var retryBackoff = backoff.Policy{Min: retryMinDelay, Max: retryMaxDelay}
 // own deadline. Failures are logged once when they start and once when they
 // end, not at every attempt.
 func (c *Consumer) retry(ctx context.Context, what string, fn func(context.Context) error) error {
-	for attempt := 0; ; attempt++ {
+	tries := 0
+	err := retryBackoff.Retry(ctx, func() error {
+		tries++
 		attemptCtx, cancel := context.WithTimeout(ctx, attemptTimeout)
-		err := fn(attemptCtx)
-		cancel()
-		if err == nil {
-			if attempt > 0 {
-				c.log.Info(what+" succeeded after retrying", slog.Int("attempts", attempt+1))
-			}
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if attempt == 0 {
+		defer cancel()
+		return fn(attemptCtx)
+	}, func(err error, retry int, _ time.Duration) bool {
+		if retry == 0 {
 			c.log.Warn(what+" failed; retrying", slog.Any("error", err))
 		}
-		if !backoff.Sleep(ctx, retryBackoff.Delay(attempt, rand.Float64())) {
-			return ctx.Err()
-		}
+		return false
+	})
+	if err == nil && tries > 1 {
+		c.log.Info(what+" succeeded after retrying", slog.Int("attempts", tries))
 	}
+	return err
 }

@@ -71,6 +71,16 @@ func (s *Tenants) Get(ctx context.Context, id string) (hubapi.Tenant, error) {
 	return tenantView(t), nil
 }
 
+// Require checks that a tenant an operation acts on is named, well formed
+// and exists; an inactive one is fine (the admin may clean it up). The API
+// checks the tenant the admin token names with it, and the CLI's direct
+// mode every tenant it is given, so acting on an unknown tenant answers
+// tenant_not_found in both, rather than an empty list in one.
+func (s *Tenants) Require(ctx context.Context, id string) error {
+	_, err := s.Get(ctx, id)
+	return err
+}
+
 // List pages through the tenants in id order.
 func (s *Tenants) List(ctx context.Context, p ListParams) (hubapi.Page[hubapi.Tenant], error) {
 	limit, err := pageLimit(p.Limit)

@@ -18,14 +18,14 @@ func (d *direct) ListDeadLetters(ctx context.Context, tenant string, p service.D
 	if err := d.checkTenant(ctx, tenant); err != nil {
 		return hubapi.Page[hubapi.DeadLetter]{}, err
 	}
-	return d.deliveries.ListDeadLetters(ctx, tenant, p)
+	return d.cp.Deliveries.ListDeadLetters(ctx, tenant, p)
 }
 
 func (d *direct) ReplayDeadLetters(ctx context.Context, tenant string, in hubapi.DeadLetterReplay) (hubapi.DeadLetterReplayResult, error) {
 	if err := d.checkTenant(ctx, tenant); err != nil {
 		return hubapi.DeadLetterReplayResult{}, err
 	}
-	return d.deliveries.ReplayDeadLetters(ctx, tenant, in)
+	return d.cp.Deliveries.ReplayDeadLetters(ctx, tenant, in)
 }
 
 func (r *remote) ListDeadLetters(ctx context.Context, tenant string, p service.DeadLetterListParams) (hubapi.Page[hubapi.DeadLetter], error) {

@@ -2,37 +2,20 @@ package hubaccess
 
 import (
 	"context"
-	"sync"
-	"time"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/hub"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // direct runs the use cases on the database, as `hubctl serve` does behind
-// the API.
+// the API, assembled the same way (hub.NewControlPlane).
 type direct struct {
-	store      *store.Store
-	cfg        *config.Config
-	lookupEnv  func(string) (string, bool)
-	tenants    *service.Tenants
-	apiKeys    *service.APIKeys
-	quarantine *service.Quarantine
-	deliveries *service.Deliveries
-	pull       *service.Pull
-
-	// The subscription use cases need the key-encryption key and the sink
-	// registry, which tenant and key commands must not require: they are
-	// built on first use.
-	subsOnce sync.Once
-	subs     *service.Subscriptions
-	sinks    *registry.Sinks
-	subsErr  error
+	store *store.Store
+	cp    *hub.ControlPlane
 }
 
 func openDirect(ctx context.Context, f *cmdutil.Factory) (Hub, error) {
@@ -47,73 +30,35 @@ func openDirect(ctx context.Context, f *cmdutil.Factory) (Hub, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &direct{
-		store:      st,
-		cfg:        cfg,
-		lookupEnv:  f.LookupEnv,
-		tenants:    service.NewTenants(st, time.Now),
-		apiKeys:    service.NewAPIKeys(st, time.Now),
-		quarantine: service.NewQuarantine(st),
-		deliveries: service.NewDeliveries(st),
-		pull:       service.NewPull(st),
-	}, nil
+	keyring := func() (*crypto.Keyring, error) { return hub.LoadKeyring(cfg, f.LookupEnv) }
+	return &direct{store: st, cp: hub.NewControlPlane(cfg, st, keyring)}, nil
 }
 
 func (d *direct) Close() {
-	if d.sinks != nil {
-		d.sinks.Close()
-	}
+	d.cp.Close()
 	d.store.Close()
 }
 
-// subscriptions builds the subscription use cases the way serve does, so
-// that what the CLI stores, the hub can read, and the probes it sends obey
-// the same address filter (STREAMING_HUB_ALLOW_PRIVATE_SINKS).
-func (d *direct) subscriptions() (*service.Subscriptions, error) {
-	d.subsOnce.Do(func() {
-		keys, err := hub.LoadKeyring(d.cfg, d.lookupEnv)
-		if err != nil {
-			d.subsErr = err
-			return
-		}
-		sinks, err := registry.New(registry.Options{AllowPrivate: d.cfg.AllowPrivateSinks})
-		if err != nil {
-			d.subsErr = err
-			return
-		}
-		d.sinks = sinks
-		d.subs = service.NewSubscriptions(d.store, keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: d.cfg.RotationOverlap})
-	})
-	return d.subs, d.subsErr
-}
-
-// scoped checks that a subscription operation names a tenant that exists,
-// as the API does for the admin token's X-Tenant-Id: acting on an unknown
-// tenant answers tenant_not_found in both modes, rather than an empty list
-// here and a 404 there.
+// scoped checks the tenant of a subscription operation (checkTenant) and
+// returns the subscription use cases.
 func (d *direct) scoped(ctx context.Context, tenant string) (*service.Subscriptions, error) {
-	if tenant == "" {
-		return nil, errNoTenant()
-	}
-	subs, err := d.subscriptions()
+	subs, err := d.cp.Subscriptions()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.tenants.Get(ctx, tenant); err != nil {
+	if err := d.checkTenant(ctx, tenant); err != nil {
 		return nil, err
 	}
 	return subs, nil
 }
 
-// checkTenant is scoped's check for reads that need no key-encryption key
-// (deliveries and pull streams hold nothing sealed): the tenant is named
-// and exists.
+// checkTenant checks that the tenant is named and exists, as the API does
+// for the admin token's X-Tenant-Id.
 func (d *direct) checkTenant(ctx context.Context, tenant string) error {
 	if tenant == "" {
 		return errNoTenant()
 	}
-	_, err := d.tenants.Get(ctx, tenant)
-	return err
+	return d.cp.Tenants.Require(ctx, tenant)
 }
 
 func errNoTenant() error {
@@ -121,39 +66,39 @@ func errNoTenant() error {
 }
 
 func (d *direct) CreateTenant(ctx context.Context, id string) (hubapi.Tenant, error) {
-	return d.tenants.Create(ctx, id)
+	return d.cp.Tenants.Create(ctx, id)
 }
 
 func (d *direct) ListTenants(ctx context.Context, p service.ListParams) (hubapi.Page[hubapi.Tenant], error) {
-	return d.tenants.List(ctx, p)
+	return d.cp.Tenants.List(ctx, p)
 }
 
 func (d *direct) GetTenant(ctx context.Context, id string) (hubapi.Tenant, error) {
-	return d.tenants.Get(ctx, id)
+	return d.cp.Tenants.Get(ctx, id)
 }
 
 func (d *direct) SetTenantStatus(ctx context.Context, id, status string) (hubapi.Tenant, error) {
-	return d.tenants.SetStatus(ctx, id, status)
+	return d.cp.Tenants.SetStatus(ctx, id, status)
 }
 
 func (d *direct) CreateAPIKey(ctx context.Context, tenantID, name string) (hubapi.CreatedAPIKey, error) {
-	return d.apiKeys.Create(ctx, tenantID, name)
+	return d.cp.APIKeys.Create(ctx, tenantID, name)
 }
 
 func (d *direct) ListAPIKeys(ctx context.Context, tenantID string, p service.ListParams) (hubapi.Page[hubapi.APIKey], error) {
-	return d.apiKeys.List(ctx, tenantID, p)
+	return d.cp.APIKeys.List(ctx, tenantID, p)
 }
 
 func (d *direct) RevokeAPIKey(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error) {
-	return d.apiKeys.Revoke(ctx, tenantID, keyID)
+	return d.cp.APIKeys.Revoke(ctx, tenantID, keyID)
 }
 
 func (d *direct) ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error) {
-	return d.quarantine.List(ctx, p)
+	return d.cp.Quarantine.List(ctx, p)
 }
 
 func (d *direct) GetQuarantined(ctx context.Context, id string) (hubapi.QuarantineItem, error) {
-	return d.quarantine.Get(ctx, id)
+	return d.cp.Quarantine.Get(ctx, id)
 }
 
 func (d *direct) CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error) {
@@ -237,14 +182,14 @@ func (d *direct) ListDeliveries(ctx context.Context, tenant, subscriptionID stri
 	if err := d.checkTenant(ctx, tenant); err != nil {
 		return hubapi.Page[hubapi.Delivery]{}, err
 	}
-	return d.deliveries.List(ctx, tenant, subscriptionID, p)
+	return d.cp.Deliveries.List(ctx, tenant, subscriptionID, p)
 }
 
 func (d *direct) GetDelivery(ctx context.Context, tenant, id string) (hubapi.DeliveryDetail, error) {
 	if err := d.checkTenant(ctx, tenant); err != nil {
 		return hubapi.DeliveryDetail{}, err
 	}
-	return d.deliveries.Get(ctx, tenant, id)
+	return d.cp.Deliveries.Get(ctx, tenant, id)
 }
 
 // ReadEvents checks the tenant on every read, as the API authenticates
@@ -253,5 +198,5 @@ func (d *direct) ReadEvents(ctx context.Context, tenant, subscriptionID string, 
 	if err := d.checkTenant(ctx, tenant); err != nil {
 		return hubapi.PullPage{}, err
 	}
-	return d.pull.Read(ctx, tenant, subscriptionID, p)
+	return d.cp.Pull.Read(ctx, tenant, subscriptionID, p)
 }

@@ -18,14 +18,14 @@ func (d *direct) ListEvents(ctx context.Context, tenant string, p service.EventL
 	if err := d.checkTenant(ctx, tenant); err != nil {
 		return hubapi.Page[hubapi.InboxEvent]{}, err
 	}
-	return d.deliveries.ListEvents(ctx, tenant, p)
+	return d.cp.Deliveries.ListEvents(ctx, tenant, p)
 }
 
 func (d *direct) GetEvent(ctx context.Context, tenant, id string) (hubapi.EventDetail, error) {
 	if err := d.checkTenant(ctx, tenant); err != nil {
 		return hubapi.EventDetail{}, err
 	}
-	return d.deliveries.GetEvent(ctx, tenant, id)
+	return d.cp.Deliveries.GetEvent(ctx, tenant, id)
 }
 
 func (r *remote) ListEvents(ctx context.Context, tenant string, p service.EventListParams) (hubapi.Page[hubapi.InboxEvent], error) {

@@ -2,10 +2,7 @@ package hubaccess
 
 import (
 	"context"
-	"time"
 
-	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -28,21 +25,14 @@ func (r *remote) PurgeTenant(ctx context.Context, id string) (hubapi.TenantPurge
 	return r.client.PurgeTenant(ctx, id)
 }
 
-// storage works under this process's configured retention
-// (STREAMING_HUB_RETENTION_*), as serve would.
-func (d *direct) storage() *service.Storage {
-	r := d.cfg.Retention
-	return service.NewStorage(d.store, store.RetentionPolicy{Events: r.Events, Deliveries: r.Deliveries, Quarantine: r.Quarantine}, time.Now)
-}
-
 func (d *direct) StorageStatus(ctx context.Context) (hubapi.StorageStatus, error) {
-	return d.storage().Status(ctx)
+	return d.cp.Storage.Status(ctx)
 }
 
 func (d *direct) PruneStorage(ctx context.Context, dryRun bool) (hubapi.StoragePruneResult, error) {
-	return d.storage().Prune(ctx, dryRun)
+	return d.cp.Storage.Prune(ctx, dryRun)
 }
 
 func (d *direct) PurgeTenant(ctx context.Context, id string) (hubapi.TenantPurgeResult, error) {
-	return d.tenants.Purge(ctx, id)
+	return d.cp.Tenants.Purge(ctx, id)
 }
