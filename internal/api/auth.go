@@ -156,7 +156,7 @@ func (s *Server) handleAdmin(pattern string, h handlerFunc) {
 		if err := s.authenticateAdmin(r); err != nil {
 			return err
 		}
-		return h(w, r)
+		return s.idempotent(w, r, scopeAdmin, "", h)
 	})
 }
 
@@ -170,6 +170,12 @@ func (s *Server) handleTenant(pattern string, h tenantHandlerFunc) {
 		if err != nil {
 			return err
 		}
-		return h(w, r, tenantID)
+		scope := tenantScope(tenantID)
+		if infoFrom(r.Context()).auth == authAdmin {
+			scope = scopeAdmin
+		}
+		return s.idempotent(w, r, scope, tenantID, func(w http.ResponseWriter, r *http.Request) error {
+			return h(w, r, tenantID)
+		})
 	})
 }

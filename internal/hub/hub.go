@@ -166,6 +166,7 @@ func Run(ctx context.Context, opts Options) error {
 			Deliveries:    service.NewDeliveries(st),
 			Pull:          service.NewPull(st),
 			Storage:       service.NewStorage(st, policy, time.Now),
+			Idempotency:   service.NewIdempotency(st, keys, time.Now),
 		},
 		PullLimiter: ratelimit.New(cfg.Pull.Rate, cfg.Pull.Burst, time.Now),
 	})
