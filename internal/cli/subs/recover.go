@@ -41,9 +41,9 @@ back to pending, as a replay would; one whose delivery is pending or in
 flight is left alone, so recovering twice never sends an event twice.
 
 --since and --until take an RFC 3339 time or a duration back from now
-(6h, 90m); --until defaults to now. --dry-run only counts: "matched" is what
-a real run would queue, less what is already on its way. Progress shows on
-stderr. A disabled subscription is refused (enable it first); a pull
+(6h, 90m); --until defaults to now. --dry-run only counts ("matched"; a real
+run queues those of them not already pending or in flight). On a terminal,
+progress shows on stderr. A disabled subscription is refused (enable it first); a pull
 subscription too, since its reader's cursor says what it reads again.`,
 		Example: `  hubctl subs recover orders-webhook --since 6h --dry-run
   hubctl subs recover 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --since 2026-12-01T00:00:00Z --until 2026-12-01T06:00:00Z`,
@@ -83,7 +83,7 @@ func recoverRun(ctx context.Context, opts *RecoverOptions) error {
 		return cmdutil.UsageErrorf("--until (%s) must be after --since (%s)", until.Format(time.RFC3339), since.Format(time.RFC3339))
 	}
 	in := hubapi.SubscriptionRecover{Since: since.UTC().Format(time.RFC3339Nano), Until: until.UTC().Format(time.RFC3339Nano), DryRun: opts.DryRun}
-	bar := cmdutil.NewProgress(f, "Recovering", true)
+	bar := cmdutil.NewProgress(f, "Recovering", f.IOStreams.IsStderrTTY())
 	result, err := hubaccess.CallForSubscription(ctx, f, opts.Ref, func(h hubaccess.Hub, tenant, id string) (hubapi.SubscriptionRecoverResult, error) {
 		return h.Recover(ctx, tenant, id, in, bar.Set)
 	})
