@@ -2,6 +2,9 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -9,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func withKey(c call, key string) call {
@@ -149,5 +154,63 @@ func TestDuplicateOfARequestInProgressWaitsThenGets409(t *testing.T) {
 	r := h.send(t, withKey(call{method: "POST", path: path, token: token, body: body}, "slow"))
 	if r.status != http.StatusConflict || r.body["code"] != service.CodeIdempotencyKeyInProgress || r.header.Get("Retry-After") == "" {
 		t.Fatalf("duplicate of a request in progress = %d %s (Retry-After %q)", r.status, r.raw, r.header.Get("Retry-After"))
+	}
+}
+
+// dropFirst is a transport whose first response is lost after the hub
+// handled the request: the connection broke on the way back.
+type dropFirst struct {
+	mu      sync.Mutex
+	dropped bool
+	keys    []string
+	replays []string
+}
+
+func (d *dropFirst) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.keys = append(d.keys, req.Header.Get(HeaderIdempotencyKey))
+	if err != nil {
+		return nil, err
+	}
+	d.replays = append(d.replays, resp.Header.Get(HeaderIdempotencyReplayed))
+	if !d.dropped {
+		d.dropped = true
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return nil, errors.New("connection reset by peer")
+	}
+	return resp, nil
+}
+
+func TestClientRetryAfterADroppedResponseGetsTheFirstResponse(t *testing.T) {
+	h := newHarness(t, testAdminToken)
+	_, token := h.tenantWithKey(t, "acme")
+	transport := &dropFirst{}
+	c, err := client.New(h.url, client.WithToken(token), client.WithHTTPClient(&http.Client{Transport: transport}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := c.CreateSubscription(context.Background(), hubapi.SubscriptionCreate{
+		Name: "orders", EventTypes: []string{"transaction.*"},
+		Sink: json.RawMessage(`{"type":"webhook","url":"` + newReceiver(t, http.StatusNoContent).url + `"}`),
+	})
+	if err != nil {
+		t.Fatalf("create through a dropped response: %v", err)
+	}
+	if len(transport.keys) != 2 || transport.keys[0] == "" || transport.keys[0] != transport.keys[1] {
+		t.Fatalf("Idempotency-Keys sent %q: want one key, sent twice", transport.keys)
+	}
+	if transport.replays[1] != "true" {
+		t.Errorf("the retry's answer was not the stored one (Idempotency-Replayed %q)", transport.replays[1])
+	}
+	var subs int
+	var id string
+	if err := h.store.Pool.QueryRow(context.Background(), `SELECT count(*), min(id::text) FROM subscriptions WHERE tenant_id = 'acme'`).Scan(&subs, &id); err != nil {
+		t.Fatal(err)
+	}
+	if subs != 1 || id != created.ID || created.SigningSecret == "" {
+		t.Fatalf("%d subscriptions (%s), client got %s with secret %q: want the one created, secret included", subs, id, created.ID, created.SigningSecret)
 	}
 }
