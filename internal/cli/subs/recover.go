@@ -61,13 +61,15 @@ subscription too, since its reader's cursor says what it reads again.`,
 	cmd.Flags().StringVar(&opts.Since, "since", "", "recover events received at or after this time: RFC 3339, or a duration back from now (6h)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "and before this time, in the same forms (default: now)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "only count what would be queued")
-	_ = cmd.MarkFlagRequired("since")
 	cmdutil.AddOutputFlag(cmd, &format)
 	return cmd
 }
 
 func recoverRun(ctx context.Context, opts *RecoverOptions) error {
 	f := opts.Factory
+	if opts.Since == "" {
+		return cmdutil.UsageErrorf("--since is required: a time (2026-12-01T00:00:00Z) or a duration back from now (6h)")
+	}
 	now := opts.Now()
 	since, err := ParseWhen("since", opts.Since, now)
 	if err != nil {
