@@ -194,8 +194,9 @@ func segment(kind, value string) (string, error) {
 	return url.PathEscape(value), nil
 }
 
-// call sends one request and decodes a 2xx answer into out. path is
-// already escaped.
+// call sends a request and decodes a 2xx answer into out. path is already
+// escaped. A POST carries an Idempotency-Key and is sent again under it
+// when send says another attempt may get the answer.
 func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
 	u := *c.base
 	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + path
