@@ -133,6 +133,18 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 	return 0, nil
 }
 
+// recoverEvents reads a recover batch: the bounds on seq let a generic plan
+// prune the inbox's partitions at run time to the days of the range.
+const recoverEvents = `
+SELECT seq, id::text, event_key, type, source, coalesce(subject, ''), time, schema_version, schema_major,
+       coalesce(datacontenttype, ''), CASE WHEN @payload THEN payload END
+FROM events
+WHERE seq > @after AND seq < @hi AND tenant_id = @tenant
+  AND received_at >= @since AND received_at < @until
+  AND schema_major = @major AND (@origin = '' OR source = @origin)
+ORDER BY seq
+LIMIT @batch`
+
 // recoverEvent is one event of a recover batch as matching reads it.
 type recoverEvent struct {
 	seq   int64
@@ -177,15 +189,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		program, broken = filters.Program(r.SubscriptionID, version, expr)
 	}
 
-	rows, err := tx.Query(ctx, `
-		SELECT seq, id::text, event_key, type, source, coalesce(subject, ''), time, schema_version, schema_major,
-		       coalesce(datacontenttype, ''), CASE WHEN @payload THEN payload END
-		FROM events
-		WHERE seq > @after AND seq < @hi AND tenant_id = @tenant
-		  AND received_at >= @since AND received_at < @until
-		  AND schema_major = @major AND (@origin = '' OR source = @origin)
-		ORDER BY seq
-		LIMIT @batch`, pgx.NamedArgs{
+	rows, err := tx.Query(ctx, recoverEvents, pgx.NamedArgs{
 		"after": after, "hi": hi, "tenant": r.TenantID, "since": r.Since, "until": r.Until,
 		"major": sub.SchemaMajor, "origin": sub.Origin, "payload": expr != "", "batch": batch,
 	})
