@@ -150,26 +150,34 @@ func (s *Server) handlePublic(pattern string, h handlerFunc) {
 	}))
 }
 
-// handleAdmin registers an /admin route: the admin token only.
+// handleAdmin registers an /admin route: the admin token only. A POST with
+// an Idempotency-Key runs once per key (idempotent).
 func (s *Server) handleAdmin(pattern string, h handlerFunc) {
 	s.handlePublic(pattern, func(w http.ResponseWriter, r *http.Request) error {
 		if err := s.authenticateAdmin(r); err != nil {
 			return err
 		}
-		return h(w, r)
+		return s.idempotent(w, r, scopeAdmin, "", h)
 	})
 }
 
 // handleTenant registers a /v1 route: a tenant key, or the admin token with
 // X-Tenant-Id. h sees only the tenant id, so it cannot reach beyond it by
 // accident; every lookup it makes must be scoped to that tenant, so another
-// tenant's resource answers 404 like a missing one.
+// tenant's resource answers 404 like a missing one. A POST with an
+// Idempotency-Key runs once per key and caller (idempotent).
 func (s *Server) handleTenant(pattern string, h tenantHandlerFunc) {
 	s.handlePublic(pattern, func(w http.ResponseWriter, r *http.Request) error {
 		tenantID, err := s.authenticateTenant(r)
 		if err != nil {
 			return err
 		}
-		return h(w, r, tenantID)
+		scope := tenantScope(tenantID)
+		if infoFrom(r.Context()).auth == authAdmin {
+			scope = scopeAdmin
+		}
+		return s.idempotent(w, r, scope, tenantID, func(w http.ResponseWriter, r *http.Request) error {
+			return h(w, r, tenantID)
+		})
 	})
 }

@@ -84,8 +84,9 @@ func newHarness(t testing.TB, adminToken string, configure ...func(*Options)) *h
 			Quarantine: service.NewQuarantine(st),
 			Subscriptions: service.NewSubscriptions(st, testKeyring(t), sinks.Registry,
 				service.SubscriptionOptions{RotationOverlap: testRotationOverlap}),
-			Deliveries: service.NewDeliveries(st),
-			Pull:       service.NewPull(st),
+			Deliveries:  service.NewDeliveries(st),
+			Pull:        service.NewPull(st),
+			Idempotency: service.NewIdempotency(st, testKeyring(t), time.Now),
 		},
 	}
 	for _, c := range configure {

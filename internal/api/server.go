@@ -59,6 +59,9 @@ type ControlPlane struct {
 	Deliveries    *service.Deliveries
 	Pull          *service.Pull
 	Storage       *service.Storage
+	// Idempotency stores Idempotency-Keys and their responses; nil
+	// ignores the header.
+	Idempotency *service.Idempotency
 }
 
 // Server is the HTTP handler plus the draining switch that SIGTERM flips.

@@ -23,6 +23,7 @@ import (
 	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/ratelimit"
 	"github.com/hubctl/hubctl/internal/retention"
+	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
@@ -164,6 +165,7 @@ func Run(ctx context.Context, opts Options) error {
 			Deliveries:    control.Deliveries,
 			Pull:          control.Pull,
 			Storage:       control.Storage,
+			Idempotency:   service.NewIdempotency(st, keys, time.Now),
 		},
 		PullLimiter: ratelimit.New(cfg.Pull.Rate, cfg.Pull.Burst, time.Now),
 	})

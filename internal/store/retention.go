@@ -92,7 +92,8 @@ func (s *Store) WithRetentionLock(ctx context.Context, fn func() error) error {
 // finished jobs, attempts and quarantine by age; then the inbox's daily
 // partitions with their pull entries, unless a live job or a dead letter
 // still needs one of their events; then the event ids no retained event
-// has. A dry run only reports. The caller holds the retention lock
+// has; last the Idempotency-Key rows past their window. A dry run only
+// reports. The caller holds the retention lock
 // (WithRetentionLock); a real run first makes sure the partitions ahead
 // exist.
 func (s *Store) Prune(ctx context.Context, now time.Time, policy RetentionPolicy, dryRun bool) (PruneReport, error) {
@@ -115,6 +116,9 @@ func (s *Store) Prune(ctx context.Context, now time.Time, policy RetentionPolicy
 		return rep, classify(err)
 	}
 	if err := s.pruneEventIDs(ctx, now.Add(-policy.Events), minRetained, &rep); err != nil {
+		return rep, classify(err)
+	}
+	if err := s.pruneIdempotencyKeys(ctx, now.Add(-IdempotencyWindow), &rep); err != nil {
 		return rep, classify(err)
 	}
 	return rep, nil

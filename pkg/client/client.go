@@ -15,9 +15,13 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -49,7 +53,36 @@ type Client struct {
 	tenant    string
 	http      *http.Client
 	userAgent string
+	retries   int
 }
+
+// HeaderIdempotencyKey is sent with every POST (docs/api.md, Idempotent
+// requests): a retry of the POST with the same key gets the first
+// attempt's answer instead of doing the work twice.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
+// DefaultRetries is how many times a POST is sent again, with its
+// Idempotency-Key, after it got no answer (a connection reset, a response
+// lost on the way) or the hub answered that the key's first request is
+// still in progress.
+const DefaultRetries = 2
+
+// retryDelay is the pause before the first retry, doubled before each next.
+var retryDelay = 200 * time.Millisecond
+
+type idempotencyKeyContext struct{}
+
+// WithIdempotencyKey makes the POSTs made with ctx carry key instead of one
+// the client generates: a caller that retries across processes (a job
+// queue, say) keeps its own key for each operation. A key names one
+// request: another POST with it is refused (422 idempotency_key_reused).
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKeyContext{}, key)
+}
+
+// WithRetries sets how often a POST is sent again (DefaultRetries); 0 sends
+// each once.
+func WithRetries(n int) Option { return func(c *Client) { c.retries = max(n, 0) } }
 
 // Option configures a Client.
 type Option func(*Client)
@@ -81,7 +114,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if base.RawQuery != "" || base.Fragment != "" {
 		return nil, fmt.Errorf("invalid hub URL %q: must have no query or fragment", baseURL)
 	}
-	c := &Client{base: base, userAgent: "hubctl-go-client"}
+	c := &Client{base: base, userAgent: "hubctl-go-client", retries: DefaultRetries}
 	for _, opt := range opts {
 		opt(c)
 	}
@@ -161,8 +194,9 @@ func segment(kind, value string) (string, error) {
 	return url.PathEscape(value), nil
 }
 
-// call sends one request and decodes a 2xx answer into out. path is
-// already escaped.
+// call sends a request and decodes a 2xx answer into out. path is already
+// escaped. A POST carries an Idempotency-Key and is sent again under it
+// when send says another attempt may get the answer.
 func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
 	u := *c.base
 	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + path
@@ -173,20 +207,48 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	u.Path = unescaped
 	u.RawQuery = query.Encode()
 
-	var body io.Reader
+	var encoded []byte
 	if in != nil {
-		encoded, err := json.Marshal(in)
-		if err != nil {
+		if encoded, err = json.Marshal(in); err != nil {
 			return fmt.Errorf("%s %s: encode request: %w", method, path, err)
 		}
+	}
+	key := ""
+	if method == http.MethodPost {
+		if key, _ = ctx.Value(idempotencyKeyContext{}).(string); key == "" {
+			key = newIdempotencyKey()
+		}
+	}
+	delay := retryDelay
+	for attempt := 0; ; attempt++ {
+		retry, err := c.send(ctx, method, path, u.String(), encoded, in != nil, key, out)
+		if !retry || key == "" || attempt >= c.retries || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+}
+
+// send makes one attempt of a request. retry says whether another attempt
+// may get an answer this one did not: no answer came (but not for want of
+// time: the hub may still be at work, and the client's timeout is spent),
+// or the hub is still doing the key's first request.
+func (c *Client) send(ctx context.Context, method, path, target string, encoded []byte, hasBody bool, key string, out any) (retry bool, err error) {
+	var body io.Reader
+	if hasBody {
 		body = bytes.NewReader(encoded)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		return false, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
+	if hasBody {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.userAgent != "" {
@@ -198,19 +260,32 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	if c.tenant != "" {
 		req.Header.Set(HeaderTenantID, c.tenant)
 	}
+	if key != "" {
+		req.Header.Set(HeaderIdempotencyKey, key)
+	}
 
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		var netErr net.Error
+		timedOut := errors.As(err, &netErr) && netErr.Timeout()
+		return !timedOut, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return responseError(resp)
+		e := responseError(resp)
+		return e.StatusCode == http.StatusConflict && e.Body.Code == "idempotency_key_in_progress", e
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBytes)).Decode(out); err != nil {
-		return fmt.Errorf("%s %s: decode the hub's answer (HTTP %d): %w", method, path, resp.StatusCode, err)
+		return false, fmt.Errorf("%s %s: decode the hub's answer (HTTP %d): %w", method, path, resp.StatusCode, err)
 	}
-	return nil
+	return false, nil
+}
+
+// newIdempotencyKey is 128 random bits, as a UUID's worth of hex.
+func newIdempotencyKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // responseError reads a non-2xx answer.

@@ -88,6 +88,7 @@ func Serve(t testing.TB, dsn string) string {
 			// STREAMING_HUB_RETENTION_* settings also uses.
 			Storage: service.NewStorage(st, store.RetentionPolicy{Events: 168 * time.Hour, Deliveries: 168 * time.Hour,
 				Quarantine: 720 * time.Hour}, time.Now),
+			Idempotency: service.NewIdempotency(st, keys, time.Now),
 		},
 	}))
 	t.Cleanup(server.Close)

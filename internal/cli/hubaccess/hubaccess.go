@@ -67,6 +67,7 @@ type Hub interface {
 	DeadLetters
 	Inbox
 	Storage
+	Recovery
 
 	// ReadEvents reads a page of a pull subscription; reading is the ack.
 	ReadEvents(ctx context.Context, tenant, subscriptionID string, p service.PullParams) (hubapi.PullPage, error)

@@ -54,6 +54,7 @@ once (a signed probe for webhooks); verify does it again on demand.`,
 		NewCmdDisable(f, nil),
 		NewCmdVerify(f, nil),
 		NewCmdRotateSecret(f, nil),
+		NewCmdRecover(f, nil),
 		NewCmdDeliveries(f, nil),
 		NewCmdTestFilter(f, nil),
 	)

@@ -1,0 +1,123 @@
+package subs_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/internal/cli/subs"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// seedMissed stores n events of acme received in the last minutes, none
+// delivered.
+func seedMissed(t *testing.T, dsn string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, err = st.Pool.Exec(ctx, `
+		INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
+		                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset, received_at)
+		SELECT 'acme', gen_random_uuid(), 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted',
+		       now(), '{}', '{}', '{}', 't', 0, g, now() - g * interval '1 minute'
+		FROM generate_series(1, $1) g`, n)
+	if err != nil {
+		t.Fatalf("seed events: %v", err)
+	}
+}
+
+func TestRecoverBehavesTheSameInEveryMode(t *testing.T) {
+	rcv := newReceiver(t)
+	steps := []struct {
+		args       []string
+		wantCode   int
+		wantStdout string
+	}{
+		{[]string{"subs", "recover", "orders", "--since", "1h", "--dry-run", "-o", "json"}, 0, `"matched": 3,`},
+		{[]string{"subs", "recover", "orders", "--since", "2m30s", "--dry-run", "-o", "json"}, 0, `"matched": 2,`},
+		{[]string{"subs", "recover", "orders", "--since", "1h", "-o", "json"}, 0, `"queued": 3,`},
+		{[]string{"subs", "recover", "orders", "--since", "1h", "-o", "table"}, 0, "3        0       false"},
+		{[]string{"subs", "recover", "feed", "--since", "1h"}, cmdutil.ExitFailure, ""},
+		{[]string{"subs", "recover", "nobody", "--since", "1h"}, cmdutil.ExitNotFound, ""},
+		{[]string{"subs", "recover", "orders"}, cmdutil.ExitUsage, ""},
+		{[]string{"subs", "recover", "orders", "--since", "yesterday"}, cmdutil.ExitUsage, ""},
+		{[]string{"subs", "recover", "orders", "--since", "1h", "--until", "2h"}, cmdutil.ExitUsage, ""},
+	}
+	for _, m := range modes(t) {
+		for _, create := range [][]string{
+			{"subs", "create", "--name", "orders", "--type", "webhook", "--url", rcv.url, "-o", "json"},
+			{"subs", "create", "--name", "feed", "--type", "pull", "-o", "json"},
+		} {
+			if r := clitest.Run(t, m.env, create...); r.Code != 0 {
+				t.Fatalf("%s: create: exit %d: %s", m.name, r.Code, r.Stderr)
+			}
+		}
+		seedMissed(t, m.dsn, 3)
+		for _, s := range steps {
+			r := clitest.Run(t, m.env, s.args...)
+			if r.Code != s.wantCode || !strings.Contains(r.Stdout, s.wantStdout) {
+				t.Errorf("%s: %v: exit %d, stdout %q, want exit %d with %q (stderr %q)", m.name, s.args, r.Code, r.Stdout, s.wantCode, s.wantStdout, r.Stderr)
+			}
+		}
+	}
+}
+
+func TestParseWhen(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"6h", now.Add(-6 * time.Hour), true},
+		{"90m", now.Add(-90 * time.Minute), true},
+		{"2026-12-01T00:00:00Z", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), true},
+		{"2026-12-01T01:00:00.5+01:00", time.Date(2026, 12, 1, 0, 0, 0, 500_000_000, time.UTC), true},
+		{"-6h", time.Time{}, false},
+		{"0s", time.Time{}, false},
+		{"yesterday", time.Time{}, false},
+		{"2026-12-01", time.Time{}, false},
+	}
+	for _, c := range cases {
+		got, err := subs.ParseWhen("since", c.in, now)
+		if (err == nil) != c.ok || !got.Equal(c.want) {
+			t.Errorf("ParseWhen(%q) = %v, %v; want %v (ok %v)", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+func TestRecoverWindowsCoverTheRangeWithoutOverlap(t *testing.T) {
+	since := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		span time.Duration
+		want int
+	}{
+		{time.Minute, 1}, {time.Hour, 1}, {90 * time.Minute, 2}, {6 * time.Hour, 6}, {30 * 24 * time.Hour, 100},
+	}
+	for _, c := range cases {
+		until := since.Add(c.span)
+		w := hubaccess.RecoverWindows(since, until, time.Hour, 100)
+		if len(w) != c.want || !w[0][0].Equal(since) || !w[len(w)-1][1].Equal(until) {
+			t.Errorf("%s: %d windows from %v to %v, want %d from since to until", c.span, len(w), w[0][0], w[len(w)-1][1], c.want)
+			continue
+		}
+		for i := 1; i < len(w); i++ {
+			if !w[i][0].Equal(w[i-1][1]) {
+				t.Errorf("%s: window %d starts at %v, the one before ends at %v", c.span, i, w[i][0], w[i-1][1])
+			}
+		}
+	}
+	raw, _ := json.Marshal(hubaccess.RecoverWindows(since, since, time.Hour, 100))
+	if string(raw) != "null" {
+		t.Errorf("an empty range has windows %s", raw)
+	}
+}

@@ -1,0 +1,146 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// IdempotencyWindow is how long a stored Idempotency-Key answers for its
+// request (docs/api.md, Idempotent requests); retention deletes older rows.
+const IdempotencyWindow = 24 * time.Hour
+
+// IdempotencyRecord is one stored Idempotency-Key: the claim of a request
+// in progress, or its finished response.
+type IdempotencyRecord struct {
+	Scope, Key  string
+	Fingerprint []byte
+	Done        bool
+	Status      int
+	Location    string
+	// Response is the body sealed by the caller (internal/service); the
+	// store never sees it in the clear.
+	Response  string
+	CreatedAt time.Time
+}
+
+// TableIdempotencyKeys labels the Idempotency-Key rows in prune reports
+// and the retention metrics.
+const TableIdempotencyKeys = "idempotency_keys"
+
+// ClaimIdempotencyKey inserts the claim of scope/key in a transaction of
+// its own, so every concurrent duplicate sees it at once. claimed is true
+// when this call owns the key: the key was free, or its row is one to take
+// over: created before expiredBefore (past the window, which retention has
+// not deleted yet) or an unfinished claim created before abandonedBefore
+// (its process died mid-request). Otherwise the existing row is returned
+// and the caller decides (service.DecideIdempotent).
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key string, fingerprint []byte, now, expiredBefore, abandonedBefore time.Time) (claimed bool, existing IdempotencyRecord, err error) {
+	err = s.InTx(ctx, func(tx pgx.Tx) error {
+		var got bool
+		err := tx.QueryRow(ctx, `
+			INSERT INTO idempotency_keys AS k (scope, key, fingerprint, state, created_at)
+			VALUES (@scope, @key, @fingerprint, 'in_progress', @now)
+			ON CONFLICT (scope, key) DO UPDATE
+			SET fingerprint = excluded.fingerprint, state = 'in_progress', status = NULL, location = NULL,
+			    response = NULL, created_at = excluded.created_at
+			WHERE k.created_at < @expired OR (k.state = 'in_progress' AND k.created_at < @abandoned)
+			RETURNING true`,
+			pgx.NamedArgs{"scope": scope, "key": key, "fingerprint": fingerprint, "now": now,
+				"expired": expiredBefore, "abandoned": abandonedBefore}).Scan(&got)
+		if err == nil {
+			claimed = true
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		existing, err = readIdempotencyKey(ctx, tx, scope, key)
+		return err
+	})
+	if err != nil {
+		return false, IdempotencyRecord{}, classify(fmt.Errorf("claim idempotency key: %w", err))
+	}
+	return claimed, existing, nil
+}
+
+// ReadIdempotencyKey reads the row of scope/key; ErrNotFound when there is
+// none (its claim was released).
+func (s *Store) ReadIdempotencyKey(ctx context.Context, scope, key string) (IdempotencyRecord, error) {
+	r, err := readIdempotencyKey(ctx, s.Pool, scope, key)
+	if err != nil {
+		return IdempotencyRecord{}, classify(fmt.Errorf("read idempotency key: %w", err))
+	}
+	return r, nil
+}
+
+func readIdempotencyKey(ctx context.Context, q querier, scope, key string) (IdempotencyRecord, error) {
+	r := IdempotencyRecord{Scope: scope, Key: key}
+	var status *int
+	var location, response *string
+	err := q.QueryRow(ctx, `
+		SELECT fingerprint, state = 'done', status, location, response, created_at
+		FROM idempotency_keys WHERE scope = $1 AND key = $2`, scope, key).
+		Scan(&r.Fingerprint, &r.Done, &status, &location, &response, &r.CreatedAt)
+	if status != nil {
+		r.Status = *status
+	}
+	if location != nil {
+		r.Location = *location
+	}
+	if response != nil {
+		r.Response = *response
+	}
+	return r, err
+}
+
+// CompleteIdempotencyKey stores the response of the claim scope/key made
+// at claimedAt. A claim taken over meanwhile (another created_at) is left
+// alone.
+func (s *Store) CompleteIdempotencyKey(ctx context.Context, scope, key string, claimedAt time.Time, status int, location, sealedResponse string) error {
+	_, err := s.Pool.Exec(ctx, `
+		UPDATE idempotency_keys SET state = 'done', status = $4, location = nullif($5, ''), response = $6
+		WHERE scope = $1 AND key = $2 AND created_at = $3 AND state = 'in_progress'`,
+		scope, key, claimedAt, status, location, sealedResponse)
+	if err != nil {
+		return classify(fmt.Errorf("store idempotent response: %w", err))
+	}
+	return nil
+}
+
+// ReleaseIdempotencyKey deletes the claim scope/key made at claimedAt, so
+// a retry does the work afresh: what the request did is not known to have
+// happened (docs/api.md, Idempotent requests).
+func (s *Store) ReleaseIdempotencyKey(ctx context.Context, scope, key string, claimedAt time.Time) error {
+	_, err := s.Pool.Exec(ctx, `
+		DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND created_at = $3 AND state = 'in_progress'`,
+		scope, key, claimedAt)
+	if err != nil {
+		return classify(fmt.Errorf("release idempotency key: %w", err))
+	}
+	return nil
+}
+
+// pruneIdempotencyKeys deletes the keys older than cutoff, or counts them
+// on a dry run. The table holds a day of POSTs, so a plain delete by the
+// created_at index is cheap.
+func (s *Store) pruneIdempotencyKeys(ctx context.Context, cutoff time.Time, rep *PruneReport) error {
+	var n int64
+	var err error
+	if rep.DryRun {
+		err = s.Pool.QueryRow(ctx, `SELECT count(*) FROM idempotency_keys WHERE created_at < $1`, cutoff).Scan(&n)
+	} else {
+		tag, execErr := s.Pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, cutoff)
+		n, err = tag.RowsAffected(), execErr
+	}
+	if err != nil {
+		return fmt.Errorf("prune idempotency keys: %w", err)
+	}
+	if n > 0 {
+		rep.Removals = append(rep.Removals, Removal{Table: TableIdempotencyKeys, Partition: "idempotency_keys", Rows: n})
+	}
+	return nil
+}
