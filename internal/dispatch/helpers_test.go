@@ -120,6 +120,11 @@ func (e *env) insertJobs(tenant string, sub uuid.UUID, n int) {
 	e.insertJobsDue(tenant, sub, n, 0)
 }
 
+// jobIDNow is a UUIDv7 of now, as ingest makes job ids, so inserted jobs
+// live in today's partition like ingested ones.
+const jobIDNow = `(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
+    || substr(replace(gen_random_uuid()::text, '-', ''), 13))::uuid`
+
 // insertJobsDue is insertJobs with the jobs due after a delay.
 func (e *env) insertJobsDue(tenant string, sub uuid.UUID, n int, delay time.Duration) {
 	e.t.Helper()
@@ -132,7 +137,7 @@ WITH ev AS (
     FROM generate_series(1, $3) g
     RETURNING seq)
 INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, next_attempt_at)
-SELECT gen_random_uuid(), $1, $2, seq, now() + $4 * interval '1 millisecond' FROM ev ORDER BY seq`, tenant, sub, n, delay.Milliseconds())
+SELECT `+jobIDNow+`, $1, $2, seq, now() + $4 * interval '1 millisecond' FROM ev ORDER BY seq`, tenant, sub, n, delay.Milliseconds())
 	if err != nil {
 		e.t.Fatalf("insert jobs: %v", err)
 	}
