@@ -281,10 +281,6 @@ func (s *Store) dropPartitions(ctx context.Context, prepare func(pgx.Tx) error, 
 	})
 }
 
-// pinningStates are the job states whose event must stay: a job that will
-// still be attempted, and a dead letter, which can be replayed for as long
-// as deliveries are kept.
-const pinningStates = `state IN ('pending', 'in_flight', 'dead')`
 
 // pruneEvents drops the inbox's partitions whose newest event is older than
 // cutoff, each with its pull entries, and returns the lowest seq the inbox
@@ -400,7 +396,16 @@ WHERE c.subscription_id = m.subscription_id AND c.cursor_seq < m.last`, pgx.Iden
 
 var errPinned = errors.New("partition pinned")
 
-const pinnedSQL = `SELECT EXISTS (SELECT 1 FROM delivery_jobs WHERE ` + pinningStates + ` AND event_seq >= $1 AND event_seq < $2)`
+// pinnedSQL says whether a job whose event must stay refers to an event
+// of the seq range [$1, $2): a job that will still be attempted, or a dead
+// letter, which can be replayed for as long as deliveries are kept. One
+// probe per state, each through that state's partial index (few rows:
+// only the jobs not yet finished and the dead letters), so the check never
+// reads the finished history.
+const pinnedSQL = `SELECT
+    EXISTS (SELECT 1 FROM delivery_jobs WHERE state = 'pending' AND event_seq >= $1 AND event_seq < $2)
+ OR EXISTS (SELECT 1 FROM delivery_jobs WHERE state = 'in_flight' AND event_seq >= $1 AND event_seq < $2)
+ OR EXISTS (SELECT 1 FROM delivery_jobs WHERE state = 'dead' AND event_seq >= $1 AND event_seq < $2)`
 
 // eventsPartitionExpired decides one inbox partition; reason is set when it
 // is expired but must stay.
