@@ -17,7 +17,9 @@ type Result struct {
 	Events     int `json:"events"`
 	Delivered  int `json:"delivered"`
 	Duplicates int `json:"duplicates"`
-	SizeBytes  int `json:"size_bytes"`
+	// Rejected is how many requests failed the receiver's signature check.
+	Rejected  int `json:"rejected"`
+	SizeBytes int `json:"size_bytes"`
 	// RateLimit is --rate, 0 for as fast as possible.
 	RateLimit float64 `json:"rate_limit"`
 	// TimedOut is whether --timeout ended the run before every event was
