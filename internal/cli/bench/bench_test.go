@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,14 +82,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	}
 
 	env := clitest.With(admin, map[string]string{"STREAMING_HUB_KAFKA_BROKERS": brokers, "HUBCTL_TENANT": tenant})
-	r := clitest.Run(t, env, "bench", "-n", "200", "--bare-n", "200", "--size", "512", "--timeout", "60s", "-o", "json")
-	if r.Code != 0 {
-		t.Fatalf("bench exited %d:\n%s\n%s", r.Code, r.Stdout, r.Stderr)
-	}
-	var got benchmark.Result
-	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil {
-		t.Fatalf("output is not the result: %v\n%s", err, r.Stdout)
-	}
+	got := runJSON(t, env, "bench", "-n", "200", "--bare-n", "200", "--size", "512", "--timeout", "60s", "-o", "json")
 	if got.Events != 200 || got.Delivered != 200 || got.TimedOut || got.Rejected != 0 || got.SizeBytes != 512 {
 		t.Errorf("events %d, delivered %d, timed out %v, rejected %d, size %d; want 200 of 512 bytes delivered, none rejected",
 			got.Events, got.Delivered, got.TimedOut, got.Rejected, got.SizeBytes)
@@ -106,10 +101,77 @@ func TestBenchEndToEnd(t *testing.T) {
 	}
 
 	// Without --keep the subscription is gone.
-	list := clitest.Run(t, env, "subs", "list", "-o", "json")
-	if list.Code != 0 || strings.Contains(list.Stdout, "hubctl-bench") {
-		t.Errorf("subs list after the bench (exit %d): %s", list.Code, list.Stdout)
+	if n := benchSubscriptions(t, env); n != 0 {
+		t.Errorf("%d bench subscriptions after the run, want none", n)
 	}
+
+	// A kept subscription is reused by name: the next run points it at its
+	// own receiver and secret, and leaves it there.
+	if r := clitest.Run(t, env, "bench", "-n", "20", "--bare-n", "20", "--keep", "-o", "json"); r.Code != 0 {
+		t.Fatalf("bench --keep exited %d:\n%s", r.Code, r.Stderr)
+	}
+	again := runJSON(t, env, "bench", "-n", "50", "--bare-n", "20", "-o", "json")
+	if again.Delivered != 50 || again.Rejected != 0 {
+		t.Errorf("reusing run delivered %d, rejected %d; want 50 and none", again.Delivered, again.Rejected)
+	}
+	if n := benchSubscriptions(t, env); n != 1 {
+		t.Errorf("%d bench subscriptions after reusing the kept one, want it alone", n)
+	}
+
+	// --url: the user's receiver, unverified; delivery is read from the
+	// hub's records.
+	var received atomic.Int64
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		received.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer receiver.Close()
+	ext := runJSON(t, env, "bench", "-n", "100", "--bare-n", "30", "--url", receiver.URL, "--name", "bench-url", "-o", "json")
+	if ext.Delivered != 100 || ext.Latency == nil || ext.Latency.P50 > ext.Latency.Max || ext.Ratio <= 0 {
+		t.Errorf("--url run: delivered %d, latency %+v, ratio %v; want 100 delivered with latency and a ratio", ext.Delivered, ext.Latency, ext.Ratio)
+	}
+	// Probe, bare loop, warm-up event and the 100.
+	if got := received.Load(); got < 1+30+1+100 {
+		t.Errorf("the receiver got %d requests, want at least %d", got, 1+30+1+100)
+	}
+}
+
+// runJSON runs hubctl bench and decodes its result.
+func runJSON(t *testing.T, env map[string]string, args ...string) benchmark.Result {
+	t.Helper()
+	r := clitest.Run(t, env, args...)
+	if r.Code != 0 {
+		t.Fatalf("%v exited %d:\n%s\n%s", args, r.Code, r.Stdout, r.Stderr)
+	}
+	var got benchmark.Result
+	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil {
+		t.Fatalf("output is not the result: %v\n%s", err, r.Stdout)
+	}
+	return got
+}
+
+// benchSubscriptions counts the tenant's subscriptions named hubctl-bench.
+func benchSubscriptions(t *testing.T, env map[string]string) int {
+	t.Helper()
+	r := clitest.Run(t, env, "subs", "list", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("subs list exited %d: %s", r.Code, r.Stderr)
+	}
+	var page struct {
+		Items []struct {
+			Name string `json:"name"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &page); err != nil {
+		t.Fatalf("subs list: %v\n%s", err, r.Stdout)
+	}
+	n := 0
+	for _, s := range page.Items {
+		if s.Name == "hubctl-bench" {
+			n++
+		}
+	}
+	return n
 }
 
 // TestBenchRefusesBadFlags checks the usage errors, before any hub is reached.
