@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,7 +31,7 @@ const (
 
 // startHub runs `hubctl serve` on a fresh database and kfake, as a user
 // would, and returns its URL and brokers once it is ready.
-func startHub(t *testing.T) (server, brokers string) {
+func startHub(t *testing.T) (server, brokers string, env map[string]string) {
 	t.Helper()
 	kafka := kafkatest.New(t, topic)
 	ports, err := freeport.Pick(1)
@@ -38,7 +39,7 @@ func startHub(t *testing.T) (server, brokers string) {
 		t.Fatal(err)
 	}
 	brokers = strings.Join(kafka.Brokers(), ",")
-	env := map[string]string{
+	env = map[string]string{
 		"STREAMING_HUB_POSTGRES_DSN":        pgtest.DSN(t),
 		"STREAMING_HUB_KAFKA_BROKERS":       brokers,
 		"STREAMING_HUB_KEK_REF":             "HUB_KEK",
@@ -66,7 +67,7 @@ func startHub(t *testing.T) (server, brokers string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return server, brokers
+	return server, brokers, env
 }
 
 // TestBenchEndToEnd runs hubctl bench -n 200 through a real hub: Kafka
@@ -75,7 +76,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the whole hub")
 	}
-	server, brokers := startHub(t)
+	server, brokers, hubEnv := startHub(t)
 	admin := clitest.Remote(server, adminToken)
 	if r := clitest.Run(t, admin, "tenants", "create", tenant); r.Code != 0 {
 		t.Fatalf("tenants create exited %d: %s", r.Code, r.Stderr)
@@ -133,6 +134,15 @@ func TestBenchEndToEnd(t *testing.T) {
 	// Probe, bare loop, warm-up event and the 100.
 	if got := received.Load(); got < 1+30+1+100 {
 		t.Errorf("the receiver got %d requests, want at least %d", got, 1+30+1+100)
+	}
+
+	// Directly on the database, as an operator on the hub's machine: the
+	// database is local, so PostgreSQL's CPU is read, and --hub-pid (this
+	// process, which runs the hub here) gives the hub's.
+	direct := clitest.With(hubEnv, map[string]string{"HUBCTL_TENANT": tenant})
+	local := runJSON(t, direct, "bench", "-n", "50", "--bare-n", "20", "--name", "bench-direct", "--hub-pid", fmt.Sprint(os.Getpid()), "-o", "json")
+	if local.Delivered != 50 || local.CPU.HubMicros == nil || local.CPU.PostgresMicros == nil {
+		t.Errorf("direct run: delivered %d, cpu %+v; want 50 and both CPU figures", local.Delivered, local.CPU)
 	}
 }
 
