@@ -64,7 +64,7 @@ starts anything, naming the flag that moves it.`,
 	}
 	cmd.Flags().StringVar(&opts.dataDir, "data-dir", defaultDataDir(), "where the database, Kafka data and dev key are kept")
 	cmd.Flags().BoolVar(&opts.fresh, "fresh", false, "wipe --data-dir before starting")
-	cmd.Flags().IntVar(&opts.kafkaPort, "kafka-port", 19092, "Kafka broker port on 127.0.0.1")
+	cmd.Flags().IntVar(&opts.kafkaPort, "kafka-port", DefaultKafkaPort, "Kafka broker port on 127.0.0.1")
 	cmd.Flags().IntVar(&opts.postgresPort, "postgres-port", 15432, "PostgreSQL port on 127.0.0.1")
 	cmd.Flags().String("listen", "", "HTTP API address (STREAMING_HUB_HTTP_LISTEN_ADDR; dev default 127.0.0.1:8080)")
 	cmdutil.MustBindFlag(cmd.Flags(), "listen", "STREAMING_HUB_HTTP_LISTEN_ADDR")
@@ -310,6 +310,11 @@ Ctrl-C stops everything.
 
 `, b.duration.Round(time.Millisecond), b.brokers, b.dsn, b.api, b.tenant, b.dataDir, b.adminToken, b.tenantKey, b.context)
 }
+
+// DefaultKafkaPort is dev's broker port on 127.0.0.1 unless --kafka-port
+// moves it; the stored context does not record brokers, so commands that
+// produce (hubctl bench) assume this one when they reach the hub through it.
+const DefaultKafkaPort = 19092
 
 // DevContext is the name of the context hubctl dev stores.
 const DevContext = "dev"

@@ -192,6 +192,10 @@ type receiver struct {
 	now    func() time.Time
 	chance func() float64 // uniform in [0, 1)
 
+	// observe, when set, gets every request instead of out: the
+	// receiver of another command (NewVerifier).
+	observe func(d Delivery, body []byte)
+
 	mu   sync.Mutex // serialises out and the memory of events
 	out  io.Writer
 	seen map[string]struct{}
@@ -200,6 +204,17 @@ type receiver struct {
 
 func newReceiver(opts options, out io.Writer, now func() time.Time, chance func() float64) *receiver {
 	return &receiver{opts: opts, out: out, now: now, chance: chance, seen: map[string]struct{}{}}
+}
+
+// NewVerifier is listen's receiver for other commands (hubctl bench): it
+// verifies every request against secrets with the Lerian scheme, answers
+// as listen does (200, or 401 with the reason, verification probes
+// included), and hands each request to observe instead of printing it.
+// observe runs on the request's goroutine, after duplicate detection.
+func NewVerifier(secrets []string, now func() time.Time, observe func(d Delivery, body []byte)) http.Handler {
+	rc := newReceiver(options{secrets: secrets, scheme: webhook.SchemeLerian}, io.Discard, now, rand.Float64)
+	rc.observe = observe
+	return rc
 }
 
 // Delivery is what the receiver reports about one request; -o json
@@ -276,8 +291,13 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if verr == nil && d.EventType != webhook.VerificationEventType && d.EventID != "" {
 		d.Duplicate = rc.remember(d.EventID)
 	}
-	rc.print(d)
+	if rc.observe == nil {
+		rc.print(d)
+	}
 	rc.mu.Unlock()
+	if rc.observe != nil {
+		rc.observe(d, body)
+	}
 
 	if d.Status == http.StatusOK {
 		w.WriteHeader(http.StatusOK)
