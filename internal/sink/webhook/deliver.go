@@ -43,12 +43,12 @@ const (
 
 // hookSink is one subscription's webhook.
 type hookSink struct {
-	typ     *Type
-	url     string
-	secrets []string // newest first
-	// standard signs with the Standard Webhooks headers instead of
-	// X-Webhook-*; the X-Lerian-* headers are sent either way.
-	standard bool
+	typ *Type
+	url string
+	// lerian sign X-Webhook-Signature, standard webhook-signature; each
+	// newest first. Both have secrets only during the overlap of a switch
+	// of scheme. The X-Lerian-* headers are sent either way.
+	lerian, standard []string
 }
 
 // Deliver makes one POST (docs/consuming.md, What a delivery looks like) within d.Timeout and reports it. Only
@@ -100,15 +100,17 @@ func (s *hookSink) newRequest(ctx context.Context, d sink.Delivery) (*http.Reque
 	if d.TraceState != "" {
 		h["tracestate"] = []string{d.TraceState}
 	}
-	if s.standard {
+	now := s.typ.now().Unix()
+	if len(s.standard) > 0 {
 		// The event id is the message id: stable across attempts, so a
 		// receiver deduplicating on webhook-id sees a retry as one message.
-		if err := whsign.SignStandardHeader(h, s.secrets, d.EventID, s.typ.now().Unix(), d.Payload); err != nil {
+		if err := whsign.SignStandardHeader(h, s.standard, d.EventID, now, d.Payload); err != nil {
 			return nil, errors.New("a signing secret is not a standard-webhooks secret")
 		}
-		return req, nil
 	}
-	whsign.SignHeader(h, s.secrets, s.typ.now().Unix(), d.Payload)
+	if len(s.lerian) > 0 {
+		whsign.SignHeader(h, s.lerian, now, d.Payload)
+	}
 	return req, nil
 }
 

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -197,28 +196,27 @@ func (t *Type) Open(cfg sink.Config, signingSecrets []string) (sink.Sink, error)
 	if len(signingSecrets) == 0 || len(signingSecrets) > 2 {
 		return nil, fmt.Errorf("webhook sink: want 1 or 2 signing secrets, got %d", len(signingSecrets))
 	}
-	standard := false
-	switch cfg.SignatureScheme {
-	case "", whsign.SchemeLerian:
-	case whsign.SchemeStandardWebhooks:
-		standard = true
-	default:
-		return nil, fmt.Errorf("webhook sink: unknown signature scheme %q", cfg.SignatureScheme)
+	schemes := []string{cfg.SignatureScheme, cfg.SignatureScheme}
+	if cfg.PreviousSignatureScheme != "" {
+		schemes[1] = cfg.PreviousSignatureScheme
 	}
-	for _, secret := range signingSecrets {
+	s := &hookSink{typ: t, url: c.URL}
+	for i, secret := range signingSecrets {
 		if secret == "" {
 			return nil, errors.New("webhook sink: empty signing secret")
 		}
-		if standard {
+		switch schemes[i] {
+		case "", whsign.SchemeLerian:
+			s.lerian = append(s.lerian, secret)
+		case whsign.SchemeStandardWebhooks:
 			if _, err := whsign.DecodeStandardSecret(secret); err != nil {
 				return nil, errors.New("webhook sink: a signing secret is not a standard-webhooks secret")
 			}
+			s.standard = append(s.standard, secret)
+		default:
+			return nil, fmt.Errorf("webhook sink: unknown signature scheme %q", schemes[i])
 		}
 	}
-	return &hookSink{
-		typ:      t,
-		url:      c.URL,
-		secrets:  slices.Clone(signingSecrets),
-		standard: standard,
-	}, nil
+	return s, nil
 }
+
