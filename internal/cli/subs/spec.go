@@ -139,9 +139,9 @@ func (s *specFlags) createBody(changed func(string) bool) (hubapi.SubscriptionCr
 		}
 	}
 	in := hubapi.SubscriptionCreate{
-		Name:           s.name,
-		Sink:           sinkObject(s.sinkType, s.url),
-		EventTypes:     s.eventTypes,
+		Name:            s.name,
+		Sink:            sinkObject(s.sinkType, s.url),
+		EventTypes:      s.eventTypes,
 		AttemptTimeout:  s.attemptTimeout,
 		SigningSecret:   s.signingSecret,
 		SignatureScheme: s.scheme,

@@ -219,4 +219,3 @@ func (t *Type) Open(cfg sink.Config, signingSecrets []string) (sink.Sink, error)
 	}
 	return s, nil
 }
-
