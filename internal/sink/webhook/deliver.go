@@ -49,6 +49,10 @@ type hookSink struct {
 	// newest first. Both have secrets only during the overlap of a switch
 	// of scheme. The X-Lerian-* headers are sent either way.
 	lerian, standard []string
+	// headers are the subscription's own (sink.headers), none of them one
+	// the hub sets; authorization is sink.auth's header value, "" for none.
+	headers       map[string]string
+	authorization string
 }
 
 // Deliver makes one POST (docs/consuming.md, What a delivery looks like) within d.Timeout and reports it. Only
@@ -85,6 +89,12 @@ func (s *hookSink) newRequest(ctx context.Context, d sink.Delivery) (*http.Reque
 		contentType = "application/json"
 	}
 	h := req.Header
+	for name, value := range s.headers {
+		h.Set(name, value)
+	}
+	if s.authorization != "" {
+		h.Set("Authorization", s.authorization)
+	}
 	h.Set("Content-Type", contentType)
 	h.Set("User-Agent", s.typ.userAgent)
 	h.Set(whsign.HeaderEventID, d.EventID)
