@@ -3,8 +3,10 @@ package dispatch
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -176,5 +180,118 @@ func TestSwitchingSchemeKeepsTheOldReceiverVerifying(t *testing.T) {
 	again, err := e.subs.Update(context.Background(), "acme", subID.String(), hubapi.SubscriptionUpdate{SignatureScheme: &scheme})
 	if err != nil || again.SigningSecret != hubapi.Masked || !again.UpdatedAt.Equal(updated.UpdatedAt) {
 		t.Errorf("resending the scheme: secret %q, updated %v (was %v), %v", again.SigningSecret, again.UpdatedAt, updated.UpdatedAt, err)
+	}
+}
+
+// syncBuffer is a log sink safe for the dispatcher's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestHeadersAndAuthReachTheReceiverAndNoLog: a webhook's custom headers
+// and auth arrive on the probe and on every attempt through dispatch, a
+// retry included; reads mask the credential and take the mask back; and
+// neither the password nor the token appears in anything dispatch logs.
+func TestHeadersAndAuthReachTheReceiverAndNoLog(t *testing.T) {
+	for _, tc := range []struct {
+		name, auth, secret, want string
+	}{
+		{"basic", `{"type":"basic","username":"hub","password":"pw-never-logged-7f3a"}`, "pw-never-logged-7f3a",
+			"Basic " + base64.StdEncoding.EncodeToString([]byte("hub:pw-never-logged-7f3a"))},
+		{"bearer", `{"type":"bearer","token":"tok-never-logged-9c1d"}`, "tok-never-logged-9c1d", "Bearer tok-never-logged-9c1d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			var logs syncBuffer
+			var mu sync.Mutex
+			var got []received
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				got = append(got, received{Header: r.Header.Clone(), Body: body})
+				n := len(got)
+				mu.Unlock()
+				if n == 2 { // the first delivery fails, so a retry follows
+					w.WriteHeader(http.StatusInternalServerError)
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			t.Cleanup(srv.Close)
+			e.tenant("acme")
+			view, _, err := e.subs.Create(context.Background(), "acme", hubapi.SubscriptionCreate{
+				Name: "authed", EventTypes: []string{"*"}, RetrySchedule: []string{"0s", "0s"},
+				Sink: json.RawMessage(`{"type":"webhook","url":` + quote(srv.URL) + `,"headers":{"X-Api-Version":"2"},"auth":` + tc.auth + `}`),
+			})
+			if err != nil || view.VerificationState != "active" {
+				t.Fatalf("create: %+v, %v", view, err)
+			}
+			_, _ = e.start(func(o *Options) {
+				o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			})
+			subID := uuid.MustParse(view.ID)
+			e.insertJobs("acme", subID, 1)
+			waitFor(t, "the retry to succeed", func() bool { return e.jobStates(subID)["succeeded"] == 1 })
+			mu.Lock()
+			requests := append([]received(nil), got...)
+			mu.Unlock()
+			if len(requests) != 3 {
+				t.Fatalf("receiver got %d requests, want probe, failure, retry", len(requests))
+			}
+			for i, r := range requests {
+				if r.Header.Get("Authorization") != tc.want || r.Header.Get("X-Api-Version") != "2" {
+					t.Errorf("request %d: Authorization %q, X-Api-Version %q", i, r.Header.Get("Authorization"), r.Header.Get("X-Api-Version"))
+				}
+			}
+
+			read, err := e.subs.Get(context.Background(), "acme", view.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := e.subs.List(context.Background(), "acme", service.ListParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, v := range map[string]any{"create": view, "get": read, "list": page} {
+				raw, _ := json.Marshal(v)
+				if strings.Contains(string(raw), tc.secret) || !strings.Contains(string(raw), `"`+hubapi.Masked+`"`) {
+					t.Errorf("%s shows %s", what, raw)
+				}
+			}
+			// The read sent back keeps the credential: nothing changes, no re-probe.
+			rawSink, _ := json.Marshal(read.Sink)
+			same, err := e.subs.Update(context.Background(), "acme", view.ID, hubapi.SubscriptionUpdate{Sink: rawSink})
+			if err != nil || !same.UpdatedAt.Equal(read.UpdatedAt) {
+				t.Errorf("read sent back: %v, updated %v (was %v)", err, same.UpdatedAt, read.UpdatedAt)
+			}
+			var stored string
+			if err := e.store.Pool.QueryRow(context.Background(), `SELECT sink_config::text || coalesce(sink_credentials, '') FROM subscriptions WHERE id = $1`, subID).Scan(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(stored, tc.secret) {
+				t.Errorf("the credential is stored in the clear: %s", stored)
+			}
+			e.insertJobs("acme", subID, 1)
+			waitFor(t, "the second event", func() bool { return e.jobStates(subID)["succeeded"] == 2 })
+			if logs.String() == "" {
+				t.Fatal("dispatch logged nothing; the check below would hold vacuously")
+			}
+			if strings.Contains(logs.String(), tc.secret) || strings.Contains(logs.String(), tc.want) {
+				t.Errorf("the credential reached the logs:\n%s", logs.String())
+			}
+		})
 	}
 }
