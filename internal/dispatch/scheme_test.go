@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -232,6 +233,19 @@ func TestHeadersAndAuthReachTheReceiverAndNoLog(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 			e.tenant("acme")
+			for _, refused := range []string{`"Host":"evil.example"`, `"x-lerian-tenant-id":"globex"`, `"Authorization":"Basic eA=="`} {
+				_, _, err := e.subs.Create(context.Background(), "acme", hubapi.SubscriptionCreate{
+					Name: "refused", EventTypes: []string{"*"},
+					Sink: json.RawMessage(`{"type":"webhook","url":` + quote(srv.URL) + `,"headers":{` + refused + `},"auth":` + tc.auth + `}`),
+				})
+				var invalid *service.ValidationError
+				if !errors.As(err, &invalid) || invalid.Code != service.CodeInvalidSink || !strings.HasPrefix(invalid.Field, "sink.headers.") {
+					t.Errorf("headers {%s}: %v, want invalid_sink on sink.headers.*", refused, err)
+				}
+				if err != nil && strings.Contains(err.Error(), tc.secret) {
+					t.Errorf("the refusal quotes the credential: %v", err)
+				}
+			}
 			view, _, err := e.subs.Create(context.Background(), "acme", hubapi.SubscriptionCreate{
 				Name: "authed", EventTypes: []string{"*"}, RetrySchedule: []string{"0s", "0s"},
 				Sink: json.RawMessage(`{"type":"webhook","url":` + quote(srv.URL) + `,"headers":{"X-Api-Version":"2"},"auth":` + tc.auth + `}`),
