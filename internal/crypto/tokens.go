@@ -25,6 +25,17 @@ func RandomSecret() (string, error) {
 	return randomToken(SigningSecretPrefix)
 }
 
+// RandomStandardSecret returns a new signing secret of a standard-webhooks
+// subscription: "whsec_" followed by 32 random bytes as padded standard
+// base64, which is what the official Standard Webhooks libraries decode.
+func RandomStandardSecret() (string, error) {
+	random, err := randomBytes()
+	if err != nil {
+		return "", err
+	}
+	return SigningSecretPrefix + base64.StdEncoding.EncodeToString(random), nil
+}
+
 // NewAPIToken returns a new tenant API key, shown to the caller once, and the
 // hash to store in its place.
 func NewAPIToken() (token string, hash []byte, err error) {
@@ -57,11 +68,19 @@ func ConstantTimeEqual(a, b string) bool {
 }
 
 func randomToken(prefix string) (string, error) {
+	random, err := randomBytes()
+	if err != nil {
+		return "", err
+	}
+	return prefix + base64.RawURLEncoding.EncodeToString(random), nil
+}
+
+func randomBytes() ([]byte, error) {
 	random := make([]byte, randomTokenBytes)
 	// crypto/rand.Read documents that it never fails on supported platforms;
 	// the error is still honoured in case that ever changes.
 	if _, err := rand.Read(random); err != nil {
-		return "", fmt.Errorf("crypto: reading random bytes: %w", err)
+		return nil, fmt.Errorf("crypto: reading random bytes: %w", err)
 	}
-	return prefix + base64.RawURLEncoding.EncodeToString(random), nil
+	return random, nil
 }

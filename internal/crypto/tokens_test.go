@@ -36,6 +36,31 @@ func TestRandomSecret(t *testing.T) {
 	}
 }
 
+func TestRandomStandardSecret(t *testing.T) {
+	seen := make(map[string]bool)
+	for range 16 {
+		secret, err := crypto.RandomStandardSecret()
+		if err != nil {
+			t.Fatalf("RandomStandardSecret: %v", err)
+		}
+		encoded, ok := strings.CutPrefix(secret, "whsec_")
+		if !ok {
+			t.Fatalf("secret %q lacks the whsec_ prefix", secret)
+		}
+		raw, err := base64.StdEncoding.Strict().DecodeString(encoded)
+		if err != nil {
+			t.Fatalf("secret %q is not whsec_ + standard base64: %v", secret, err)
+		}
+		if len(raw) != 32 {
+			t.Errorf("secret %q holds %d random bytes, want 32", secret, len(raw))
+		}
+		if seen[secret] {
+			t.Fatalf("RandomStandardSecret repeated %q", secret)
+		}
+		seen[secret] = true
+	}
+}
+
 func TestNewAPIToken(t *testing.T) {
 	token, hash, err := crypto.NewAPIToken()
 	if err != nil {

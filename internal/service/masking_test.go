@@ -94,7 +94,7 @@ func TestReadBackSinkKeepsCredentials(t *testing.T) {
 		t.Errorf("credentials after an edit that kept them masked: %s, want %s", got, wantCredentials)
 	}
 	replaced, err := f.svc.Update(ctx, "acme", queue.ID, hubapi.SubscriptionUpdate{
-		Sink: readBackSink(t, moved, func(o map[string]any) { o["token"] = "the-next-token-0006" }),
+		Sink: readBackSink(t, moved.Subscription, func(o map[string]any) { o["token"] = "the-next-token-0006" }),
 	})
 	if err != nil || replaced.Sink["token"] != hubapi.Masked {
 		t.Fatalf("a new token: %v, %v", replaced.Sink, err)
@@ -233,7 +233,7 @@ func TestRabbitMQPasswordReadsMaskedInTheURL(t *testing.T) {
 	} {
 		before := f.raw(t, created.ID)
 		_, err := f.rabbit.Update(ctx, "acme", created.ID, hubapi.SubscriptionUpdate{
-			Sink: readBackSink(t, edited, func(o map[string]any) { o["url"] = refused.url }),
+			Sink: readBackSink(t, edited.Subscription, func(o map[string]any) { o["url"] = refused.url }),
 		})
 		if code, field := codeOf(err); code != service.CodeInvalidSink || field != "sink.url" {
 			t.Errorf("%s with the password masked: err = %v, want invalid_sink on sink.url", refused.name, err)
@@ -244,7 +244,7 @@ func TestRabbitMQPasswordReadsMaskedInTheURL(t *testing.T) {
 	}
 
 	_, _, err = f.rabbit.Create(ctx, "acme", hubapi.SubscriptionCreate{
-		Sink: readBackSink(t, edited, nil), EventTypes: []string{"*"},
+		Sink: readBackSink(t, edited.Subscription, nil), EventTypes: []string{"*"},
 	})
 	if code, field := codeOf(err); code != service.CodeInvalidSink || field != "sink.url" {
 		t.Errorf("create with the password masked: err = %v, want invalid_sink on sink.url", err)

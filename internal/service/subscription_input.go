@@ -10,11 +10,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hubctl/hubctl/internal/clip"
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
+	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
 // Limits of the writable subscription fields (docs/concepts.md, Subscriptions).
@@ -80,6 +82,15 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 			return createSpec{}, err
 		}
 	}
+	scheme := whsign.SchemeLerian
+	if in.SignatureScheme != "" {
+		if ps.TypeName != sinkWebhook {
+			return createSpec{}, invalid("signature_scheme", "invalid signature_scheme: only webhook subscriptions sign, this one has a %s sink", ps.TypeName)
+		}
+		if scheme, err = checkSignatureScheme(in.SignatureScheme); err != nil {
+			return createSpec{}, err
+		}
+	}
 	if in.SigningSecret != "" {
 		if ps.TypeName != sinkWebhook {
 			return createSpec{}, invalid("signing_secret", "invalid signing_secret: only webhook subscriptions have one, this one has a %s sink", ps.TypeName)
@@ -87,7 +98,7 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 		if in.SigningSecret == hubapi.Masked {
 			return createSpec{}, invalid("signing_secret", "invalid signing_secret: %q is how reads mask a secret; leave signing_secret out to have the hub generate one", hubapi.Masked)
 		}
-		if err := checkSigningSecret(in.SigningSecret); err != nil {
+		if err := checkSigningSecret(in.SigningSecret, scheme); err != nil {
 			return createSpec{}, err
 		}
 	}
@@ -106,6 +117,7 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 		AttemptTimeout:    timeout,
 		Enabled:           enabled,
 		VerificationState: match.VerificationPending,
+		SignatureScheme:   scheme,
 	}}, nil
 }
 
@@ -121,6 +133,8 @@ type subscriptionPatch struct {
 	attemptTimeout *time.Duration
 	enabled        *bool
 	signingSecret  string
+	// signatureScheme is "" when the patch leaves the scheme alone.
+	signatureScheme string
 }
 
 func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionPatch, error) {
@@ -172,9 +186,19 @@ func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionP
 		}
 		p.attemptTimeout = &timeout
 	}
+	if in.SignatureScheme != nil {
+		scheme, err := checkSignatureScheme(*in.SignatureScheme)
+		if err != nil {
+			return subscriptionPatch{}, err
+		}
+		p.signatureScheme = scheme
+	}
 	if in.SigningSecret != nil {
+		// The secret's form depends on the scheme it will sign in, which
+		// only the row knows when the patch does not say: applyPatch checks
+		// that part.
 		if *in.SigningSecret != hubapi.Masked {
-			if err := checkSigningSecret(*in.SigningSecret); err != nil {
+			if err := checkSigningSecret(*in.SigningSecret, whsign.SchemeLerian); err != nil {
 				return subscriptionPatch{}, err
 			}
 		}
@@ -282,12 +306,38 @@ func checkAttemptTimeout(text string) (time.Duration, error) {
 	return d, nil
 }
 
-func checkSigningSecret(secret string) error {
+// checkSigningSecret accepts a caller's secret for scheme: any text of at
+// least MinSigningSecretChars characters for lerian; for standard-webhooks
+// only what the official libraries decode, "whsec_" and the standard
+// base64 of 24 to 64 bytes.
+func checkSigningSecret(secret, scheme string) error {
 	if err := checkText("signing_secret", secret, math.MaxInt); err != nil {
 		return err
 	}
 	if utf8.RuneCountInString(secret) < MinSigningSecretChars {
 		return invalid("signing_secret", "invalid signing_secret: at least %d characters", MinSigningSecretChars)
 	}
+	if scheme == whsign.SchemeStandardWebhooks {
+		if _, err := whsign.DecodeStandardSecret(secret); err != nil {
+			return invalid("signing_secret", `invalid signing_secret: a standard-webhooks secret is "%s" followed by the standard base64 of %d to %d bytes`,
+				whsign.StandardSecretPrefix, whsign.MinStandardKeyBytes, whsign.MaxStandardKeyBytes)
+		}
+	}
 	return nil
+}
+
+// checkSignatureScheme accepts the names of the schemes webhooks sign in
+// (docs/api.md, Signature schemes).
+func checkSignatureScheme(scheme string) (string, error) {
+	switch scheme {
+	case whsign.SchemeLerian, whsign.SchemeStandardWebhooks:
+		return scheme, nil
+	}
+	return "", invalid("signature_scheme", "invalid signature_scheme %q: must be %q or %q",
+		clipForMessage(scheme), whsign.SchemeLerian, whsign.SchemeStandardWebhooks)
+}
+
+// clipForMessage keeps a caller's value short and printable in an error.
+func clipForMessage(value string) string {
+	return clip.String(strings.ToValidUTF8(value, "\uFFFD"), 64)
 }

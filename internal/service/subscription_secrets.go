@@ -6,26 +6,34 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
 	"github.com/hubctl/hubctl/internal/store"
+	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
 // Sinks is the opener verification opens sinks with, for delivery to
 // share: a destination is probed as it is delivered to.
 func (s *Subscriptions) Sinks() *sinkopen.Opener { return s.opener }
 
-// rotate makes secret the current one. The current secret becomes the
-// previous one whatever the previous was, which is how a second rotation
-// inside an overlap drops the oldest. Envelopes are bound to their column,
+// rotate makes secret the current one, signing in scheme. The current
+// secret becomes the previous one whatever the previous was, which is how a
+// second rotation inside an overlap drops the oldest; it keeps signing in
+// its own scheme, so across a switch of scheme a receiver still verifying
+// the old way goes on accepting deliveries until the overlap ends
+// (docs/api.md, Signature schemes). Envelopes are bound to their column,
 // so the old secret is re-sealed for previous_secret rather than moved.
-func (s *Subscriptions) rotate(sub *store.Subscription, secret string, now time.Time) error {
+func (s *Subscriptions) rotate(sub *store.Subscription, secret, scheme string, now time.Time) error {
 	sealed, err := s.seal(secret, sub.ID, store.ColumnSigningSecret)
 	if err != nil {
 		return err
 	}
-	sub.PreviousSecret, sub.PreviousSecretExpiresAt = "", nil
+	sub.PreviousSecret, sub.PreviousSecretExpiresAt, sub.PreviousSignatureScheme = "", nil, ""
 	if s.overlap > 0 {
+		if scheme != sub.SignatureScheme {
+			sub.PreviousSignatureScheme = sub.SignatureScheme
+		}
 		current, err := s.opener.Secret(sub.ID, sub.SigningSecret, store.ColumnSigningSecret)
 		if err != nil {
 			return err
@@ -36,8 +44,25 @@ func (s *Subscriptions) rotate(sub *store.Subscription, secret string, now time.
 		expires := now.Add(s.overlap)
 		sub.PreviousSecretExpiresAt = &expires
 	}
-	sub.SigningSecret = sealed
+	sub.SigningSecret, sub.SignatureScheme = sealed, scheme
 	return nil
+}
+
+// newSecret generates a signing secret of scheme.
+func newSecret(scheme string) (string, error) {
+	if scheme == whsign.SchemeStandardWebhooks {
+		return crypto.RandomStandardSecret()
+	}
+	return crypto.RandomSecret()
+}
+
+// secretFor is the secret a rotation of a subscription signing in scheme
+// moves to: the caller's, if it suits the scheme, else a generated one.
+func secretFor(scheme, callers string) (string, error) {
+	if callers == "" {
+		return newSecret(scheme)
+	}
+	return callers, checkSigningSecret(callers, scheme)
 }
 
 func (s *Subscriptions) seal(plaintext string, id uuid.UUID, column string) (string, error) {

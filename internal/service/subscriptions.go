@@ -16,6 +16,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sinkopen"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
+	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
 // Sink types the use cases treat specially (docs/concepts.md, Sinks): only webhooks sign,
@@ -71,7 +72,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 	}
 	if spec.row.SinkType == sinkWebhook {
 		if secret = in.SigningSecret; secret == "" {
-			if secret, err = crypto.RandomSecret(); err != nil {
+			if secret, err = newSecret(spec.row.SignatureScheme); err != nil {
 				return hubapi.Subscription{}, "", err
 			}
 		}
@@ -162,31 +163,41 @@ func (s *Subscriptions) List(ctx context.Context, tenantID string, p ListParams)
 // resending it as a read shows it, since a credential or signing secret
 // sent back masked keeps its current value. The sink type cannot change
 // (pull cursors and secrets hang off it); a new subscription is the way to
-// switch.
-func (s *Subscriptions) Update(ctx context.Context, tenantID, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error) {
+// switch. A switch of signature_scheme rotates the signing secret, to the
+// patch's own or to a generated one, which the answer carries this once.
+func (s *Subscriptions) Update(ctx context.Context, tenantID, id string, in hubapi.SubscriptionUpdate) (hubapi.UpdatedSubscription, error) {
 	patch, err := s.checkUpdate(in)
 	if err != nil {
-		return hubapi.Subscription{}, err
+		return hubapi.UpdatedSubscription{}, err
 	}
 	subID, err := s.scope(tenantID, id)
 	if err != nil {
-		return hubapi.Subscription{}, err
+		return hubapi.UpdatedSubscription{}, err
 	}
 	var sinkChanged bool
+	var generated string
 	updated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, now time.Time) error {
 		var err error
-		sinkChanged, err = s.applyPatch(sub, patch, now)
+		sinkChanged, generated, err = s.applyPatch(sub, patch, now)
 		return err
 	})
 	if err != nil {
-		return hubapi.Subscription{}, err
+		return hubapi.UpdatedSubscription{}, err
 	}
 	if sinkChanged {
 		if updated, err = s.verifyChange(ctx, updated); err != nil {
-			return hubapi.Subscription{}, err
+			return hubapi.UpdatedSubscription{}, err
 		}
 	}
-	return s.view(updated)
+	view, err := s.view(updated)
+	if err != nil {
+		return hubapi.UpdatedSubscription{}, err
+	}
+	answer := hubapi.UpdatedSubscription{Subscription: view, SigningSecret: view.SigningSecret}
+	if generated != "" {
+		answer.SigningSecret = generated
+	}
+	return answer, nil
 }
 
 // Delete soft-deletes a subscription and cancels its pending deliveries in
@@ -264,9 +275,12 @@ func (s *Subscriptions) Verify(ctx context.Context, tenantID, id string) (hubapi
 // 24 characters) or a generated one (docs/concepts.md, Secret rotation). The current secret keeps
 // signing for the rotation overlap; rotating again within it drops the
 // oldest, so at most two secrets ever sign.
+//
+// A standard-webhooks subscription's secret must be what the official
+// libraries decode, and a generated one is.
 func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingSecret string) (hubapi.SecretRotation, error) {
 	if signingSecret != "" {
-		if err := checkSigningSecret(signingSecret); err != nil {
+		if err := checkSigningSecret(signingSecret, whsign.SchemeLerian); err != nil {
 			return hubapi.SecretRotation{}, err
 		}
 	}
@@ -274,18 +288,17 @@ func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingS
 	if err != nil {
 		return hubapi.SecretRotation{}, err
 	}
-	secret := signingSecret
-	if secret == "" {
-		if secret, err = crypto.RandomSecret(); err != nil {
-			return hubapi.SecretRotation{}, err
-		}
-	}
+	var secret string
 	rotated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, now time.Time) error {
 		if sub.SinkType != sinkWebhook {
 			return &ConflictError{Code: CodeNotAWebhookSubscription,
 				Message: fmt.Sprintf("subscription %s has a %s sink, which does not sign: only webhook subscriptions have a signing secret", sub.ID, sub.SinkType)}
 		}
-		return s.rotate(sub, secret, now)
+		var err error
+		if secret, err = secretFor(sub.SignatureScheme, signingSecret); err != nil {
+			return err
+		}
+		return s.rotate(sub, secret, sub.SignatureScheme, now)
 	})
 	if err != nil {
 		return hubapi.SecretRotation{}, err
@@ -324,40 +337,59 @@ func (s *Subscriptions) change(ctx context.Context, tenantID, id string, subID u
 	return sub, subscriptionError(id, err)
 }
 
-// applyPatch edits sub as patch says and reports whether the sink changed.
-func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch, now time.Time) (sinkChanged bool, err error) {
+// applyPatch edits sub as patch says and reports whether the sink changed,
+// and the secret it generated when a switch of scheme rotated to one.
+func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch, now time.Time) (sinkChanged bool, generated string, err error) {
 	if p.sink != nil {
 		if p.sink.TypeName != sub.SinkType {
-			return false, &ValidationError{Field: "sink.type", Code: CodeInvalidSink,
+			return false, "", &ValidationError{Field: "sink.type", Code: CodeInvalidSink,
 				Message: fmt.Sprintf("invalid sink: type cannot change from %q to %q; create a new subscription instead", sub.SinkType, p.sink.TypeName)}
 		}
 		current, err := s.opener.Config(*sub)
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
 		// Parsed here rather than with the other fields: credentials sent
 		// back masked stand for the current ones, which only the row holds.
 		ps, err := parseSink(*p.sink, &current)
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
 		if sinkChanged = current.Differs(ps.Config); sinkChanged {
 			if err := s.sealSink(sub, ps); err != nil {
-				return false, err
+				return false, "", err
 			}
 			sub.VerificationState, sub.VerificationError, sub.VerifiedAt = match.VerificationPending, "", nil
 		}
 	}
-	if p.signingSecret != "" {
-		if sub.SinkType != sinkWebhook {
-			return false, invalid("signing_secret", "invalid signing_secret: only webhook subscriptions have one, this one has a %s sink", sub.SinkType)
-		}
-		// The mask reads show keeps the secret: sending a read back must
-		// not rotate it.
-		if p.signingSecret != hubapi.Masked {
-			if err := s.rotate(sub, p.signingSecret, now); err != nil {
-				return false, err
+	if p.signingSecret != "" && sub.SinkType != sinkWebhook {
+		return false, "", invalid("signing_secret", "invalid signing_secret: only webhook subscriptions have one, this one has a %s sink", sub.SinkType)
+	}
+	if p.signatureScheme != "" && sub.SinkType != sinkWebhook {
+		return false, "", invalid("signature_scheme", "invalid signature_scheme: only webhook subscriptions sign, this one has a %s sink", sub.SinkType)
+	}
+	scheme := sub.SignatureScheme
+	if p.signatureScheme != "" {
+		scheme = p.signatureScheme
+	}
+	// The mask reads show keeps the secret: sending a read back must not
+	// rotate it. A switch of scheme always rotates: no secret signs in two
+	// schemes.
+	secret := p.signingSecret
+	if secret == hubapi.Masked {
+		secret = ""
+	}
+	if switched := scheme != sub.SignatureScheme; switched || secret != "" {
+		if secret == "" {
+			if secret, err = newSecret(scheme); err != nil {
+				return false, "", err
 			}
+			generated = secret
+		} else if err := checkSigningSecret(secret, scheme); err != nil {
+			return false, "", err
+		}
+		if err := s.rotate(sub, secret, scheme, now); err != nil {
+			return false, "", err
 		}
 	}
 	if p.name != nil {
@@ -384,7 +416,7 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 	if p.enabled != nil {
 		applyEnabled(sub, *p.enabled)
 	}
-	return sinkChanged, nil
+	return sinkChanged, generated, nil
 }
 
 // --- views -------------------------------------------------------------------
@@ -424,6 +456,9 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 	}
 	if sub.SigningSecret != "" {
 		v.SigningSecret = hubapi.Masked
+	}
+	if sub.SinkType == sinkWebhook {
+		v.SignatureScheme = sub.SignatureScheme
 	}
 	// After the overlap the old secret no longer signs, so there is no
 	// overlap left to show.

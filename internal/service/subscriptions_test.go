@@ -219,7 +219,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 		ID: sub.ID, TenantID: "acme", Name: "orders",
 		Sink:       map[string]any{"type": "webhook", "url": "https://hooks.test/a"},
 		EventTypes: []string{"transaction.*"}, SchemaMajor: 1, AttemptTimeout: "10s", Enabled: true,
-		SigningSecret: hubapi.Masked,
+		SigningSecret: hubapi.Masked, SignatureScheme: "lerian",
 		// Verification is a second change at the same instant of the
 		// frozen clock; the version still moves on (store.nextVersion).
 		VerificationState: "active", CreatedAt: f.clk.now, UpdatedAt: f.clk.now.Add(time.Microsecond),
@@ -282,7 +282,7 @@ func TestSubscriptionViewJSONHasTheSpecFields(t *testing.T) {
 	slices.Sort(keys)
 	want := []string{"attempt_timeout", "created_at", "disabled_reason", "enabled", "event_types", "failing_since",
 		"filter", "id", "last_failure_at", "name", "origin", "previous_secret_expires_at", "retry_schedule", "schema_major",
-		"signing_secret", "sink", "tenant_id", "updated_at", "verification_state"}
+		"signature_scheme", "signing_secret", "sink", "tenant_id", "updated_at", "verification_state"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("view fields %q, want %q", keys, want)
 	}
@@ -777,10 +777,10 @@ func TestUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertView(t, "patched", updated, hubapi.Subscription{
+	assertView(t, "patched", updated.Subscription, hubapi.Subscription{
 		ID: sub.ID, TenantID: "acme", Name: "renamed", Sink: sub.Sink, EventTypes: []string{"a.b"}, SchemaMajor: 3,
 		RetrySchedule: []string{"5s", "5m"}, AttemptTimeout: "30s", Enabled: false, VerificationState: "active",
-		SigningSecret: hubapi.Masked, CreatedAt: sub.CreatedAt, UpdatedAt: f.clk.now,
+		SigningSecret: hubapi.Masked, SignatureScheme: "lerian", CreatedAt: sub.CreatedAt, UpdatedAt: f.clk.now,
 	})
 	if f.webhook.probeCount() != probes {
 		t.Errorf("resending the same sink re-verified it")

@@ -114,6 +114,12 @@ type Config struct {
 	// "standard-webhooks"); it comes from the subscription, not from the
 	// sink object, and other types ignore it.
 	SignatureScheme string
+	// PreviousSignatureScheme is how the second signing secret signs
+	// during a rotation overlap, "" for SignatureScheme: a switch of
+	// scheme rotates the secret, and the rotated-out one keeps signing in
+	// the scheme its receiver still verifies (docs/api.md, Signature
+	// schemes).
+	PreviousSignatureScheme string
 }
 
 // FieldError is a configuration problem tied to one field of the sink

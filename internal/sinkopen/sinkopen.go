@@ -73,7 +73,10 @@ func IsRefused(err error) bool {
 
 // Config is sub's sink configuration with its credentials decrypted.
 func (o *Opener) Config(sub store.Subscription) (sink.Config, error) {
-	cfg := sink.Config{Public: sub.SinkConfig, Destination: sub.Destination}
+	cfg := sink.Config{Public: sub.SinkConfig, Destination: sub.Destination, SignatureScheme: sub.SignatureScheme}
+	if PreviousSecretSigns(sub, o.now()) {
+		cfg.PreviousSignatureScheme = sub.PreviousSignatureScheme
+	}
 	if sub.SinkCredentials != "" {
 		var err error
 		if cfg.Credentials, err = o.keys.Decrypt(sub.SinkCredentials, sub.ID.String(), store.ColumnSinkCredentials); err != nil {

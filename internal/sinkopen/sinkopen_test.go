@@ -105,3 +105,37 @@ func TestOpenDecryptsCredentialsAndLiveSecrets(t *testing.T) {
 		t.Errorf("refused open: err %v, want the type's refusal as it said it", err)
 	}
 }
+
+// TestOpenPassesTheSchemes: the sink is told how the current secret signs,
+// and how the previous one does only while it still signs.
+func TestOpenPassesTheSchemes(t *testing.T) {
+	keys := keyring(t)
+	typ := &recordingType{}
+	reg, err := sink.NewRegistry(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := now
+	o := New(keys, reg, func() time.Time { return clock })
+	id := uuid.New()
+	expires := now.Add(time.Minute)
+	sub := store.Subscription{
+		ID: id, SinkType: "rec", SinkConfig: json.RawMessage(`{"url":"u"}`), Destination: "u",
+		SigningSecret:           seal(t, keys, "new-secret", id, store.ColumnSigningSecret),
+		PreviousSecret:          seal(t, keys, "old-secret", id, store.ColumnPreviousSecret),
+		PreviousSecretExpiresAt: &expires,
+		SignatureScheme:         "standard-webhooks",
+		PreviousSignatureScheme: "lerian",
+	}
+	if _, err := o.Open(sub); err != nil {
+		t.Fatal(err)
+	}
+	if typ.cfg.SignatureScheme != "standard-webhooks" || typ.cfg.PreviousSignatureScheme != "lerian" {
+		t.Errorf("during the overlap: schemes %q/%q", typ.cfg.SignatureScheme, typ.cfg.PreviousSignatureScheme)
+	}
+	clock = expires
+	if _, err := o.Open(sub); err != nil || typ.cfg.PreviousSignatureScheme != "" || typ.cfg.SignatureScheme != "standard-webhooks" {
+		t.Errorf("after the overlap: schemes %q/%q, %v", typ.cfg.SignatureScheme, typ.cfg.PreviousSignatureScheme, err)
+	}
+}

@@ -60,8 +60,23 @@ type Subscription struct {
 	SigningSecret           string
 	PreviousSecret          string
 	PreviousSecretExpiresAt *time.Time
+	// SignatureScheme is how the current secret signs; "" is stored as the
+	// schema's default, "lerian". PreviousSignatureScheme is how the
+	// previous secret signs during its overlap, "" for the same scheme.
+	SignatureScheme         string
+	PreviousSignatureScheme string
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+}
+
+// defaultSignatureScheme is the schema's default signature_scheme.
+const defaultSignatureScheme = "lerian"
+
+func signatureScheme(scheme string) string {
+	if scheme == "" {
+		return defaultSignatureScheme
+	}
+	return scheme
 }
 
 // SubscriptionPosition is where a page of subscriptions ends: listings run
@@ -74,20 +89,22 @@ type SubscriptionPosition struct {
 const subscriptionColumns = `id, tenant_id, name, sink_type, sink_config, sink_credentials, sink_credential_fields,
 	destination, event_types, schema_major, origin, retry_schedule, attempt_timeout_ms, enabled,
 	verification_state, verification_error, verified_at, disabled_reason, failing_since, last_failure_at,
-	signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter`
+	signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
+	signature_scheme, previous_signature_scheme`
 
 func scanSubscription(row pgx.Row) (Subscription, error) {
 	var (
 		s                                                              Subscription
 		config                                                         []byte
 		credentials, origin, verificationError, disabledReason, secret *string
-		previous, filter                                               *string
+		previous, filter, previousScheme                               *string
 		timeoutMillis                                                  int64
 	)
 	err := row.Scan(&s.ID, &s.TenantID, &s.Name, &s.SinkType, &config, &credentials, &s.SinkCredentialFields,
 		&s.Destination, &s.EventTypes, &s.SchemaMajor, &origin, &s.RetrySchedule, &timeoutMillis, &s.Enabled,
 		&s.VerificationState, &verificationError, &s.VerifiedAt, &disabledReason, &s.FailingSince, &s.LastFailureAt,
-		&secret, &previous, &s.PreviousSecretExpiresAt, &s.CreatedAt, &s.UpdatedAt, &filter)
+		&secret, &previous, &s.PreviousSecretExpiresAt, &s.CreatedAt, &s.UpdatedAt, &filter,
+		&s.SignatureScheme, &previousScheme)
 	if err != nil {
 		return Subscription{}, err
 	}
@@ -100,6 +117,7 @@ func scanSubscription(row pgx.Row) (Subscription, error) {
 	s.DisabledReason = deref(disabledReason)
 	s.SigningSecret = deref(secret)
 	s.PreviousSecret = deref(previous)
+	s.PreviousSignatureScheme = deref(previousScheme)
 	return s, nil
 }
 
@@ -130,14 +148,16 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) (Subsc
 			INSERT INTO subscriptions (id, tenant_id, name, sink_type, sink_config, sink_credentials,
 				sink_credential_fields, destination, event_types, schema_major, origin, retry_schedule,
 				attempt_timeout_ms, enabled, verification_state, verification_error, verified_at,
-				signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22)
+				signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
+				signature_scheme, previous_signature_scheme)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23, $24)
 			RETURNING `+subscriptionColumns,
 			sub.ID, sub.TenantID, sub.Name, sub.SinkType, []byte(sub.SinkConfig), nullIfEmpty(sub.SinkCredentials),
 			nonNil(sub.SinkCredentialFields), sub.Destination, sub.EventTypes, sub.SchemaMajor, nullIfEmpty(sub.Origin),
 			sub.RetrySchedule, sub.AttemptTimeout.Milliseconds(), sub.Enabled, sub.VerificationState,
 			nullIfEmpty(sub.VerificationError), sub.VerifiedAt, nullIfEmpty(sub.SigningSecret),
-			nullIfEmpty(sub.PreviousSecret), sub.PreviousSecretExpiresAt, sub.CreatedAt, nullIfEmpty(sub.Filter)))
+			nullIfEmpty(sub.PreviousSecret), sub.PreviousSecretExpiresAt, sub.CreatedAt, nullIfEmpty(sub.Filter),
+			signatureScheme(sub.SignatureScheme), nullIfEmpty(sub.PreviousSignatureScheme)))
 		if err != nil {
 			return err
 		}
@@ -267,14 +287,16 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 				attempt_timeout_ms = $11, enabled = $12, verification_state = $13, verification_error = $14,
 				verified_at = $15, disabled_reason = $16, failing_since = $17, last_failure_at = $18,
 				signing_secret = $19, previous_secret = $20, previous_secret_expires_at = $21,
-				filter = $23, updated_at = `+nextVersion("$22")+`
+				filter = $23, signature_scheme = $24, previous_signature_scheme = $25,
+				updated_at = `+nextVersion("$22")+`
 			WHERE id = $1
 			RETURNING `+subscriptionColumns,
 			id, next.Name, []byte(next.SinkConfig), nullIfEmpty(next.SinkCredentials), nonNil(next.SinkCredentialFields),
 			next.Destination, next.EventTypes, next.SchemaMajor, nullIfEmpty(next.Origin), next.RetrySchedule,
 			next.AttemptTimeout.Milliseconds(), next.Enabled, next.VerificationState, nullIfEmpty(next.VerificationError),
 			next.VerifiedAt, nullIfEmpty(next.DisabledReason), next.FailingSince, next.LastFailureAt,
-			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at, nullIfEmpty(next.Filter)))
+			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at, nullIfEmpty(next.Filter),
+			signatureScheme(next.SignatureScheme), nullIfEmpty(next.PreviousSignatureScheme)))
 		return err
 	})
 	switch {
@@ -330,7 +352,8 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 			UPDATE subscriptions
 			SET deleted_at = $3, updated_at = `+nextVersion("$3")+`,
 			    sink_credentials = NULL, signing_secret = NULL,
-			    previous_secret = NULL, previous_secret_expires_at = NULL
+			    previous_secret = NULL, previous_secret_expires_at = NULL,
+			    previous_signature_scheme = NULL
 			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
 			id, tenantID, at)
 		if err != nil {

@@ -36,9 +36,25 @@ func (c *Client) GetSubscription(ctx context.Context, id string) (hubapi.Subscri
 }
 
 // UpdateSubscription applies the fields in sets: PATCH /v1/subscriptions/{id}.
-// A changed sink is verified again.
-func (c *Client) UpdateSubscription(ctx context.Context, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error) {
-	return c.subscriptionCall(ctx, http.MethodPatch, id, "", in)
+// A changed sink is verified again. A switch of signature_scheme without a
+// signing_secret of its own rotates to a generated secret, the answer's
+// SigningSecret, shown only here; otherwise SigningSecret is "****" for a
+// webhook.
+func (c *Client) UpdateSubscription(ctx context.Context, id string, in hubapi.SubscriptionUpdate) (hubapi.UpdatedSubscription, error) {
+	var out hubapi.UpdatedSubscription
+	path, err := subscriptionPath(id)
+	if err != nil {
+		return out, err
+	}
+	if err = c.call(ctx, http.MethodPatch, path, nil, in, &out); err != nil {
+		return out, err
+	}
+	// The answer's one signing_secret field decodes into the outer
+	// struct; the subscription itself shows its secret masked.
+	if out.SigningSecret != "" {
+		out.Subscription.SigningSecret = hubapi.Masked
+	}
+	return out, nil
 }
 
 // DeleteSubscription deletes a subscription and cancels its pending

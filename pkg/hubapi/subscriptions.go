@@ -38,7 +38,11 @@ type Subscription struct {
 	LastFailureAt     *time.Time `json:"last_failure_at"`
 	// SigningSecret is "****" for a webhook, which has one, and left out
 	// for other sinks.
-	SigningSecret           string     `json:"signing_secret,omitempty"`
+	SigningSecret string `json:"signing_secret,omitempty"`
+	// SignatureScheme is how a webhook signs, "lerian" or
+	// "standard-webhooks" (pkg/webhook's Scheme constants); left out for
+	// other sinks.
+	SignatureScheme         string     `json:"signature_scheme,omitempty"`
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
 	CreatedAt               time.Time  `json:"created_at"`
 	UpdatedAt               time.Time  `json:"updated_at"`
@@ -90,6 +94,10 @@ type SubscriptionCreate struct {
 	Enabled *bool `json:"enabled,omitempty"`
 	// SigningSecret "" has the hub generate one (webhooks only).
 	SigningSecret string `json:"signing_secret,omitempty"`
+	// SignatureScheme "" means "lerian" (webhooks only). A
+	// standard-webhooks subscription's secret is "whsec_" and the standard
+	// base64 of 24 to 64 bytes.
+	SignatureScheme string `json:"signature_scheme,omitempty"`
 }
 
 // SubscriptionUpdate is the body of PATCH /v1/subscriptions/{id}: any subset
@@ -109,6 +117,19 @@ type SubscriptionUpdate struct {
 	// SigningSecret rotates to the given secret, with the overlap of a
 	// secret rotation; "****", as reads show it, keeps the current one.
 	SigningSecret *string `json:"signing_secret,omitempty"`
+	// SignatureScheme switches how a webhook signs; a switch rotates the
+	// signing secret (to SigningSecret when given, else to one the hub
+	// generates and returns once), with the overlap of a secret rotation.
+	SignatureScheme *string `json:"signature_scheme,omitempty"`
+}
+
+// UpdatedSubscription is the answer to PATCH /v1/subscriptions/{id}. When
+// the change switched signature_scheme and brought no signing_secret of its
+// own, SigningSecret is the secret the hub generated, shown this once;
+// otherwise it is the subscription's own, masked.
+type UpdatedSubscription struct {
+	Subscription
+	SigningSecret string `json:"signing_secret,omitempty"`
 }
 
 // Nullable is a PATCH field that can be absent, null or a value: Set says

@@ -126,10 +126,10 @@ func (d *direct) GetSubscription(ctx context.Context, tenant, id string) (hubapi
 	return subs.Get(ctx, tenant, id)
 }
 
-func (d *direct) UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error) {
+func (d *direct) UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.UpdatedSubscription, error) {
 	subs, err := d.scoped(ctx, tenant)
 	if err != nil {
-		return hubapi.Subscription{}, err
+		return hubapi.UpdatedSubscription{}, err
 	}
 	return subs.Update(ctx, tenant, id, in)
 }

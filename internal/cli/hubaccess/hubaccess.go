@@ -54,7 +54,7 @@ type Hub interface {
 	CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error)
 	ListSubscriptions(ctx context.Context, tenant string, p service.ListParams) (hubapi.Page[hubapi.Subscription], error)
 	GetSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
-	UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error)
+	UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.UpdatedSubscription, error)
 	DeleteSubscription(ctx context.Context, tenant, id string) (hubapi.SubscriptionDeleted, error)
 	EnableSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
 	DisableSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)

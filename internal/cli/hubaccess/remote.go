@@ -101,7 +101,7 @@ func (r *remote) GetSubscription(ctx context.Context, tenant, id string) (hubapi
 	return sub, scopeError(tenant, err)
 }
 
-func (r *remote) UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.Subscription, error) {
+func (r *remote) UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.UpdatedSubscription, error) {
 	sub, err := r.tenantClient(tenant).UpdateSubscription(ctx, id, in)
 	return sub, scopeError(tenant, err)
 }

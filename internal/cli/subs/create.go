@@ -36,6 +36,7 @@ takes the whole request body of POST /v1/subscriptions instead of the field
 flags, for sinks with more settings than a URL.`,
 		Example: `  hubctl subs create --name orders --type webhook --url https://acme.example/hooks \
     --event-types transaction.posted,account.* --retry-schedule 0s,5s,1m,10m
+  hubctl subs create --name orders --type webhook --url https://acme.example/hooks --signature-scheme standard-webhooks
   hubctl subs create --name feed --type pull --origin midaz
   hubctl subs create --from-file orders.json -o json
 
@@ -48,6 +49,8 @@ flags, for sinks with more settings than a URL.`,
             "region": "us-east-1", "access_key_id": "AKIA...", "secret_access_key": "..."}}
   EOF
   # {"type": "rabbitmq", "url": "amqps://user:pass@mq.example.com/vhost", "exchange": "events"}
+  # {"type": "webhook", "url": "https://acme.example/hooks", "headers": {"X-Api-Version": "2"},
+  #  "auth": {"type": "bearer", "token": "..."}}
   # {"type": "eventbridge", "event_bus": "orders", "region": "us-east-1", "access_key_id": "AKIA...", "secret_access_key": "..."}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -52,9 +52,14 @@ func subscriptionTable(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Sub
 		{"id", sub.ID},
 		{"name", sub.Name},
 		{"sink", sinkSummary(sub.Sink)},
+	}
+	if sub.SignatureScheme != "" {
+		rows = append(rows, [2]string{"signature scheme", sub.SignatureScheme})
+	}
+	rows = append(rows, [][2]string{
 		{"event types", strings.Join(sub.EventTypes, ",")},
 		{"schema major", strconv.Itoa(sub.SchemaMajor)},
-	}
+	}...)
 	if sub.Origin != nil {
 		rows = append(rows, [2]string{"origin", *sub.Origin})
 	}

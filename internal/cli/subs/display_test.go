@@ -73,3 +73,23 @@ func TestGetTableShowsMoreThanTheList(t *testing.T) {
 		t.Errorf("no default retry schedule shown:\n%s", out.String())
 	}
 }
+
+func TestGetTableShowsTheSignatureScheme(t *testing.T) {
+	sub := hubapi.Subscription{ID: "0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b", Name: "std", EventTypes: []string{"*"},
+		Sink: map[string]any{"type": "webhook", "url": "https://hooks.example/std"}, SchemaMajor: 1, AttemptTimeout: "10s",
+		Enabled: true, VerificationState: "active", SigningSecret: hubapi.Masked, SignatureScheme: "standard-webhooks"}
+	ios, _, out, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	if err := output.New(ios, output.Table).Print(sub, func(tw *output.TableWriter) { subscriptionTable(tw, f, sub) }); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range strings.Split(out.String(), "\n") {
+		if field, value, ok := strings.Cut(strings.TrimSpace(l), "  "); ok && field == "signature scheme" && strings.TrimSpace(value) == "standard-webhooks" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no signature scheme row in\n%s", out.String())
+	}
+}

@@ -26,12 +26,13 @@ const (
 	flagAttemptTimeout = "attempt-timeout"
 	flagDisabled       = "disabled"
 	flagSigningSecret  = "signing-secret"
+	flagScheme         = "signature-scheme"
 	flagFromFile       = "from-file"
 )
 
 // fieldFlags are the flags --from-file replaces.
 var fieldFlags = []string{flagName, flagType, flagURL, flagEventTypes, flagSchemaMajor, flagOrigin,
-	flagFilter, flagRetrySchedule, flagAttemptTimeout, flagDisabled, flagSigningSecret}
+	flagFilter, flagRetrySchedule, flagAttemptTimeout, flagDisabled, flagSigningSecret, flagScheme}
 
 // specFlags are the writable fields of a subscription as flags.
 type specFlags struct {
@@ -46,6 +47,7 @@ type specFlags struct {
 	attemptTimeout string
 	disabled       bool
 	signingSecret  string
+	scheme         string
 	fromFile       string
 }
 
@@ -61,6 +63,7 @@ func (s *specFlags) register(fs *pflag.FlagSet, forUpdate bool) {
 	fs.StringVar(&s.attemptTimeout, flagAttemptTimeout, "", "timeout of one delivery attempt, 1s-60s (default 10s)")
 	fs.BoolVar(&s.disabled, flagDisabled, false, "create the subscription disabled")
 	fs.StringVar(&s.signingSecret, flagSigningSecret, "", "webhook signing secret, at least 24 characters (default: the hub generates one)")
+	fs.StringVar(&s.scheme, flagScheme, "", `how a webhook signs: "lerian" or "standard-webhooks" (default lerian)`)
 	fs.StringVar(&s.fromFile, flagFromFile, "", "read the whole request body from this JSON file (- for stdin) instead of the flags")
 	if forUpdate {
 		// On update an empty value clears the field, and nothing is sent
@@ -73,6 +76,7 @@ func (s *specFlags) register(fs *pflag.FlagSet, forUpdate bool) {
 		fs.Lookup(flagAttemptTimeout).Usage = "timeout of one delivery attempt, 1s-60s"
 		fs.Lookup(flagDisabled).Usage = "disable (--disabled) or enable (--disabled=false) delivery"
 		fs.Lookup(flagSigningSecret).Usage = "rotate to this webhook signing secret, at least 24 characters"
+		fs.Lookup(flagScheme).Usage = `switch how the webhook signs: "lerian" or "standard-webhooks"; rotates the signing secret (to --signing-secret when given)`
 		fs.Lookup(flagFromFile).Usage = "read the request body, or a subscription as get -o json prints it, from this JSON file (- for stdin) instead of the flags"
 	}
 }
@@ -135,11 +139,12 @@ func (s *specFlags) createBody(changed func(string) bool) (hubapi.SubscriptionCr
 		}
 	}
 	in := hubapi.SubscriptionCreate{
-		Name:           s.name,
-		Sink:           sinkObject(s.sinkType, s.url),
-		EventTypes:     s.eventTypes,
-		AttemptTimeout: s.attemptTimeout,
-		SigningSecret:  s.signingSecret,
+		Name:            s.name,
+		Sink:            sinkObject(s.sinkType, s.url),
+		EventTypes:      s.eventTypes,
+		AttemptTimeout:  s.attemptTimeout,
+		SigningSecret:   s.signingSecret,
+		SignatureScheme: s.scheme,
 	}
 	if changed(flagSchemaMajor) {
 		in.SchemaMajor = &s.schemaMajor
@@ -219,6 +224,9 @@ func (s *specFlags) updateBody(changed func(string) bool, currentSinkType func()
 	}
 	if changed(flagSigningSecret) {
 		in.SigningSecret = &s.signingSecret
+	}
+	if changed(flagScheme) {
+		in.SignatureScheme = &s.scheme
 	}
 	return in, nil
 }

@@ -38,6 +38,10 @@ func NewCmdUpdate(f *cmdutil.Factory, runF func(*UpdateOptions) error) *cobra.Co
 every source again; --retry-schedule "" restores the default curve. --url
 alone keeps the sink's type. A changed sink is verified again at once.
 --signing-secret rotates to that secret, with the overlap of rotate-secret.
+--signature-scheme switches how the webhook signs and rotates its secret
+the same way: to --signing-secret when given, else to a generated one,
+printed once, here. Until the overlap ends the old secret keeps signing in
+the old scheme, so the receiver can switch at its own pace.
 
 --from-file takes the request body of PATCH /v1/subscriptions/{id}, or the
 whole subscription as get -o json prints it, edited: every writable field in
@@ -54,6 +58,7 @@ value, and a sink sent back unchanged is not verified again.
 Exits 3 when the tenant has no subscription with that id.`,
 		Example: `  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --url https://acme.example/v2/hooks
   hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --event-types '*' --origin ""
+  hubctl subs update 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --signature-scheme standard-webhooks
 
   # Read, edit, send back: secrets stay as "****" and keep their values.
   hubctl subs get 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b -o json > sub.json
@@ -89,7 +94,7 @@ Exits 3 when the tenant has no subscription with that id.`,
 
 func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	f := opts.Factory
-	sub, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.Subscription, error) {
+	updated, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.UpdatedSubscription, error) {
 		var in hubapi.SubscriptionUpdate
 		if opts.FromFile != nil {
 			in = *opts.FromFile
@@ -104,7 +109,7 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 				return sinkType, nil
 			})
 			if err != nil {
-				return hubapi.Subscription{}, err
+				return hubapi.UpdatedSubscription{}, err
 			}
 		}
 		return h.UpdateSubscription(ctx, tenant, id, in)
@@ -112,7 +117,11 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	return output.New(f.IOStreams, opts.Format).Print(sub, func(t *output.TableWriter) {
-		subscriptionTable(t, f, sub)
+	err = output.New(f.IOStreams, opts.Format).Print(updated, func(t *output.TableWriter) {
+		subscriptionTable(t, f, updated.Subscription)
 	})
+	if err != nil || updated.SigningSecret == "" || updated.SigningSecret == hubapi.Masked {
+		return err
+	}
+	return printSecret(f, opts.Format, updated.SigningSecret)
 }

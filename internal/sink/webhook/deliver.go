@@ -43,12 +43,16 @@ const (
 
 // hookSink is one subscription's webhook.
 type hookSink struct {
-	typ     *Type
-	url     string
-	secrets []string // newest first
-	// standard signs with the Standard Webhooks headers instead of
-	// X-Webhook-*; the X-Lerian-* headers are sent either way.
-	standard bool
+	typ *Type
+	url string
+	// lerian sign X-Webhook-Signature, standard webhook-signature; each
+	// newest first. Both have secrets only during the overlap of a switch
+	// of scheme. The X-Lerian-* headers are sent either way.
+	lerian, standard []string
+	// headers are the subscription's own (sink.headers), none of them one
+	// the hub sets; authorization is sink.auth's header value, "" for none.
+	headers       map[string]string
+	authorization string
 }
 
 // Deliver makes one POST (docs/consuming.md, What a delivery looks like) within d.Timeout and reports it. Only
@@ -85,6 +89,12 @@ func (s *hookSink) newRequest(ctx context.Context, d sink.Delivery) (*http.Reque
 		contentType = "application/json"
 	}
 	h := req.Header
+	for name, value := range s.headers {
+		h.Set(name, value)
+	}
+	if s.authorization != "" {
+		h.Set("Authorization", s.authorization)
+	}
 	h.Set("Content-Type", contentType)
 	h.Set("User-Agent", s.typ.userAgent)
 	h.Set(whsign.HeaderEventID, d.EventID)
@@ -100,15 +110,17 @@ func (s *hookSink) newRequest(ctx context.Context, d sink.Delivery) (*http.Reque
 	if d.TraceState != "" {
 		h["tracestate"] = []string{d.TraceState}
 	}
-	if s.standard {
+	now := s.typ.now().Unix()
+	if len(s.standard) > 0 {
 		// The event id is the message id: stable across attempts, so a
 		// receiver deduplicating on webhook-id sees a retry as one message.
-		if err := whsign.SignStandardHeader(h, s.secrets, d.EventID, s.typ.now().Unix(), d.Payload); err != nil {
+		if err := whsign.SignStandardHeader(h, s.standard, d.EventID, now, d.Payload); err != nil {
 			return nil, errors.New("a signing secret is not a standard-webhooks secret")
 		}
-		return req, nil
 	}
-	whsign.SignHeader(h, s.secrets, s.typ.now().Unix(), d.Payload)
+	if len(s.lerian) > 0 {
+		whsign.SignHeader(h, s.lerian, now, d.Payload)
+	}
 	return req, nil
 }
 

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -110,17 +109,20 @@ func (t *Type) CloseIdleConnections() { t.transport.CloseIdleConnections() }
 
 // publicConfig is the stored, shown configuration of a webhook sink.
 type publicConfig struct {
-	URL string `json:"url"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Auth    *publicAuth       `json:"auth,omitempty"`
 }
 
-// Parse validates {"type":"webhook","url":"…"}. The URL must pass
+// Parse validates {"type":"webhook","url":"…"}, with optional headers and
+// auth (extras.go): auth's password or token becomes the credentials. The URL must pass
 // netguard.CheckURL; a literal IP address in it must also pass the address
 // policy unless private sinks are allowed, so an obviously unreachable
 // destination is refused when it is configured rather than at verification.
 // Hostnames are judged at dial time only. The URL is stored as given; the
 // destination is its normalised scheme://host:port.
 func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
-	fields, err := sink.DecodeObject(raw, Name, "url")
+	fields, err := sink.DecodeObject(raw, Name, "url", "headers", "auth")
 	if err != nil {
 		return sink.Config{}, err
 	}
@@ -141,11 +143,29 @@ func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
 		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: err.Error()}
 	}
 
-	public, err := marshalPublic(publicConfig{URL: target})
+	cfg := publicConfig{URL: target}
+	var creds *authCredentials
+	if rawAuth, ok := fields["auth"]; ok {
+		if cfg.Auth, creds, err = parseAuth(rawAuth); err != nil {
+			return sink.Config{}, err
+		}
+	}
+	if rawHeaders, ok := fields["headers"]; ok {
+		if cfg.Headers, err = parseHeaders(rawHeaders, cfg.Auth != nil); err != nil {
+			return sink.Config{}, err
+		}
+	}
+	public, err := marshalPublic(cfg)
 	if err != nil {
 		return sink.Config{}, &sink.FieldError{Field: "sink.url", Message: "cannot be stored"}
 	}
-	return sink.Config{Public: public, Destination: Destination(u)}, nil
+	out := sink.Config{Public: public, Destination: Destination(u)}
+	if creds != nil {
+		if out.Credentials, err = json.Marshal(creds); err != nil {
+			return sink.Config{}, &sink.FieldError{Field: "sink.auth", Message: "cannot be stored"}
+		}
+	}
+	return out, nil
 }
 
 // marshalPublic keeps & < > as typed, so a stored URL with a query reads
@@ -197,28 +217,34 @@ func (t *Type) Open(cfg sink.Config, signingSecrets []string) (sink.Sink, error)
 	if len(signingSecrets) == 0 || len(signingSecrets) > 2 {
 		return nil, fmt.Errorf("webhook sink: want 1 or 2 signing secrets, got %d", len(signingSecrets))
 	}
-	standard := false
-	switch cfg.SignatureScheme {
-	case "", whsign.SchemeLerian:
-	case whsign.SchemeStandardWebhooks:
-		standard = true
-	default:
-		return nil, fmt.Errorf("webhook sink: unknown signature scheme %q", cfg.SignatureScheme)
+	schemes := []string{cfg.SignatureScheme, cfg.SignatureScheme}
+	if cfg.PreviousSignatureScheme != "" {
+		schemes[1] = cfg.PreviousSignatureScheme
 	}
-	for _, secret := range signingSecrets {
+	var creds authCredentials
+	if c.Auth != nil && json.Unmarshal(cfg.Credentials, &creds) != nil {
+		return nil, errors.New("webhook sink: stored auth credentials are not a JSON object")
+	}
+	auth, err := authorization(c.Auth, creds)
+	if err != nil {
+		return nil, err
+	}
+	s := &hookSink{typ: t, url: c.URL, headers: c.Headers, authorization: auth}
+	for i, secret := range signingSecrets {
 		if secret == "" {
 			return nil, errors.New("webhook sink: empty signing secret")
 		}
-		if standard {
+		switch schemes[i] {
+		case "", whsign.SchemeLerian:
+			s.lerian = append(s.lerian, secret)
+		case whsign.SchemeStandardWebhooks:
 			if _, err := whsign.DecodeStandardSecret(secret); err != nil {
 				return nil, errors.New("webhook sink: a signing secret is not a standard-webhooks secret")
 			}
+			s.standard = append(s.standard, secret)
+		default:
+			return nil, fmt.Errorf("webhook sink: unknown signature scheme %q", schemes[i])
 		}
 	}
-	return &hookSink{
-		typ:      t,
-		url:      c.URL,
-		secrets:  slices.Clone(signingSecrets),
-		standard: standard,
-	}, nil
+	return s, nil
 }

@@ -1,0 +1,311 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
+	whsign "github.com/hubctl/hubctl/pkg/webhook"
+)
+
+// recorder is a loopback receiver that keeps every request, probes
+// included, and answers 204.
+type recorder struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []received
+}
+
+func newRecorder(t *testing.T) *recorder {
+	rc := &recorder{}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.requests = append(rc.requests, received{At: time.Now(), Header: r.Header.Clone(), Body: body})
+		rc.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *recorder) all() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]received(nil), rc.requests...)
+}
+
+// nth waits for the n-th request and returns it.
+func (rc *recorder) nth(t *testing.T, n int) received {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("request %d", n), func() bool { return len(rc.all()) >= n })
+	return rc.all()[n-1]
+}
+
+func isProbe(r received) bool {
+	return r.Header.Get(whsign.HeaderEventType) == whsign.VerificationEventType
+}
+
+// official verifies r with the official Standard Webhooks library holding
+// secret.
+func official(t *testing.T, secret string, r received) error {
+	t.Helper()
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatalf("the official library refuses secret %q: %v", secret, err)
+	}
+	return wh.Verify(r.Body, r.Header)
+}
+
+// TestStandardWebhooksThroughDispatchVerifyWithTheOfficialLibrary runs a
+// standard-webhooks subscription through the real path (create and its
+// probe, Verify, claims, the sink cache, attempts): the official library
+// verifies the probes and deliveries, and during a rotation overlap
+// accepts either secret from the two space-separated signatures.
+func TestStandardWebhooksThroughDispatchVerifyWithTheOfficialLibrary(t *testing.T) {
+	e := newEnv(t)
+	rc := newRecorder(t)
+	subID, secret := e.webhookSub("acme", rc.URL, func(in *hubapi.SubscriptionCreate) { in.SignatureScheme = whsign.SchemeStandardWebhooks })
+	if _, err := whsign.DecodeStandardSecret(secret); err != nil {
+		t.Fatalf("generated secret %q: %v", secret, err)
+	}
+	probe := rc.nth(t, 1)
+	if !isProbe(probe) {
+		t.Fatalf("first request is not the probe: %v", probe.Header)
+	}
+	if err := official(t, secret, probe); err != nil {
+		t.Errorf("official library on the create probe: %v", err)
+	}
+	e.start()
+	e.insertJobs("acme", subID, 1)
+	first := rc.nth(t, 2)
+	if err := official(t, secret, first); err != nil {
+		t.Errorf("official library on a delivery: %v", err)
+	}
+	if first.Header.Get(whsign.HeaderSignature) != "" {
+		t.Errorf("a standard-webhooks delivery carries %s", whsign.HeaderSignature)
+	}
+	if first.Header.Get("webhook-id") != first.Header.Get(whsign.HeaderEventID) {
+		t.Errorf("webhook-id %q is not the event id %q", first.Header.Get("webhook-id"), first.Header.Get(whsign.HeaderEventID))
+	}
+
+	rotated, err := e.subs.RotateSecret(context.Background(), "acme", subID.String(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := whsign.DecodeStandardSecret(rotated.SigningSecret); err != nil {
+		t.Fatalf("rotated secret %q: %v", rotated.SigningSecret, err)
+	}
+	e.insertJobs("acme", subID, 1)
+	overlap := rc.nth(t, 3)
+	if got := strings.Fields(overlap.Header.Get("webhook-signature")); len(got) != 2 {
+		t.Errorf("overlap webhook-signature %q, want two space-separated values", overlap.Header.Get("webhook-signature"))
+	}
+	for _, s := range []string{rotated.SigningSecret, secret} {
+		if err := official(t, s, overlap); err != nil {
+			t.Errorf("official library during the overlap: %v", err)
+		}
+	}
+	if _, err := e.subs.Verify(context.Background(), "acme", subID.String()); err != nil {
+		t.Fatal(err)
+	}
+	reprobe := rc.nth(t, 4)
+	if !isProbe(reprobe) {
+		t.Fatalf("request 4 is not the probe: %v", reprobe.Header)
+	}
+	for _, s := range []string{rotated.SigningSecret, secret} {
+		if err := official(t, s, reprobe); err != nil {
+			t.Errorf("official library on a probe during the overlap: %v", err)
+		}
+	}
+	wrong := "whsec_" + base64.StdEncoding.EncodeToString([]byte("a-key-nobody-configured-32bytes!"))
+	if err := official(t, wrong, overlap); err == nil {
+		t.Error("the official library accepted a delivery under a secret that never signed it")
+	}
+}
+
+// TestSwitchingSchemeKeepsTheOldReceiverVerifying: a switch from lerian to
+// standard-webhooks rotates the secret; until the overlap ends each
+// delivery is signed both ways, the new secret in webhook-signature (the
+// official library verifies it) and the old one in X-Webhook-Signature (the
+// receiver not yet switched verifies it as before).
+func TestSwitchingSchemeKeepsTheOldReceiverVerifying(t *testing.T) {
+	e := newEnv(t)
+	rc := newRecorder(t)
+	subID, oldSecret := e.webhookSub("acme", rc.URL)
+	e.start()
+	scheme := whsign.SchemeStandardWebhooks
+	updated, err := e.subs.Update(context.Background(), "acme", subID.String(), hubapi.SubscriptionUpdate{SignatureScheme: &scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSecret := updated.SigningSecret
+	if _, err := whsign.DecodeStandardSecret(newSecret); err != nil {
+		t.Fatalf("the switch returned %q: %v", newSecret, err)
+	}
+	if updated.SignatureScheme != scheme || updated.PreviousSecretExpiresAt == nil {
+		t.Errorf("after the switch: scheme %q, overlap until %v", updated.SignatureScheme, updated.PreviousSecretExpiresAt)
+	}
+	e.insertJobs("acme", subID, 1)
+	got := rc.nth(t, 2) // 1 is the create probe
+	if isProbe(got) {
+		t.Fatal("the switch re-probed the destination")
+	}
+	if err := official(t, newSecret, got); err != nil {
+		t.Errorf("official library with the new secret: %v", err)
+	}
+	r := &http.Request{Header: got.Header}
+	if err := whsign.VerifyRequest(r, got.Body, []string{oldSecret}, time.Now(), 0); err != nil {
+		t.Errorf("the lerian verifier with the old secret: %v", err)
+	}
+	if err := whsign.VerifyRequest(r, got.Body, []string{newSecret}, time.Now(), 0); err == nil {
+		t.Error("the new secret also signs X-Webhook-Signature")
+	}
+
+	// A read sent back keeps the scheme and rotates nothing.
+	again, err := e.subs.Update(context.Background(), "acme", subID.String(), hubapi.SubscriptionUpdate{SignatureScheme: &scheme})
+	if err != nil || again.SigningSecret != hubapi.Masked || !again.UpdatedAt.Equal(updated.UpdatedAt) {
+		t.Errorf("resending the scheme: secret %q, updated %v (was %v), %v", again.SigningSecret, again.UpdatedAt, updated.UpdatedAt, err)
+	}
+}
+
+// syncBuffer is a log sink safe for the dispatcher's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestHeadersAndAuthReachTheReceiverAndNoLog: a webhook's custom headers
+// and auth arrive on the probe and on every attempt through dispatch, a
+// retry included; reads mask the credential and take the mask back; and
+// neither the password nor the token appears in anything dispatch logs.
+func TestHeadersAndAuthReachTheReceiverAndNoLog(t *testing.T) {
+	for _, tc := range []struct {
+		name, auth, secret, want string
+	}{
+		{"basic", `{"type":"basic","username":"hub","password":"pw-never-logged-7f3a"}`, "pw-never-logged-7f3a",
+			"Basic " + base64.StdEncoding.EncodeToString([]byte("hub:pw-never-logged-7f3a"))},
+		{"bearer", `{"type":"bearer","token":"tok-never-logged-9c1d"}`, "tok-never-logged-9c1d", "Bearer tok-never-logged-9c1d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			var logs syncBuffer
+			var mu sync.Mutex
+			var got []received
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				got = append(got, received{Header: r.Header.Clone(), Body: body})
+				n := len(got)
+				mu.Unlock()
+				if n == 2 { // the first delivery fails, so a retry follows
+					w.WriteHeader(http.StatusInternalServerError)
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			t.Cleanup(srv.Close)
+			e.tenant("acme")
+			for _, refused := range []string{`"Host":"evil.example"`, `"x-lerian-tenant-id":"globex"`, `"Authorization":"Basic eA=="`} {
+				_, _, err := e.subs.Create(context.Background(), "acme", hubapi.SubscriptionCreate{
+					Name: "refused", EventTypes: []string{"*"},
+					Sink: json.RawMessage(`{"type":"webhook","url":` + quote(srv.URL) + `,"headers":{` + refused + `},"auth":` + tc.auth + `}`),
+				})
+				var invalid *service.ValidationError
+				if !errors.As(err, &invalid) || invalid.Code != service.CodeInvalidSink || !strings.HasPrefix(invalid.Field, "sink.headers.") {
+					t.Errorf("headers {%s}: %v, want invalid_sink on sink.headers.*", refused, err)
+				}
+				if err != nil && strings.Contains(err.Error(), tc.secret) {
+					t.Errorf("the refusal quotes the credential: %v", err)
+				}
+			}
+			view, _, err := e.subs.Create(context.Background(), "acme", hubapi.SubscriptionCreate{
+				Name: "authed", EventTypes: []string{"*"}, RetrySchedule: []string{"0s", "0s"},
+				Sink: json.RawMessage(`{"type":"webhook","url":` + quote(srv.URL) + `,"headers":{"X-Api-Version":"2"},"auth":` + tc.auth + `}`),
+			})
+			if err != nil || view.VerificationState != "active" {
+				t.Fatalf("create: %+v, %v", view, err)
+			}
+			_, _ = e.start(func(o *Options) {
+				o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			})
+			subID := uuid.MustParse(view.ID)
+			e.insertJobs("acme", subID, 1)
+			waitFor(t, "the retry to succeed", func() bool { return e.jobStates(subID)["succeeded"] == 1 })
+			mu.Lock()
+			requests := append([]received(nil), got...)
+			mu.Unlock()
+			if len(requests) != 3 {
+				t.Fatalf("receiver got %d requests, want probe, failure, retry", len(requests))
+			}
+			for i, r := range requests {
+				if r.Header.Get("Authorization") != tc.want || r.Header.Get("X-Api-Version") != "2" {
+					t.Errorf("request %d: Authorization %q, X-Api-Version %q", i, r.Header.Get("Authorization"), r.Header.Get("X-Api-Version"))
+				}
+			}
+
+			read, err := e.subs.Get(context.Background(), "acme", view.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := e.subs.List(context.Background(), "acme", service.ListParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, v := range map[string]any{"create": view, "get": read, "list": page} {
+				raw, _ := json.Marshal(v)
+				if strings.Contains(string(raw), tc.secret) || !strings.Contains(string(raw), `"`+hubapi.Masked+`"`) {
+					t.Errorf("%s shows %s", what, raw)
+				}
+			}
+			// The read sent back keeps the credential: nothing changes, no re-probe.
+			rawSink, _ := json.Marshal(read.Sink)
+			same, err := e.subs.Update(context.Background(), "acme", view.ID, hubapi.SubscriptionUpdate{Sink: rawSink})
+			if err != nil || !same.UpdatedAt.Equal(read.UpdatedAt) {
+				t.Errorf("read sent back: %v, updated %v (was %v)", err, same.UpdatedAt, read.UpdatedAt)
+			}
+			var stored string
+			if err := e.store.Pool.QueryRow(context.Background(), `SELECT sink_config::text || coalesce(sink_credentials, '') FROM subscriptions WHERE id = $1`, subID).Scan(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(stored, tc.secret) {
+				t.Errorf("the credential is stored in the clear: %s", stored)
+			}
+			e.insertJobs("acme", subID, 1)
+			waitFor(t, "the second event", func() bool { return e.jobStates(subID)["succeeded"] == 2 })
+			if logs.String() == "" {
+				t.Fatal("dispatch logged nothing; the check below would hold vacuously")
+			}
+			if strings.Contains(logs.String(), tc.secret) || strings.Contains(logs.String(), tc.want) {
+				t.Errorf("the credential reached the logs:\n%s", logs.String())
+			}
+		})
+	}
+}

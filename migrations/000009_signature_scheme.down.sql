@@ -1,0 +1,3 @@
+ALTER TABLE subscriptions
+    DROP COLUMN previous_signature_scheme,
+    DROP COLUMN signature_scheme;
