@@ -36,7 +36,7 @@ func (b *bencher) subscription(ctx context.Context, target, secret string) (sub 
 		if err != nil {
 			return hubapi.Subscription{}, false, fmt.Errorf("reuse subscription %s (%s): %w", b.opts.Name, existing.ID, err)
 		}
-		return sub, false, nil
+		return sub.Subscription, false, nil
 	}
 	c, err := b.hub.CreateSubscription(ctx, b.tenant, hubapi.SubscriptionCreate{
 		Name: b.opts.Name, Sink: sink, EventTypes: []string{EventKey}, SigningSecret: secret,
