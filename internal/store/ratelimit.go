@@ -17,7 +17,8 @@ const RateWindow = 10 * time.Second
 // subs get shows it (docs/api.md, Rate limits).
 type SubscriptionRate struct {
 	// Current is the slots granted per second over the last RateWindow,
-	// each the start of one delivery.
+	// or since the limiter's current run of slots began when that is
+	// later; each slot is the start of one delivery.
 	Current float64
 	// Throttled reports that jobs wait for their slot: the last slot
 	// granted is still ahead.
@@ -32,7 +33,8 @@ type SubscriptionRate struct {
 //
 // Slots are granted one every 1/rate_limit seconds from busy_since to tat
 // without a gap, so the slots of the window are the part of that run
-// inside it.
+// inside it. A run that began within the window is averaged over its own
+// length, so a limit reached a second ago reads as the limit.
 func (s *Store) SubscriptionRate(ctx context.Context, id uuid.UUID, now time.Time) (SubscriptionRate, error) {
 	var (
 		limit          float64
@@ -63,8 +65,8 @@ func rateAt(limit float64, tat, busySince, now time.Time) SubscriptionRate {
 		to = now
 	}
 	r := SubscriptionRate{Next: tat, Throttled: tat.Add(-step).After(now)}
-	if to.After(from) {
-		r.Current = to.Sub(from).Seconds() * limit / RateWindow.Seconds()
+	if to.After(from) && now.After(from) {
+		r.Current = to.Sub(from).Seconds() * limit / now.Sub(from).Seconds()
 	}
 	return r
 }

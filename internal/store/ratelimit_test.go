@@ -92,7 +92,8 @@ func TestRateAtReadsTheSlotsOfTheWindow(t *testing.T) {
 		wantThrottled bool
 	}{
 		{"busy all window, slots ahead", 12 * time.Second, -time.Minute, 10 * time.Second, 10, true},
-		{"busy for 5 s of the window", 10*time.Second + 100*time.Millisecond, 5 * time.Second, 10 * time.Second, 5, false},
+		{"busy for the last 5 s", 10*time.Second + 100*time.Millisecond, 5 * time.Second, 10 * time.Second, 10, false},
+		{"busy for 5 s, idle for the last 5 s", 5 * time.Second, 0, 10 * time.Second, 5, false},
 		{"idle since 2 s", 8 * time.Second, 0, 10 * time.Second, 8, false},
 		{"idle for longer than the window", time.Second, 0, time.Minute, 0, false},
 	}
