@@ -13,6 +13,11 @@ ALTER TABLE subscriptions
 ALTER TABLE delivery_jobs ADD COLUMN ordering_key text;
 CREATE INDEX delivery_jobs_ordered ON delivery_jobs (subscription_id, ordering_key, event_seq)
     WHERE ordering_key IS NOT NULL AND state IN ('pending', 'in_flight');
+-- ... and only when no job of its key is in flight, whatever its seq (a
+-- replayed dead letter is older than the job it finds in flight): at most
+-- one row per key.
+CREATE INDEX delivery_jobs_ordered_in_flight ON delivery_jobs (subscription_id, ordering_key)
+    WHERE ordering_key IS NOT NULL AND state = 'in_flight';
 
 -- The rate limiter of each subscription with a rate_limit (GCRA): tat is
 -- the theoretical arrival time, the end of the slots granted so far, one

@@ -115,7 +115,11 @@ type ClaimedEvent struct {
 // rate_limit is given the next slot of the subscription's limiter; one
 // whose slot is still ahead stays pending, due at its slot, with no
 // attempt spent. Jobs of subscriptions with neither pay nothing: the
-// ordering probe is skipped for a NULL key and the limiter sees no rows.
+// ordering probes are skipped for a NULL key and the limiter sees no rows.
+//
+// The cost of ordering: the due jobs queued behind a blocked key are still
+// walked (and probed) by each claim that visits their tenant, until the
+// key moves (docs/architecture.md, Delivery controls meet in the claim).
 func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error) {
 	if req.Limit < 1 || req.Owner == "" {
 		return ClaimResult{}, fmt.Errorf("claim jobs: need an owner and a limit of at least 1 (got %q, %d)", req.Owner, req.Limit)
@@ -209,7 +213,9 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //     A keyed job is passed over while an older live job of its key
 //     exists (the NOT EXISTS probe of delivery_jobs_ordered, run only for
 //     keyed jobs); so is every later job of that key, which is why one
-//     claim never takes two jobs of a key.
+//     claim never takes two jobs of a key. It is also passed over while
+//     any job of its key is in flight (delivery_jobs_ordered_in_flight): a
+//     replayed dead letter is older than the job it may find in flight.
 //   - settled: each job's fate by its subscription: leased, or canceled
 //     (deleted subscription), or dead (disabled subscription; missing
 //     event). settled is materialised so its verdict is computed once per
@@ -263,11 +269,15 @@ picked AS (
     CROSS JOIN LATERAL (
         SELECT id, subscription_id, event_seq, next_attempt_at, shed_reason FROM delivery_jobs j
         WHERE j.state = 'pending' AND j.tenant_id = d.tenant_id AND j.next_attempt_at <= @now
-          AND (j.ordering_key IS NULL OR NOT EXISTS (
+          AND (j.ordering_key IS NULL OR (NOT EXISTS (
               SELECT 1 FROM delivery_jobs b
               WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
                 AND b.ordering_key IS NOT NULL AND b.event_seq < j.event_seq
-                AND b.state IN ('pending', 'in_flight')))
+                AND b.state IN ('pending', 'in_flight'))
+            AND NOT EXISTS (
+              SELECT 1 FROM delivery_jobs b
+              WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
+                AND b.ordering_key IS NOT NULL AND b.state = 'in_flight')))
         ORDER BY j.next_attempt_at, j.event_seq
         LIMIT (SELECT per_tenant FROM share)
         FOR UPDATE SKIP LOCKED) j
