@@ -101,7 +101,8 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 	}
 	d.observe(sub.SinkType, out.OK, result.Duration, job.Event.ReceivedAt, job.Event.Time, finished)
 	if out.OK {
-		d.successes <- success{attempt: result, eventID: job.Event.ID, leaseUntil: job.LeaseUntil, log: log}
+		d.successes <- success{attempt: result, eventID: job.Event.ID, leaseUntil: job.LeaseUntil, log: log,
+			ordered: job.OrderingKey != nil}
 		return
 	}
 	res, err := d.record(ctx, result, job.LeaseUntil)
@@ -116,6 +117,9 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		log.Warn("attempt recorded after its lease was recovered; the job moved on without it", attrs...)
 	case res.Dead:
 		log.Info("delivery failed; attempts exhausted, job dead-lettered", append(attrs, "error", out.Error)...)
+		if job.OrderingKey != nil {
+			d.signal() // the key's next job may go now
+		}
 	default:
 		log.Debug("delivery failed; retry scheduled", append(attrs, "error", out.Error, "retry_at", result.Retry.At)...)
 	}

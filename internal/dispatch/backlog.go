@@ -125,6 +125,11 @@ func (d *Dispatcher) observeBacklog(ctx context.Context, now time.Time) {
 	} else if ctx.Err() == nil {
 		d.log.Warn("counting auto-disabled subscriptions failed", "error", err)
 	}
+	if n, err := d.store.OrderingBlockedKeys(ctx); err == nil {
+		d.metrics.blockedKeys.Set(float64(n))
+	} else if ctx.Err() == nil {
+		d.log.Warn("counting blocked ordering keys failed", "error", err)
+	}
 }
 
 // Breakers are this process's breakers that are open or half-open, for

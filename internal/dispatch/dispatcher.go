@@ -336,6 +336,7 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 		}
 		failures = 0
 		d.pace.claimTook(time.Since(started))
+		d.metrics.rateLimited.Add(float64(res.RateLimited))
 		settled := res.Canceled + res.Disabled + res.Orphaned
 		if settled > 0 {
 			d.log.Info("jobs settled at claim without an attempt",
@@ -343,7 +344,7 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 		}
 		d.queue.push(jobs...)
 		d.unreserve(size, res.Resume)
-		if len(res.Jobs) > 0 || settled > 0 {
+		if len(res.Jobs) > 0 || settled+res.RateLimited > 0 {
 			// Work was found, so more may be due: a batch is shared
 			// between tenants and can come back short while jobs remain.
 			continue

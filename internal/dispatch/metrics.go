@@ -21,6 +21,8 @@ type metrics struct {
 	latencySeconds   prometheus.Histogram
 	backlog          *backlogCollector
 	autoDisabledSubs prometheus.Gauge
+	blockedKeys      prometheus.Gauge
+	rateLimited      prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metrics, error) {
@@ -69,11 +71,19 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 			Name: "streaming_hub_subscriptions_autodisabled",
 			Help: "Live subscriptions switched off after a sustained failure span, across all processes, as last counted by this one.",
 		}),
+		blockedKeys: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "streaming_hub_ordering_blocked_keys",
+			Help: "Ordering keys of ordered subscriptions whose next delivery has failed and waits for its retry, holding the key's later deliveries back, across all processes, as last counted by this one.",
+		}),
+		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "streaming_hub_jobs_rate_limited_total",
+			Help: "Jobs this process's claims left pending for a later slot of their subscription's rate_limit, without an attempt.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen, m.latencySeconds, m.backlog, m.autoDisabledSubs} {
+	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen, m.latencySeconds, m.backlog, m.autoDisabledSubs, m.blockedKeys, m.rateLimited} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -14,6 +14,9 @@ type success struct {
 	eventID    string
 	leaseUntil time.Time
 	log        *slog.Logger // carries the job's ids
+	// ordered says the job has an ordering key: its key's next job may be
+	// claimed once this success is recorded.
+	ordered bool
 }
 
 // recordSuccesses is the recorder: it commits successful attempts many to
@@ -68,7 +71,9 @@ func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 		results, err = d.store.CompleteSuccesses(ctx, attempts)
 		return err
 	})
+	unblocked := false
 	for i, s := range batch {
+		unblocked = unblocked || s.ordered && err == nil
 		attrs := []any{"delivery_id", s.attempt.DeliveryID, "event_id", s.eventID, "status", s.attempt.StatusCode}
 		switch {
 		case err != nil:
@@ -78,5 +83,10 @@ func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 		default:
 			s.log.Debug("delivered", append(attrs, "attempt", results[i].Number)...)
 		}
+	}
+	if unblocked {
+		// The next job of an ordered key became claimable only now; a
+		// claim need not wait for the idle interval to find it.
+		d.signal()
 	}
 }

@@ -13,6 +13,9 @@ type Candidate struct {
 	// not compile: every event is then an evaluation error, no match.
 	Filter    *filter.Program
 	FilterErr error
+	// Ordering is the subscription's ordering mode (OrderingNone, "" or
+	// another of Orderings).
+	Ordering string
 }
 
 // NewEvent is an event the inbox has just taken, with the seq it got.
@@ -28,6 +31,9 @@ type Route struct {
 	SubscriptionID [16]byte
 	TenantID       string
 	Seq            int64
+	// OrderingKey is the job's ordering key, nil when its subscription
+	// orders nothing (OrderingKey).
+	OrderingKey *string
 }
 
 // Routes is what RouteNewEvents decided, each list in the order of the
@@ -65,6 +71,9 @@ func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate) Routes
 				}
 			}
 			route := Route{SubscriptionID: c.ID, TenantID: e.TenantID, Seq: e.Seq}
+			if key, ok := OrderingKey(c.Ordering, e.TenantID, e.Attributes.Subject); ok {
+				route.OrderingKey = &key
+			}
 			if c.Pull {
 				r.Pull = append(r.Pull, route)
 			} else {

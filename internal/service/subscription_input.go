@@ -71,6 +71,18 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 			return createSpec{}, err
 		}
 	}
+	if in.Ordering != "" {
+		if err := checkOrdering(in.Ordering, ps.TypeName); err != nil {
+			return createSpec{}, err
+		}
+	}
+	var rateLimit float64
+	if in.RateLimit != nil {
+		if err := checkRateLimit(*in.RateLimit, ps.TypeName); err != nil {
+			return createSpec{}, err
+		}
+		rateLimit = *in.RateLimit
+	}
 	if in.RetrySchedule != nil {
 		if err := checkRetrySchedule(in.RetrySchedule); err != nil {
 			return createSpec{}, err
@@ -113,6 +125,8 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 		SchemaMajor:       schemaMajor,
 		Origin:            origin,
 		Filter:            expr,
+		Ordering:          orderingOf(in.Ordering),
+		RateLimit:         rateLimit,
 		RetrySchedule:     in.RetrySchedule,
 		AttemptTimeout:    timeout,
 		Enabled:           enabled,
@@ -129,6 +143,8 @@ type subscriptionPatch struct {
 	schemaMajor    *int
 	origin         hubapi.Nullable[string]
 	filter         hubapi.Nullable[string]
+	ordering       *string
+	rateLimit      hubapi.Nullable[float64]
 	retrySchedule  hubapi.Nullable[[]string]
 	attemptTimeout *time.Duration
 	enabled        *bool
@@ -138,7 +154,8 @@ type subscriptionPatch struct {
 }
 
 func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionPatch, error) {
-	p := subscriptionPatch{name: in.Name, enabled: in.Enabled, origin: in.Origin, filter: in.Filter, retrySchedule: in.RetrySchedule}
+	p := subscriptionPatch{name: in.Name, enabled: in.Enabled, origin: in.Origin, filter: in.Filter,
+		ordering: in.Ordering, rateLimit: in.RateLimit, retrySchedule: in.RetrySchedule}
 	if in.Name != nil {
 		if err := checkText("name", *in.Name, MaxSubscriptionNameChars); err != nil {
 			return subscriptionPatch{}, err
@@ -176,6 +193,17 @@ func (s *Subscriptions) checkUpdate(in hubapi.SubscriptionUpdate) (subscriptionP
 	}
 	if in.Filter.Set && !in.Filter.Null {
 		if _, err := checkFilter(in.Filter.Value); err != nil {
+			return subscriptionPatch{}, err
+		}
+	}
+	// The sink type is the row's: applyPatch refuses these for pull.
+	if in.Ordering != nil {
+		if err := checkOrdering(*in.Ordering, ""); err != nil {
+			return subscriptionPatch{}, err
+		}
+	}
+	if in.RateLimit.Set && !in.RateLimit.Null {
+		if err := checkRateLimit(in.RateLimit.Value, ""); err != nil {
 			return subscriptionPatch{}, err
 		}
 	}
@@ -304,6 +332,42 @@ func checkAttemptTimeout(text string) (time.Duration, error) {
 		return 0, invalid("attempt_timeout", "invalid attempt_timeout %s: must be between %s and %s, in whole milliseconds", text, MinAttemptTimeout, MaxAttemptTimeout)
 	}
 	return d, nil
+}
+
+// MaxRateLimit bounds rate_limit (deliveries per second), as the
+// database does.
+const MaxRateLimit = 100000
+
+// checkOrdering accepts one of match.Orderings for a push subscription;
+// sinkType "" is checked later, against the row.
+func checkOrdering(mode, sinkType string) error {
+	if !match.ValidOrdering(mode) {
+		return invalid("ordering", "invalid ordering %q: must be one of %s", mode, strings.Join(match.Orderings, ", "))
+	}
+	if sinkType == sinkPull && mode != match.OrderingNone {
+		return invalid("ordering", "invalid ordering: a pull subscription is read in seq order already; ordering is for push sinks")
+	}
+	return nil
+}
+
+// checkRateLimit accepts a positive number of deliveries per second for a
+// push subscription; sinkType "" is checked later, against the row.
+func checkRateLimit(perSecond float64, sinkType string) error {
+	if !(perSecond > 0 && perSecond <= MaxRateLimit) {
+		return invalid("rate_limit", "invalid rate_limit %v: must be deliveries per second, more than 0 and at most %d", perSecond, MaxRateLimit)
+	}
+	if sinkType == sinkPull {
+		return invalid("rate_limit", "invalid rate_limit: a pull subscription is read at the reader's pace; rate_limit is for push sinks")
+	}
+	return nil
+}
+
+// orderingOf is how the store keeps a mode: "" for none.
+func orderingOf(mode string) string {
+	if mode == match.OrderingNone {
+		return ""
+	}
+	return mode
 }
 
 // checkSigningSecret accepts a caller's secret for scheme: any text of at

@@ -115,6 +115,9 @@ func (s *Subscriptions) Get(ctx context.Context, tenantID, id string) (hubapi.Su
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
+	if view, err = s.withRate(ctx, sub, view); err != nil {
+		return hubapi.Subscription{}, err
+	}
 	return s.withBreaker(ctx, sub, view)
 }
 
@@ -407,6 +410,20 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 	if p.filter.Set {
 		sub.Filter = p.filter.Value
 	}
+	if p.ordering != nil {
+		if err := checkOrdering(*p.ordering, sub.SinkType); err != nil {
+			return false, "", err
+		}
+		sub.Ordering = orderingOf(*p.ordering)
+	}
+	if p.rateLimit.Set {
+		if !p.rateLimit.Null {
+			if err := checkRateLimit(p.rateLimit.Value, sub.SinkType); err != nil {
+				return false, "", err
+			}
+		}
+		sub.RateLimit = p.rateLimit.Value
+	}
 	if p.retrySchedule.Set {
 		sub.RetrySchedule = p.retrySchedule.Value
 	}
@@ -447,6 +464,13 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 	}
 	if sub.Filter != "" {
 		v.Filter = &sub.Filter
+	}
+	v.Ordering = match.OrderingNone
+	if sub.Ordering != "" {
+		v.Ordering = sub.Ordering
+	}
+	if sub.RateLimit > 0 {
+		v.RateLimit = &sub.RateLimit
 	}
 	if sub.VerificationState == match.VerificationFailed {
 		v.VerificationError = sub.VerificationError

@@ -218,7 +218,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 	want := hubapi.Subscription{
 		ID: sub.ID, TenantID: "acme", Name: "orders",
 		Sink:       map[string]any{"type": "webhook", "url": "https://hooks.test/a"},
-		EventTypes: []string{"transaction.*"}, SchemaMajor: 1, AttemptTimeout: "10s", Enabled: true,
+		EventTypes: []string{"transaction.*"}, SchemaMajor: 1, Ordering: "none", AttemptTimeout: "10s", Enabled: true,
 		SigningSecret: hubapi.Masked, SignatureScheme: "lerian",
 		// Verification is a second change at the same instant of the
 		// frozen clock; the version still moves on (store.nextVersion).
@@ -245,7 +245,7 @@ func TestCreateSubscriptionAppliesDefaultsAndVerifies(t *testing.T) {
 	}
 	assertView(t, "pull", pullSub, hubapi.Subscription{
 		ID: pullSub.ID, TenantID: "acme", Name: "pull", Sink: map[string]any{"type": "pull"},
-		EventTypes: []string{"account.created", "*"}, SchemaMajor: 2, Origin: &origin,
+		EventTypes: []string{"account.created", "*"}, SchemaMajor: 2, Origin: &origin, Ordering: "none",
 		RetrySchedule: []string{"0s", "1m", "10h"}, AttemptTimeout: "1.5s", Enabled: false,
 		VerificationState: "active", CreatedAt: f.clk.now, UpdatedAt: f.clk.now.Add(time.Microsecond),
 	})
@@ -281,7 +281,7 @@ func TestSubscriptionViewJSONHasTheSpecFields(t *testing.T) {
 	}
 	slices.Sort(keys)
 	want := []string{"attempt_timeout", "created_at", "disabled_reason", "enabled", "event_types", "failing_since",
-		"filter", "id", "last_failure_at", "name", "origin", "previous_secret_expires_at", "retry_schedule", "schema_major",
+		"filter", "id", "last_failure_at", "name", "ordering", "origin", "previous_secret_expires_at", "rate_limit", "retry_schedule", "schema_major",
 		"signature_scheme", "signing_secret", "sink", "tenant_id", "updated_at", "verification_state"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("view fields %q, want %q", keys, want)
@@ -289,7 +289,7 @@ func TestSubscriptionViewJSONHasTheSpecFields(t *testing.T) {
 	if string(fields["signing_secret"]) != `"****"` {
 		t.Errorf("signing_secret = %s, want the mask", fields["signing_secret"])
 	}
-	for _, null := range []string{"origin", "filter", "retry_schedule", "disabled_reason", "failing_since", "last_failure_at", "previous_secret_expires_at"} {
+	for _, null := range []string{"origin", "filter", "rate_limit", "retry_schedule", "disabled_reason", "failing_since", "last_failure_at", "previous_secret_expires_at"} {
 		if string(fields[null]) != "null" {
 			t.Errorf("%s = %s, want null", null, fields[null])
 		}
@@ -778,7 +778,7 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertView(t, "patched", updated.Subscription, hubapi.Subscription{
-		ID: sub.ID, TenantID: "acme", Name: "renamed", Sink: sub.Sink, EventTypes: []string{"a.b"}, SchemaMajor: 3,
+		ID: sub.ID, TenantID: "acme", Name: "renamed", Sink: sub.Sink, EventTypes: []string{"a.b"}, SchemaMajor: 3, Ordering: "none",
 		RetrySchedule: []string{"5s", "5m"}, AttemptTimeout: "30s", Enabled: false, VerificationState: "active",
 		SigningSecret: hubapi.Masked, SignatureScheme: "lerian", CreatedAt: sub.CreatedAt, UpdatedAt: f.clk.now,
 	})

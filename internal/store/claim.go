@@ -42,7 +42,15 @@ type ClaimResult struct {
 	// (canceled), of disabled ones (dead, subscription_disabled) and jobs
 	// whose event is missing from the inbox (dead, poison).
 	Canceled, Disabled, Orphaned int
+	// RateLimited counts jobs the claim left pending, held for the later
+	// slot their subscription's rate_limit gave them, without an attempt.
+	RateLimited int
 }
+
+// ShedRateLimited is the shed_reason of a pending job holding the slot its
+// subscription's rate limiter gave it (at its next_attempt_at): its next
+// claim takes no new slot.
+const ShedRateLimited = "rate_limited"
 
 // ClaimedJob is one claimed job with its event. Its subscription is named,
 // not returned: claims are frequent and subscriptions rarely change, so
@@ -58,7 +66,10 @@ type ClaimedJob struct {
 	// subscription the claim found enabled.
 	SubscriptionID        uuid.UUID
 	SubscriptionUpdatedAt time.Time
-	Event                 ClaimedEvent
+	// OrderingKey is nil unless the subscription orders its deliveries:
+	// then the next job of the key waits for this one to end.
+	OrderingKey *string
+	Event       ClaimedEvent
 }
 
 // ClaimedEvent is the stored event of a claimed job.
@@ -95,6 +106,20 @@ type ClaimedEvent struct {
 // A job whose subscription was deleted is canceled and one whose
 // subscription is disabled becomes dead (subscription_disabled, replayable)
 // here, without an attempt.
+//
+// Two delivery controls are kept here, where every instance's claims meet
+// (docs/concepts.md, Ordered delivery and Rate limits). A job with an
+// ordering key is claimed only when no live job of its subscription and
+// key has a lower seq, so one job of a key is in flight at a time, in seq
+// order, and a retry holds the key. A job of a subscription with a
+// rate_limit is given the next slot of the subscription's limiter; one
+// whose slot is still ahead stays pending, due at its slot, with no
+// attempt spent. Jobs of subscriptions with neither pay nothing: the
+// ordering probes are skipped for a NULL key and the limiter sees no rows.
+//
+// The cost of ordering: the due jobs queued behind a blocked key are still
+// walked (and probed) by each claim that visits their tenant, until the
+// key moves (docs/architecture.md, Delivery controls meet in the claim).
 func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error) {
 	if req.Limit < 1 || req.Owner == "" {
 		return ClaimResult{}, fmt.Errorf("claim jobs: need an owner and a limit of at least 1 (got %q, %d)", req.Owner, req.Limit)
@@ -112,7 +137,7 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 		if string(rows.RawValues()[0]) == "summary" {
 			var resume *string
 			dest := make([]any, len(rows.RawValues()))
-			dest[1], dest[2], dest[3], dest[4] = &resume, &res.Canceled, &res.Disabled, &res.Orphaned
+			dest[1], dest[2], dest[3], dest[4], dest[5] = &resume, &res.Canceled, &res.Disabled, &res.Orphaned, &res.RateLimited
 			if err := rows.Scan(dest...); err != nil {
 				return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
 			}
@@ -134,12 +159,13 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 
 // claimedColumns are the columns of every job row of claimJobs.
 const claimedColumns = `c.id, c.attempts, c.recoveries, c.lease_until, c.tenant_id, c.subscription_id, c.subscription_updated_at,
+	c.ordering_key,
 	e.seq, e.id::text, e.event_key, e.schema_version, e.source, e.type, e.time, e.subject, e.datacontenttype,
 	e.dataschema, e.traceparent, e.tracestate, e.payload, e.received_at`
 
 // claimSummaryColumns are the columns before claimedColumns: the row kind and
 // the summary's fields, null on job rows.
-const claimSummaryColumns = 5
+const claimSummaryColumns = 6
 
 func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 	var (
@@ -147,8 +173,9 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 		subject, contentType, dataSchema, traceParent, traceState *string
 	)
 	e := &j.Event
-	dest := make([]any, claimSummaryColumns, claimSummaryColumns+21)
+	dest := make([]any, claimSummaryColumns, claimSummaryColumns+22)
 	dest = append(dest, &j.ID, &j.Attempts, &j.Recoveries, &j.LeaseUntil, &j.TenantID, &j.SubscriptionID, &j.SubscriptionUpdatedAt,
+		&j.OrderingKey,
 		&e.Seq, &e.ID, &e.Key, &e.SchemaVersion, &e.Source, &e.Type, &e.Time, &subject, &contentType,
 		&dataSchema, &traceParent, &traceState, &e.Payload, &e.ReceivedAt)
 	if err := rows.Scan(dest...); err != nil {
@@ -183,13 +210,29 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //     batch, locked SKIP LOCKED: jobs another claimer holds are passed over.
 //   - chosen: round-robin over the tenants (each one's first job, then each
 //     one's second, ...) up to @limit jobs.
-//   - settled, claimed: each job's fate by its subscription: leased, or
-//     canceled (deleted subscription), or dead (disabled subscription;
-//     missing event). settled is materialised so its verdict is computed
-//     once per job, not once per column that reads it. The update finds
-//     the jobs by their ids as an array too: that lets the executor skip
-//     the day partitions none of them is in, and keeps the planner from
-//     hashing whole partitions to join a few dozen rows.
+//     A keyed job is passed over while an older live job of its key
+//     exists (the NOT EXISTS probe of delivery_jobs_ordered, run only for
+//     keyed jobs); so is every later job of that key, which is why one
+//     claim never takes two jobs of a key. It is also passed over while
+//     any job of its key is in flight (delivery_jobs_ordered_in_flight): a
+//     replayed dead letter is older than the job it may find in flight.
+//   - settled: each job's fate by its subscription: leased, or canceled
+//     (deleted subscription), or dead (disabled subscription; missing
+//     event). settled is materialised so its verdict is computed once per
+//     job, not once per column that reads it.
+//   - metered, rates: the jobs of rate-limited subscriptions that hold no
+//     slot yet are numbered per subscription in seq order, and each
+//     subscription's limiter row moves its tat past their slots (GCRA, one
+//     slot every 1/rate_limit s from max(tat, now)). The upsert locks the
+//     row, so concurrent claims in any process take consecutive slots; rows
+//     are taken in subscription order, so two claims never wait on each
+//     other in a cycle.
+//   - fate, claimed: a job whose slot is ahead is left pending, due at its
+//     slot and marked as holding it (shed_reason rate_limited), the rest
+//     as settled says. The update finds the jobs by their ids as an array
+//     too: that lets the executor skip the day partitions none of them is
+//     in, and keeps the planner from hashing whole partitions to join a
+//     few dozen rows.
 //
 // The result is one row per leased job and one summary row: where the next
 // claim resumes (after the last tenant served, or after the ring when none
@@ -224,33 +267,68 @@ share AS (
     SELECT ceil(@limit::float8 / greatest(count(*), 1))::int AS per_tenant FROM due
 ),
 picked AS (
-    SELECT j.id, j.subscription_id, j.event_seq, j.next_attempt_at, d.tenant_id, d.n
+    SELECT j.id, j.subscription_id, j.event_seq, j.next_attempt_at, j.shed_reason, d.tenant_id, d.n
     FROM due d
     CROSS JOIN LATERAL (
-        SELECT id, subscription_id, event_seq, next_attempt_at FROM delivery_jobs j
+        SELECT id, subscription_id, event_seq, next_attempt_at, shed_reason FROM delivery_jobs j
         WHERE j.state = 'pending' AND j.tenant_id = d.tenant_id AND j.next_attempt_at <= @now
+          AND (j.ordering_key IS NULL OR (NOT EXISTS (
+              SELECT 1 FROM delivery_jobs b
+              WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
+                AND b.ordering_key IS NOT NULL AND b.event_seq < j.event_seq
+                AND b.state IN ('pending', 'in_flight'))
+            AND NOT EXISTS (
+              SELECT 1 FROM delivery_jobs b
+              WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
+                AND b.ordering_key IS NOT NULL AND b.state = 'in_flight')))
         ORDER BY j.next_attempt_at, j.event_seq
         LIMIT (SELECT per_tenant FROM share)
         FOR UPDATE SKIP LOCKED) j
 ),
 chosen AS (
-    SELECT id, subscription_id, event_seq, n FROM (
+    SELECT id, subscription_id, event_seq, shed_reason, n FROM (
         SELECT p.*, row_number() OVER (PARTITION BY p.tenant_id ORDER BY p.next_attempt_at, p.event_seq) AS rank
         FROM picked p) ranked
     ORDER BY rank, n
     LIMIT @limit
 ),
 settled AS MATERIALIZED (
-    SELECT c.id, c.n, s.attempt_timeout_ms, s.updated_at,
+    SELECT c.id, c.n, c.subscription_id, c.event_seq, s.attempt_timeout_ms, s.updated_at, s.rate_limit,
+        s.rate_limit IS NOT NULL AND c.shed_reason IS DISTINCT FROM '` + ShedRateLimited + `' AS needs_slot,
         CASE WHEN s.deleted_at IS NOT NULL THEN 'canceled'
              WHEN NOT s.enabled THEN 'subscription_disabled'
              WHEN NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = c.event_seq) THEN 'missing_event'
              ELSE 'claimed' END AS verdict
     FROM chosen c JOIN subscriptions s ON s.id = c.subscription_id
 ),
+metered AS (
+    SELECT id, subscription_id, interval '1 microsecond' * (1000000 / rate_limit) AS step,
+        row_number() OVER (PARTITION BY subscription_id ORDER BY event_seq) AS k,
+        count(*) OVER (PARTITION BY subscription_id) AS slots
+    FROM settled WHERE verdict = 'claimed' AND needs_slot
+),
+rates AS (
+    INSERT INTO subscription_rates AS r (subscription_id, tat, busy_since)
+    SELECT subscription_id, @now::timestamptz + step * slots, @now FROM (
+        SELECT DISTINCT subscription_id, step, slots FROM metered) m
+    ORDER BY subscription_id
+    ON CONFLICT (subscription_id) DO UPDATE SET
+        tat = greatest(r.tat, @now::timestamptz) + (excluded.tat - excluded.busy_since),
+        busy_since = CASE WHEN r.tat < @now THEN @now ELSE r.busy_since END
+    RETURNING r.subscription_id, r.tat
+),
+fate AS (
+    SELECT x.id, x.n, x.attempt_timeout_ms, x.updated_at, slot.at AS slot,
+        CASE WHEN x.verdict = 'claimed' AND slot.at > @now THEN 'rate_limited' ELSE x.verdict END AS verdict
+    FROM settled x
+    LEFT JOIN (
+        SELECT m.id, rt.tat - m.step * (m.slots - m.k + 1) AS at
+        FROM metered m JOIN rates rt ON rt.subscription_id = m.subscription_id) slot ON slot.id = x.id
+),
 claimed AS (
     UPDATE delivery_jobs j SET
-        state = CASE x.verdict WHEN 'claimed' THEN 'in_flight' WHEN 'canceled' THEN 'canceled' ELSE 'dead' END,
+        state = CASE x.verdict WHEN 'claimed' THEN 'in_flight' WHEN 'canceled' THEN 'canceled'
+                               WHEN 'rate_limited' THEN 'pending' ELSE 'dead' END,
         dead_reason = CASE x.verdict WHEN 'subscription_disabled' THEN 'subscription_disabled'
                                      WHEN 'missing_event' THEN 'poison' END,
         dead_at = CASE WHEN x.verdict IN ('subscription_disabled', 'missing_event') THEN @now::timestamptz END,
@@ -259,14 +337,16 @@ claimed AS (
                            THEN @now::timestamptz + (x.attempt_timeout_ms + @lease_margin_ms::bigint) * interval '1 millisecond' END,
         last_error = CASE WHEN x.verdict = 'missing_event' THEN 'the event of this job is missing from the inbox'
                           ELSE j.last_error END,
-        shed_reason = NULL, shed_at = NULL,
+        next_attempt_at = CASE WHEN x.verdict = 'rate_limited' THEN x.slot ELSE j.next_attempt_at END,
+        shed_reason = CASE WHEN x.verdict = 'rate_limited' THEN '` + ShedRateLimited + `' END,
+        shed_at = CASE WHEN x.verdict = 'rate_limited' THEN @now::timestamptz END,
         updated_at = @now
-    FROM settled x
-    WHERE j.id = ANY(ARRAY(SELECT id FROM settled)) AND j.id = x.id AND j.state = 'pending'
+    FROM fate x
+    WHERE j.id = ANY(ARRAY(SELECT id FROM fate)) AND j.id = x.id AND j.state = 'pending'
     RETURNING j.id, j.tenant_id, j.subscription_id, x.updated_at AS subscription_updated_at, j.event_seq, j.attempts,
-        j.recoveries, j.lease_until, x.verdict, x.n
+        j.recoveries, j.lease_until, j.ordering_key, x.verdict, x.n
 )
-SELECT 'job', NULL, NULL, NULL, NULL, ` + claimedColumns + `
+SELECT 'job', NULL, NULL, NULL, NULL, NULL, ` + claimedColumns + `
 FROM claimed c
 JOIN events e ON e.seq = c.event_seq
 WHERE c.verdict = 'claimed'
@@ -277,6 +357,7 @@ SELECT 'summary',
     (SELECT count(*) FROM claimed WHERE verdict = 'canceled')::int,
     (SELECT count(*) FROM claimed WHERE verdict = 'subscription_disabled')::int,
     (SELECT count(*) FROM claimed WHERE verdict = 'missing_event')::int,
+    (SELECT count(*) FROM claimed WHERE verdict = 'rate_limited')::int,
     ` + nulls(strings.Count(claimedColumns, ",")+1)
 
 func nulls(n int) string {

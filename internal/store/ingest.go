@@ -388,7 +388,7 @@ var filters = filter.NewCache()
 // covers; match.Matches makes the decision.
 const selectCandidates = `
 SELECT id, tenant_id, sink_type, enabled, verification_state, event_types, schema_major, coalesce(origin, ''),
-    coalesce(filter, ''), updated_at
+    coalesce(filter, ''), updated_at, ordering
 FROM subscriptions
 WHERE tenant_id = ANY($1) AND deleted_at IS NULL AND enabled AND verification_state = 'active'
 ORDER BY tenant_id, id`
@@ -405,7 +405,7 @@ func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, err
 		version        time.Time
 	)
 	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
-		&c.EventTypes, &c.SchemaMajor, &c.Origin, &expr, &version}, func() error {
+		&c.EventTypes, &c.SchemaMajor, &c.Origin, &expr, &version, &c.Ordering}, func() error {
 		c.Pull = sinkType == "pull"
 		if expr != "" {
 			c.Filter, c.FilterErr = filters.Program(c.ID, version, expr)
@@ -433,7 +433,8 @@ type deliveryWork struct {
 // insert by the database's clock (which dispatch compares against). The
 // insert runs under the ingest lock, so that moment follows seq order even
 // across transactions that started in the other order (docs/concepts.md, Ordering).
-var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq"}
+// ordering_key is NULL for subscriptions without ordering.
+var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq", "ordering_key"}
 
 // newEvents lists the events the inbox took, in offset (and so seq) order,
 // as matching sees them.
@@ -462,7 +463,7 @@ func deliveryWorkOf(r match.Routes, at time.Time) deliveryWork {
 	if len(r.Jobs) > 0 {
 		w.jobs = make([][]any, len(r.Jobs))
 		for i, j := range r.Jobs {
-			w.jobs[i] = []any{newJobID(at), j.TenantID, j.SubscriptionID, j.Seq}
+			w.jobs[i] = []any{newJobID(at), j.TenantID, j.SubscriptionID, j.Seq, j.OrderingKey}
 		}
 	}
 	for _, p := range r.Pull {

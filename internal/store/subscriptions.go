@@ -11,6 +11,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hubctl/hubctl/internal/match"
 )
 
 // Columns that hold crypto envelopes. Each envelope is bound to its row id
@@ -45,6 +47,10 @@ type Subscription struct {
 	Origin               string
 	// Filter is the CEL expression events must satisfy; "" matches all.
 	Filter string
+	// Ordering is the ordering mode (match.Orderings); "" is none.
+	Ordering string
+	// RateLimit is the ceiling in deliveries per second; 0 is none.
+	RateLimit float64
 	// RetrySchedule holds Go durations as the user wrote them; nil means
 	// the default curve.
 	RetrySchedule     []string
@@ -90,7 +96,7 @@ const subscriptionColumns = `id, tenant_id, name, sink_type, sink_config, sink_c
 	destination, event_types, schema_major, origin, retry_schedule, attempt_timeout_ms, enabled,
 	verification_state, verification_error, verified_at, disabled_reason, failing_since, last_failure_at,
 	signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
-	signature_scheme, previous_signature_scheme`
+	signature_scheme, previous_signature_scheme, ordering, coalesce(rate_limit, 0)`
 
 func scanSubscription(row pgx.Row) (Subscription, error) {
 	var (
@@ -104,7 +110,7 @@ func scanSubscription(row pgx.Row) (Subscription, error) {
 		&s.Destination, &s.EventTypes, &s.SchemaMajor, &origin, &s.RetrySchedule, &timeoutMillis, &s.Enabled,
 		&s.VerificationState, &verificationError, &s.VerifiedAt, &disabledReason, &s.FailingSince, &s.LastFailureAt,
 		&secret, &previous, &s.PreviousSecretExpiresAt, &s.CreatedAt, &s.UpdatedAt, &filter,
-		&s.SignatureScheme, &previousScheme)
+		&s.SignatureScheme, &previousScheme, &s.Ordering, &s.RateLimit)
 	if err != nil {
 		return Subscription{}, err
 	}
@@ -112,6 +118,9 @@ func scanSubscription(row pgx.Row) (Subscription, error) {
 	s.SinkCredentials = deref(credentials)
 	s.Origin = deref(origin)
 	s.Filter = deref(filter)
+	if s.Ordering == match.OrderingNone {
+		s.Ordering = ""
+	}
 	s.AttemptTimeout = time.Duration(timeoutMillis) * time.Millisecond
 	s.VerificationError = deref(verificationError)
 	s.DisabledReason = deref(disabledReason)
@@ -129,6 +138,34 @@ func deref(s *string) string {
 }
 
 // nullIfEmpty stores "" as NULL, the schema's "not set".
+func nullIfZero(f float64) *float64 {
+	if f == 0 {
+		return nil
+	}
+	return &f
+}
+
+func orderingOrNone(mode string) string {
+	if mode == "" {
+		return match.OrderingNone
+	}
+	return mode
+}
+
+// resetRateLimiter starts a subscription's limiter afresh when its
+// rate_limit changes: the slots granted at the old rate are forgotten and
+// the jobs waiting for one are due at once, to be given slots at the new
+// rate by their next claim (docs/concepts.md, Rate limits).
+func resetRateLimiter(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM subscription_rates WHERE subscription_id = $1`, id); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `
+UPDATE delivery_jobs SET next_attempt_at = now(), shed_reason = NULL, shed_at = NULL, updated_at = now()
+WHERE subscription_id = $1 AND state = 'pending' AND shed_reason = $2`, id, ShedRateLimited)
+	return err
+}
+
 func nullIfEmpty(s string) *string {
 	if s == "" {
 		return nil
@@ -149,15 +186,17 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) (Subsc
 				sink_credential_fields, destination, event_types, schema_major, origin, retry_schedule,
 				attempt_timeout_ms, enabled, verification_state, verification_error, verified_at,
 				signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
-				signature_scheme, previous_signature_scheme)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23, $24)
+				signature_scheme, previous_signature_scheme, ordering, rate_limit)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22,
+				$23, $24, $25, $26)
 			RETURNING `+subscriptionColumns,
 			sub.ID, sub.TenantID, sub.Name, sub.SinkType, []byte(sub.SinkConfig), nullIfEmpty(sub.SinkCredentials),
 			nonNil(sub.SinkCredentialFields), sub.Destination, sub.EventTypes, sub.SchemaMajor, nullIfEmpty(sub.Origin),
 			sub.RetrySchedule, sub.AttemptTimeout.Milliseconds(), sub.Enabled, sub.VerificationState,
 			nullIfEmpty(sub.VerificationError), sub.VerifiedAt, nullIfEmpty(sub.SigningSecret),
 			nullIfEmpty(sub.PreviousSecret), sub.PreviousSecretExpiresAt, sub.CreatedAt, nullIfEmpty(sub.Filter),
-			signatureScheme(sub.SignatureScheme), nullIfEmpty(sub.PreviousSignatureScheme)))
+			signatureScheme(sub.SignatureScheme), nullIfEmpty(sub.PreviousSignatureScheme),
+			orderingOrNone(sub.Ordering), nullIfZero(sub.RateLimit)))
 		if err != nil {
 			return err
 		}
@@ -288,7 +327,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 				verified_at = $15, disabled_reason = $16, failing_since = $17, last_failure_at = $18,
 				signing_secret = $19, previous_secret = $20, previous_secret_expires_at = $21,
 				filter = $23, signature_scheme = $24, previous_signature_scheme = $25,
-				updated_at = `+nextVersion("$22")+`
+				ordering = $26, rate_limit = $27, updated_at = `+nextVersion("$22")+`
 			WHERE id = $1
 			RETURNING `+subscriptionColumns,
 			id, next.Name, []byte(next.SinkConfig), nullIfEmpty(next.SinkCredentials), nonNil(next.SinkCredentialFields),
@@ -296,8 +335,12 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 			next.AttemptTimeout.Milliseconds(), next.Enabled, next.VerificationState, nullIfEmpty(next.VerificationError),
 			next.VerifiedAt, nullIfEmpty(next.DisabledReason), next.FailingSince, next.LastFailureAt,
 			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at, nullIfEmpty(next.Filter),
-			signatureScheme(next.SignatureScheme), nullIfEmpty(next.PreviousSignatureScheme)))
-		return err
+			signatureScheme(next.SignatureScheme), nullIfEmpty(next.PreviousSignatureScheme),
+			orderingOrNone(next.Ordering), nullIfZero(next.RateLimit)))
+		if err != nil || next.RateLimit == current.RateLimit {
+			return err
+		}
+		return resetRateLimiter(ctx, tx, id)
 	})
 	switch {
 	case changeErr != nil:

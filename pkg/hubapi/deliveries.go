@@ -44,13 +44,19 @@ type Delivery struct {
 	DeadAt      *time.Time `json:"dead_at"`
 	// HeldReason says why a pending delivery waits without an attempt
 	// being spent: breaker_open (its destination's circuit breaker is
-	// open; it is tried again at next_attempt_at). Null otherwise.
+	// open; it is tried again at next_attempt_at) or rate_limited (its
+	// subscription's rate_limit gave it the slot at next_attempt_at).
+	// Null otherwise.
 	HeldReason *string `json:"held_reason"`
 }
 
 // HeldBreakerOpen is the held_reason of a delivery shed by its
 // destination's open circuit breaker.
 const HeldBreakerOpen = "breaker_open"
+
+// HeldRateLimited is the held_reason of a delivery waiting for the slot
+// its subscription's rate_limit gave it.
+const HeldRateLimited = "rate_limited"
 
 // DeliveryDetail is GET /v1/deliveries/{id}: the delivery with every
 // recorded attempt, oldest first.

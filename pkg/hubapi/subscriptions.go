@@ -25,7 +25,12 @@ type Subscription struct {
 	SchemaMajor int            `json:"schema_major"`
 	Origin      *string        `json:"origin"`
 	// Filter is the CEL expression events must satisfy, null for none.
-	Filter            *string  `json:"filter"`
+	Filter *string `json:"filter"`
+	// Ordering is "none", "tenant" or "subject": deliveries of one key in
+	// seq order, one at a time (docs/concepts.md, Ordered delivery).
+	Ordering string `json:"ordering"`
+	// RateLimit is the ceiling in deliveries per second, null for none.
+	RateLimit         *float64 `json:"rate_limit"`
 	RetrySchedule     []string `json:"retry_schedule"`
 	AttemptTimeout    string   `json:"attempt_timeout"`
 	Enabled           bool     `json:"enabled"`
@@ -50,6 +55,24 @@ type Subscription struct {
 	// the running hubs hold it; shown by a single read (not in lists), and
 	// absent for pull subscriptions, which have no destination to break.
 	Breaker *Breaker `json:"breaker,omitempty"`
+	// Rate is the rate limiter's reading; shown by a single read (not in
+	// lists) of a subscription with a rate_limit.
+	Rate *Rate `json:"rate,omitempty"`
+}
+
+// Rate is what a subscription's rate limiter has let through, across
+// every hub sharing the database.
+type Rate struct {
+	// Limit is the subscription's rate_limit.
+	Limit float64 `json:"limit"`
+	// Current is the deliveries started per second over the last 10 s.
+	Current float64 `json:"current"`
+	// Throttled says deliveries are waiting for their turn under the
+	// limit (held_reason rate_limited).
+	Throttled bool `json:"throttled"`
+	// NextSlotAt is when the limiter lets the next delivery start; nil
+	// before the first.
+	NextSlotAt *time.Time `json:"next_slot_at"`
 }
 
 // Breaker states as a read shows them.
@@ -86,6 +109,10 @@ type SubscriptionCreate struct {
 	// Filter is a CEL expression over the event's attributes and JSON
 	// data; nil matches every event the other rules let through.
 	Filter *string `json:"filter,omitempty"`
+	// Ordering "" means "none".
+	Ordering string `json:"ordering,omitempty"`
+	// RateLimit nil is no limit; else deliveries per second, > 0.
+	RateLimit *float64 `json:"rate_limit,omitempty"`
 	// RetrySchedule nil keeps the default curve.
 	RetrySchedule []string `json:"retry_schedule,omitempty"`
 	// AttemptTimeout "" means 10s.
@@ -102,8 +129,8 @@ type SubscriptionCreate struct {
 
 // SubscriptionUpdate is the body of PATCH /v1/subscriptions/{id}: any subset
 // of the writable fields. Absent fields (nil, or a Nullable that is not Set)
-// stay as they are; origin, filter and retry_schedule may be set to null to
-// clear them.
+// stay as they are; origin, filter, rate_limit and retry_schedule may be
+// set to null to clear them.
 type SubscriptionUpdate struct {
 	Name           *string            `json:"name,omitempty"`
 	Sink           json.RawMessage    `json:"sink,omitempty"`
@@ -111,6 +138,8 @@ type SubscriptionUpdate struct {
 	SchemaMajor    *int               `json:"schema_major,omitempty"`
 	Origin         Nullable[string]   `json:"origin,omitzero"`
 	Filter         Nullable[string]   `json:"filter,omitzero"`
+	Ordering       *string            `json:"ordering,omitempty"`
+	RateLimit      Nullable[float64]  `json:"rate_limit,omitzero"`
 	RetrySchedule  Nullable[[]string] `json:"retry_schedule,omitzero"`
 	AttemptTimeout *string            `json:"attempt_timeout,omitempty"`
 	Enabled        *bool              `json:"enabled,omitempty"`

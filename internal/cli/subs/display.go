@@ -66,6 +66,12 @@ func subscriptionTable(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Sub
 	if sub.Filter != nil {
 		rows = append(rows, [2]string{"filter", *sub.Filter})
 	}
+	if sub.Ordering != "" && sub.Ordering != "none" {
+		rows = append(rows, [2]string{"ordering", "by " + sub.Ordering})
+	}
+	if sub.RateLimit != nil {
+		rows = append(rows, [2]string{"rate limit", rateSummary(*sub.RateLimit, sub.Rate)})
+	}
 	rows = append(rows,
 		[2]string{"retry schedule", schedule},
 		[2]string{"attempt timeout", sub.AttemptTimeout},
@@ -95,6 +101,20 @@ func subscriptionTable(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Sub
 	for _, r := range rows {
 		t.Row(r[0], r[1])
 	}
+}
+
+// rateSummary is "20/s", with the current rate and "throttled" when a
+// single read brought the limiter's reading: "20/s (now 19.8/s, throttled)".
+func rateSummary(limit float64, r *hubapi.Rate) string {
+	out := strconv.FormatFloat(limit, 'f', -1, 64) + "/s"
+	if r == nil {
+		return out
+	}
+	out += " (now " + strconv.FormatFloat(r.Current, 'f', -1, 64) + "/s"
+	if r.Throttled {
+		out += ", throttled"
+	}
+	return out + ")"
 }
 
 // breakerSummary is "breaker closed", "breaker open until T" or "breaker

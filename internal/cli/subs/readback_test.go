@@ -17,7 +17,7 @@ import (
 // from a read sent back is right, then list it here and in update's help.
 func TestReadOnlyFieldsAreWhatReadsShowAndUpdatesCannotSet(t *testing.T) {
 	want := []string{"id", "tenant_id", "verification_state", "verification_error", "disabled_reason",
-		"failing_since", "last_failure_at", "previous_secret_expires_at", "created_at", "updated_at", "breaker"}
+		"failing_since", "last_failure_at", "previous_secret_expires_at", "created_at", "updated_at", "breaker", "rate"}
 	if !slices.Equal(readOnlyFields, want) {
 		t.Errorf("read-only fields %q, want %q", readOnlyFields, want)
 	}

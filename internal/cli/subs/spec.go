@@ -22,6 +22,8 @@ const (
 	flagSchemaMajor    = "schema-major"
 	flagOrigin         = "origin"
 	flagFilter         = "filter"
+	flagOrdering       = "ordering"
+	flagRateLimit      = "rate-limit"
 	flagRetrySchedule  = "retry-schedule"
 	flagAttemptTimeout = "attempt-timeout"
 	flagDisabled       = "disabled"
@@ -32,7 +34,7 @@ const (
 
 // fieldFlags are the flags --from-file replaces.
 var fieldFlags = []string{flagName, flagType, flagURL, flagEventTypes, flagSchemaMajor, flagOrigin,
-	flagFilter, flagRetrySchedule, flagAttemptTimeout, flagDisabled, flagSigningSecret, flagScheme}
+	flagFilter, flagOrdering, flagRateLimit, flagRetrySchedule, flagAttemptTimeout, flagDisabled, flagSigningSecret, flagScheme}
 
 // specFlags are the writable fields of a subscription as flags.
 type specFlags struct {
@@ -43,6 +45,8 @@ type specFlags struct {
 	schemaMajor    int
 	origin         string
 	filter         string
+	ordering       string
+	rateLimit      float64
 	retrySchedule  []string
 	attemptTimeout string
 	disabled       bool
@@ -59,6 +63,8 @@ func (s *specFlags) register(fs *pflag.FlagSet, forUpdate bool) {
 	fs.IntVar(&s.schemaMajor, flagSchemaMajor, 1, "major version of the event schema to deliver")
 	fs.StringVar(&s.origin, flagOrigin, "", "deliver only events from this source")
 	fs.StringVar(&s.filter, flagFilter, "", "deliver only events this CEL expression holds for, e.g. 'data.amount > 100' (try one with subs test-filter)")
+	fs.StringVar(&s.ordering, flagOrdering, "none", `deliver in seq order, one at a time per key: "none", "tenant" or "subject" (a failing delivery holds its key's later ones)`)
+	fs.Float64Var(&s.rateLimit, flagRateLimit, 0, "at most this many deliveries per second, across every hub (0: no limit)")
 	fs.StringSliceVar(&s.retrySchedule, flagRetrySchedule, nil, "delays between attempts, e.g. 0s,5s,1m,10m (1-12 steps, each at most 10h)")
 	fs.StringVar(&s.attemptTimeout, flagAttemptTimeout, "", "timeout of one delivery attempt, 1s-60s (default 10s)")
 	fs.BoolVar(&s.disabled, flagDisabled, false, "create the subscription disabled")
@@ -72,6 +78,8 @@ func (s *specFlags) register(fs *pflag.FlagSet, forUpdate bool) {
 		fs.Lookup(flagSchemaMajor).DefValue = "0"
 		fs.Lookup(flagOrigin).Usage = `deliver only events from this source ("" matches every source)`
 		fs.Lookup(flagFilter).Usage = `deliver only events this CEL expression holds for ("" removes the filter)`
+		fs.Lookup(flagOrdering).DefValue = ""
+		fs.Lookup(flagRateLimit).Usage = "at most this many deliveries per second, across every hub (0 removes the limit)"
 		fs.Lookup(flagRetrySchedule).Usage = `delays between attempts, e.g. 0s,5s,1m,10m ("" restores the default)`
 		fs.Lookup(flagAttemptTimeout).Usage = "timeout of one delivery attempt, 1s-60s"
 		fs.Lookup(flagDisabled).Usage = "disable (--disabled) or enable (--disabled=false) delivery"
@@ -155,6 +163,17 @@ func (s *specFlags) createBody(changed func(string) bool) (hubapi.SubscriptionCr
 	if changed(flagFilter) {
 		in.Filter = &s.filter
 	}
+	if changed(flagOrdering) {
+		in.Ordering = s.ordering
+	}
+	if changed(flagRateLimit) {
+		if s.rateLimit < 0 {
+			return hubapi.SubscriptionCreate{}, cmdutil.UsageErrorf("--%s must be a positive number of deliveries per second, or 0 for none", flagRateLimit)
+		}
+		if s.rateLimit > 0 {
+			in.RateLimit = &s.rateLimit
+		}
+	}
 	if changed(flagRetrySchedule) {
 		in.RetrySchedule = s.retrySchedule
 	}
@@ -207,6 +226,18 @@ func (s *specFlags) updateBody(changed func(string) bool, currentSinkType func()
 		in.Filter = hubapi.SetTo(s.filter)
 		if s.filter == "" {
 			in.Filter = hubapi.SetNull[string]()
+		}
+	}
+	if changed(flagOrdering) {
+		in.Ordering = &s.ordering
+	}
+	if changed(flagRateLimit) {
+		if s.rateLimit < 0 {
+			return hubapi.SubscriptionUpdate{}, cmdutil.UsageErrorf("--%s must be a positive number of deliveries per second, or 0 to remove the limit", flagRateLimit)
+		}
+		in.RateLimit = hubapi.SetTo(s.rateLimit)
+		if s.rateLimit == 0 {
+			in.RateLimit = hubapi.SetNull[float64]()
 		}
 	}
 	if changed(flagRetrySchedule) {

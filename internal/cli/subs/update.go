@@ -48,7 +48,7 @@ whole subscription as get -o json prints it, edited: every writable field in
 the file is sent, so change what you mean to and leave the rest as read. The
 fields only the hub sets are dropped before sending: id, tenant_id,
 verification_state, verification_error, disabled_reason, failing_since,
-last_failure_at, previous_secret_expires_at, created_at, updated_at and breaker. The
+last_failure_at, previous_secret_expires_at, created_at, updated_at, breaker and rate. The
 file's id, when it has one, must be the ID argument, else the command exits
 2 and changes nothing, so a file of another subscription is never applied.
 Any other field the API does not know stops the command too (exit 2). A
