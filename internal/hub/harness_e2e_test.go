@@ -240,7 +240,12 @@ func waitFor(t *testing.T, what string, hub *clitest.Process, done func() bool) 
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %s", what, patience)
+			log := ""
+			if hub != nil {
+				log = hub.Stderr()
+				log = log[max(len(log)-8000, 0):]
+			}
+			t.Fatalf("no %s within %s; the end of serve's log:\n%s", what, patience, log)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
