@@ -40,9 +40,12 @@ same source always produces the same files.`,
 			header := &doc.GenManHeader{
 				Title:   "HUBCTL",
 				Section: "1",
-				Source:  "hubctl " + buildinfo.Get().Version,
-				Manual:  "hubctl manual",
-				Date:    &when,
+				// No version: the pages are committed, and a build's
+				// version (a commit, "-dirty") would change every page
+				// at every regeneration whatever the commands did.
+				Source: "hubctl",
+				Manual: "hubctl manual",
+				Date:   &when,
 			}
 			if err := doc.GenManTree(root, header, dir); err != nil {
 				return fmt.Errorf("generate man pages: %w", err)
