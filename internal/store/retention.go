@@ -281,7 +281,6 @@ func (s *Store) dropPartitions(ctx context.Context, prepare func(pgx.Tx) error, 
 	})
 }
 
-
 // pruneEvents drops the inbox's partitions whose newest event is older than
 // cutoff, each with its pull entries, and returns the lowest seq the inbox
 // keeps (the sequence's next value when it keeps none).
