@@ -199,14 +199,7 @@ func (s *Store) pruneJobs(ctx context.Context, cutoff time.Time, rep *PruneRepor
 			err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
 				// Checked again where the drop waits for no one: a dead
 				// letter replayed since is pending now.
-				var pinned bool
-				if err := tx.QueryRow(ctx, live).Scan(&pinned); err != nil {
-					return err
-				}
-				if pinned {
-					return errPinned
-				}
-				return nil
+				return refuseIfPinned(ctx, tx, live)
 			}, p.name)
 			if errors.Is(err, errPinned) {
 				continue
@@ -343,12 +336,8 @@ func (s *Store) pruneEvents(ctx context.Context, cutoff time.Time, rep *PruneRep
 			err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
 				// Checked again in the transaction that drops: a dead
 				// letter replayed since is pending now, still pinning.
-				var pinned bool
-				if err := tx.QueryRow(ctx, pinnedSQL, p.lo, p.hi).Scan(&pinned); err != nil {
+				if err := refuseIfPinned(ctx, tx, pinnedSQL, p.lo, p.hi); err != nil {
 					return err
-				}
-				if pinned {
-					return errPinned
 				}
 				if pe == nil {
 					return nil
@@ -394,6 +383,20 @@ WHERE c.subscription_id = m.subscription_id AND c.cursor_seq < m.last`, pgx.Iden
 }
 
 var errPinned = errors.New("partition pinned")
+
+// refuseIfPinned runs check, a query of one bool saying whether something
+// still needs a partition, in the transaction that drops it, and returns
+// errPinned when it does.
+func refuseIfPinned(ctx context.Context, tx pgx.Tx, check string, args ...any) error {
+	var pinned bool
+	if err := tx.QueryRow(ctx, check, args...).Scan(&pinned); err != nil {
+		return err
+	}
+	if pinned {
+		return errPinned
+	}
+	return nil
+}
 
 // pinnedSQL says whether a job whose event must stay refers to an event
 // of the seq range [$1, $2): a job that will still be attempted, or a dead
