@@ -212,37 +212,30 @@ func bounds(t managedTable, d time.Time) (lo, hi string) {
 const lockTimeout = "5s"
 
 // createPartition adds day d's partition to t. It is created on its own and
-// then attached: attaching takes a lock that ingest and dispatch never wait
+// then attached: for the inbox and pull entries, which have no default
+// partition, attaching takes a lock that ingest and dispatch never wait
 // for (CREATE TABLE ... PARTITION OF would lock the parent exclusively).
-// Rows the default partition holds for that day move into it in the same
-// transaction. Ingest writes event_ids and new jobs only under the ingest
-// lock, so taking that lock keeps a row from landing in the default
-// partition between the move and the attach.
+// Tables with a default partition are locked exclusively instead, briefly,
+// while the rows the default holds for that day move into the new one.
 func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time) error {
 	name := partitionName(t, d)
 	lo, hi := bounds(t, d)
 	ident := pgx.Identifier{name}.Sanitize()
 	return s.InTx(ctx, func(tx pgx.Tx) error {
 		stmts := []string{`SET LOCAL lock_timeout = '` + lockTimeout + `'`}
-		if t.kind == byID {
-			stmts = append(stmts, fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, ingestLockKey))
-		}
 		if t.hasDefault() {
-			// Moving rows out of the default partition must not be seen half
-			// done: a query that planned before the attach would miss rows
-			// already deleted from the default partition but not yet in a
-			// partition it knows. So only when there are rows to move, the
-			// parent is locked exclusively for this short transaction.
-			// Partitions are made days ahead, so that is rare: a fresh
-			// database, or runs that were missed.
-			var waiting bool
-			if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM %s WHERE %s >= %s AND %s < %s)`,
-				t.catchAll, t.key, lo, t.key, hi)).Scan(&waiting); err != nil {
-				return fmt.Errorf("create partition %s: %w", name, err)
-			}
-			if waiting {
-				stmts = append(stmts, fmt.Sprintf(`LOCK TABLE %s IN ACCESS EXCLUSIVE MODE`, t.parent))
-			}
+			// The rows the default partition holds for the day move into
+			// the new partition, a delete and an insert, and no other
+			// statement may see that half done: a read planned before the
+			// attach would miss the moved rows, and an update of one
+			// (dispatch recording a job that ingest had put in the
+			// default partition) would find it deleted and update
+			// nothing. So the parent is locked exclusively, before
+			// looking for rows to move, for this short transaction.
+			// Partitions are made days ahead, so that is once a day per
+			// table, with nothing to move but on a fresh database or
+			// after missed runs.
+			stmts = append(stmts, fmt.Sprintf(`LOCK TABLE %s IN ACCESS EXCLUSIVE MODE`, t.parent))
 		}
 		stmts = append(stmts, fmt.Sprintf(`CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`, ident, t.parent))
 		if t.hasDefault() {
