@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/muesli/termenv"
 
+	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/observe"
 )
@@ -59,7 +60,7 @@ func runOnce(ctx context.Context, opts RunOptions, renderer *lipgloss.Renderer) 
 	if err != nil {
 		return err
 	}
-	if !sleep(ctx, opts.Interval) {
+	if !backoff.Sleep(ctx, opts.Interval) {
 		return ctx.Err()
 	}
 	second, err := opts.Source.Read(ctx)
@@ -69,7 +70,7 @@ func runOnce(ctx context.Context, opts RunOptions, renderer *lipgloss.Renderer) 
 	// Heartbeats come every few seconds: until a newer one arrives the two
 	// readings are the same and there is no rate to show.
 	for deadline := time.Now().Add(observe.StaleAfter); !second.At.At.After(first.At.At) && time.Now().Before(deadline); {
-		if !sleep(ctx, min(opts.Interval, time.Second)) {
+		if !backoff.Sleep(ctx, min(opts.Interval, time.Second)) {
 			return ctx.Err()
 		}
 		if second, err = opts.Source.Read(ctx); err != nil {
@@ -120,7 +121,7 @@ func runLive(ctx context.Context, opts RunOptions, renderer *lipgloss.Renderer) 
 			footer = "reading failed: " + lastErr + " · " + footer
 		}
 		draw(out, frame+"\n"+renderer.NewStyle().Faint(true).Render(footer))
-		if !sleep(ctx, opts.Interval) {
+		if !backoff.Sleep(ctx, opts.Interval) {
 			return nil
 		}
 	}
@@ -185,15 +186,4 @@ func width(out io.Writer) int {
 		return cols
 	}
 	return 100
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
