@@ -140,7 +140,7 @@ func (s *Store) pruneByTime(ctx context.Context, t managedTable, cutoff time.Tim
 			return err
 		}
 		if !rep.DryRun {
-			if err := s.dropPartitions(ctx, nil, p.name); err != nil {
+			if _, err := s.dropPartitions(ctx, nil, p.name); err != nil {
 				return err
 			}
 		}
@@ -196,16 +196,16 @@ func (s *Store) pruneJobs(ctx context.Context, cutoff time.Time, rep *PruneRepor
 			return err
 		}
 		if !rep.DryRun {
-			err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
+			dropped, err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
 				// Checked again where the drop waits for no one: a dead
 				// letter replayed since is pending now.
 				return refuseIfPinned(ctx, tx, live)
 			}, p.name)
-			if errors.Is(err, errPinned) {
-				continue
-			}
 			if err != nil {
 				return err
+			}
+			if !dropped {
+				continue
 			}
 		}
 		rep.Removals = append(rep.Removals, r)
@@ -254,9 +254,10 @@ func countRows(ctx context.Context, q querier, table, where string) (int64, erro
 
 // dropPartitions drops partitions in one short transaction that waits at
 // most lockTimeout for the parents' exclusive lock; prepare, when set, runs
-// first in that transaction.
-func (s *Store) dropPartitions(ctx context.Context, prepare func(pgx.Tx) error, names ...string) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error {
+// first in that transaction, and returns errPinned when something still
+// needs them: then nothing is dropped and dropped is false.
+func (s *Store) dropPartitions(ctx context.Context, prepare func(pgx.Tx) error, names ...string) (dropped bool, err error) {
+	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '`+lockTimeout+`'`); err != nil {
 			return err
 		}
@@ -272,6 +273,10 @@ func (s *Store) dropPartitions(ctx context.Context, prepare func(pgx.Tx) error, 
 		}
 		return nil
 	})
+	if errors.Is(err, errPinned) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // pruneEvents drops the inbox's partitions whose newest event is older than
@@ -333,7 +338,7 @@ func (s *Store) pruneEvents(ctx context.Context, cutoff time.Time, rep *PruneRep
 		}
 		if !rep.DryRun {
 			var expired int64
-			err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
+			dropped, err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
 				// Checked again in the transaction that drops: a dead
 				// letter replayed since is pending now, still pinning.
 				if err := refuseIfPinned(ctx, tx, pinnedSQL, p.lo, p.hi); err != nil {
@@ -349,11 +354,11 @@ WHERE c.subscription_id = m.subscription_id AND c.cursor_seq < m.last`, pgx.Iden
 				expired = tag.RowsAffected()
 				return err
 			}, names...)
-			if errors.Is(err, errPinned) {
-				continue
-			}
 			if err != nil {
 				return 0, err
+			}
+			if !dropped {
+				continue
 			}
 			rep.ExpiredCursors += expired
 		} else if pe != nil {
@@ -473,7 +478,7 @@ SELECT coalesce((SELECT last_seq < $1 FROM event_id_days WHERE day = $2), NOT EX
 			continue
 		}
 		if !rep.DryRun {
-			err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
+			dropped, err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
 				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
 					return err
 				}
@@ -487,11 +492,11 @@ SELECT coalesce((SELECT last_seq < $1 FROM event_id_days WHERE day = $2), NOT EX
 				_, err = tx.Exec(ctx, `DELETE FROM event_id_days WHERE day = $1`, p.day)
 				return err
 			}, p.name)
-			if errors.Is(err, errPinned) {
-				continue
-			}
 			if err != nil {
 				return err
+			}
+			if !dropped {
+				continue
 			}
 		}
 		rep.Removals = append(rep.Removals, r)
