@@ -30,18 +30,7 @@ func BenchmarkDispatchHistory(b *testing.B) {
 				if n == 0 {
 					return
 				}
-				// The history's subscription is deleted: it matches nothing
-				// new and claims never see it.
-				var sub string
-				err := e.store.Pool.QueryRow(ctx, `
-WITH t AS (INSERT INTO tenants (id) VALUES ('history') RETURNING id)
-INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret, deleted_at)
-SELECT gen_random_uuid(), id, 'history', 'webhook', 'https://example.com', '{*}', 'active', 'ciphertext', now() FROM t
-RETURNING id::text`).Scan(&sub)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := history.Seed(ctx, e.store, "history", sub, n, time.Now()); err != nil {
+				if err := history.Seed(ctx, e.store, "history", n, time.Now()); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -16,16 +16,26 @@ import (
 // Days is how many days before now the history spans.
 const Days = 7
 
-// Seed stores n past events of tenant for subscription (a push
-// subscription of that tenant), an equal share on each of the Days days
-// before now, in one INSERT ... SELECT per day and table, then analyses
-// the tables.
+// Seed stores n past events of tenant (created when missing), delivered
+// to a subscription of its own that is deleted, so it matches nothing new
+// and claims never see it: an equal share on each of the Days days before
+// now, in one INSERT ... SELECT per day and table, then analyses the
+// tables.
 //
 // The database must be freshly migrated: the catch-all range below the
 // first day, empty then, is narrowed to end where the history starts, so
 // that the history's days get partitions of their own (a migrated hub's
 // past starts on its migration day).
-func Seed(ctx context.Context, st *store.Store, tenant, subscription string, n int, now time.Time) error {
+func Seed(ctx context.Context, st *store.Store, tenant string, n int, now time.Time) error {
+	var subscription string
+	err := st.Pool.QueryRow(ctx, `
+WITH t AS (INSERT INTO tenants (id) VALUES ($1) ON CONFLICT DO NOTHING)
+INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret, deleted_at)
+VALUES (gen_random_uuid(), $1, 'history', 'webhook', 'https://example.com', '{*}', 'active', 'ciphertext', now())
+RETURNING id::text`, tenant).Scan(&subscription)
+	if err != nil {
+		return fmt.Errorf("create the history's subscription: %w", err)
+	}
 	first := store.DaySeqBase(now.Add(-Days * 24 * time.Hour))
 	for _, t := range []string{"events", "pull_entries"} {
 		_, err := st.Pool.Exec(ctx, fmt.Sprintf(`
@@ -81,7 +91,7 @@ ON CONFLICT (day) DO UPDATE SET last_seq = greatest(event_id_days.last_seq, excl
 	// The gigabytes just written would otherwise be flushed by the
 	// checkpointer during the measure, a cost of seeding, not of the
 	// history: a hub's past was checkpointed long ago.
-	_, err := st.Pool.Exec(ctx, `CHECKPOINT`)
+	_, err = st.Pool.Exec(ctx, `CHECKPOINT`)
 	return err
 }
 
