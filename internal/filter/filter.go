@@ -5,7 +5,7 @@
 // Cache) and evaluates them at match time.
 //
 // A filter must not stall ingest, which evaluates it for every matching
-// event while it holds the ingest lock. Two limits see to that: an
+// event inside the batch's transaction. Two limits see to that: an
 // expression whose worst case, as CEL's cost estimator reckons it with
 // every string, list and map as large as the largest event, exceeds
 // MaxEstimatedCost is refused when compiled; and each evaluation stops at

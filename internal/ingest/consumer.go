@@ -40,11 +40,11 @@ const (
 	// not be below it.
 	kgoDefaultMetadataMinAge = 5 * time.Second
 	// maxConcurrentBatches bounds the partitions of one poll handled at
-	// once. The store writes one batch at a time (its ingest lock), so a
-	// second one overlaps only its own preparation — verdicts, connection,
-	// queueing on the lock — with the write in progress; more would only
-	// hold connections.
-	maxConcurrentBatches = 2
+	// once, each in a transaction of its own that commits independently
+	// (store.WriteIngestBatch). A partition's batch is mostly waiting on
+	// PostgreSQL (round trips, the commit's flush); a few at once keep the
+	// database's cores busy, more would only hold connections.
+	maxConcurrentBatches = 4
 	// rebalanceTimeout is how long the group waits for its members to
 	// rejoin once a rebalance starts. A member that crashed never rejoins:
 	// when its restart (a new dynamic member) joins, the group drops the

@@ -26,10 +26,11 @@
 //     until it succeeds; it is given up (and the client rewound to the first
 //     unstored record) only at shutdown or when the group wants to
 //     rebalance. Nothing unstored is ever committed to Kafka.
-//   - The store writes one batch at a time (an advisory lock makes event seq
-//     order equal commit order), so the partitions of a poll are handled two
-//     at a time: one judging its records and queueing while the other
-//     writes. A stuck partition does not block the commit of the others.
+//   - The partitions of a poll are handled up to four at a time, each
+//     batch its own transaction committing on its own (the store's
+//     horizon keeps pull readers from skipping a batch that commits after
+//     one with higher seqs). A stuck partition does not block the commit
+//     of the others.
 //   - Crash recovery is bounded (docs/reliability.md): with
 //     STREAMING_HUB_KAFKA_INSTANCE_ID the member is static and its restart
 //     takes its partitions back without a rebalance; a rebalance waits at

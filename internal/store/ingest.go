@@ -3,8 +3,8 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"time"
 
@@ -17,7 +17,8 @@ import (
 )
 
 // ingestLockKey is the transaction-level advisory lock every ingest batch
-// holds from before it inserts events until it commits (see WriteIngestBatch).
+// holds, shared, from before it inserts events until it commits (see
+// lockAndLoad); what must see no batch in progress takes it exclusively.
 // Its value spells "hubctl" in ASCII; nothing else in the hub takes it.
 const ingestLockKey int64 = 0x6875_6263_746c
 
@@ -163,7 +164,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 			unwritten = append(unwritten, i)
 		}
 	}
-	inserted, err := insertEvents(ctx, tx, b, unwritten, state.firstSeq)
+	inserted, err := insertEvents(ctx, tx, b, unwritten, state.seqs)
 	if err != nil {
 		return IngestResult{}, err
 	}
@@ -219,36 +220,49 @@ func firstOfEachEvent(records []IngestRecord) (candidates []int, tenants []strin
 	return candidates, tenants
 }
 
-// ingestState is what a batch write reads under the ingest lock.
+// ingestState is what a batch write reads once it holds its locks.
 type ingestState struct {
-	stored   int64 // the partition's stored next offset; -1 when none
-	subs     map[string][]match.Candidate
-	firstSeq int64 // the first of one reserved seq per candidate
+	stored int64 // the partition's stored next offset; 0 when none
+	subs   map[string][]match.Candidate
+	seqs   []int64 // one reserved seq per candidate, ascending
 }
 
-// lockAndLoad takes the ingest lock, then reads the partition's stored
+// lockAndLoad takes the batch's locks, then reads the partition's stored
 // offset and the candidate subscriptions of the batch's tenants, and
-// reserves a run of seqs, one per candidate. The statements travel in one
-// round trip; each runs after the one before it with its own snapshot, so
-// every read sees all that was committed before the lock was granted.
+// reserves a seq per candidate. The statements travel in one round trip;
+// each runs after the one before it with its own snapshot.
 //
-// Why one lock for every batch: seqs come from a sequence, which hands out
-// numbers when asked, not at commit. Two transactions holding seqs at once
-// could commit in the opposite order of their seqs, and a pull reader could
-// see seq N+1 committed while N is still in flight, move its cursor past N
-// and never see it. Reserving seqs only under this lock and holding it until
-// commit (a transaction-level advisory lock is released only once the commit
-// is durable and visible) makes seq order equal commit order. The lock also
-// serialises the compare-and-set of the stored offset, so two writers of one
-// partition (an old owner and a new one after a rebalance) cannot both store
-// the same records, and the duplicate check, so two batches cannot both take
-// the same (tenant, id).
+// Batches of different partitions run at once (docs/architecture.md,
+// "Parallel ingest"); what used to be one global lock is now four narrower
+// promises:
+//
+//   - The ingest lock, shared: every batch holds it, so the few operations
+//     that must see no batch in progress (moving the sequence to a new
+//     day, dropping a day of event ids, purging a tenant) take it
+//     exclusively and wait for the batches in hand.
+//   - The horizon bound (migration 000012, ingest_horizon): seqs are handed
+//     out when asked, not at commit, so two batches can commit in the
+//     opposite order of their seqs. Before drawing any seq a batch holds a
+//     shared lock keyed by a bound below every seq it will draw; readers
+//     that must never skip a row committing later with a lower seq (pull
+//     reads, ordered claims) read only below the lowest bound held.
+//   - The partition's offset row, locked FOR UPDATE (inserted first when
+//     the partition has none, so there is always a row to lock): two
+//     writers of one partition (an old owner and a new one after a
+//     rebalance) take turns, and the second finds the first's offset and
+//     skips what it stored.
+//   - The duplicate check is event_ids' unique index: a batch inserting an
+//     id another batch holds uncommitted waits for it (ids are inserted in
+//     one sorted order, so two batches cannot wait for each other).
 func lockAndLoad(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, tenants []string) (st ingestState, err error) {
 	pipe := &pgx.Batch{}
-	pipe.Queue(`SELECT pg_advisory_xact_lock($1)`, ingestLockKey)
-	pipe.Queue(`SELECT next_offset FROM kafka_offsets WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3`,
+	pipe.Queue(`SELECT pg_advisory_xact_lock_shared($1)`, ingestLockKey)
+	pipe.Queue(`INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset) VALUES ($1, $2, $3, 0)
+ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`, b.Group, b.Topic, b.Partition)
+	pipe.Queue(`SELECT next_offset FROM kafka_offsets WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3 FOR UPDATE`,
 		b.Group, b.Topic, b.Partition)
 	if len(candidates) > 0 {
+		pipe.Queue(takeHorizonBound)
 		pipe.Queue(selectCandidates, tenants)
 		pipe.Queue(reserveSeqs, len(candidates))
 	}
@@ -262,29 +276,47 @@ func lockAndLoad(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int
 	if _, err := results.Exec(); err != nil {
 		return ingestState{}, fmt.Errorf("take the ingest lock: %w", err)
 	}
-	st.stored = -1
-	if err := results.QueryRow().Scan(&st.stored); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if _, err := results.Exec(); err != nil {
+		return ingestState{}, fmt.Errorf("lock the stored offset of %s/%d: %w", b.Topic, b.Partition, err)
+	}
+	if err := results.QueryRow().Scan(&st.stored); err != nil {
 		return ingestState{}, fmt.Errorf("read stored offset of %s/%d: %w", b.Topic, b.Partition, err)
 	}
 	if len(candidates) == 0 {
 		return st, nil
 	}
+	if _, err := results.Exec(); err != nil {
+		return ingestState{}, fmt.Errorf("take the horizon bound: %w", err)
+	}
 	if st.subs, err = scanCandidates(results); err != nil {
 		return ingestState{}, err
 	}
-	var last int64
-	if err := results.QueryRow().Scan(&last); err != nil {
+	rows, err := results.Query()
+	if err != nil {
 		return ingestState{}, fmt.Errorf("reserve seqs: %w", err)
 	}
-	st.firstSeq = last - int64(len(candidates)) + 1
+	if st.seqs, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+		return ingestState{}, fmt.Errorf("reserve seqs: %w", err)
+	}
+	if len(st.seqs) != len(candidates) {
+		return ingestState{}, fmt.Errorf("reserve seqs: got %d for %d events", len(st.seqs), len(candidates))
+	}
+	// nextval answers in the order the rows are made; sorting keeps the
+	// promise seq follows offset order without relying on it.
+	slices.Sort(st.seqs)
 	return st, nil
 }
 
-// reserveSeqs moves the inbox's sequence on by $1 in two calls instead of $1
-// and returns the last number of the run. Only ingest draws from this
-// sequence, and only under the ingest lock, so nobody can draw in between.
-const reserveSeqs = `
-SELECT setval(pg_get_serial_sequence('events', 'seq'), nextval(pg_get_serial_sequence('events', 'seq')) + $1 - 1)`
+// takeHorizonBound holds, until the transaction ends, the shared lock that
+// ingest_horizon reads: keyed by -2^62 + the sequence's next value, which
+// no seq this transaction draws afterwards can be below.
+const takeHorizonBound = `
+SELECT pg_advisory_xact_lock_shared(-4611686018427387904 + (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM events_seq_seq))`
+
+// reserveSeqs draws one seq per candidate. Each draw is a nextval of its
+// own: concurrent batches draw from the same sequence, and a run of seqs
+// moved on in one step could hand the same numbers to two of them.
+const reserveSeqs = `SELECT nextval('events_seq_seq') FROM generate_series(1, $1)`
 
 // countBelow counts the records below offset; records are ascending.
 func countBelow(records []IngestRecord, offset int64) int {
@@ -307,7 +339,7 @@ func countBelow(records []IngestRecord, offset int64) int {
 // each with the seq its id was claimed under (a duplicate leaves a gap in
 // seq, which only has to increase). The same statement keeps event_id_days,
 // which retention reads to know when a day of ids may go.
-func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, firstSeq int64) (map[int64]int64, error) {
+func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, reserved []int64) (map[int64]int64, error) {
 	if len(candidates) == 0 {
 		return nil, nil
 	}
@@ -315,10 +347,10 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 	seqs, days := make([]int64, len(candidates)), make([]time.Time, len(candidates))
 	for k, i := range candidates {
 		ev := &b.Records[i].Event
-		tenants[k], ids[k], seqs[k] = ev.TenantID, ev.ID, firstSeq+int64(k)
+		tenants[k], ids[k], seqs[k] = ev.TenantID, ev.ID, reserved[k]
 		days[k], _ = IDDay(ev.ID) // a parsed event's id is a UUIDv7
 	}
-	rows, err := tx.Query(ctx, claimEventIDs, tenants, ids, seqs, days)
+	rows, err := tx.Query(ctx, claimEventIDs, tenants, ids, seqs, days, idDaySlot(b.Topic, b.Partition))
 	if err != nil {
 		return nil, fmt.Errorf("check events of %s/%d for duplicates: %w", b.Topic, b.Partition, err)
 	}
@@ -346,21 +378,34 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 
 // claimEventIDs takes the ids of a batch's candidate events that no
 // retained event has ($1 tenants, $2 ids, $3 the seqs reserved for them,
-// $4 each id's UTC day) and returns the seqs of those it took.
+// $4 each id's UTC day, $5 the batch's idDaySlot) and returns the seqs of
+// those it took. Ids go in in one order, whatever the batch's, so two
+// batches that share ids wait for each other in turn, never in a circle.
 const claimEventIDs = `
 WITH u AS (
     SELECT * FROM unnest($1::text[], $2::uuid[], $3::bigint[], $4::date[]) AS u (tenant_id, id, seq, day)
 ), taken AS (
     INSERT INTO event_ids (tenant_id, id, seq)
-    SELECT tenant_id, id, seq FROM u
+    SELECT tenant_id, id, seq FROM u ORDER BY tenant_id, id
     ON CONFLICT (tenant_id, id) DO NOTHING
     RETURNING seq
 ), days AS (
-    INSERT INTO event_id_days (day, last_seq)
-    SELECT u.day, max(u.seq) FROM u JOIN taken USING (seq) GROUP BY u.day
-    ON CONFLICT (day) DO UPDATE SET last_seq = greatest(event_id_days.last_seq, excluded.last_seq)
+    INSERT INTO event_id_days (day, slot, last_seq)
+    SELECT u.day, $5, max(u.seq) FROM u JOIN taken USING (seq) GROUP BY u.day ORDER BY u.day
+    ON CONFLICT (day, slot) DO UPDATE SET last_seq = greatest(event_id_days.last_seq, excluded.last_seq)
 )
 SELECT seq FROM taken`
+
+// idDaySlots is how many rows of event_id_days a day has at most: batches
+// of partitions in different slots never wait for each other's row.
+const idDaySlots = 64
+
+// idDaySlot is the event_id_days row a partition's batches keep.
+func idDaySlot(topic string, partition int32) int32 {
+	h := fnv.New32a()
+	h.Write([]byte(topic))
+	return int32((h.Sum32() + uint32(partition)) % idDaySlots)
+}
 
 // finalVerdicts applies rule 7's outcome to the pre-database verdicts: an
 // accepted record the inbox did not take is a duplicate, of a stored event or
@@ -430,9 +475,10 @@ type deliveryWork struct {
 
 // jobColumns are the delivery_jobs columns ingest sets; state and
 // next_attempt_at take their defaults: pending, due at the moment of the
-// insert by the database's clock (which dispatch compares against). The
-// insert runs under the ingest lock, so that moment follows seq order even
-// across transactions that started in the other order (docs/concepts.md, Ordering).
+// insert by the database's clock (which dispatch compares against). Within
+// a partition that moment follows seq order; across partitions written at
+// once it may not, which only changes which of two simultaneous events is
+// attempted first (docs/concepts.md, Ordering).
 // ordering_key is NULL for subscriptions without ordering.
 var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq", "ordering_key"}
 

@@ -7,8 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// upsertOffset never moves the stored offset back; under the ingest lock it
-// only ever moves forward anyway, and GREATEST keeps that true if it did not.
+// upsertOffset never moves the stored offset back; under the partition's
+// locked offset row (lockAndLoad) it only ever moves forward anyway, and
+// GREATEST keeps that true if it did not.
 const upsertOffset = `
 INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
 VALUES ($1, $2, $3, $4)

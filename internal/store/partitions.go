@@ -291,10 +291,10 @@ func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
 }
 
 // rollSequence moves the inbox's sequence up to today's base when it is
-// below it, under the ingest lock: ingest reserves seqs only under that
-// lock, so no batch holds seqs of the old range while the new one starts,
-// and seq order stays commit order. Only days whose events partition
-// exists are rolled into.
+// below it, holding the ingest lock exclusively, so the batches that drew
+// seqs of the old range have committed when the new one starts and the
+// move happens between batches, never inside one. Only days whose events
+// partition exists are rolled into.
 func (s *Store) rollSequence(ctx context.Context, today time.Time) error {
 	base := DaySeqBase(today)
 	err := s.InTx(ctx, func(tx pgx.Tx) error {

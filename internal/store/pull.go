@@ -69,9 +69,11 @@ type PullResult struct {
 // Readers of different subscriptions never wait for each other, and ingest,
 // which only appends entries, never waits for a reader.
 //
-// Reading past entries still in flight is not a risk: ingest makes seq order
-// equal commit order (see lockAndLoad), so no entry can later appear below
-// a seq a reader has seen.
+// Ingest batches commit in any order of their seqs (lockAndLoad), so an
+// entry may still commit below a seq a reader could see. The page
+// therefore ends below the ingest horizon (migration 000012), read by a
+// statement of its own before the page's: nothing below it can commit any
+// more, so the cursor never moves past an entry that is still to come.
 func (s *Store) ReadPull(ctx context.Context, q PullQuery) (PullResult, error) {
 	if q.Limit < 1 {
 		return PullResult{}, fmt.Errorf("read pull subscription: limit %d must be at least 1", q.Limit)
@@ -105,23 +107,40 @@ JOIN subscriptions s ON s.id = c.subscription_id
 WHERE c.subscription_id = $1 AND s.tenant_id = $2 AND s.deleted_at IS NULL
 FOR UPDATE OF c`
 
+// readHorizon keeps the ingest horizon for the rest of the transaction, for
+// selectPage to read. It must be its own statement: a statement's snapshot
+// is taken when it starts, and a batch committing between that snapshot
+// and a horizon read inside the same statement would go unseen below it.
+const readHorizon = `SELECT set_config('hubctl.ingest_horizon', ingest_horizon()::text, true)`
+
 // selectPage reads the page in one range scan of pull_entries' primary key,
-// probing the inbox for each entry. It runs after lockCursor in the same
-// round trip with a snapshot of its own, so the cursor it starts from when
-// no `after` is given ($3 NULL) is the one lockCursor locked.
+// probing the inbox for each entry, below the horizon readHorizon kept. It
+// runs after lockCursor and readHorizon in the same round trip with a
+// snapshot of its own, so the cursor it starts from when no `after` is
+// given ($3 NULL) is the one lockCursor locked.
+//
+// The horizon cuts the page after its LIMIT, which keeps the same rows (the
+// entries below the horizon of an ascending run are a prefix of it) and
+// keeps the plan the LIMIT gets: a second unknown bound on the range makes
+// the planner guess a handful of rows and join whole partitions instead of
+// walking the index to the page's end.
 const selectPage = `
-SELECT e.seq, e.id::text, e.event_key, e.type, e.source, e.tenant_id, e.schema_version,
-       coalesce(e.subject, ''), coalesce(e.datacontenttype, ''), e.time, e.received_at, e.payload
-FROM pull_entries p
-JOIN events e ON e.seq = p.event_seq
-WHERE p.subscription_id = $1
-  AND p.event_seq > coalesce($3::bigint, (SELECT cursor_seq FROM pull_cursors WHERE subscription_id = $1))
-ORDER BY p.event_seq
-LIMIT $2`
+SELECT * FROM (
+    SELECT e.seq, e.id::text, e.event_key, e.type, e.source, e.tenant_id, e.schema_version,
+           coalesce(e.subject, ''), coalesce(e.datacontenttype, ''), e.time, e.received_at, e.payload
+    FROM pull_entries p
+    JOIN events e ON e.seq = p.event_seq
+    WHERE p.subscription_id = $1
+      AND p.event_seq > coalesce($3::bigint, (SELECT cursor_seq FROM pull_cursors WHERE subscription_id = $1))
+    ORDER BY p.event_seq
+    LIMIT $2) page
+WHERE page.seq < current_setting('hubctl.ingest_horizon')::bigint
+ORDER BY page.seq`
 
 func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 	pipe := &pgx.Batch{}
 	pipe.Queue(lockCursor, q.SubscriptionID, q.TenantID)
+	pipe.Queue(readHorizon)
 	pipe.Queue(selectPage, q.SubscriptionID, q.Limit, q.After)
 	results := tx.SendBatch(ctx, pipe)
 	res, expired, found, err := scanPage(results, q.Limit)
@@ -171,6 +190,9 @@ func scanPage(results pgx.BatchResults, limit int) (res PullResult, expired int6
 	}
 	if err != nil {
 		return PullResult{}, 0, false, fmt.Errorf("lock the cursor: %w", err)
+	}
+	if _, err := results.Exec(); err != nil {
+		return PullResult{}, 0, false, fmt.Errorf("read the ingest horizon: %w", err)
 	}
 	rows, err := results.Query()
 	if err != nil {

@@ -43,8 +43,9 @@ const DefaultRecoverBatch = 1000
 
 // recoverSkew is how much older than its predecessor in seq order an
 // event's received_at may be: received_at is the ingest transaction's
-// start, and a transaction that waited for the ingest lock takes its seqs
-// after one that started later.
+// start, and batches written at once draw their seqs in any order of
+// their starts (a batch waiting for its partition's offset row draws after
+// one that started later).
 const recoverSkew = 10 * time.Minute
 
 // Recover gives every event of r that matches the subscription now (the

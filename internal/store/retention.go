@@ -444,7 +444,7 @@ func (s *Store) eventsPartitionExpired(ctx context.Context, p partition, last in
 
 // pruneEventIDs drops the daily partitions of event_ids older than cutoff
 // whose every event is gone (each day's highest seq, kept by ingest in
-// event_id_days, is below the lowest retained seq), and deletes the same
+// event_id_days over its slots, is below the lowest retained seq), and deletes the same
 // rows from the default partition. Until then a copy of any retained event
 // is still a duplicate; after, its id is unknown and a copy is a new event.
 // The drop runs under the ingest lock, so no batch adds an id to the day
@@ -465,7 +465,7 @@ func (s *Store) pruneEventIDs(ctx context.Context, cutoff time.Time, minRetained
 		check := func(q querier) (bool, error) {
 			var gone bool
 			err := q.QueryRow(ctx, fmt.Sprintf(`
-SELECT coalesce((SELECT last_seq < $1 FROM event_id_days WHERE day = $2), NOT EXISTS (SELECT 1 FROM %s))`,
+SELECT coalesce((SELECT max(last_seq) < $1 FROM event_id_days WHERE day = $2), NOT EXISTS (SELECT 1 FROM %s))`,
 				pgx.Identifier{p.name}.Sanitize()), minRetained, p.day).Scan(&gone)
 			return gone, err
 		}

@@ -78,7 +78,7 @@ SELECT gen_random_uuid(), id, 1, updated_at, 12, 'succeeded', 204 FROM jobs`,
 		}
 		_, err = st.Pool.Exec(ctx, `
 INSERT INTO event_id_days (day, last_seq) VALUES ($1, $2)
-ON CONFLICT (day) DO UPDATE SET last_seq = greatest(event_id_days.last_seq, excluded.last_seq)`, dayStart, base+int64(perDay)-1)
+ON CONFLICT (day, slot) DO UPDATE SET last_seq = greatest(event_id_days.last_seq, excluded.last_seq)`, dayStart, base+int64(perDay)-1)
 		if err != nil {
 			return fmt.Errorf("seed the history of %s: %w", dayStart.Format(time.DateOnly), err)
 		}
