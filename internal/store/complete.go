@@ -168,10 +168,15 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // the attempts owned did not take, none in the common case, so the jobs
 // are not looked up a second time. j.id = ANY(@job_ids) lets the planner find
 // the jobs by key; joined only with the unnested rows, it hashed every
-// in-flight job instead.
+// in-flight job instead. The in-flight state is compared with a column of
+// u (held_state), not a constant: against a constant the planner read the
+// jobs through the partial index of leases, estimated one row from the two
+// conditions together, and compared every job with every attempt in a
+// nested loop (30,000 comparisons and ~40 ms for a round of 173, where the
+// hash join takes ~2 ms).
 const recordSuccesses = `
 WITH u AS (
-    SELECT * FROM unnest(@ids::uuid[], @job_ids::uuid[], @owners::text[], @started::timestamptz[],
+    SELECT *, 'in_flight'::text AS held_state FROM unnest(@ids::uuid[], @job_ids::uuid[], @owners::text[], @started::timestamptz[],
                          @finished::timestamptz[], @durations_ms::bigint[], @statuses::int[], @errors::text[],
                          @responses::bytea[])
         AS u (id, job_id, owner, started_at, finished, duration_ms, status_code, error, response)
@@ -181,7 +186,7 @@ owned AS (
         recorded_attempts = j.recorded_attempts + 1, lease_owner = NULL, lease_until = NULL,
         last_error = NULL, last_status = u.status_code, updated_at = u.finished
     FROM u
-    WHERE j.id = ANY(@job_ids) AND j.id = u.job_id AND j.state = 'in_flight' AND j.lease_owner = u.owner
+    WHERE j.id = ANY(@job_ids) AND j.id = u.job_id AND j.state = u.held_state AND j.lease_owner = u.owner
     RETURNING j.id, j.recorded_attempts
 ),
 late AS (
