@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"testing"
 	"time"
@@ -28,12 +29,29 @@ func BenchmarkIngest(b *testing.B) {
 	}
 }
 
+// BenchmarkIngestPartitions is BenchmarkIngest (three subscriptions) with
+// the events on one partition and on three: each partition's batches are
+// written in transactions of their own, committing independently, so the
+// rate should grow with the partitions until PostgreSQL's cores are busy.
+func BenchmarkIngestPartitions(b *testing.B) {
+	for _, partitions := range []int{1, testPartitions} {
+		b.Run(fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
+			subs := unfiltered(3)
+			subs.partitions = partitions
+			benchmarkIngest(b, subs, nil)
+		})
+	}
+}
+
 // benchSubscriptions are the subscriptions of one ingest benchmark: one per
 // filter ("" for none), and how many delivery jobs the warm-up event and
 // the b.N measured events must have made between them.
 type benchSubscriptions struct {
 	filters []string
 	jobs    func(n int) int64
+	// partitions is how many of the topic's partitions the events are
+	// spread over; 0 means all of them.
+	partitions int
 }
 
 // unfiltered is n subscriptions without filters: a job per event each.
@@ -60,11 +78,12 @@ VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}
 	e.waitStored(testTopic, 1)
 
 	value := benchmarkPayload()
+	partitions := cmp.Or(subs.partitions, testPartitions)
 	m.client.PauseFetchTopics(testTopic)
 	const produceChunk = 5000
 	records := make([]*kgo.Record, 0, produceChunk)
 	for i := 1; i <= b.N; i++ {
-		rec := cloudEvent(int32(i%testPartitions), "t-bench", eventID(i), value)
+		rec := cloudEvent(int32(i%partitions), "t-bench", eventID(i), value)
 		// A producer's trace context as OpenTelemetry's Kafka
 		// instrumentation writes it: a plain header.
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: "traceparent", Value: []byte(benchTraceParent)})
