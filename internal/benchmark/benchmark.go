@@ -33,8 +33,16 @@ type Result struct {
 	Latency *Latency `json:"latency_ms"`
 	Bare    Bare     `json:"bare"`
 	// Ratio is DeliveriesPerSecond over the bare loop's rate.
-	Ratio float64 `json:"ratio"`
-	CPU   CPU     `json:"cpu"`
+	Ratio  float64 `json:"ratio"`
+	CPU    CPU     `json:"cpu"`
+	Memory Memory  `json:"memory"`
+}
+
+// Memory is the hub process's memory; nil where it could not be read.
+type Memory struct {
+	// HubPeakRSSMiB is the most resident memory the hub has held since it
+	// started (VmHWM), read when the run ends.
+	HubPeakRSSMiB *float64 `json:"hub_peak_rss_mib"`
 }
 
 // Latency is produce→delivered in milliseconds.

@@ -154,3 +154,26 @@ func TestMicrosPerDelivery(t *testing.T) {
 		})
 	}
 }
+
+func TestProcStatusKiB(t *testing.T) {
+	status := "Name:\thubctl\nVmPeak:\t 1862132 kB\nVmHWM:\t   98304 kB\nVmRSS:\t   81920 kB\nThreads:\t12\n"
+	tests := []struct {
+		status, field string
+		want          uint64
+		ok            bool
+	}{
+		{status, "VmHWM", 98304, true},
+		{status, "VmRSS", 81920, true},
+		{status, "VmSwap", 0, false},             // absent
+		{status, "Threads", 0, false},            // not a memory field
+		{"VmHWM:\tlots kB\n", "VmHWM", 0, false}, // not a number
+		{"VmHWM:\t12 MB\n", "VmHWM", 0, false},   // another unit
+		{"", "VmHWM", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := ProcStatusKiB(tt.status, tt.field)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ProcStatusKiB(%q, %q) = %d, %v; want %d, %v", tt.status, tt.field, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -51,3 +51,21 @@ func MicrosPerDelivery(before, after uint64, delivered int) *float64 {
 	v := float64(used) / float64(time.Microsecond) / float64(delivered)
 	return &v
 }
+
+// ProcStatusKiB is a memory field (VmHWM, VmRSS, ...) of the content of
+// /proc/<pid>/status, in KiB: proc(5) writes them as "VmHWM:	  123 kB".
+func ProcStatusKiB(status, field string) (kib uint64, ok bool) {
+	for line := range strings.Lines(status) {
+		name, value, found := strings.Cut(line, ":")
+		if !found || name != field {
+			continue
+		}
+		fields := strings.Fields(value)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(fields[0], 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}

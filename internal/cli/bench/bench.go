@@ -113,7 +113,7 @@ as hubctl dev does) for the bench's own receiver.`,
 	fs.StringVar(&opts.Addr, "addr", defaultAddr, "address of the bench's receiver; the hub must reach it")
 	fs.StringVar(&opts.Name, "name", defaultName, "name of the bench subscription, reused if it exists")
 	fs.BoolVar(&opts.Keep, "keep", false, "keep the subscription the bench created")
-	fs.IntVar(&opts.HubPID, "hub-pid", 0, "process id of the hub on this machine, to read its CPU time from /proc")
+	fs.IntVar(&opts.HubPID, "hub-pid", 0, "process id of the hub on this machine, to read its CPU time and peak memory from /proc")
 	fs.IntVar(&opts.BareRequests, "bare-n", 0, "requests of the bare loop (default: -n)")
 	fs.IntVar(&opts.BareWorkers, "bare-workers", defaultBareWorkers, "concurrent workers of the bare loop")
 	fs.StringSlice("brokers", nil, "Kafka bootstrap brokers, host:port (STREAMING_HUB_KAFKA_BROKERS)")
@@ -187,6 +187,11 @@ func table(r benchmark.Result) func(*output.TableWriter) {
 		t.Row("hub / bare", fmt.Sprintf("%.2f", r.Ratio))
 		t.Row("hub CPU", micros(r.CPU.HubMicros))
 		t.Row("PostgreSQL CPU", micros(r.CPU.PostgresMicros))
+		peak := unavailable
+		if r.Memory.HubPeakRSSMiB != nil {
+			peak = fmt.Sprintf("%.0f MiB", *r.Memory.HubPeakRSSMiB)
+		}
+		t.Row("hub peak RSS", peak)
 	}
 }
 

@@ -97,8 +97,8 @@ func TestBenchEndToEnd(t *testing.T) {
 			got.DeliveriesPerSecond, got.Bare, got.Ratio)
 	}
 	// No --hub-pid and a remote database: the CPU figures are unknown.
-	if got.CPU.HubMicros != nil || got.CPU.PostgresMicros != nil {
-		t.Errorf("cpu %+v: want unavailable without --hub-pid or a local database", got.CPU)
+	if got.CPU.HubMicros != nil || got.CPU.PostgresMicros != nil || got.Memory.HubPeakRSSMiB != nil {
+		t.Errorf("cpu %+v, memory %+v: want unavailable without --hub-pid or a local database", got.CPU, got.Memory)
 	}
 
 	// Without --keep the subscription is gone.
@@ -143,6 +143,9 @@ func TestBenchEndToEnd(t *testing.T) {
 	local := runJSON(t, direct, "bench", "-n", "50", "--bare-n", "20", "--name", "bench-direct", "--hub-pid", fmt.Sprint(os.Getpid()), "-o", "json")
 	if local.Delivered != 50 || local.CPU.HubMicros == nil || local.CPU.PostgresMicros == nil {
 		t.Errorf("direct run: delivered %d, cpu %+v; want 50 and both CPU figures", local.Delivered, local.CPU)
+	}
+	if peak := local.Memory.HubPeakRSSMiB; peak == nil || *peak < 1 {
+		t.Errorf("direct run: hub peak RSS %v, want this process's VmHWM", peak)
 	}
 }
 

@@ -86,6 +86,24 @@ func localDatabase(dsn string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// hubPeakRSS is the hub's VmHWM in MiB, nil without its pid or when
+// /proc does not show it.
+func (p cpuProbe) hubPeakRSS() *float64 {
+	if p.hubPID <= 0 {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.hubPID), "status"))
+	if err != nil {
+		return nil
+	}
+	kib, ok := benchmark.ProcStatusKiB(string(b), "VmHWM")
+	if !ok {
+		return nil
+	}
+	mib := float64(kib) / 1024
+	return &mib
+}
+
 func cpuPerDelivery(before, after cpuReading, delivered int) benchmark.CPU {
 	var c benchmark.CPU
 	if before.hubOK && after.hubOK {

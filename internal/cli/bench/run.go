@@ -130,6 +130,7 @@ func (b *bencher) run(ctx context.Context, cfg *config.Config) error {
 	after := cpu.read()
 
 	result := b.result(bare, timedOut, before, after)
+	result.Memory.HubPeakRSSMiB = cpu.hubPeakRSS()
 	if err := output.New(f.IOStreams, b.opts.Format).Print(result, table(result)); err != nil {
 		return err
 	}
