@@ -111,7 +111,9 @@ type ClaimedEvent struct {
 // (docs/concepts.md, Ordered delivery and Rate limits). A job with an
 // ordering key is claimed only when no live job of its subscription and
 // key has a lower seq, so one job of a key is in flight at a time, in seq
-// order, and a retry holds the key. A job of a subscription with a
+// order, and a retry holds the key; and only below the ingest horizon
+// (pull.go, readHorizon), so a lower seq of the key still being ingested
+// by another partition's batch cannot be overtaken. A job of a subscription with a
 // rate_limit is given the next slot of the subscription's limiter; one
 // whose slot is still ahead stays pending, due at its slot, with no
 // attempt spent. Jobs of subscriptions with neither pay nothing: the
@@ -124,10 +126,21 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 	if req.Limit < 1 || req.Owner == "" {
 		return ClaimResult{}, fmt.Errorf("claim jobs: need an owner and a limit of at least 1 (got %q, %d)", req.Owner, req.Limit)
 	}
-	rows, err := s.Pool.Query(ctx, claimJobs, pgx.StrictNamedArgs{
+	// The horizon is read by a statement of its own, before the claim's
+	// snapshot is taken (see readHorizon); the two share the round trip
+	// and the implicit transaction that keeps the setting between them.
+	pipe := &pgx.Batch{}
+	pipe.Queue(readHorizon)
+	pipe.Queue(claimJobs, pgx.StrictNamedArgs{
 		"after": req.After, "ring_size": ClaimRingSize, "now": req.Now, "limit": req.Limit, "owner": req.Owner,
 		"lease_margin_ms": max(req.LeaseMargin, 0).Milliseconds(),
 	})
+	results := s.Pool.SendBatch(ctx, pipe)
+	defer results.Close()
+	if _, err := results.Exec(); err != nil {
+		return ClaimResult{}, classify(fmt.Errorf("claim jobs: read the ingest horizon: %w", err))
+	}
+	rows, err := results.Query()
 	if err != nil {
 		return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
 	}
@@ -272,7 +285,7 @@ picked AS (
     CROSS JOIN LATERAL (
         SELECT id, subscription_id, event_seq, next_attempt_at, shed_reason FROM delivery_jobs j
         WHERE j.state = 'pending' AND j.tenant_id = d.tenant_id AND j.next_attempt_at <= @now
-          AND (j.ordering_key IS NULL OR (NOT EXISTS (
+          AND (j.ordering_key IS NULL OR (j.event_seq < current_setting('hubctl.ingest_horizon')::bigint AND NOT EXISTS (
               SELECT 1 FROM delivery_jobs b
               WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
                 AND b.ordering_key IS NOT NULL AND b.event_seq < j.event_seq

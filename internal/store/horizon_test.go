@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/event"
 )
 
 // addPullSubscription adds a pull subscription of every event of tenant,
@@ -178,5 +180,42 @@ func TestPullReaderSeesEveryEntryWhileBatchesCommitInAnyOrder(t *testing.T) {
 			}
 		}
 		t.Fatalf("the reader got %d entries (%d of the %d stored never), want each once in seq order", len(got), missing, len(all))
+	}
+}
+
+// withSubject is an accepted record of an event with a CloudEvents subject.
+func withSubject(t *testing.T, offset int64, tenant, id, subject string) IngestRecord {
+	t.Helper()
+	r := accepted(t, offset, tenant, id, []byte("{}"))
+	r.Headers = append(r.Headers, event.Header{Key: "ce-subject", Value: []byte(subject)})
+	ev, v, ok := event.Parse(r.Headers, r.Value, event.Options{})
+	if !ok {
+		t.Fatalf("test event does not parse: %v", v)
+	}
+	r.Event = ev
+	return r
+}
+
+// An ordered subscription's key gets events from two partitions whose
+// batches commit in the opposite order of their seqs: the claim must not
+// start the later event while the earlier one is still being ingested.
+func TestOrderedClaimWaitsForALowerSeqStillInFlight(t *testing.T) {
+	st := ingestStore(t)
+	sub := addTestSubscription(t, st, "t-a", "webhook", []string{"*"})
+	if _, err := st.Pool.Exec(context.Background(), `UPDATE subscriptions SET ordering = 'subject' WHERE id = $1`, sub); err != nil {
+		t.Fatal(err)
+	}
+	early := writeUncommitted(t, st, batchOf(0, 1, withSubject(t, 0, "t-a", testEventID(0), "account-1")))
+	writeBatch(t, st, batchOf(1, 1, withSubject(t, 0, "t-a", testEventID(1), "account-1")))
+
+	if got := claim(t, st, "w", 10, ""); len(got.Jobs) != 0 {
+		t.Fatalf("claimed %d jobs while the key's first event is still being ingested, want none", len(got.Jobs))
+	}
+	if err := early.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := claim(t, st, "w", 10, "")
+	if len(got.Jobs) != 1 || got.Jobs[0].Event.ID != testEventID(0) {
+		t.Fatalf("after the commit the claim took %+v, want the key's first event alone", got.Jobs)
 	}
 }

@@ -246,7 +246,7 @@ func TestClaimOfUnorderedJobsNeverProbesTheOrderingIndex(t *testing.T) {
 	if _, err := st.Pool.Exec(context.Background(), `ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
-	plan := explain(t, st, true, claimJobs, pgx.StrictNamedArgs{
+	plan := explainWith(t, st, true, nothingInFlight, claimJobs, pgx.StrictNamedArgs{
 		"after": "", "ring_size": ClaimRingSize, "now": time.Now(), "limit": 64, "owner": "owner", "lease_margin_ms": int64(1000),
 	})
 	seen := 0
