@@ -15,46 +15,40 @@ import (
 // the delivery shows until its next claim. It reports false when the job
 // was no longer this owner's to hand back.
 func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt time.Time, reason string) (bool, error) {
-	now := time.Now()
-	var shed bool
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		keys, n, err := handBack(ctx, tx, `
+	n, err := s.handBack(ctx, `
 UPDATE delivery_jobs SET state = 'pending', next_attempt_at = @retry_at, lease_owner = NULL, lease_until = NULL,
     shed_reason = @reason, shed_at = now(), updated_at = now()
-WHERE id = @id AND state = 'in_flight' AND lease_owner = @owner
-RETURNING subscription_id, ordering_key`, pgx.StrictNamedArgs{"id": jobID, "owner": owner, "retry_at": retryAt, "reason": reason})
-		shed = n == 1
-		if err != nil {
-			return err
-		}
-		return releaseHeads(ctx, tx, keys, now)
-	})
+WHERE id = @id AND state = 'in_flight' AND lease_owner = @owner`,
+		pgx.StrictNamedArgs{"id": jobID, "owner": owner, "retry_at": retryAt, "reason": reason}, []uuid.UUID{jobID})
 	if err != nil {
 		return false, classify(fmt.Errorf("shed job %s: %w", jobID, err))
 	}
-	return shed, nil
+	return n == 1, nil
 }
 
-// handBack runs an update of in-flight jobs back to pending or dead that
-// returns each job's subscription_id and ordering_key, and collects the
-// keys whose heads may have moved.
-func handBack(ctx context.Context, tx pgx.Tx, sql string, args pgx.StrictNamedArgs) (orderingKeys, int, error) {
-	var keys orderingKeys
-	rows, err := tx.Query(ctx, sql, args)
+// handBack runs update, which moves in-flight jobs among ids back to
+// pending, and releases the heads of their ordering keys after it, in one
+// round trip and one transaction: a job that goes back to pending holds
+// its key again, but a replayed dead letter of lower seq, parked while the
+// job was in flight, is now the key's head.
+func (s *Store) handBack(ctx context.Context, update string, args pgx.StrictNamedArgs, ids []uuid.UUID) (n int64, err error) {
+	pipe := &pgx.Batch{}
+	pipe.Queue(update, args)
+	pipe.Queue(releaseHeadsOfJobsSQL, pgx.StrictNamedArgs{"ids": ids, "at": time.Now()})
+	br := s.Pool.SendBatch(ctx, pipe)
+	defer func() {
+		if closeErr := br.Close(); err == nil {
+			err = closeErr
+		}
+	}()
+	tag, err := br.Exec()
 	if err != nil {
-		return keys, 0, err
+		return 0, err
 	}
-	var (
-		sub uuid.UUID
-		key *string
-	)
-	n := 0
-	_, err = pgx.ForEachRow(rows, []any{&sub, &key}, func() error {
-		n++
-		keys.add(sub, key)
-		return nil
-	})
-	return keys, n, err
+	if _, err := br.Exec(); err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
 }
 
 // Release hands claimed jobs back untouched and due as they were: pending,
@@ -65,23 +59,14 @@ func (s *Store) Release(ctx context.Context, owner string, jobIDs []uuid.UUID) (
 	if len(jobIDs) == 0 {
 		return 0, nil
 	}
-	now := time.Now()
-	var released int
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		keys, n, err := handBack(ctx, tx, `
+	n, err := s.handBack(ctx, `
 UPDATE delivery_jobs SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = now()
-WHERE id = ANY(@ids) AND state = 'in_flight' AND lease_owner = @owner
-RETURNING subscription_id, ordering_key`, pgx.StrictNamedArgs{"ids": jobIDs, "owner": owner})
-		released = n
-		if err != nil {
-			return err
-		}
-		return releaseHeads(ctx, tx, keys, now)
-	})
+WHERE id = ANY(@ids) AND state = 'in_flight' AND lease_owner = @owner`,
+		pgx.StrictNamedArgs{"ids": jobIDs, "owner": owner}, jobIDs)
 	if err != nil {
 		return 0, classify(fmt.Errorf("release %d claimed jobs: %w", len(jobIDs), err))
 	}
-	return int64(released), nil
+	return n, nil
 }
 
 // recoverBatch bounds one recovery statement, so a mass expiry (a whole

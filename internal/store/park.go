@@ -37,7 +37,17 @@ import (
 const releaseHeadsSQL = `
 WITH keys AS (
     SELECT DISTINCT subscription_id, ordering_key FROM unnest(@subscriptions::uuid[], @keys::text[]) AS k (subscription_id, ordering_key)
-),
+),` + releaseHeadsOfKeys
+
+// releaseHeadsOfJobsSQL is releaseHeadsSQL for the keys of the jobs @ids
+// (the unkeyed ones have none), for callers that do not know them.
+const releaseHeadsOfJobsSQL = `
+WITH keys AS (
+    SELECT DISTINCT subscription_id, ordering_key FROM delivery_jobs WHERE id = ANY(@ids) AND ordering_key IS NOT NULL
+),` + releaseHeadsOfKeys
+
+// releaseHeadsOfKeys releases the parked head of each key of the CTE keys.
+const releaseHeadsOfKeys = `
 heads AS (
     SELECT k.subscription_id, k.ordering_key, h.event_seq FROM keys k
     CROSS JOIN LATERAL (
