@@ -247,7 +247,10 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //   - unparking, released: a keyed job this claim settles without an
 //     attempt (canceled, dead) was its key's head; the key's next live job,
 //     if parked, is made due (due since it was created, as releaseHeads
-//     does), unless someone else holds its lock (the sweep catches that).
+//     does). Two cases are left to the sweep (ReleaseStrandedKeys): the
+//     next job locked by someone else, and one parked by a claim that
+//     committed after this claim's snapshot was taken (settling takes no
+//     lock that the parking claim's FOR SHARE would make wait).
 //   - fate, claimed: a job whose slot is ahead is left pending, due at its
 //     slot and marked as holding it (shed_reason rate_limited), the rest
 //     as settled, parked and released say. The update finds the jobs by
