@@ -37,7 +37,7 @@ test-short: ## quick loop without the race detector
 # make test runs the chaos suite's short version (3 SIGKILL rounds, the
 # scenarios side by side); this is the long one, scenarios one at a time.
 CHAOS_ROUNDS ?= 20
-chaos: ## the chaos suite against the real binary: SIGKILLs, database crash, broker restart, hung receiver
+chaos: ## the chaos suite against the real binary: SIGKILLs, database crash, broker restart, hung receiver, ordered delivery
 	CHAOS_ROUNDS=$(CHAOS_ROUNDS) $(GO) test -count=1 -v -timeout 30m -run '^(TestChaos|TestRestart|TestDuplicate)' ./internal/chaos/
 
 lint: ## gofmt, go vet, staticcheck and helm lint/template (pinned)

@@ -38,18 +38,24 @@ type producer struct {
 	client *kgo.Client
 	stopCh chan struct{}
 	done   chan struct{}
+	// subjects, when set, are given to the events in turn, and each
+	// record is keyed by its subject, as a producer that needs a subject's
+	// events in order keys them (docs/concepts.md, Ordering).
+	subjects []string
 
-	mu      sync.Mutex
-	valid   []string
-	invalid int
+	mu        sync.Mutex
+	valid     []string
+	invalid   int
+	subjectOf map[string]string // valid event id -> its subject
 }
 
-func startProducer(brokers []string) (*producer, error) {
+func startProducer(brokers []string, subjects []string) (*producer, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordDeliveryTimeout(5*time.Second))
 	if err != nil {
 		return nil, err
 	}
-	p := &producer{client: cl, stopCh: make(chan struct{}), done: make(chan struct{})}
+	p := &producer{client: cl, stopCh: make(chan struct{}), done: make(chan struct{}), subjects: subjects,
+		subjectOf: make(map[string]string)}
 	go p.run()
 	return p, nil
 }
@@ -66,7 +72,11 @@ func (p *producer) run() {
 		}
 		id := uuid.Must(uuid.NewV7()).String()
 		valid := n%invalidEvery != 0
-		rec := record(id, valid)
+		subject := ""
+		if len(p.subjects) > 0 {
+			subject = p.subjects[n%len(p.subjects)]
+		}
+		rec := record(id, valid, subject)
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			err := p.client.ProduceSync(ctx, rec).FirstErr()
@@ -75,11 +85,14 @@ func (p *producer) run() {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
-			rec = record(id, valid) // a failed record cannot be produced again
+			rec = record(id, valid, subject) // a failed record cannot be produced again
 		}
 		p.mu.Lock()
 		if valid {
 			p.valid = append(p.valid, id)
+			if subject != "" {
+				p.subjectOf[id] = subject
+			}
 		} else {
 			p.invalid++
 		}
@@ -104,9 +117,22 @@ func (p *producer) produced() (valid []string, invalid int) {
 	return append([]string(nil), p.valid...), p.invalid
 }
 
+// subjects is what the producer had given each acknowledged valid event
+// when the load stopped.
+func (p *producer) subjectsOf() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]string, len(p.subjectOf))
+	for id, s := range p.subjectOf {
+		out[id] = s
+	}
+	return out
+}
+
 // record is a transaction.posted CloudEvent of tenant chaos; an invalid one
-// lacks its id, which quarantines it.
-func record(id string, valid bool) *kgo.Record {
+// lacks its id, which quarantines it. With a subject, the record carries
+// it and is keyed by it; otherwise it is keyed by its id.
+func record(id string, valid bool, subject string) *kgo.Record {
 	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
 	headers := []kgo.RecordHeader{
 		h("ce-specversion", "1.0"), h("ce-source", "midaz"),
@@ -117,7 +143,12 @@ func record(id string, valid bool) *kgo.Record {
 	if valid {
 		headers = append(headers, h("ce-id", id))
 	}
-	return &kgo.Record{Topic: topic, Key: []byte(id), Value: []byte(`{"amount":1000}`), Headers: headers}
+	key := id
+	if subject != "" {
+		headers = append(headers, h("ce-subject", subject))
+		key = subject
+	}
+	return &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(`{"amount":1000}`), Headers: headers}
 }
 
 // receiver is a webhook destination on loopback: it verifies every

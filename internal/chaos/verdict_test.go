@@ -181,9 +181,15 @@ func (w *world) inboxIDs() map[string]bool {
 	return out
 }
 
+// jobStates counts the jobs of the world's webhook subscription by state.
 func (w *world) jobStates() map[string]int {
 	w.t.Helper()
-	rows, err := w.pool.Query(context.Background(), `SELECT state::text, count(*)::int FROM delivery_jobs GROUP BY 1`)
+	return w.jobStatesOf(w.sub)
+}
+
+func (w *world) jobStatesOf(sub string) map[string]int {
+	w.t.Helper()
+	rows, err := w.pool.Query(context.Background(), `SELECT state::text, count(*)::int FROM delivery_jobs WHERE subscription_id = $1 GROUP BY 1`, sub)
 	if err != nil {
 		w.t.Fatal(err)
 	}

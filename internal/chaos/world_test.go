@@ -66,9 +66,13 @@ type world struct {
 	producer *producer
 	puller   *puller
 	// acked and ackedInvalid are what the producer had acknowledged when
-	// the load stopped.
+	// the load stopped, and subjectOf the subject of each acked event.
 	acked        []string
 	ackedInvalid int
+	subjectOf    map[string]string
+	// ordered is the subscription ordered by subject, when the scenario
+	// asked for subjects.
+	ordered *orderedSubscription
 }
 
 type worldOptions struct {
@@ -77,6 +81,10 @@ type worldOptions struct {
 	instanceID string
 	// pg is the cluster to use; nil means the shared one.
 	pg *devenv.Postgres
+	// subjects, when set, are given to the produced events in turn, and
+	// the tenant gets a subscription ordered by subject whose receiver
+	// fails at random (world.ordered).
+	subjects []string
 }
 
 func newWorld(t *testing.T, opts worldOptions) *world {
@@ -183,7 +191,13 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	// first event.
 	time.Sleep(500 * time.Millisecond)
 
-	if w.producer, err = startProducer(w.kafka.Brokers()); err != nil {
+	if len(opts.subjects) > 0 {
+		w.ordered = w.addOrderedSubscription()
+		// The roster is reloaded every 200ms.
+		time.Sleep(500 * time.Millisecond)
+	}
+
+	if w.producer, err = startProducer(w.kafka.Brokers(), opts.subjects); err != nil {
 		t.Fatal(err)
 	}
 	w.puller = startPuller(w.tenant, w.pullSub)
@@ -325,6 +339,7 @@ func (w *world) stopLoad() {
 	if w.producer != nil {
 		w.producer.stop()
 		w.acked, w.ackedInvalid = w.producer.produced()
+		w.subjectOf = w.producer.subjectsOf()
 		w.producer = nil
 	}
 }

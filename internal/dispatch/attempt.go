@@ -95,6 +95,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		JobID: job.ID, SubscriptionID: sub.ID, Owner: d.owner, DeliveryID: deliveryID,
 		StartedAt: started, Duration: finished.Sub(started),
 		OK: out.OK, StatusCode: out.StatusCode, Error: out.Error, Response: out.Response,
+		OrderingKey: job.OrderingKey,
 	}
 	if !out.OK {
 		result.Retry = nextRetry(job.curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)

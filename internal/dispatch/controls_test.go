@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -219,3 +220,49 @@ func testRateLimit(t *testing.T, dispatchers int) {
 
 func TestRateLimitWithOneDispatcher(t *testing.T)  { testRateLimit(t, 1) }
 func TestRateLimitWithTwoDispatchers(t *testing.T) { testRateLimit(t, 2) }
+
+// TestTheSweepReleasesAKeyLeftWithOnlyParkedJobs strands a subject the way
+// a missed release would leave it, every job parked and nothing ahead of
+// them: the maintenance loop's sweep releases its head, counts it, and the
+// subject is delivered to the end in order.
+func TestTheSweepReleasesAKeyLeftWithOnlyParkedJobs(t *testing.T) {
+	e := newEnv(t)
+	var (
+		mu     sync.Mutex
+		events map[string]orderedEvent
+		firsts = map[string][]int{}
+	)
+	rc := newReceiver(t, func(r *http.Request, _ int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev, ok := events[r.Header.Get("X-Lerian-Event-Id")]; ok {
+			firsts[ev.subject] = append(firsts[ev.subject], ev.place)
+		}
+		return http.StatusOK
+	})
+	sub, _ := e.webhookSub("acme", rc.URL, func(in *hubapi.SubscriptionCreate) { in.Ordering = "subject" })
+	mu.Lock()
+	events = e.insertOrderedJobs("acme", sub, []string{"stranded", "free"}, 5)
+	mu.Unlock()
+	if _, err := e.store.Pool.Exec(context.Background(),
+		`UPDATE delivery_jobs SET next_attempt_at = 'infinity' WHERE ordering_key = 'stranded'`); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	e.start(func(o *Options) { o.Registerer = reg })
+	waitFor(t, "both subjects delivered", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(firsts["stranded"]) == 5 && len(firsts["free"]) == 5
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for s, f := range firsts {
+		if !slices.Equal(f, []int{1, 2, 3, 4, 5}) {
+			t.Errorf("subject %s delivered in the order %v", s, f)
+		}
+	}
+	if n, _ := gauge(t, reg, "streaming_hub_ordering_keys_swept_total", nil); n != 1 {
+		t.Errorf("swept keys = %v, want the stranded one", n)
+	}
+}

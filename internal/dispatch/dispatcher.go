@@ -344,9 +344,11 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 		}
 		d.queue.push(jobs...)
 		d.unreserve(size, res.Resume)
-		if len(res.Jobs) > 0 || settled+res.RateLimited > 0 {
+		if len(res.Jobs) > 0 || settled+res.RateLimited+res.Parked > 0 {
 			// Work was found, so more may be due: a batch is shared
-			// between tenants and can come back short while jobs remain.
+			// between tenants and can come back short while jobs remain,
+			// and jobs parked behind their ordering keys (store.Claim)
+			// may have hidden due ones that the next claim reaches.
 			continue
 		}
 		idle.Reset(d.cfg.IdleInterval)
@@ -554,6 +556,18 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 			d.metrics.recovered.WithLabelValues("retry").Add(float64(rec.Retried))
 			d.metrics.recovered.WithLabelValues("poison").Add(float64(rec.Poisoned))
 			d.log.Warn("recovered jobs whose lease expired without a result", "retried", rec.Retried, "poison", rec.Poisoned)
+			d.signal()
+		}
+		// Every transition releases its ordering key's next job; this
+		// catches one that was missed (a race the claim cannot see, or a
+		// process of an older version), so it delays a key, never strands it.
+		released, err := d.store.ReleaseStrandedKeys(ctx, now)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			d.log.Warn("releasing stranded ordering keys failed", "error", err)
+		case released > 0:
+			d.metrics.swept.Add(float64(released))
+			d.log.Info("released the parked heads of ordering keys nothing else had released", "keys", released)
 			d.signal()
 		}
 		d.observeBacklog(ctx, now)

@@ -23,6 +23,7 @@ type metrics struct {
 	autoDisabledSubs prometheus.Gauge
 	blockedKeys      prometheus.Gauge
 	rateLimited      prometheus.Counter
+	swept            prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metrics, error) {
@@ -79,11 +80,15 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 			Name: "streaming_hub_jobs_rate_limited_total",
 			Help: "Jobs this process's claims left pending for a later slot of their subscription's rate_limit, without an attempt.",
 		}),
+		swept: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "streaming_hub_ordering_keys_swept_total",
+			Help: "Ordering keys whose parked next delivery this process's sweep released because nothing else had: each waited up to a reap interval longer than it needed to.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen, m.latencySeconds, m.backlog, m.autoDisabledSubs, m.blockedKeys, m.rateLimited} {
+	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen, m.latencySeconds, m.backlog, m.autoDisabledSubs, m.blockedKeys, m.rateLimited, m.swept} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -141,8 +141,9 @@ func deliveryView(d store.Delivery) hubapi.Delivery {
 		v.HeldReason = optionalText(d.ShedReason)
 	}
 	// next_attempt_at keeps its last value in every state; it is a promise
-	// only while the delivery waits for its turn.
-	if d.State == hubapi.DeliveryPending {
+	// only while the delivery waits for its turn, and none while it is
+	// parked behind an earlier delivery of its ordering key.
+	if d.State == hubapi.DeliveryPending && d.NextAttemptAt != nil {
 		next := d.NextAttemptAt.UTC()
 		v.NextAttemptAt = &next
 	}

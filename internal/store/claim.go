@@ -45,6 +45,11 @@ type ClaimResult struct {
 	// RateLimited counts jobs the claim left pending, held for the later
 	// slot their subscription's rate_limit gave them, without an attempt.
 	RateLimited int
+	// Parked counts keyed jobs the claim found queued behind an earlier
+	// job of their key and took out of the walk of later claims (pending,
+	// next_attempt_at at infinity) until that job ends. A claim that parked
+	// some has work behind them: the next claim should come at once.
+	Parked int
 }
 
 // ShedRateLimited is the shed_reason of a pending job holding the slot its
@@ -110,18 +115,18 @@ type ClaimedEvent struct {
 // Two delivery controls are kept here, where every instance's claims meet
 // (docs/concepts.md, Ordered delivery and Rate limits). A job with an
 // ordering key is claimed only when no live job of its subscription and
-// key has a lower seq, so one job of a key is in flight at a time, in seq
-// order, and a retry holds the key; and only below the ingest horizon
-// (pull.go, readHorizon), so a lower seq of the key still being ingested
-// by another partition's batch cannot be overtaken. A job of a subscription with a
-// rate_limit is given the next slot of the subscription's limiter; one
-// whose slot is still ahead stays pending, due at its slot, with no
-// attempt spent. Jobs of subscriptions with neither pay nothing: the
-// ordering probes are skipped for a NULL key and the limiter sees no rows.
-//
-// The cost of ordering: the due jobs queued behind a blocked key are still
-// walked (and probed) by each claim that visits their tenant, until the
-// key moves (docs/architecture.md, Delivery controls meet in the claim).
+// key has a lower seq and none is in flight, so one job of a key is in
+// flight at a time, in seq order, and a retry holds the key; and only
+// below the ingest horizon (pull.go, readHorizon), so a lower seq of the
+// key still being ingested by another partition's batch cannot be
+// overtaken. A keyed job the claim finds held back is parked (park.go):
+// taken out of every later claim's walk until the job ahead of it ends,
+// whose transition releases it. A job of a subscription with a rate_limit
+// is given the next slot of the subscription's limiter; one whose slot is
+// still ahead stays pending, due at its slot, with no attempt spent. Jobs
+// of subscriptions with neither pay nothing: the ordering probes are
+// skipped for a NULL key, the parking steps run only behind a held job,
+// and the limiter sees no rows.
 func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error) {
 	if req.Limit < 1 || req.Owner == "" {
 		return ClaimResult{}, fmt.Errorf("claim jobs: need an owner and a limit of at least 1 (got %q, %d)", req.Owner, req.Limit)
@@ -150,7 +155,7 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 		if string(rows.RawValues()[0]) == "summary" {
 			var resume *string
 			dest := make([]any, len(rows.RawValues()))
-			dest[1], dest[2], dest[3], dest[4], dest[5] = &resume, &res.Canceled, &res.Disabled, &res.Orphaned, &res.RateLimited
+			dest[1], dest[2], dest[3], dest[4], dest[5], dest[6] = &resume, &res.Canceled, &res.Disabled, &res.Orphaned, &res.RateLimited, &res.Parked
 			if err := rows.Scan(dest...); err != nil {
 				return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
 			}
@@ -178,7 +183,7 @@ const claimedColumns = `c.id, c.attempts, c.recoveries, c.lease_until, c.tenant_
 
 // claimSummaryColumns are the columns before claimedColumns: the row kind and
 // the summary's fields, null on job rows.
-const claimSummaryColumns = 6
+const claimSummaryColumns = 7
 
 func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 	var (
@@ -221,14 +226,21 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //     which grew each claim to tens of milliseconds under a backlog.)
 //   - picked: each due tenant's oldest due jobs, an equal share of the
 //     batch, locked SKIP LOCKED: jobs another claimer holds are passed over.
+//     Each keyed job is asked what holds it back (blocked_by): the seq of
+//     the oldest live job of its key older than itself (a probe of
+//     delivery_jobs_ordered, ordered so it stops at the first), else of
+//     the job of its key in flight (delivery_jobs_ordered_in_flight: a
+//     replayed dead letter is older than the job it may find in flight).
+//     Unkeyed jobs skip both probes. A held job counts against the share:
+//     the walk is never longer than the share, however many jobs a key
+//     holds back, and the held ones are parked below.
 //   - chosen: round-robin over the tenants (each one's first job, then each
-//     one's second, ...) up to @limit jobs.
-//     A keyed job is passed over while an older live job of its key
-//     exists (the NOT EXISTS probe of delivery_jobs_ordered, run only for
-//     keyed jobs); so is every later job of that key, which is why one
-//     claim never takes two jobs of a key. It is also passed over while
-//     any job of its key is in flight (delivery_jobs_ordered_in_flight): a
-//     replayed dead letter is older than the job it may find in flight.
+//     one's second, ...) up to @limit jobs, of those nothing holds back.
+//     Every job of a key after its first is held back by it, which is why
+//     one claim never takes two jobs of a key.
+//     A keyed job at or above the ingest horizon waits too, unparked: a
+//     lower seq of its key may still be committing, and no transition
+//     would release a job parked behind that.
 //   - settled: each job's fate by its subscription: leased, or canceled
 //     (deleted subscription), or dead (disabled subscription; missing
 //     event). settled is materialised so its verdict is computed once per
@@ -240,17 +252,33 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //     row, so concurrent claims in any process take consecutive slots; rows
 //     are taken in subscription order, so two claims never wait on each
 //     other in a cycle.
+//   - holding, parked: a held job is parked (pending, next_attempt_at at
+//     infinity, out of the walk of delivery_jobs_due) only while its
+//     blocker, read again at its newest version under a FOR SHARE lock
+//     (SKIP LOCKED), still holds it back: live and older, or in flight.
+//     The lock makes the blocker's own transition wait for this claim, so
+//     the release that transition runs afterwards sees the parked job; a
+//     blocker already ended, or locked by a transition under way, parks
+//     nothing. A job whose blocker this claim settles without an attempt
+//     is not parked either.
+//   - unparking, released: a keyed job this claim settles without an
+//     attempt (canceled, dead) was its key's head; the key's next live job,
+//     if parked, is made due (due since it was created, as releaseHeads
+//     does). Two cases are left to the sweep (ReleaseStrandedKeys): the
+//     next job locked by someone else, and one parked by a claim that
+//     committed after this claim's snapshot was taken (settling takes no
+//     lock that the parking claim's FOR SHARE would make wait).
 //   - fate, claimed: a job whose slot is ahead is left pending, due at its
 //     slot and marked as holding it (shed_reason rate_limited), the rest
-//     as settled says. The update finds the jobs by their ids as an array
-//     too: that lets the executor skip the day partitions none of them is
-//     in, and keeps the planner from hashing whole partitions to join a
-//     few dozen rows.
+//     as settled, parked and released say. The update finds the jobs by
+//     their ids as an array too: that lets the executor skip the day
+//     partitions none of them is in, and keeps the planner from hashing
+//     whole partitions to join a few dozen rows.
 //
 // The result is one row per leased job and one summary row: where the next
 // claim resumes (after the last tenant served, or after the ring when none
-// was, so tenants beyond the ring are reached) and what was settled without
-// an attempt.
+// was, so tenants beyond the ring are reached), what was settled without
+// an attempt and how many jobs were parked.
 var claimJobs = `
 WITH RECURSIVE ring (tenant_id, earliest, first_tenant, n) AS (
     SELECT start.tenant_id, start.earliest, start.tenant_id, 1
@@ -280,33 +308,37 @@ share AS (
     SELECT ceil(@limit::float8 / greatest(count(*), 1))::int AS per_tenant FROM due
 ),
 picked AS (
-    SELECT j.id, j.subscription_id, j.event_seq, j.next_attempt_at, j.shed_reason, d.tenant_id, d.n
+    SELECT j.id, j.subscription_id, j.ordering_key, j.event_seq, j.next_attempt_at, j.shed_reason, j.blocked_by, d.tenant_id, d.n
     FROM due d
     CROSS JOIN LATERAL (
-        SELECT id, subscription_id, event_seq, next_attempt_at, shed_reason FROM delivery_jobs j
+        SELECT id, subscription_id, ordering_key, event_seq, next_attempt_at, shed_reason,
+            CASE WHEN j.ordering_key IS NOT NULL THEN coalesce(
+                (SELECT b.event_seq FROM delivery_jobs b
+                 WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
+                   AND b.ordering_key IS NOT NULL AND b.event_seq < j.event_seq
+                   AND b.state IN ('pending', 'in_flight')
+                 ORDER BY b.event_seq LIMIT 1),
+                (SELECT b.event_seq FROM delivery_jobs b
+                 WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
+                   AND b.ordering_key IS NOT NULL AND b.state = 'in_flight'
+                 LIMIT 1)) END AS blocked_by
+        FROM delivery_jobs j
         WHERE j.state = 'pending' AND j.tenant_id = d.tenant_id AND j.next_attempt_at <= @now
-          AND (j.ordering_key IS NULL OR (j.event_seq < current_setting('hubctl.ingest_horizon')::bigint AND NOT EXISTS (
-              SELECT 1 FROM delivery_jobs b
-              WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
-                AND b.ordering_key IS NOT NULL AND b.event_seq < j.event_seq
-                AND b.state IN ('pending', 'in_flight'))
-            AND NOT EXISTS (
-              SELECT 1 FROM delivery_jobs b
-              WHERE b.subscription_id = j.subscription_id AND b.ordering_key = j.ordering_key
-                AND b.ordering_key IS NOT NULL AND b.state = 'in_flight')))
         ORDER BY j.next_attempt_at, j.event_seq
         LIMIT (SELECT per_tenant FROM share)
         FOR UPDATE SKIP LOCKED) j
 ),
 chosen AS (
-    SELECT id, subscription_id, event_seq, shed_reason, n FROM (
+    SELECT id, subscription_id, ordering_key, event_seq, shed_reason, n FROM (
         SELECT p.*, row_number() OVER (PARTITION BY p.tenant_id ORDER BY p.next_attempt_at, p.event_seq) AS rank
-        FROM picked p) ranked
+        FROM picked p
+        WHERE p.blocked_by IS NULL
+          AND (p.ordering_key IS NULL OR p.event_seq < current_setting('hubctl.ingest_horizon')::bigint)) ranked
     ORDER BY rank, n
     LIMIT @limit
 ),
 settled AS MATERIALIZED (
-    SELECT c.id, c.n, c.subscription_id, c.event_seq, s.attempt_timeout_ms, s.updated_at, s.rate_limit,
+    SELECT c.id, c.n, c.subscription_id, c.ordering_key, c.event_seq, s.attempt_timeout_ms, s.updated_at, s.rate_limit,
         s.rate_limit IS NOT NULL AND c.shed_reason IS DISTINCT FROM '` + ShedRateLimited + `' AS needs_slot,
         CASE WHEN s.deleted_at IS NOT NULL THEN 'canceled'
              WHEN NOT s.enabled THEN 'subscription_disabled'
@@ -330,6 +362,39 @@ rates AS (
         busy_since = CASE WHEN r.tat < @now THEN @now ELSE r.busy_since END
     RETURNING r.subscription_id, r.tat
 ),
+holding AS (
+    SELECT b.subscription_id, b.ordering_key, b.event_seq, b.state FROM delivery_jobs b
+    JOIN (SELECT DISTINCT subscription_id, ordering_key, blocked_by FROM picked WHERE blocked_by IS NOT NULL) p
+      ON b.subscription_id = p.subscription_id AND b.ordering_key = p.ordering_key AND b.event_seq = p.blocked_by
+    WHERE b.ordering_key IS NOT NULL AND b.state IN ('pending', 'in_flight')
+      AND EXISTS (SELECT 1 FROM picked WHERE blocked_by IS NOT NULL)
+    FOR SHARE OF b SKIP LOCKED
+),
+parked AS (
+    SELECT p.id, p.n FROM picked p
+    JOIN holding h ON h.subscription_id = p.subscription_id AND h.ordering_key = p.ordering_key
+                  AND h.event_seq = p.blocked_by
+    WHERE (h.state = 'in_flight' OR h.event_seq < p.event_seq)
+      AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.subscription_id = p.subscription_id
+                        AND x.event_seq = p.blocked_by AND x.verdict <> 'claimed')
+),
+unparking AS (
+    SELECT x.subscription_id, x.ordering_key, nx.event_seq, x.n FROM settled x
+    CROSS JOIN LATERAL (
+        SELECT b.event_seq, b.state, b.next_attempt_at FROM delivery_jobs b
+        WHERE b.subscription_id = x.subscription_id AND b.ordering_key = x.ordering_key
+          AND b.ordering_key IS NOT NULL AND b.event_seq > x.event_seq AND b.state IN ('pending', 'in_flight')
+        ORDER BY b.event_seq LIMIT 1) nx
+    WHERE x.ordering_key IS NOT NULL AND x.verdict <> 'claimed'
+      AND nx.state = 'pending' AND nx.next_attempt_at = 'infinity'
+),
+released AS (
+    SELECT b.id, u.n FROM delivery_jobs b
+    JOIN unparking u ON b.subscription_id = u.subscription_id AND b.ordering_key = u.ordering_key
+                    AND b.event_seq = u.event_seq
+    WHERE b.state = 'pending' AND b.next_attempt_at = 'infinity' AND EXISTS (SELECT 1 FROM unparking)
+    FOR UPDATE OF b SKIP LOCKED
+),
 fate AS (
     SELECT x.id, x.n, x.attempt_timeout_ms, x.updated_at, slot.at AS slot,
         CASE WHEN x.verdict = 'claimed' AND slot.at > @now THEN 'rate_limited' ELSE x.verdict END AS verdict
@@ -337,11 +402,16 @@ fate AS (
     LEFT JOIN (
         SELECT m.id, rt.tat - m.step * (m.slots - m.k + 1) AS at
         FROM metered m JOIN rates rt ON rt.subscription_id = m.subscription_id) slot ON slot.id = x.id
+    UNION ALL
+    SELECT id, n, NULL, NULL, NULL, 'parked' FROM parked
+    UNION ALL
+    SELECT id, n, NULL, NULL, NULL, 'released' FROM released
 ),
 claimed AS (
     UPDATE delivery_jobs j SET
         state = CASE x.verdict WHEN 'claimed' THEN 'in_flight' WHEN 'canceled' THEN 'canceled'
-                               WHEN 'rate_limited' THEN 'pending' ELSE 'dead' END,
+                               WHEN 'rate_limited' THEN 'pending' WHEN 'parked' THEN 'pending'
+                               WHEN 'released' THEN 'pending' ELSE 'dead' END,
         dead_reason = CASE x.verdict WHEN 'subscription_disabled' THEN 'subscription_disabled'
                                      WHEN 'missing_event' THEN 'poison' END,
         dead_at = CASE WHEN x.verdict IN ('subscription_disabled', 'missing_event') THEN @now::timestamptz END,
@@ -350,7 +420,8 @@ claimed AS (
                            THEN @now::timestamptz + (x.attempt_timeout_ms + @lease_margin_ms::bigint) * interval '1 millisecond' END,
         last_error = CASE WHEN x.verdict = 'missing_event' THEN 'the event of this job is missing from the inbox'
                           ELSE j.last_error END,
-        next_attempt_at = CASE WHEN x.verdict = 'rate_limited' THEN x.slot ELSE j.next_attempt_at END,
+        next_attempt_at = CASE x.verdict WHEN 'rate_limited' THEN x.slot WHEN 'parked' THEN 'infinity'
+                                         WHEN 'released' THEN least(j.created_at, @now::timestamptz) ELSE j.next_attempt_at END,
         shed_reason = CASE WHEN x.verdict = 'rate_limited' THEN '` + ShedRateLimited + `' END,
         shed_at = CASE WHEN x.verdict = 'rate_limited' THEN @now::timestamptz END,
         updated_at = @now
@@ -359,7 +430,7 @@ claimed AS (
     RETURNING j.id, j.tenant_id, j.subscription_id, x.updated_at AS subscription_updated_at, j.event_seq, j.attempts,
         j.recoveries, j.lease_until, j.ordering_key, x.verdict, x.n
 )
-SELECT 'job', NULL, NULL, NULL, NULL, NULL, ` + claimedColumns + `
+SELECT 'job', NULL, NULL, NULL, NULL, NULL, NULL, ` + claimedColumns + `
 FROM claimed c
 JOIN events e ON e.seq = c.event_seq
 WHERE c.verdict = 'claimed'
@@ -371,6 +442,7 @@ SELECT 'summary',
     (SELECT count(*) FROM claimed WHERE verdict = 'subscription_disabled')::int,
     (SELECT count(*) FROM claimed WHERE verdict = 'missing_event')::int,
     (SELECT count(*) FROM claimed WHERE verdict = 'rate_limited')::int,
+    (SELECT count(*) FROM claimed WHERE verdict = 'parked')::int,
     ` + nulls(strings.Count(claimedColumns, ",")+1)
 
 func nulls(n int) string {

@@ -31,6 +31,9 @@ type Attempt struct {
 	// Retry says what a failure leads to: due again at Retry.At, or dead
 	// (exhausted). Ignored on success.
 	Retry Retry
+	// OrderingKey is the claimed job's (ClaimedJob.OrderingKey): a success
+	// releases the next job of its key. A failure reads it from the job.
+	OrderingKey *string
 }
 
 // Retry is the schedule's verdict after a failed attempt.
@@ -119,6 +122,18 @@ func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]Co
 	for _, round := range rounds {
 		queueSuccessRound(pipe, attempts, round)
 	}
+	// The keys' next jobs are released after the successes, in the same
+	// transaction; a key whose job was not this owner's to move has the
+	// same head as before, and nothing to release.
+	var keys orderingKeys
+	var last time.Time
+	for _, a := range attempts {
+		keys.add(a.SubscriptionID, a.OrderingKey)
+		last = maxTime(last, a.StartedAt.Add(a.Duration))
+	}
+	if !keys.empty() {
+		pipe.Queue(releaseHeadsSQL, keys.args(last))
+	}
 	err := func() (err error) {
 		br := s.Pool.SendBatch(ctx, pipe)
 		defer func() {
@@ -131,7 +146,10 @@ func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]Co
 				return err
 			}
 		}
-		return nil
+		if !keys.empty() {
+			_, err = br.Exec()
+		}
+		return err
 	}()
 	if err != nil {
 		return nil, classify(fmt.Errorf("record %d successful attempts: %w", len(attempts), err))
@@ -305,12 +323,14 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisab
 		res                  CompleteResult
 		live                 bool
 		failingSince, lastAt *time.Time
+		orderingKey          *string
 	)
 	err := tx.QueryRow(ctx, `
-SELECT j.state = 'in_flight' AND j.lease_owner = $2, s.enabled AND s.deleted_at IS NULL, s.failing_since, s.last_failure_at
+SELECT j.state = 'in_flight' AND j.lease_owner = $2, s.enabled AND s.deleted_at IS NULL, s.failing_since, s.last_failure_at,
+       j.ordering_key
 FROM delivery_jobs j JOIN subscriptions s ON s.id = j.subscription_id
 WHERE j.id = $1
-FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &lastAt)
+FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey)
 	if err != nil {
 		return CompleteResult{}, err
 	}
@@ -366,6 +386,16 @@ WHERE subscription_id = $1 AND state = 'pending'`, a.SubscriptionID, finished)
 		pipe.Queue(`UPDATE subscriptions SET failing_since = $2, last_failure_at = $3 WHERE id = $1`,
 			a.SubscriptionID, span.FailingSince, span.LastFailureAt)
 	}
+	// The job left in_flight: its key's head may now be a job parked
+	// behind it (dead-lettered), or one it held from in flight (a replayed
+	// dead letter of lower seq, when it goes back to pending).
+	var keys orderingKeys
+	if res.Owned {
+		keys.add(a.SubscriptionID, orderingKey)
+	}
+	if !keys.empty() {
+		pipe.Queue(releaseHeadsSQL, keys.args(finished))
+	}
 	results := tx.SendBatch(ctx, pipe)
 	if err := results.QueryRow().Scan(&res.Number); err != nil {
 		_ = results.Close()
@@ -383,7 +413,20 @@ WHERE subscription_id = $1 AND state = 'pending'`, a.SubscriptionID, finished)
 		}
 		res.ShedJobs = tag.RowsAffected()
 	}
+	if !keys.empty() {
+		if _, err := results.Exec(); err != nil {
+			_ = results.Close()
+			return CompleteResult{}, err
+		}
+	}
 	return res, results.Close()
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func derefTime(t *time.Time) time.Time {

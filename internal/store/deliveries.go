@@ -18,11 +18,14 @@ type Delivery struct {
 	EventSeq       int64
 	// EventID (the CloudEvents id) and EventKey are "" when the inbox no
 	// longer holds the event; dispatch dead-letters such a job as poison.
-	EventID       string
-	EventKey      string
-	State         string
-	Attempts      int
-	NextAttemptAt time.Time
+	EventID  string
+	EventKey string
+	State    string
+	Attempts int
+	// NextAttemptAt is nil while the job is parked behind an earlier job
+	// of its ordering key: it is due when that one ends, at no time known
+	// now (docs/concepts.md, Ordered delivery).
+	NextAttemptAt *time.Time
 	DeadReason    string
 	LastError     string
 	LastStatus    *int
@@ -68,7 +71,7 @@ type DeliveryQuery struct {
 // deliveryColumns are what every delivery read selects, jobs as j and
 // events as e (left-joined: the event may be missing).
 const deliveryColumns = `j.id, j.tenant_id, j.subscription_id, j.event_seq, coalesce(e.id::text, ''), coalesce(e.event_key, ''),
-	j.state, j.attempts, j.next_attempt_at, coalesce(j.dead_reason, ''), coalesce(j.last_error, ''), j.last_status,
+	j.state, j.attempts, CASE WHEN j.next_attempt_at < 'infinity' THEN j.next_attempt_at END, coalesce(j.dead_reason, ''), coalesce(j.last_error, ''), j.last_status,
 	j.created_at, j.updated_at, j.succeeded_at, j.dead_at, coalesce(j.shed_reason, ''), j.shed_at`
 
 // deliveryFields lists the scan targets of deliveryColumns, in order.

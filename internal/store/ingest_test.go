@@ -23,7 +23,7 @@ const (
 )
 
 // ingestStore returns a Store on a fresh migrated database.
-func ingestStore(t *testing.T) *Store {
+func ingestStore(t testing.TB) *Store {
 	t.Helper()
 	st, err := Open(context.Background(), pgtest.DSN(t), Options{})
 	if err != nil {
@@ -399,7 +399,7 @@ WHERE j.subscription_id = $1 ORDER BY j.event_seq`, pushSub)
 }
 
 // addTestSubscription adds an enabled, verified subscription and returns its id.
-func addTestSubscription(t *testing.T, st *Store, tenant, sink string, eventTypes []string) string {
+func addTestSubscription(t testing.TB, st *Store, tenant, sink string, eventTypes []string) string {
 	t.Helper()
 	var secret *string
 	if sink == "webhook" {

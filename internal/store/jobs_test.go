@@ -15,7 +15,7 @@ const testLeaseMargin = 15 * time.Second
 // insertJobs stores n events of tenant and one job per event for the
 // subscription, due at due, in one statement; it returns the job ids in
 // event order.
-func insertJobs(t *testing.T, st *Store, tenant, subscriptionID string, n int, due time.Time) []uuid.UUID {
+func insertJobs(t testing.TB, st *Store, tenant, subscriptionID string, n int, due time.Time) []uuid.UUID {
 	t.Helper()
 	rows, err := st.Pool.Query(context.Background(), `
 WITH ev AS (
@@ -106,7 +106,7 @@ func attemptOf(job ClaimedJob, owner string, ok bool, status int) Attempt {
 	return Attempt{
 		JobID: job.ID, SubscriptionID: job.SubscriptionID, Owner: owner, DeliveryID: uuid.Must(uuid.NewV7()),
 		StartedAt: time.Now(), Duration: 12 * time.Millisecond, OK: ok, StatusCode: status,
-		Response: []byte("answer"),
+		Response: []byte("answer"), OrderingKey: job.OrderingKey,
 	}
 }
 

@@ -15,14 +15,40 @@ import (
 // the delivery shows until its next claim. It reports false when the job
 // was no longer this owner's to hand back.
 func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt time.Time, reason string) (bool, error) {
-	tag, err := s.Pool.Exec(ctx, `
-UPDATE delivery_jobs SET state = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_until = NULL,
-    shed_reason = $4, shed_at = now(), updated_at = now()
-WHERE id = $1 AND state = 'in_flight' AND lease_owner = $2`, jobID, owner, retryAt, reason)
+	n, err := s.handBack(ctx, `
+UPDATE delivery_jobs SET state = 'pending', next_attempt_at = @retry_at, lease_owner = NULL, lease_until = NULL,
+    shed_reason = @reason, shed_at = now(), updated_at = now()
+WHERE id = @id AND state = 'in_flight' AND lease_owner = @owner`,
+		pgx.StrictNamedArgs{"id": jobID, "owner": owner, "retry_at": retryAt, "reason": reason}, []uuid.UUID{jobID})
 	if err != nil {
 		return false, classify(fmt.Errorf("shed job %s: %w", jobID, err))
 	}
-	return tag.RowsAffected() == 1, nil
+	return n == 1, nil
+}
+
+// handBack runs update, which moves in-flight jobs among ids back to
+// pending, and releases the heads of their ordering keys after it, in one
+// round trip and one transaction: a job that goes back to pending holds
+// its key again, but a replayed dead letter of lower seq, parked while the
+// job was in flight, is now the key's head.
+func (s *Store) handBack(ctx context.Context, update string, args pgx.StrictNamedArgs, ids []uuid.UUID) (n int64, err error) {
+	pipe := &pgx.Batch{}
+	pipe.Queue(update, args)
+	pipe.Queue(releaseHeadsOfJobsSQL, pgx.StrictNamedArgs{"ids": ids, "at": time.Now()})
+	br := s.Pool.SendBatch(ctx, pipe)
+	defer func() {
+		if closeErr := br.Close(); err == nil {
+			err = closeErr
+		}
+	}()
+	tag, err := br.Exec()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := br.Exec(); err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
 }
 
 // Release hands claimed jobs back untouched and due as they were: pending,
@@ -33,13 +59,14 @@ func (s *Store) Release(ctx context.Context, owner string, jobIDs []uuid.UUID) (
 	if len(jobIDs) == 0 {
 		return 0, nil
 	}
-	tag, err := s.Pool.Exec(ctx, `
+	n, err := s.handBack(ctx, `
 UPDATE delivery_jobs SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = now()
-WHERE id = ANY($1) AND state = 'in_flight' AND lease_owner = $2`, jobIDs, owner)
+WHERE id = ANY(@ids) AND state = 'in_flight' AND lease_owner = @owner`,
+		pgx.StrictNamedArgs{"ids": jobIDs, "owner": owner}, jobIDs)
 	if err != nil {
 		return 0, classify(fmt.Errorf("release %d claimed jobs: %w", len(jobIDs), err))
 	}
-	return tag.RowsAffected(), nil
+	return n, nil
 }
 
 // recoverBatch bounds one recovery statement, so a mass expiry (a whole
@@ -64,7 +91,12 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 	poisonThreshold = max(poisonThreshold, 1)
 	var total Recovered
 	for {
-		rows, err := s.Pool.Query(ctx, `
+		var (
+			n    int
+			step Recovered
+		)
+		err := s.InTx(ctx, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `
 UPDATE delivery_jobs j SET
     recoveries = CASE WHEN j.recoveries >= @poison_threshold THEN j.recoveries ELSE j.recoveries + 1 END,
     state = CASE WHEN j.recoveries >= @poison_threshold THEN 'dead' ELSE 'pending' END,
@@ -80,24 +112,39 @@ WHERE j.id IN (
     ORDER BY lease_until
     LIMIT @batch
     FOR UPDATE SKIP LOCKED)
-RETURNING j.state`, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
-		if err != nil {
-			return total, classify(fmt.Errorf("recover expired leases: %w", err))
-		}
-		var state string
-		n := 0
-		_, err = pgx.ForEachRow(rows, []any{&state}, func() error {
-			n++
-			if state == JobDead {
-				total.Poisoned++
-			} else {
-				total.Retried++
+RETURNING j.state, j.subscription_id, j.ordering_key`, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
+			if err != nil {
+				return err
 			}
-			return nil
+			var (
+				keys  orderingKeys
+				state string
+				sub   uuid.UUID
+				key   *string
+			)
+			n, step = 0, Recovered{}
+			_, err = pgx.ForEachRow(rows, []any{&state, &sub, &key}, func() error {
+				n++
+				keys.add(sub, key)
+				if state == JobDead {
+					step.Poisoned++
+				} else {
+					step.Retried++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			// A job recovered to pending is its key's head again; one
+			// dead-lettered as poison lets the next go.
+			return releaseHeads(ctx, tx, keys, now)
 		})
 		if err != nil {
 			return total, classify(fmt.Errorf("recover expired leases: %w", err))
 		}
+		total.Retried += step.Retried
+		total.Poisoned += step.Poisoned
 		if n < recoverBatch {
 			return total, nil
 		}

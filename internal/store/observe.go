@@ -191,14 +191,17 @@ ORDER BY b.tenant_id, b.destination, b.open_until DESC, b.owner`,
 // OrderingBlockedKeys counts the ordering keys held by a failed delivery:
 // keys of ordered subscriptions whose job has failed at least once and
 // waits for its retry, so the key's later jobs wait too (head-of-line
-// blocking, docs/concepts.md, Ordered delivery). It reads the partial index
-// of live keyed jobs only: nothing when no subscription orders.
+// blocking, docs/concepts.md, Ordered delivery). A parked job waits for its
+// key, not for a retry of its own, and is not counted. It reads the
+// partial index of live keyed jobs only: nothing when no subscription
+// orders.
 func (s *Store) OrderingBlockedKeys(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.Pool.QueryRow(ctx, `
 SELECT count(DISTINCT (subscription_id, ordering_key))
 FROM delivery_jobs
-WHERE ordering_key IS NOT NULL AND state IN ('pending', 'in_flight') AND state = 'pending' AND attempts > 0`).Scan(&n)
+WHERE ordering_key IS NOT NULL AND state IN ('pending', 'in_flight') AND state = 'pending' AND attempts > 0
+  AND next_attempt_at < 'infinity'`).Scan(&n)
 	if err != nil {
 		return 0, classify(fmt.Errorf("count blocked ordering keys: %w", err))
 	}

@@ -258,7 +258,10 @@ func TestClaimOfUnorderedJobsNeverProbesTheOrderingIndex(t *testing.T) {
 			}
 		}
 	}
-	if seen != 2 {
-		t.Errorf("the claim plan has %d probes of the ordering indexes, want 2:\n%s", seen, plan)
+	// Two probes per walked job (an earlier live job of its key, a job of
+	// its key in flight), and the parking steps' lookups of the blocker
+	// and of a key's next head: all of them skipped without a keyed job.
+	if seen < 2 {
+		t.Errorf("the claim plan has %d probes of the ordering indexes, want the walk's 2 at least:\n%s", seen, plan)
 	}
 }

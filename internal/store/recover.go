@@ -163,13 +163,14 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		version  time.Time
 		sinkType string
 		deleted  bool
+		ordering string
 	)
 	err := tx.QueryRow(ctx, `
 		SELECT tenant_id, sink_type, event_types, schema_major, coalesce(origin, ''), coalesce(filter, ''),
-		       updated_at, deleted_at IS NOT NULL
+		       updated_at, deleted_at IS NOT NULL, ordering
 		FROM subscriptions WHERE id = $1 AND tenant_id = $2
 		FOR NO KEY UPDATE`, r.SubscriptionID, r.TenantID).
-		Scan(&sub.TenantID, &sinkType, &sub.EventTypes, &sub.SchemaMajor, &sub.Origin, &expr, &version, &deleted)
+		Scan(&sub.TenantID, &sinkType, &sub.EventTypes, &sub.SchemaMajor, &sub.Origin, &expr, &version, &deleted, &ordering)
 	if err != nil {
 		return RecoverResult{}, 0, after, err
 	}
@@ -218,6 +219,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 	var res RecoverResult
 	var revive []uuid.UUID
 	var newSeqs []int64
+	var newKeys []*string // ordering keys of the new jobs, as ingest keys them
 	for _, e := range events {
 		if !match.Matches(sub, e.event) || broken != nil {
 			continue
@@ -238,6 +240,11 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 			revive = append(revive, j.dead)
 		default:
 			newSeqs = append(newSeqs, e.seq)
+			var k *string
+			if key, ok := match.OrderingKey(ordering, r.TenantID, e.attrs.Subject); ok {
+				k = &key
+			}
+			newKeys = append(newKeys, k)
 		}
 	}
 	if len(revive) > 0 {
@@ -257,9 +264,9 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 			ids[i] = newJobID(now)
 		}
 		tag, err := tx.Exec(ctx, `
-			INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, next_attempt_at)
-			SELECT id, $3, $4, seq, $5 FROM unnest($1::uuid[], $2::bigint[]) AS n (id, seq)`,
-			ids, newSeqs, r.TenantID, r.SubscriptionID, now)
+			INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, next_attempt_at, ordering_key)
+			SELECT id, $3, $4, seq, $5, key FROM unnest($1::uuid[], $2::bigint[], $6::text[]) AS n (id, seq, key)`,
+			ids, newSeqs, r.TenantID, r.SubscriptionID, now, newKeys)
 		if err != nil {
 			return RecoverResult{}, 0, after, err
 		}

@@ -193,6 +193,37 @@ func TestRecoverAppliesTheSubscriptionsFilterNow(t *testing.T) {
 	}
 }
 
+// TestRecoverKeysTheJobsOfAnOrderedSubscription: a recovered event of a
+// subscription ordered by subject waits its turn among its subject's
+// deliveries like any other, so its new job carries the key ingest would
+// have given it.
+func TestRecoverKeysTheJobsOfAnOrderedSubscription(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	sub := seedSubscription(t, st, "acme")
+	if _, err := st.Pool.Exec(ctx, `UPDATE subscriptions SET ordering = 'subject' WHERE id = $1`, sub); err != nil {
+		t.Fatal(err)
+	}
+	withSubject := recoverEvent(t, st, "acme", "transaction.posted", 1, deliveryBase, `{}`)
+	without := recoverEvent(t, st, "acme", "transaction.posted", 1, deliveryBase, `{}`)
+	if _, err := st.Pool.Exec(ctx, `UPDATE events SET subject = 'acct-1' WHERE seq = $1`, withSubject); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Recover(ctx, store.RecoverRange{TenantID: "acme", SubscriptionID: sub, Since: deliveryBase, Until: deliveryBase.Add(time.Minute)}, time.Now(), false, 0, nil)
+	if err != nil || got.Queued != 2 {
+		t.Fatalf("recover = %+v, %v; want both events queued", got, err)
+	}
+	for seq, want := range map[int64]string{withSubject: "acct-1", without: ""} {
+		var key *string
+		if err := st.Pool.QueryRow(ctx, `SELECT ordering_key FROM delivery_jobs WHERE subscription_id = $1 AND event_seq = $2`, sub, seq).Scan(&key); err != nil {
+			t.Fatal(err)
+		}
+		if key == nil || *key != want {
+			t.Errorf("job of event %d has ordering key %v, want %q", seq, key, want)
+		}
+	}
+}
+
 func TestConcurrentRecoversQueueEachEventOnce(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Parking (docs/architecture.md, Delivery controls meet in the claim): a
+// claim that finds a keyed job queued behind an earlier live job of its
+// key parks it, pending with next_attempt_at at infinity, which takes it
+// out of every later claim's walk of delivery_jobs_due. Only the key's
+// head (its live job of lowest seq) is ever needed again, so whatever
+// moves a keyed job out of in_flight, or settles one without an attempt,
+// releases the head of its key in the same transaction, after the
+// transition: releaseHeads. ReleaseStrandedKeys is the sweep for a release
+// that was missed anyway.
+//
+// Why a release is never lost to a race with a claim that parks: the
+// claim parks a job only while it holds a FOR SHARE lock on the job that
+// blocks it, taken after reading that job's newest version, so the
+// blocker's own transition either ended before the claim looked (and the
+// claim does not park) or waits for the claim to commit, and its release,
+// a later statement, sees the parked job.
+
+// releaseHeadsSQL makes the head of each named key due when it is parked:
+// due since it was created, which puts it back where it was in its
+// tenant's queue (claims take the oldest due first) and keeps it due
+// whichever instance's clock a claim reads. It waits for row locks rather
+// than skipping them: whoever holds a parked job's lock is about to
+// release or settle it, and the re-check on the row's newest version
+// decides.
+const releaseHeadsSQL = `
+WITH keys AS (
+    SELECT DISTINCT subscription_id, ordering_key FROM unnest(@subscriptions::uuid[], @keys::text[]) AS k (subscription_id, ordering_key)
+),` + releaseHeadsOfKeys
+
+// releaseHeadsOfJobsSQL is releaseHeadsSQL for the keys of the jobs @ids
+// (the unkeyed ones have none), for callers that do not know them.
+const releaseHeadsOfJobsSQL = `
+WITH keys AS (
+    SELECT DISTINCT subscription_id, ordering_key FROM delivery_jobs WHERE id = ANY(@ids) AND ordering_key IS NOT NULL
+),` + releaseHeadsOfKeys
+
+// releaseHeadsOfKeys releases the parked head of each key of the CTE keys.
+const releaseHeadsOfKeys = `
+heads AS (
+    SELECT k.subscription_id, k.ordering_key, h.event_seq FROM keys k
+    CROSS JOIN LATERAL (
+        SELECT b.event_seq, b.state, b.next_attempt_at FROM delivery_jobs b
+        WHERE b.subscription_id = k.subscription_id AND b.ordering_key = k.ordering_key
+          AND b.ordering_key IS NOT NULL AND b.state IN ('pending', 'in_flight')
+        ORDER BY b.event_seq LIMIT 1) h
+    WHERE h.state = 'pending' AND h.next_attempt_at = 'infinity'
+)
+UPDATE delivery_jobs j SET next_attempt_at = least(j.created_at, @at), updated_at = @at
+FROM heads h
+WHERE j.subscription_id = h.subscription_id AND j.ordering_key = h.ordering_key AND j.event_seq = h.event_seq
+  AND j.state = 'pending' AND j.next_attempt_at = 'infinity'`
+
+// orderingKeys collects the keys whose heads a transition may have moved.
+type orderingKeys struct {
+	subscriptions []uuid.UUID
+	keys          []string
+}
+
+func (k *orderingKeys) add(subscription uuid.UUID, key *string) {
+	if key != nil {
+		k.subscriptions = append(k.subscriptions, subscription)
+		k.keys = append(k.keys, *key)
+	}
+}
+
+func (k *orderingKeys) empty() bool { return len(k.keys) == 0 }
+
+func (k *orderingKeys) args(at time.Time) pgx.StrictNamedArgs {
+	return pgx.StrictNamedArgs{"subscriptions": k.subscriptions, "keys": k.keys, "at": at}
+}
+
+// releaseHeads runs releaseHeadsSQL for keys in tx, after the statements
+// that moved their jobs.
+func releaseHeads(ctx context.Context, tx interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, keys orderingKeys, at time.Time) error {
+	if keys.empty() {
+		return nil
+	}
+	_, err := tx.Exec(ctx, releaseHeadsSQL, keys.args(at))
+	return err
+}
+
+// releaseStranded is the sweep: one loose index scan of the parked jobs
+// (delivery_jobs_parked), taking each key's lowest parked job, which is
+// released when no live job of its key is ahead of it and none is in
+// flight. Every release a transition should have made lands here.
+const releaseStranded = `
+WITH RECURSIVE parked (subscription_id, ordering_key, event_seq) AS (
+    (SELECT subscription_id, ordering_key, event_seq FROM delivery_jobs
+     WHERE state = 'pending' AND next_attempt_at = 'infinity'
+     ORDER BY subscription_id, ordering_key, event_seq LIMIT 1)
+  UNION ALL
+    SELECT n.subscription_id, n.ordering_key, n.event_seq FROM parked p
+    CROSS JOIN LATERAL (
+        SELECT subscription_id, ordering_key, event_seq FROM delivery_jobs
+        WHERE state = 'pending' AND next_attempt_at = 'infinity'
+          AND (subscription_id, ordering_key) > (p.subscription_id, p.ordering_key)
+        ORDER BY subscription_id, ordering_key, event_seq LIMIT 1) n
+),
+stranded AS (
+    SELECT p.* FROM parked p
+    WHERE NOT EXISTS (
+        SELECT 1 FROM delivery_jobs b
+        WHERE b.subscription_id = p.subscription_id AND b.ordering_key = p.ordering_key
+          AND b.ordering_key IS NOT NULL AND b.event_seq < p.event_seq AND b.state IN ('pending', 'in_flight'))
+      AND NOT EXISTS (
+        SELECT 1 FROM delivery_jobs b
+        WHERE b.subscription_id = p.subscription_id AND b.ordering_key = p.ordering_key
+          AND b.ordering_key IS NOT NULL AND b.state = 'in_flight')
+)
+UPDATE delivery_jobs j SET next_attempt_at = least(j.created_at, @now), updated_at = @now
+FROM stranded s
+WHERE j.subscription_id = s.subscription_id AND j.ordering_key = s.ordering_key AND j.event_seq = s.event_seq
+  AND j.state = 'pending' AND j.next_attempt_at = 'infinity'`
+
+// ReleaseStrandedKeys makes due, at now, the head of every ordering key
+// whose live jobs are all parked: a release that a transition missed
+// (docs/architecture.md, Delivery controls meet in the claim). Dispatch
+// runs it with lease recovery, so a missed release delays a key by at most
+// the reap interval and never strands it. It returns how many heads it
+// released; anything but 0 means a release was missed.
+func (s *Store) ReleaseStrandedKeys(ctx context.Context, now time.Time) (int64, error) {
+	tag, err := s.Pool.Exec(ctx, releaseStranded, pgx.StrictNamedArgs{"now": now})
+	if err != nil {
+		return 0, classify(fmt.Errorf("release stranded ordering keys: %w", err))
+	}
+	return tag.RowsAffected(), nil
+}
