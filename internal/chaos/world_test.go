@@ -130,6 +130,10 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 		"STREAMING_HUB_BREAKER_COOLDOWN=1s",
 		"STREAMING_HUB_ROSTER_REFRESH=200ms",
 		"STREAMING_HUB_SHUTDOWN_TIMEOUT=5s",
+		// The scenarios run side by side, most on one PostgreSQL with its
+		// default 100 connections; at the default pool (25) a few hubs
+		// and the tests' own readers ran it out ("too many clients").
+		"STREAMING_HUB_POSTGRES_MAX_OPEN_CONNS=8",
 	)
 	if w.hubLog, err = os.Create(filepath.Join(w.dir, "hub.log")); err != nil {
 		t.Fatal(err)
