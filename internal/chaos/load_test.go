@@ -173,19 +173,12 @@ func startReceiver(secret string) *receiver {
 }
 
 func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, webhook.DefaultMaxBodyBytes))
-	if err != nil {
-		return
-	}
-	if err := webhook.VerifyRequest(req, body, []string{r.secret}, time.Now(), webhook.DefaultTolerance); err != nil {
+	_, ok := readVerified(w, req, r.secret, func() {
 		r.mu.Lock()
 		r.forged++
 		r.mu.Unlock()
-		http.Error(w, err.Error(), http.StatusUnauthorized)
-		return
-	}
-	if req.Header.Get(webhook.HeaderEventType) == webhook.VerificationEventType {
-		w.WriteHeader(http.StatusNoContent)
+	})
+	if !ok {
 		return
 	}
 	arrived := time.Now()
@@ -326,4 +319,24 @@ func (p *puller) snapshot() (map[string]int, int) {
 		out[k] = v
 	}
 	return out, p.outOfOrder
+}
+
+// readVerified reads a delivery and checks its signature; forged counts a
+// refused one. It answers refused requests and the verification probe
+// itself, and reports whether there is a delivery left to handle.
+func readVerified(w http.ResponseWriter, req *http.Request, secret string, forged func()) (body []byte, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, webhook.DefaultMaxBodyBytes))
+	if err != nil {
+		return nil, false
+	}
+	if err := webhook.VerifyRequest(req, body, []string{secret}, time.Now(), webhook.DefaultTolerance); err != nil {
+		forged()
+		http.Error(w, err.Error(), http.StatusUnauthorized)
+		return nil, false
+	}
+	if req.Header.Get(webhook.HeaderEventType) == webhook.VerificationEventType {
+		w.WriteHeader(http.StatusNoContent)
+		return nil, false
+	}
+	return body, true
 }

@@ -101,19 +101,12 @@ func startFlakyReceiver(secret string, failRatio float64) *flakyReceiver {
 }
 
 func (r *flakyReceiver) serve(w http.ResponseWriter, req *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, webhook.DefaultMaxBodyBytes))
-	if err != nil {
-		return
-	}
-	if err := webhook.VerifyRequest(req, body, []string{r.secret}, time.Now(), webhook.DefaultTolerance); err != nil {
+	_, ok := readVerified(w, req, r.secret, func() {
 		r.mu.Lock()
 		r.forged++
 		r.mu.Unlock()
-		http.Error(w, err.Error(), http.StatusUnauthorized)
-		return
-	}
-	if req.Header.Get(webhook.HeaderEventType) == webhook.VerificationEventType {
-		w.WriteHeader(http.StatusNoContent)
+	})
+	if !ok {
 		return
 	}
 	r.inflight.Add(1)
