@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Parking (docs/architecture.md, Delivery controls meet in the claim): a
@@ -83,9 +82,7 @@ func (k *orderingKeys) args(at time.Time) pgx.StrictNamedArgs {
 
 // releaseHeads runs releaseHeadsSQL for keys in tx, after the statements
 // that moved their jobs.
-func releaseHeads(ctx context.Context, tx interface {
-	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}, keys orderingKeys, at time.Time) error {
+func releaseHeads(ctx context.Context, tx pgx.Tx, keys orderingKeys, at time.Time) error {
 	if keys.empty() {
 		return nil
 	}
