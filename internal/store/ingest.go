@@ -184,7 +184,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	pipe := &pgx.Batch{}
 	work.queuePullEntries(pipe)
 	queueQuarantine(pipe, b, skipped)
-	pipe.Queue(upsertOffset, b.Group, b.Topic, b.Partition, b.NextOffset)
+	pipe.Queue(storeOffset, b.Group, b.Topic, b.Partition, b.NextOffset)
 	if len(work.jobs) > 0 {
 		queueJobsNotify(pipe)
 	}

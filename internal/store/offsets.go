@@ -7,14 +7,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// upsertOffset never moves the stored offset back; under the partition's
-// locked offset row (lockAndLoad) it only ever moves forward anyway, and
-// GREATEST keeps that true if it did not.
-const upsertOffset = `
-INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (consumer_group, topic, kafka_partition)
-DO UPDATE SET next_offset = GREATEST(kafka_offsets.next_offset, excluded.next_offset), updated_at = now()`
+// storeOffset moves a partition's stored offset to $4. The batch's
+// transaction already holds the row (lockAndLoad inserts it when missing
+// and locks it), so it only ever moves forward; GREATEST keeps that true
+// if it did not.
+const storeOffset = `
+UPDATE kafka_offsets SET next_offset = GREATEST(next_offset, $4), updated_at = now()
+WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3`
 
 // LoadOffsets returns the stored next offsets of group for the given
 // partitions; partitions with nothing stored are absent from the result.
