@@ -37,7 +37,7 @@ WITH ev AS (
                         header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
     SELECT $1::bigint + g, 'acme', gen_random_uuid(), 'transaction.posted', '1.0', 1, 'midaz', 'studio.lerian.transaction.posted',
            now(), '{}', '{}', '\x7b7d', 'topic', 0, g
-    FROM generate_series(0, 499) g RETURNING seq),
+    FROM generate_series(0, 4999) g RETURNING seq),
  pe AS (INSERT INTO pull_entries (subscription_id, event_seq) SELECT $3, seq FROM ev)
 INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, succeeded_at, updated_at)
 SELECT (lpad(to_hex((extract(epoch FROM $4::timestamptz) * 1000)::bigint), 12, '0')
