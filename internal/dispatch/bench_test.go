@@ -148,20 +148,43 @@ const (
 
 // BenchmarkDeliveryLatency measures produce → delivered at a steady
 // 1,000 events/s through the whole hub: kfake, ingest (consumer group,
-// verdicts, inbox and job in one transaction, NOTIFY), dispatch with the
-// default settings, and a receiver that verifies each signature. Each
-// event carries the time it was handed to the producer; the receiver
-// subtracts it from the time it got the request. One op is one event, and
-// at least minLatencyEvents are produced; run it with -benchtime=5000x.
+// verdicts, inbox and job in one transaction), dispatch with the default
+// settings, and a receiver that verifies each signature. Each event
+// carries the time it was handed to the producer; the receiver subtracts
+// it from the time it got the request. One op is one event, and at least
+// minLatencyEvents are produced; run it with -benchtime=5000x.
+//
+// handoff=off is ingest on its own, its jobs claimed after a NOTIFY, as
+// with the ingest and delivery roles in separate processes; handoff=on is
+// `serve` with both, ingest handing first attempts to its dispatcher
+// (docs/architecture.md, "First attempts handed over"). CPU per delivery
+// counts this process (hub and receiver) and the PostgreSQL backends.
 func BenchmarkDeliveryLatency(b *testing.B) {
+	for _, handoff := range []bool{false, true} {
+		name := "handoff=off"
+		if handoff {
+			name = "handoff=on"
+		}
+		b.Run(name, func(b *testing.B) { benchmarkDeliveryLatency(b, handoff) })
+	}
+}
+
+func benchmarkDeliveryLatency(b *testing.B, handoff bool) {
 	events := max(b.N, minLatencyEvents)
 	e := newEnv(b)
 	kafka := kafkatest.New(b, testTopic)
 	const secret = "whsec_benchmark_secret_0123456789"
 	rc := newLatencyReceiver(b, secret)
 	e.webhookSub("bench", rc.URL, func(in *hubapi.SubscriptionCreate) { in.SigningSecret = secret })
-	startIngest(b, e.store, kafka.Brokers())
-	e.start(func(o *Options) { o.Dispatch.IdleInterval = 250 * time.Millisecond })
+	d, _ := e.start(func(o *Options) {
+		o.Dispatch.IdleInterval = 250 * time.Millisecond
+		o.ReapInterval = DefaultReapInterval
+	})
+	var to store.Handoff
+	if handoff {
+		to = d
+	}
+	startIngest(b, e.store, kafka.Brokers(), to)
 
 	producer := kafka.Client(b, kgo.DefaultProduceTopic(testTopic), kgo.ProducerLinger(0))
 	produced := make(chan error, events+1)
@@ -177,6 +200,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 	rc.reset()
 
 	b.ResetTimer()
+	pgBefore, goBefore := backendCPU(b, e.store), processCPU(b)
 	start := time.Now()
 	for n := 1; n <= events; n++ {
 		// Event n is due n/latencyRate seconds after the start; a late
@@ -195,6 +219,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	b.StopTimer()
+	pgCPU, goCPU := backendCPU(b, e.store)-pgBefore, processCPU(b)-goBefore
 	for range events + 1 {
 		if err := <-produced; err != nil {
 			b.Fatalf("produce: %v", err)
@@ -210,18 +235,23 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 	b.ReportMetric(ms(0.50), "p50_ms")
 	b.ReportMetric(ms(0.99), "p99_ms")
 	b.ReportMetric(ms(1), "max_ms")
+	perEvent := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(events) }
+	b.ReportMetric(perEvent(pgCPU), "pg_cpu_µs/delivery")
+	b.ReportMetric(perEvent(goCPU), "go_cpu_µs/delivery")
 	b.ReportMetric(0, "ns/op") // the latencies are the result
 }
 
-// startIngest runs an ingest consumer until the benchmark ends.
-func startIngest(b *testing.B, st *store.Store, brokers []string) {
+// startIngest runs an ingest consumer until the benchmark ends, handing
+// first attempts to handoff when it is not nil.
+func startIngest(b *testing.B, st *store.Store, brokers []string, handoff store.Handoff) {
 	consumer, err := ingest.New(ingest.Options{
 		Kafka: config.KafkaConfig{
 			Brokers: brokers, Group: "streaming-hub",
 			Topics: regexp.MustCompile(`^lerian\.streaming\..+`), MetadataRefresh: time.Second,
 		},
-		Ingest: config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
-		Store:  st,
+		Ingest:  config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
+		Store:   st,
+		Handoff: handoff,
 	})
 	if err != nil {
 		b.Fatalf("ingest: %v", err)

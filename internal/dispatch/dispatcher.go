@@ -135,6 +135,8 @@ type Dispatcher struct {
 	reserved int
 	resume   string
 	pace     pace
+	// handoffOpen is true while handed jobs are taken (handoff.go).
+	handoffOpen bool
 	// successes carries successful attempts to the recorder, which
 	// commits them many at a time.
 	successes chan success
@@ -253,8 +255,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		workers.Go(func() { d.work(ctx, attemptCtx) })
 	}
 	d.log.Info("dispatch started", "owner", d.owner, "workers", d.cfg.Workers, "claim_batch", d.cfg.ClaimBatch)
+	d.claimMu.Lock()
+	d.handoffOpen = true
+	d.claimMu.Unlock()
 
 	d.claimLoop(ctx)
+	d.closeHandoff()
 
 	if !waitWithin(&workers, d.drain) {
 		d.log.Warn("drain timeout reached; attempts still running are abandoned to lease expiry", "timeout", d.drain)

@@ -24,6 +24,7 @@ type metrics struct {
 	blockedKeys      prometheus.Gauge
 	rateLimited      prometheus.Counter
 	swept            prometheus.Counter
+	handedOver       prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metrics, error) {
@@ -84,11 +85,15 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 			Name: "streaming_hub_ordering_keys_swept_total",
 			Help: "Ordering keys whose parked next delivery this process's sweep released because nothing else had: each waited up to a reap interval longer than it needed to.",
 		}),
+		handedOver: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "streaming_hub_jobs_handed_over_total",
+			Help: "Jobs whose first attempt this process's ingest leased straight to its dispatcher, without a claim.",
+		}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen, m.latencySeconds, m.backlog, m.autoDisabledSubs, m.blockedKeys, m.rateLimited, m.swept} {
+	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen, m.latencySeconds, m.backlog, m.autoDisabledSubs, m.blockedKeys, m.rateLimited, m.swept, m.handedOver} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -55,7 +55,7 @@ func registeredMetrics(t *testing.T) map[string]bool {
 	}}
 	st := &store.Store{}
 	log := slog.New(slog.DiscardHandler)
-	consumer, err := newIngest(cfg, st, log, rec, nil)
+	consumer, err := newIngest(cfg, st, log, rec, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,8 +110,24 @@ func Run(ctx context.Context, opts Options) error {
 
 	checks := map[string]api.ReadinessCheck{"database": st.Ping}
 	var parts []component
+	// One name for this process on leases, breakers and its heartbeat.
+	owner := dispatch.DefaultOwner()
+	var (
+		breakers func() []store.BreakerState
+		// A nil *Dispatcher in the interface would not be nil.
+		handoff store.Handoff
+	)
+	if cfg.Role.RunsDelivery() {
+		dispatcher, err := newDispatch(cfg, st, subscriptions, log, metrics, tracer, owner)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, dispatcher)
+		breakers = dispatcher.Breakers
+		handoff = dispatcher
+	}
 	if cfg.Role.RunsIngest() {
-		consumer, err := newIngest(cfg, st, log, metrics, tracer)
+		consumer, err := newIngest(cfg, st, log, metrics, tracer, handoff)
 		if err != nil {
 			return err
 		}
@@ -126,17 +142,6 @@ func Run(ctx context.Context, opts Options) error {
 			}
 			return nil
 		}
-	}
-	// One name for this process on leases, breakers and its heartbeat.
-	owner := dispatch.DefaultOwner()
-	var breakers func() []store.BreakerState
-	if cfg.Role.RunsDelivery() {
-		dispatcher, err := newDispatch(cfg, st, subscriptions, log, metrics, tracer, owner)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, dispatcher)
-		breakers = dispatcher.Breakers
 	}
 	parts = append(parts, newHeartbeat(st, metrics, owner, string(cfg.Role), breakers, log))
 

@@ -13,7 +13,11 @@ import (
 
 // newIngest builds the Kafka consumer. It may keep storing the batch in hand
 // for the whole shutdown timeout after the hub starts stopping.
-func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer, tracer *tracing.Tracing) (*ingest.Consumer, error) {
+//
+// handoff is this process's dispatcher when it runs one (nil otherwise):
+// ingest leases it the first attempts of the jobs it writes while it has
+// room (store.Handoff).
+func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer, tracer *tracing.Tracing, handoff store.Handoff) (*ingest.Consumer, error) {
 	return ingest.New(ingest.Options{
 		Kafka:        cfg.Kafka,
 		Ingest:       cfg.Ingest,
@@ -22,5 +26,6 @@ func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg promet
 		Registerer:   reg,
 		DrainTimeout: cfg.ShutdownTimeout,
 		Tracing:      tracer,
+		Handoff:      handoff,
 	})
 }

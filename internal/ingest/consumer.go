@@ -78,6 +78,9 @@ type Options struct {
 	// LagInterval is how often consumer lag is measured; 0 means
 	// DefaultLagInterval.
 	LagInterval time.Duration
+	// Handoff, when set, is this process's dispatcher: batches may lease
+	// the first attempts of their jobs to it (store.Handoff).
+	Handoff store.Handoff
 }
 
 // Consumer is ingest's Kafka consumer group member: it reads the subscribed
@@ -397,6 +400,7 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 // own when tracing is on.
 func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) batchOutcome {
 	batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
+	batch.Handoff = c.opts.Handoff
 	if c.tracing == nil {
 		res, ok := c.storeBatch(ctx, work, giveUp, &batch)
 		return batchOutcome{batch: batch, result: res, stored: ok}

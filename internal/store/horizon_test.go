@@ -48,7 +48,7 @@ func writeUncommitted(t *testing.T, st *Store, b IngestBatch) pgx.Tx {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
-	if _, err := writeIngestBatch(context.Background(), tx, b); err != nil {
+	if _, _, err := writeIngestBatch(context.Background(), tx, b); err != nil {
 		t.Fatalf("write %s/%d: %v", b.Topic, b.Partition, err)
 	}
 	return tx
@@ -124,7 +124,7 @@ func TestPullReaderSeesEveryEntryWhileBatchesCommitInAnyOrder(t *testing.T) {
 					return
 				}
 				batch := eventsOfBatch(t, p, int64(b*perBatch), perBatch, "t-a", (int(p)*batches+b)*perBatch)
-				if _, err := writeIngestBatch(ctx, tx, batch); err != nil {
+				if _, _, err := writeIngestBatch(ctx, tx, batch); err != nil {
 					t.Errorf("write: %v", err)
 					_ = tx.Rollback(ctx)
 					return

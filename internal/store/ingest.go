@@ -55,6 +55,9 @@ type IngestBatch struct {
 	// ReceivedAt, when set, is stored as the batch's received_at (events
 	// and quarantine); zero takes the database's clock.
 	ReceivedAt time.Time
+	// Handoff, when set, is the dispatcher of this process that the first
+	// attempts of the batch's jobs may be leased to (see Handoff).
+	Handoff Handoff
 }
 
 // IngestResult says what WriteIngestBatch did with a batch.
@@ -75,6 +78,8 @@ type IngestResult struct {
 	// Jobs and PullEntries count the delivery work matching created.
 	Jobs        int
 	PullEntries int
+	// HandedOver counts the jobs leased to the batch's Handoff.
+	HandedOver int
 	// FilterErrors counts content filters whose evaluation failed, each
 	// taken as no match.
 	FilterErrors int
@@ -118,15 +123,21 @@ func (s *Store) WriteIngestBatch(ctx context.Context, b IngestBatch) (IngestResu
 	if err := b.validate(); err != nil {
 		return IngestResult{}, err
 	}
-	var res IngestResult
+	var (
+		res    IngestResult
+		handed handoffPlan
+	)
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		handed.cancel() // a transaction tried again plans afresh
 		var err error
-		res, err = writeIngestBatch(ctx, tx, b)
+		res, handed, err = writeIngestBatch(ctx, tx, b)
 		return err
 	})
 	if err != nil {
+		handed.cancel()
 		return IngestResult{}, err
 	}
+	handed.take()
 	return res, nil
 }
 
@@ -144,18 +155,25 @@ func (b IngestBatch) validate() error {
 	return nil
 }
 
-func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResult, error) {
+func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (_ IngestResult, handed handoffPlan, err error) {
+	// Once room is reserved, any failure below gives it back.
+	defer func() {
+		if err != nil {
+			handed.cancel()
+			handed = handoffPlan{}
+		}
+	}()
 	// Rule 7 inside the batch: the first record with a (tenant, id) is the
 	// one the inbox may take, later ones are duplicates whatever the inbox
 	// holds.
 	candidates, tenants := firstOfEachEvent(b.Records)
 	state, err := lockAndLoad(ctx, tx, b, candidates, tenants)
 	if err != nil {
-		return IngestResult{}, err
+		return IngestResult{}, handoffPlan{}, err
 	}
 	skipped := countBelow(b.Records, state.stored)
 	if state.stored >= b.NextOffset {
-		return IngestResult{NextOffset: state.stored, Skipped: skipped}, nil
+		return IngestResult{NextOffset: state.stored, Skipped: skipped}, handoffPlan{}, nil
 	}
 
 	var unwritten []int // candidates at or past the stored offset
@@ -166,7 +184,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	}
 	inserted, err := insertEvents(ctx, tx, b, unwritten, state.seqs)
 	if err != nil {
-		return IngestResult{}, err
+		return IngestResult{}, handoffPlan{}, err
 	}
 
 	res := IngestResult{NextOffset: b.NextOffset, Skipped: skipped}
@@ -175,9 +193,11 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	res.FilterErrors = routes.FilterErrors
 	work := deliveryWorkOf(routes, b.ReceivedAt)
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
+	handed = planHandoff(b.Handoff, &work, routes.Jobs, state, recordsBySeq(b.Records, inserted), b.ReceivedAt)
+	res.HandedOver = len(handed.jobs)
 	if len(work.jobs) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"delivery_jobs"}, jobColumns, pgx.CopyFromRows(work.jobs)); err != nil {
-			return IngestResult{}, fmt.Errorf("create delivery jobs of %s/%d: %w", b.Topic, b.Partition, err)
+			return IngestResult{}, handed, fmt.Errorf("create delivery jobs of %s/%d: %w", b.Topic, b.Partition, err)
 		}
 	}
 
@@ -185,13 +205,13 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	work.queuePullEntries(pipe)
 	queueQuarantine(pipe, b, skipped)
 	pipe.Queue(storeOffset, b.Group, b.Topic, b.Partition, b.NextOffset)
-	if len(work.jobs) > 0 {
+	if len(work.jobs) > len(handed.jobs) {
 		queueJobsNotify(pipe)
 	}
 	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
-		return IngestResult{}, fmt.Errorf("write ingest batch %s/%d: %w", b.Topic, b.Partition, err)
+		return IngestResult{}, handed, fmt.Errorf("write ingest batch %s/%d: %w", b.Topic, b.Partition, err)
 	}
-	return res, nil
+	return res, handed, nil
 }
 
 // eventRef is an event's identity in the inbox.
@@ -224,6 +244,10 @@ func firstOfEachEvent(records []IngestRecord) (candidates []int, tenants []strin
 type ingestState struct {
 	stored int64 // the partition's stored next offset; 0 when none
 	subs   map[string][]match.Candidate
+	leases map[[16]byte]candidateLease // by subscription, of every candidate
+	// blockedTenants are the batch's tenants with a due pending job, read
+	// only for a batch with a Handoff (planHandoff).
+	blockedTenants map[string]bool
 	seqs   []int64 // one reserved seq per candidate, ascending
 }
 
@@ -265,6 +289,9 @@ ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`, b.Group, b.Top
 		pipe.Queue(takeHorizonBound)
 		pipe.Queue(selectCandidates, tenants)
 		pipe.Queue(reserveSeqs, len(candidates))
+		if b.Handoff != nil {
+			pipe.Queue(selectBlockedTenants, tenants)
+		}
 	}
 	results := tx.SendBatch(ctx, pipe)
 	defer func() {
@@ -288,7 +315,7 @@ ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`, b.Group, b.Top
 	if _, err := results.Exec(); err != nil {
 		return ingestState{}, fmt.Errorf("take the horizon bound: %w", err)
 	}
-	if st.subs, err = scanCandidates(results); err != nil {
+	if st.subs, st.leases, err = scanCandidates(results); err != nil {
 		return ingestState{}, err
 	}
 	rows, err := results.Query()
@@ -304,6 +331,20 @@ ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`, b.Group, b.Top
 	// nextval answers in the order the rows are made; sorting keeps the
 	// promise seq follows offset order without relying on it.
 	slices.Sort(st.seqs)
+	if b.Handoff != nil {
+		rows, err := results.Query()
+		if err != nil {
+			return ingestState{}, fmt.Errorf("read the tenants with due jobs: %w", err)
+		}
+		blocked, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return ingestState{}, fmt.Errorf("read the tenants with due jobs: %w", err)
+		}
+		st.blockedTenants = make(map[string]bool, len(blocked))
+		for _, t := range blocked {
+			st.blockedTenants[t] = true
+		}
+	}
 	return st, nil
 }
 
@@ -433,36 +474,40 @@ var filters = filter.NewCache()
 // covers; match.Matches makes the decision.
 const selectCandidates = `
 SELECT id, tenant_id, sink_type, enabled, verification_state, event_types, schema_major, coalesce(origin, ''),
-    coalesce(filter, ''), updated_at, ordering
+    coalesce(filter, ''), updated_at, ordering, attempt_timeout_ms, rate_limit IS NOT NULL
 FROM subscriptions
 WHERE tenant_id = ANY($1) AND deleted_at IS NULL AND enabled AND verification_state = 'active'
 ORDER BY tenant_id, id`
 
-func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, error) {
+func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, map[[16]byte]candidateLease, error) {
 	rows, err := results.Query()
 	if err != nil {
-		return nil, fmt.Errorf("load subscriptions: %w", err)
+		return nil, nil, fmt.Errorf("load subscriptions: %w", err)
 	}
 	subs := make(map[string][]match.Candidate)
+	leases := make(map[[16]byte]candidateLease)
 	var c match.Candidate
 	var (
 		sinkType, expr string
-		version        time.Time
+		lease          candidateLease
+		timeoutMS      int32
 	)
 	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
-		&c.EventTypes, &c.SchemaMajor, &c.Origin, &expr, &version, &c.Ordering}, func() error {
+		&c.EventTypes, &c.SchemaMajor, &c.Origin, &expr, &lease.version, &c.Ordering, &timeoutMS, &lease.rateLimited}, func() error {
 		c.Pull = sinkType == "pull"
 		if expr != "" {
-			c.Filter, c.FilterErr = filters.Program(c.ID, version, expr)
+			c.Filter, c.FilterErr = filters.Program(c.ID, lease.version, expr)
 		}
 		subs[c.TenantID] = append(subs[c.TenantID], c)
+		lease.attemptTimeout = time.Duration(timeoutMS) * time.Millisecond
+		leases[c.ID] = lease
 		c = match.Candidate{} // EventTypes must not be shared between rows
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("load subscriptions: %w", err)
+		return nil, nil, fmt.Errorf("load subscriptions: %w", err)
 	}
-	return subs, nil
+	return subs, leases, nil
 }
 
 // deliveryWork is what matching produced: delivery job rows for COPY, and
@@ -473,14 +518,15 @@ type deliveryWork struct {
 	pullSeqs          []int64
 }
 
-// jobColumns are the delivery_jobs columns ingest sets; state and
-// next_attempt_at take their defaults: pending, due at the moment of the
-// insert by the database's clock (which dispatch compares against). Within
-// a partition that moment follows seq order; across partitions written at
-// once it may not, which only changes which of two simultaneous events is
-// attempted first (docs/concepts.md, Ordering).
-// ordering_key is NULL for subscriptions without ordering.
-var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq", "ordering_key"}
+// jobColumns are the delivery_jobs columns ingest sets; next_attempt_at
+// takes its default: due at the moment of the insert by the database's
+// clock (which dispatch compares against). Within a partition that moment
+// follows seq order; across partitions written at once it may not, which
+// only changes which of two simultaneous events is attempted first
+// (docs/concepts.md, Ordering). ordering_key is NULL for subscriptions
+// without ordering. A job is pending, or in flight when handed over
+// (planHandoff sets its state and lease).
+var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq", "ordering_key", "state", "lease_owner", "lease_until"}
 
 // newEvents lists the events the inbox took, in offset (and so seq) order,
 // as matching sees them.
@@ -509,7 +555,7 @@ func deliveryWorkOf(r match.Routes, at time.Time) deliveryWork {
 	if len(r.Jobs) > 0 {
 		w.jobs = make([][]any, len(r.Jobs))
 		for i, j := range r.Jobs {
-			w.jobs[i] = []any{newJobID(at), j.TenantID, j.SubscriptionID, j.Seq, j.OrderingKey}
+			w.jobs[i] = []any{newJobID(at), j.TenantID, j.SubscriptionID, j.Seq, j.OrderingKey, "pending", nil, nil}
 		}
 	}
 	for _, p := range r.Pull {
