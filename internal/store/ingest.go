@@ -244,11 +244,11 @@ func firstOfEachEvent(records []IngestRecord) (candidates []int, tenants []strin
 type ingestState struct {
 	stored int64 // the partition's stored next offset; 0 when none
 	subs   map[string][]match.Candidate
+	seqs   []int64                     // one reserved seq per candidate, ascending
 	leases map[[16]byte]candidateLease // by subscription, of every candidate
 	// blockedTenants are the batch's tenants with a due pending job, read
 	// only for a batch with a Handoff (planHandoff).
 	blockedTenants map[string]bool
-	seqs   []int64 // one reserved seq per candidate, ascending
 }
 
 // lockAndLoad takes the batch's locks, then reads the partition's stored
