@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/config"
@@ -238,6 +239,11 @@ func benchmarkDeliveryLatency(b *testing.B, handoff bool) {
 	perEvent := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(events) }
 	b.ReportMetric(perEvent(pgCPU), "pg_cpu_µs/delivery")
 	b.ReportMetric(perEvent(goCPU), "go_cpu_µs/delivery")
+	var handed dto.Metric
+	if err := d.metrics.handedOver.Write(&handed); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(handed.GetCounter().GetValue()/float64(events+1), "handed_over/delivery")
 	b.ReportMetric(0, "ns/op") // the latencies are the result
 }
 
