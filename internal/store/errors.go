@@ -83,6 +83,11 @@ func IsUnavailable(err error) bool {
 		return true
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return true
+	case errors.Is(err, pgconn.ErrConnClosed):
+		// The driver closed the connection under the statement (its socket
+		// went away, or it died while being set up in AfterConnect): the
+		// link to the database is what failed, not the statement.
+		return true
 	case pgconn.SafeToRetry(err):
 		return true
 	case errors.Is(err, context.DeadlineExceeded):

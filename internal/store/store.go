@@ -62,9 +62,15 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 // dispatch delivered nothing (TestChaosBacklogMemory). A SET, not a
 // startup parameter, so that poolers which refuse unknown startup
 // parameters (PgBouncer) still connect.
+//
+// The SET cannot be refused on a server the hub supports, so a failure
+// here is the new connection failing (the database went away while it was
+// set up) and is reported as unavailable, like a failed dial: callers back
+// off and try again. Reported otherwise, a recorder gave up on a success
+// it had delivered, and the job went out twice once its lease expired.
 func disableJIT(ctx context.Context, conn *pgx.Conn) error {
 	if _, err := conn.Exec(ctx, "SET jit = off"); err != nil {
-		return fmt.Errorf("turn JIT off: %w", err)
+		return fmt.Errorf("%w: turn JIT off on a new connection: %w", ErrUnavailable, err)
 	}
 	return nil
 }
