@@ -3,7 +3,6 @@ package store
 import (
 	"time"
 
-	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/match"
 )
 
@@ -63,11 +62,15 @@ func planHandoff(to Handoff, work *deliveryWork, routes []match.Route, st ingest
 	if to == nil || len(routes) == 0 {
 		return handoffPlan{}
 	}
-	var chosen []int
+	type choice struct {
+		route int
+		sub   candidateLease
+	}
+	var chosen []choice
 	for i, r := range routes {
 		sub, known := st.leases[r.SubscriptionID]
 		if r.OrderingKey == nil && known && !sub.rateLimited && !st.blockedTenants[r.TenantID] {
-			chosen = append(chosen, i)
+			chosen = append(chosen, choice{i, sub})
 		}
 	}
 	if len(chosen) == 0 {
@@ -81,11 +84,10 @@ func planHandoff(to Handoff, work *deliveryWork, routes []match.Route, st ingest
 		receivedAt = lease.Start
 	}
 	plan := handoffPlan{to: to, jobs: make([]ClaimedJob, 0, len(chosen))}
-	for _, i := range chosen {
-		r := routes[i]
-		sub := st.leases[r.SubscriptionID]
+	for _, c := range chosen {
+		r, sub := routes[c.route], c.sub
 		until := lease.Start.Add(sub.attemptTimeout + lease.Margin)
-		row := work.jobs[i]
+		row := work.jobs[c.route]
 		row[5], row[6], row[7] = "in_flight", lease.Owner, until
 		plan.jobs = append(plan.jobs, ClaimedJob{
 			ID: row[0].([16]byte), LeaseUntil: until, TenantID: r.TenantID,
@@ -121,11 +123,12 @@ func (p handoffPlan) take() {
 	}
 }
 
-// recordsBySeq maps the seq of each event a batch stored to its record.
+// recordsBySeq maps the seq of each event a batch stored (inserted, by
+// offset) to its record.
 func recordsBySeq(records []IngestRecord, inserted map[int64]int64) map[int64]*IngestRecord {
 	bySeq := make(map[int64]*IngestRecord, len(inserted))
 	for i := range records {
-		if seq, ok := inserted[records[i].Offset]; ok && records[i].Verdict.Kind == event.Accept {
+		if seq, ok := inserted[records[i].Offset]; ok {
 			bySeq[seq] = &records[i]
 		}
 	}

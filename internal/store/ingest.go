@@ -155,14 +155,10 @@ func (b IngestBatch) validate() error {
 	return nil
 }
 
-func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (_ IngestResult, handed handoffPlan, err error) {
-	// Once room is reserved, any failure below gives it back.
-	defer func() {
-		if err != nil {
-			handed.cancel()
-			handed = handoffPlan{}
-		}
-	}()
+// writeIngestBatch is WriteIngestBatch inside its transaction. The plan it
+// returns holds room reserved in b.Handoff; a failure after
+// planning gives that room back before returning.
+func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResult, handoffPlan, error) {
 	// Rule 7 inside the batch: the first record with a (tenant, id) is the
 	// one the inbox may take, later ones are duplicates whatever the inbox
 	// holds.
@@ -193,11 +189,12 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (_ IngestRe
 	res.FilterErrors = routes.FilterErrors
 	work := deliveryWorkOf(routes, b.ReceivedAt)
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
-	handed = planHandoff(b.Handoff, &work, routes.Jobs, state, recordsBySeq(b.Records, inserted), b.ReceivedAt)
+	handed := planHandoff(b.Handoff, &work, routes.Jobs, state, recordsBySeq(b.Records, inserted), b.ReceivedAt)
 	res.HandedOver = len(handed.jobs)
 	if len(work.jobs) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"delivery_jobs"}, jobColumns, pgx.CopyFromRows(work.jobs)); err != nil {
-			return IngestResult{}, handed, fmt.Errorf("create delivery jobs of %s/%d: %w", b.Topic, b.Partition, err)
+			handed.cancel()
+			return IngestResult{}, handoffPlan{}, fmt.Errorf("create delivery jobs of %s/%d: %w", b.Topic, b.Partition, err)
 		}
 	}
 
@@ -209,7 +206,8 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (_ IngestRe
 		queueJobsNotify(pipe)
 	}
 	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
-		return IngestResult{}, handed, fmt.Errorf("write ingest batch %s/%d: %w", b.Topic, b.Partition, err)
+		handed.cancel()
+		return IngestResult{}, handoffPlan{}, fmt.Errorf("write ingest batch %s/%d: %w", b.Topic, b.Partition, err)
 	}
 	return res, handed, nil
 }
