@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,8 +23,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/ingest"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 
@@ -250,27 +247,6 @@ func benchmarkDeliveryLatency(b *testing.B, handoff bool) {
 	}
 	b.ReportMetric(handed.GetCounter().GetValue()/float64(events+1), "handed_over/delivery")
 	b.ReportMetric(0, "ns/op") // the latencies are the result
-}
-
-// startIngest runs an ingest consumer until the benchmark ends, handing
-// first attempts to handoff when it is not nil.
-func startIngest(b *testing.B, st *store.Store, brokers []string, handoff store.Handoff) {
-	consumer, err := ingest.New(ingest.Options{
-		Kafka: config.KafkaConfig{
-			Brokers: brokers, Group: "streaming-hub",
-			Topics: regexp.MustCompile(`^lerian\.streaming\..+`), MetadataRefresh: time.Second,
-		},
-		Ingest:  config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
-		Store:   st,
-		Handoff: handoff,
-	})
-	if err != nil {
-		b.Fatalf("ingest: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- consumer.Run(ctx) }()
-	b.Cleanup(func() { cancel(); <-done })
 }
 
 // latencyReceiver verifies every delivery's signature and keeps how long

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/ingest"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 )
@@ -56,21 +54,7 @@ func TestEndToEndProduceToSignedWebhook(t *testing.T) {
 	rc := newReceiver(t, nil)
 	subID, secret := e.webhookSub("acme", rc.URL+"/hooks/orders?token=abc")
 
-	consumer, err := ingest.New(ingest.Options{
-		Kafka: config.KafkaConfig{
-			Brokers: kafka.Brokers(), Group: "streaming-hub",
-			Topics: regexp.MustCompile(`^lerian\.streaming\..+`), MetadataRefresh: time.Second,
-		},
-		Ingest: config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
-		Store:  e.store,
-	})
-	if err != nil {
-		t.Fatalf("ingest: %v", err)
-	}
-	ingestCtx, stopIngest := context.WithCancel(context.Background())
-	ingestDone := make(chan error, 1)
-	go func() { ingestDone <- consumer.Run(ingestCtx) }()
-	t.Cleanup(func() { stopIngest(); <-ingestDone })
+	startIngest(t, e.store, kafka.Brokers(), nil)
 	e.start()
 
 	ctx := context.Background()

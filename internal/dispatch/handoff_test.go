@@ -2,15 +2,12 @@ package dispatch
 
 import (
 	"context"
-	"regexp"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/ingest"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 )
@@ -32,22 +29,7 @@ func TestIngestHandsFirstAttemptsStraightToItsDispatcher(t *testing.T) {
 	d, _ := e.start()
 	waitForHandoffOpen(t, d)
 
-	consumer, err := ingest.New(ingest.Options{
-		Kafka: config.KafkaConfig{
-			Brokers: kafka.Brokers(), Group: "streaming-hub",
-			Topics: regexp.MustCompile(`^lerian\.streaming\..+`), MetadataRefresh: time.Second,
-		},
-		Ingest:  config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
-		Store:   e.store,
-		Handoff: d,
-	})
-	if err != nil {
-		t.Fatalf("ingest: %v", err)
-	}
-	ingestCtx, stopIngest := context.WithCancel(context.Background())
-	ingestDone := make(chan error, 1)
-	go func() { ingestDone <- consumer.Run(ingestCtx) }()
-	t.Cleanup(func() { stopIngest(); <-ingestDone })
+	startIngest(t, e.store, kafka.Brokers(), d)
 
 	// One event at a time, each after the last was delivered: the tenant
 	// never has a due job waiting, so every first attempt is handed over.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/crypto"
+	"github.com/hubctl/hubctl/internal/ingest"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
@@ -281,4 +283,26 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// startIngest runs an ingest consumer of the test topics until the test
+// ends, handing first attempts to handoff when it is not nil.
+func startIngest(t testing.TB, st *store.Store, brokers []string, handoff store.Handoff) {
+	t.Helper()
+	consumer, err := ingest.New(ingest.Options{
+		Kafka: config.KafkaConfig{
+			Brokers: brokers, Group: "streaming-hub",
+			Topics: regexp.MustCompile(`^lerian\.streaming\..+`), MetadataRefresh: time.Second,
+		},
+		Ingest:  config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
+		Store:   st,
+		Handoff: handoff,
+	})
+	if err != nil {
+		t.Fatalf("ingest: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- consumer.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
 }
