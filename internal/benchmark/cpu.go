@@ -3,6 +3,8 @@ package benchmark
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -68,4 +70,14 @@ func ProcStatusKiB(status, field string) (kib uint64, ok bool) {
 		return n, err == nil
 	}
 	return 0, false
+}
+
+// ReadProcStatusKiB reads a memory field (ProcStatusKiB) of a live
+// process; false when /proc does not show it.
+func ReadProcStatusKiB(pid int, field string) (kib uint64, ok bool) {
+	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, false
+	}
+	return ProcStatusKiB(string(status), field)
 }

@@ -4,8 +4,6 @@ package chaos
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -52,12 +50,12 @@ func TestChaosBacklogMemory(t *testing.T) {
 	var peakRSS uint64
 	deadline := time.Now().Add(backlogWatch)
 	for time.Now().Before(deadline) {
-		if rss, ok := readStatusKiB(pid, "VmRSS"); ok {
+		if rss, ok := benchmark.ReadProcStatusKiB(pid, "VmRSS"); ok {
 			peakRSS = max(peakRSS, rss)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	hwm, ok := readStatusKiB(pid, "VmHWM")
+	hwm, ok := benchmark.ReadProcStatusKiB(pid, "VmHWM")
 	if !ok {
 		t.Fatalf("cannot read the hub's VmHWM from /proc/%d/status", pid)
 	}
@@ -101,12 +99,4 @@ FROM ev ORDER BY seq`, tenant, size, done, w.sub)
 	if _, err := w.pool.Exec(ctx, `ANALYZE events, delivery_jobs`); err != nil {
 		w.t.Fatal(err)
 	}
-}
-
-func readStatusKiB(pid int, field string) (uint64, bool) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, false
-	}
-	return benchmark.ProcStatusKiB(string(status), field)
 }

@@ -92,11 +92,7 @@ func (p cpuProbe) hubPeakRSS() *float64 {
 	if p.hubPID <= 0 {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.hubPID), "status"))
-	if err != nil {
-		return nil
-	}
-	kib, ok := benchmark.ProcStatusKiB(string(b), "VmHWM")
+	kib, ok := benchmark.ReadProcStatusKiB(p.hubPID, "VmHWM")
 	if !ok {
 		return nil
 	}
