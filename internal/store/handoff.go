@@ -58,7 +58,7 @@ type handoffPlan struct {
 // goes first, and the next batch finds the tenant clear. It marks the
 // chosen rows of work leased and returns the plan; a zero plan hands
 // nothing over.
-func planHandoff(to Handoff, work *deliveryWork, routes []match.Route, st ingestState, events map[int64]*IngestRecord, receivedAt time.Time) handoffPlan {
+func planHandoff(to Handoff, work *deliveryWork, routes []match.Route, st ingestState, records []IngestRecord, inserted map[int64]int64, receivedAt time.Time) handoffPlan {
 	if to == nil || len(routes) == 0 {
 		return handoffPlan{}
 	}
@@ -83,6 +83,7 @@ func planHandoff(to Handoff, work *deliveryWork, routes []match.Route, st ingest
 	if receivedAt.IsZero() {
 		receivedAt = lease.Start
 	}
+	events := recordsBySeq(records, inserted)
 	plan := handoffPlan{to: to, jobs: make([]ClaimedJob, 0, len(chosen))}
 	for _, c := range chosen {
 		r, sub := routes[c.route], c.sub

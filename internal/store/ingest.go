@@ -189,7 +189,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	res.FilterErrors = routes.FilterErrors
 	work := deliveryWorkOf(routes, b.ReceivedAt)
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
-	handed := planHandoff(b.Handoff, &work, routes.Jobs, state, recordsBySeq(b.Records, inserted), b.ReceivedAt)
+	handed := planHandoff(b.Handoff, &work, routes.Jobs, state, b.Records, inserted, b.ReceivedAt)
 	res.HandedOver = len(handed.jobs)
 	if len(work.jobs) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"delivery_jobs"}, jobColumns, pgx.CopyFromRows(work.jobs)); err != nil {
