@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hubctl/hubctl/internal/childproc"
 	"github.com/hubctl/hubctl/internal/devenv"
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/store"
@@ -247,12 +248,19 @@ func (w *world) spawn(bin string, env []string, log *os.File) (*exec.Cmd, chan e
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = log, log
+	// The parent-death signal ties the hub to this test process, and
+	// childproc keeps it from firing early: Linux sends it when the forking
+	// thread ends, which a Go thread can do long before the process does.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	proc, err := childproc.Start(cmd)
+	if err != nil {
 		w.t.Fatal(err)
 	}
 	exit := make(chan error, 1)
-	go func() { exit <- cmd.Wait() }()
+	go func() {
+		<-proc.Done()
+		exit <- proc.Err()
+	}()
 	return cmd, exit
 }
 
