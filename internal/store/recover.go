@@ -135,12 +135,14 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 }
 
 // recoverEvents reads a recover batch: the bounds on seq let a generic plan
-// prune the inbox's partitions at run time to the days of the range.
+// prune the inbox's partitions at run time to the days of the range. The
+// lower bound is inclusive because pruning does not reason about integers:
+// seq > base-1 would keep the day before base's partition in the plan.
 const recoverEvents = `
 SELECT seq, id::text, event_key, type, source, coalesce(subject, ''), time, schema_version, schema_major,
        coalesce(datacontenttype, ''), CASE WHEN @payload THEN payload END
 FROM events
-WHERE seq > @after AND seq < @hi AND tenant_id = @tenant
+WHERE seq >= @from AND seq < @hi AND tenant_id = @tenant
   AND received_at >= @since AND received_at < @until
   AND schema_major = @major AND (@origin = '' OR source = @origin)
 ORDER BY seq
@@ -192,7 +194,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 	}
 
 	rows, err := tx.Query(ctx, recoverEvents, pgx.NamedArgs{
-		"after": after, "hi": hi, "tenant": r.TenantID, "since": r.Since, "until": r.Until,
+		"from": after + 1, "hi": hi, "tenant": r.TenantID, "since": r.Since, "until": r.Until,
 		"major": sub.SchemaMajor, "origin": sub.Origin, "payload": expr != "", "batch": batch,
 	})
 	if err != nil {
