@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 const (
@@ -36,9 +37,18 @@ const (
 // ephemeralRangeFile holds Linux's ephemeral port range, "low high".
 const ephemeralRangeFile = "/proc/sys/net/ipv4/ip_local_port_range"
 
+// handedOut holds every port Pick has returned in this process. A port is
+// free from its check until its server binds it, and two callers in one
+// process (parallel tests each starting a server) would otherwise be able
+// to draw the same one in that window.
+var handedOut struct {
+	sync.Mutex
+	ports []int
+}
+
 // Pick returns count distinct ports free on 127.0.0.1 right now, none of
-// them in exclude, outside the kernel's ephemeral range when it leaves room
-// below it.
+// them in exclude nor returned by an earlier Pick in this process, outside
+// the kernel's ephemeral range when it leaves room below it.
 func Pick(count int, exclude ...int) ([]int, error) {
 	high := ephemeralFallback
 	if data, err := os.ReadFile(ephemeralRangeFile); err == nil {
@@ -46,15 +56,20 @@ func Pick(count int, exclude ...int) ([]int, error) {
 			high = low
 		}
 	}
-	taken := slices.Clone(exclude)
-	for len(taken) < len(exclude)+count {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	taken := slices.Concat(handedOut.ports, exclude)
+	before := len(taken)
+	for len(taken) < before+count {
 		port, err := pickPort(lowestPort, high, taken)
 		if err != nil {
 			return nil, err
 		}
 		taken = append(taken, port)
 	}
-	return taken[len(exclude):], nil
+	picked := taken[before:]
+	handedOut.ports = append(handedOut.ports, picked...)
+	return picked, nil
 }
 
 // ephemeralLow parses the low end of ip_local_port_range.

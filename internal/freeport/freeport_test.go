@@ -4,6 +4,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -79,5 +80,36 @@ func TestPickGivesDistinctBindablePortsOutsideExclude(t *testing.T) {
 			t.Fatalf("port %d not bindable: %v", port, err)
 		}
 		_ = ln.Close()
+	}
+}
+
+// Parallel callers in one process each get ports of their own, though
+// nothing binds them between the picks.
+func TestPicksInOneProcessNeverRepeatAPort(t *testing.T) {
+	const callers, each = 8, 25
+	results := make(chan []int, callers)
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			ports, err := Pick(each)
+			if err != nil {
+				t.Error(err)
+			}
+			results <- ports
+		})
+	}
+	wg.Wait()
+	close(results)
+	seen := map[int]bool{}
+	for ports := range results {
+		for _, port := range ports {
+			if seen[port] {
+				t.Fatalf("port %d handed out twice", port)
+			}
+			seen[port] = true
+		}
+	}
+	if len(seen) != callers*each {
+		t.Fatalf("got %d ports, want %d", len(seen), callers*each)
 	}
 }
