@@ -73,7 +73,7 @@ INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_ty
 VALUES (gen_random_uuid(), 't-bench', $1, 'webhook', 'https://example.com', '{*}', 'active', 'ciphertext', nullif($2, ''))`,
 			fmt.Sprint("bench-", i), filter)
 	}
-	m := e.start(append([]func(*Options){func(o *Options) { o.MaxPollRecords = DefaultMaxPollRecords }}, configure...)...)
+	m := e.start(append([]func(*Options){func(o *Options) { o.MaxBatchRecords = DefaultMaxBatchRecords }}, configure...)...)
 	e.produce(cloudEvent(0, "t-bench", eventID(0), []byte("{}")))
 	e.waitStored(testTopic, 1)
 

@@ -118,7 +118,7 @@ func TestRebalanceMidStream(t *testing.T) {
 	e := newEnv(t)
 	e.addTenants("t-a")
 	const total = 1500
-	first := e.start(func(o *Options) { o.MaxPollRecords = 50 })
+	first := e.start(func(o *Options) { o.MaxBatchRecords = 50 })
 
 	var produced atomic.Int64
 	var wg sync.WaitGroup
@@ -133,7 +133,7 @@ func TestRebalanceMidStream(t *testing.T) {
 		}
 	})
 	waitFor(t, "a fifth of the records produced", func() bool { return produced.Load() >= total/5 })
-	second := e.start(func(o *Options) { o.MaxPollRecords = 50 })
+	second := e.start(func(o *Options) { o.MaxBatchRecords = 50 })
 	waitFor(t, "the second member to join", second.Ready)
 	waitFor(t, "two thirds of the records produced", func() bool { return produced.Load() >= 2*total/3 })
 	first.stop()
@@ -245,7 +245,7 @@ func (e *env) cutDatabase() (restore func()) {
 func TestTenantOrderWithinPartition(t *testing.T) {
 	e := newEnv(t)
 	e.addTenants("t-a", "t-b")
-	e.start(func(o *Options) { o.MaxPollRecords = 37 }) // many small batches
+	e.start(func(o *Options) { o.MaxBatchRecords = 37 }) // many small batches
 	var records []*kgo.Record
 	for i := range 300 {
 		records = append(records, cloudEvent(1, []string{"t-a", "t-b"}[i%2], eventID(i), []byte("{}")))

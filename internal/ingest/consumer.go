@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,10 +25,10 @@ import (
 )
 
 const (
-	// DefaultMaxPollRecords bounds the records one poll hands to ingest.
-	// Bigger polls make bigger transactions, which is where throughput
-	// comes from, but every one of them holds rebalances until stored.
-	DefaultMaxPollRecords = 10_000
+	// DefaultMaxBatchRecords bounds the records of one partition stored in
+	// one transaction. Bigger batches are where throughput comes from,
+	// but a rebalance waits for the batch in hand to be stored.
+	DefaultMaxBatchRecords = 10_000
 	// DefaultDrainTimeout bounds finishing the batch in hand at shutdown.
 	DefaultDrainTimeout = 30 * time.Second
 	// defaultRosterRefresh is STREAMING_HUB_ROSTER_REFRESH's default.
@@ -71,8 +72,9 @@ type Options struct {
 	// DrainTimeout bounds how long Run may keep storing and committing the
 	// records in hand after its context ends; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
-	// MaxPollRecords bounds one poll; 0 means DefaultMaxPollRecords.
-	MaxPollRecords int
+	// MaxBatchRecords bounds one partition batch; 0 means
+	// DefaultMaxBatchRecords.
+	MaxBatchRecords int
 	// Tracing receives a span per partition batch; nil is tracing off.
 	Tracing *tracing.Tracing
 	// LagInterval is how often consumer lag is measured; 0 means
@@ -147,8 +149,8 @@ func New(opts Options) (*Consumer, error) {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = DefaultDrainTimeout
 	}
-	if opts.MaxPollRecords <= 0 {
-		opts.MaxPollRecords = DefaultMaxPollRecords
+	if opts.MaxBatchRecords <= 0 {
+		opts.MaxBatchRecords = DefaultMaxBatchRecords
 	}
 	if opts.Ingest.RosterRefresh <= 0 {
 		opts.Ingest.RosterRefresh = defaultRosterRefresh
@@ -293,7 +295,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 	}()
 	for {
-		fetches := c.client.PollRecords(pollCtx, c.opts.MaxPollRecords)
+		// The whole buffered fetch, every partition of it: a partition's
+		// records are then stored beside the others' instead of after
+		// them (a bounded poll takes one partition's records first).
+		fetches := c.client.PollFetches(pollCtx)
 		if c.Fenced() {
 			// Whatever this poll read belongs to the member that
 			// replaced us; nothing of it was stored or committed.
@@ -346,14 +351,14 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 		close(giveUp)
 	}()
 
-	outcomes := make([]batchOutcome, len(parts))
+	outcomes := make([]partitionOutcome, len(parts))
 	slots := make(chan struct{}, maxConcurrentBatches)
 	var wg sync.WaitGroup
 	for i, p := range parts {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			outcomes[i] = c.handleBatch(ctx, work, giveUp, p)
+			outcomes[i] = c.handlePartition(ctx, work, giveUp, p)
 		})
 	}
 	wg.Wait()
@@ -361,16 +366,25 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 	stored := make(map[string]map[int32]kgo.EpochOffset, len(parts))
 	for i, p := range parts {
 		o := outcomes[i]
-		if !o.stored {
+		for _, b := range o.stored {
+			c.report(b.batch, b.result)
+		}
+		if len(o.stored) == 0 {
 			// Not stored, so not committed either. The client has
 			// already fetched past these records: move it back so that
 			// whoever owns the partition next reads them again.
-			c.rewind(p)
+			c.rewind(p.topic, p.partition, p.records[0].Offset)
 			continue
 		}
-		c.report(o.batch, o.result)
-		next := kgo.EpochOffset{Epoch: p.records[len(p.records)-1].LeaderEpoch, Offset: o.result.NextOffset}
-		if o.result.NextOffset > o.batch.NextOffset {
+		last := o.stored[len(o.stored)-1]
+		next := kgo.EpochOffset{Epoch: last.lastEpoch, Offset: last.result.NextOffset}
+		switch {
+		case !o.complete:
+			// The rest of the partition's records were not stored:
+			// read them again from the first of them.
+			next.Epoch = -1
+			c.rewind(p.topic, p.partition, next.Offset)
+		case last.result.NextOffset > last.batch.NextOffset:
 			// An earlier writer stored records beyond this poll; skip
 			// reading them again.
 			next.Epoch = -1
@@ -396,6 +410,37 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 	}
 }
 
+// partitionOutcome is what became of one partition's records in a poll:
+// the batches stored, in offset order, and whether that was all of them.
+type partitionOutcome struct {
+	stored   []batchOutcome
+	complete bool
+}
+
+// handlePartition stores one partition's records of a poll in batches of
+// at most MaxBatchRecords, one after the other: each batch's transaction
+// starts from the offset the one before it stored. Once a rebalance waits,
+// it starts no further batch, so the group waits for one batch at most.
+func (c *Consumer) handlePartition(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) partitionOutcome {
+	var out partitionOutcome
+	for records := range slices.Chunk(p.records, c.opts.MaxBatchRecords) {
+		if len(out.stored) > 0 {
+			select {
+			case <-giveUp:
+				return out
+			default:
+			}
+		}
+		o := c.handleBatch(ctx, work, giveUp, partitionRecords{topic: p.topic, partition: p.partition, records: records})
+		if !o.stored {
+			return out
+		}
+		out.stored = append(out.stored, o)
+	}
+	out.complete = true
+	return out
+}
+
 // handleBatch decides and stores one partition's records, in a span of its
 // own when tracing is on.
 func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) batchOutcome {
@@ -403,7 +448,7 @@ func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}
 	batch.Handoff = c.opts.Handoff
 	if c.tracing == nil {
 		res, ok := c.storeBatch(ctx, work, giveUp, &batch)
-		return batchOutcome{batch: batch, result: res, stored: ok}
+		return batchOutcome{batch: batch, result: res, stored: ok, lastEpoch: p.lastEpoch()}
 	}
 	_, span := c.tracing.StartIngestBatch(work, tracing.Batch{
 		Topic: p.topic, Partition: p.partition, Records: len(p.records), Links: batchLinks(batch),
@@ -425,7 +470,7 @@ func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}
 		err = errors.New("batch not stored: given up for shutdown or a rebalance")
 	}
 	tracing.EndIngestBatch(span, accepted, discarded, quarantined, err)
-	return batchOutcome{batch: batch, result: res, stored: ok}
+	return batchOutcome{batch: batch, result: res, stored: ok, lastEpoch: p.lastEpoch()}
 }
 
 // batchLinks are the trace contexts of a batch's accepted records, at most
@@ -452,6 +497,9 @@ type batchOutcome struct {
 	batch  store.IngestBatch
 	result store.IngestResult
 	stored bool
+	// lastEpoch is the leader epoch of the batch's last record, which
+	// the committed offset after it carries.
+	lastEpoch int32
 }
 
 // storeBatch writes one partition batch, retrying for as long as the
@@ -511,11 +559,11 @@ func (c *Consumer) confirmAndWrite(ctx context.Context, batch *store.IngestBatch
 	return c.opts.Store.WriteIngestBatch(ctx, *batch)
 }
 
-// rewind points the client back at the first record of a partition's
-// batch, so nothing fetched but not stored is skipped.
-func (c *Consumer) rewind(p partitionRecords) {
+// rewind points the client back at a partition's first record not stored,
+// so nothing fetched but not stored is skipped.
+func (c *Consumer) rewind(topic string, partition int32, offset int64) {
 	c.client.SetOffsets(map[string]map[int32]kgo.EpochOffset{
-		p.topic: {p.partition: {Epoch: -1, Offset: p.records[0].Offset}},
+		topic: {partition: {Epoch: -1, Offset: offset}},
 	})
 }
 

@@ -96,13 +96,13 @@ func (e *env) consumer(configure ...func(*Options)) (*Consumer, *prometheus.Regi
 	e.t.Helper()
 	reg := prometheus.NewRegistry()
 	opts := Options{
-		Kafka:          e.kafkaConfig(),
-		Ingest:         config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
-		Store:          e.store,
-		Logger:         testLogger(e.t),
-		Registerer:     reg,
-		DrainTimeout:   10 * time.Second,
-		MaxPollRecords: 1000,
+		Kafka:           e.kafkaConfig(),
+		Ingest:          config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
+		Store:           e.store,
+		Logger:          testLogger(e.t),
+		Registerer:      reg,
+		DrainTimeout:    10 * time.Second,
+		MaxBatchRecords: 1000,
 	}
 	for _, f := range configure {
 		f(&opts)
