@@ -2,12 +2,16 @@
 // group member that gives every record on the subscribed topics exactly one
 // verdict and stores the outcome in PostgreSQL, consume-once.
 //
-// Per poll, each partition's records are judged (event.Parse for rules 1–4,
-// the cached tenant roster for rules 5–6) and written in ONE transaction by
-// store.WriteIngestBatch: new events into the inbox (rule 7 is its ON
-// CONFLICT), quarantined records, the delivery jobs and pull entries matching
-// creates, and the partition's next offset. Only then is the partition's
-// offset committed to Kafka.
+// A poll takes the whole buffered fetch. Each partition's records are judged
+// (event.Parse for rules 1–4, the cached tenant roster for rules 5–6) and
+// written by store.WriteIngestBatch in batches of at most MaxBatchRecords
+// (10,000), one transaction each, in offset order: new events into the inbox
+// (rule 7 is its ON CONFLICT), quarantined records, the delivery jobs and
+// pull entries matching creates, and the partition's next offset after the
+// batch. Only then is the partition's offset committed to Kafka. (SPEC §1.3
+// says one transaction per partition per poll; a poll's share of a partition
+// is bounded in records only by this split, so the batch, not the poll, is
+// the transaction: a rebalance waits for one batch, not for a 16 MiB fetch.)
 //
 // Decisions worth knowing:
 //
@@ -21,13 +25,18 @@
 //     both held a partition. A stored offset beyond a partition's end means
 //     the topic was recreated: the partition is read from its start and the
 //     stored offset rewritten.
-//   - Rebalances wait while a poll is being stored (BlockRebalanceOnPoll). A
-//     write the database refuses is retried with backoff, holding the poll,
-//     until it succeeds; it is given up (and the client rewound to the first
-//     unstored record) only at shutdown or when the group wants to
-//     rebalance. Nothing unstored is ever committed to Kafka.
-//   - The partitions of a poll are handled up to four at a time, each
-//     batch its own transaction committing on its own (the store's
+//   - Rebalances wait while a poll is being stored (BlockRebalanceOnPoll),
+//     but only for the batch in hand: once the group wants to rebalance, a
+//     partition starts no further batch, commits what it stored and is
+//     rewound to the rest. A write the database refuses is retried with
+//     backoff, holding the poll, until it succeeds; it is given up (and the
+//     client rewound to the first unstored record) only at shutdown or when
+//     the group wants to rebalance. Nothing unstored is ever committed to
+//     Kafka.
+//   - The partitions of a poll are handled up to four at a time (a bounded
+//     poll, PollRecords, hands over one partition's records first, which
+//     made ingest serial), each batch its own transaction committing on its
+//     own (the store's
 //     horizon keeps pull readers from skipping a batch that commits after
 //     one with higher seqs). A stuck partition does not block the commit
 //     of the others.
