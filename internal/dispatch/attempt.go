@@ -114,6 +114,12 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 	}
 	attrs := []any{"delivery_id", deliveryID, "event_id", job.Event.ID, "attempt", res.Number, "status", out.StatusCode}
 	switch {
+	case res.AlreadyRecorded:
+		log.Info("attempt was recorded by a try whose answer the database connection lost", attrs...)
+		if job.OrderingKey != nil {
+			d.signal() // that try may have dead-lettered the key's head
+		}
+		return
 	case !res.Owned:
 		log.Warn("attempt recorded after its lease was recovered; the job moved on without it", attrs...)
 	case res.Dead:

@@ -1,14 +1,20 @@
 package dispatch
 
 import (
+	"bytes"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
@@ -81,6 +87,62 @@ func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 	}
 }
 
+// TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded: the recorder's
+// transaction commits but the connection dies before its answer arrives,
+// so the recorder tries again. The retry finds the attempt recorded and
+// says so; it neither fails on the attempt's primary key (logging that
+// the job will be retried, which it will not be) nor records it twice.
+func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
+	e := newEnv(t)
+	proxy := newCutProxy(t, pgtest.DSN(t))
+	e.store.Close()
+	direct, err := store.Open(t.Context(), proxy.target, store.Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(direct.Close)
+	e.store = direct
+	viaProxy, err := store.Open(t.Context(), proxy.DSN(), store.Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(viaProxy.Close)
+	e.subs = e.subscriptions(true)
+
+	rc := newReceiver(t, func(r *http.Request, _ int) int {
+		// The recording's answer returns the attempt's id, so it is the
+		// one answer that carries it (as binary or as text).
+		id := uuid.MustParse(r.Header.Get("X-Lerian-Delivery-Id"))
+		proxy.LoseAnswersCarrying(id[:])
+		proxy.LoseAnswersCarrying([]byte(id.String()))
+		return http.StatusOK
+	})
+	sub, _ := e.webhookSub("acme", rc.URL)
+	e.insertJobs("acme", sub, 1)
+	var logs syncBuffer
+	e.start(func(o *Options) {
+		o.Store = viaProxy
+		o.Dispatch.Workers = 1
+		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	waitFor(t, "the success to commit unanswered", func() bool { return e.jobStates(sub)["succeeded"] == 1 })
+	proxy.Cut()
+	proxy.Restore()
+	waitFor(t, "the retry to find the attempt", func() bool {
+		return strings.Contains(logs.String(), "attempt was recorded by a try whose answer the database connection lost")
+	})
+	if strings.Contains(logs.String(), "cannot record the attempt") {
+		t.Errorf("the retry reported a failure:\n%s", logs.String())
+	}
+	var attempts int
+	if err := direct.Pool.QueryRow(t.Context(), `SELECT count(*) FROM delivery_attempts`).Scan(&attempts); err != nil || attempts != 1 {
+		t.Errorf("%d attempt rows (%v), want 1", attempts, err)
+	}
+	if n := len(rc.got()); n != 1 {
+		t.Errorf("%d deliveries, want 1", n)
+	}
+}
+
 // cutProxy forwards TCP connections to PostgreSQL until Cut, which drops
 // every connection and refuses new ones until Restore.
 type cutProxy struct {
@@ -92,6 +154,7 @@ type cutProxy struct {
 	down     bool
 	conns    map[net.Conn]struct{}
 	cuts     atomic.Int32
+	marks    [][]byte // see LoseAnswersCarrying
 }
 
 func newCutProxy(t testing.TB, dsn string) *cutProxy {
@@ -152,7 +215,7 @@ func (p *cutProxy) serve(client net.Conn) {
 	done := make(chan struct{}, 2)
 	pipe := func(dst, src net.Conn) { _, _ = io.Copy(dst, src); done <- struct{}{} }
 	go pipe(server, client)
-	go pipe(client, server)
+	go func() { _, _ = io.Copy(client, &answers{p: p, server: server}); done <- struct{}{} }()
 	<-done
 	_ = client.Close()
 	_ = server.Close()
@@ -160,6 +223,42 @@ func (p *cutProxy) serve(client net.Conn) {
 	delete(p.conns, client)
 	delete(p.conns, server)
 	p.mu.Unlock()
+}
+
+// answers reads what the server sends to one client. Once an answer
+// carries one of the proxy's marks, it and everything after it on that
+// connection are dropped: the server's work goes on (its transaction
+// commits), and the client hears nothing of it.
+type answers struct {
+	p      *cutProxy
+	server net.Conn
+	lost   bool
+}
+
+func (a *answers) Read(b []byte) (int, error) {
+	for {
+		n, err := a.server.Read(b)
+		if !a.lost {
+			a.lost = a.p.marked(b[:n])
+		}
+		if !a.lost || err != nil {
+			return n, err
+		}
+	}
+}
+
+// LoseAnswersCarrying makes the proxy drop, on whichever connection it
+// comes, the answer that carries mark and all that follows it there.
+func (p *cutProxy) LoseAnswersCarrying(mark []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.marks = append(p.marks, mark)
+}
+
+func (p *cutProxy) marked(answer []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.ContainsFunc(p.marks, func(mark []byte) bool { return bytes.Contains(answer, mark) })
 }
 
 // Cut drops every connection and refuses new ones.
@@ -174,9 +273,10 @@ func (p *cutProxy) Cut() {
 	clear(p.conns)
 }
 
-// Restore accepts connections again.
+// Restore accepts connections again, and loses no more answers.
 func (p *cutProxy) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down = false
+	p.marks = nil
 }

@@ -3,12 +3,15 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hubctl/hubctl/internal/autodisable"
 )
@@ -63,6 +66,12 @@ type CompleteResult struct {
 	// off; ShedJobs of its queued jobs went dead with it.
 	AutoDisabled bool
 	ShedJobs     int64
+	// AlreadyRecorded reports that an earlier call recorded this attempt:
+	// its commit went through but the answer was lost with the
+	// connection, and the caller tried again. Number is the attempt's;
+	// Owned, Dead and AutoDisabled are false, as this call did nothing.
+	// What the earlier call did stands.
+	AlreadyRecorded bool
 }
 
 // Complete records one attempt in ONE transaction: the delivery_attempts
@@ -89,9 +98,52 @@ func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolic
 		return err
 	})
 	if err != nil {
+		if recorded, ok := s.alreadyRecorded(ctx, []Attempt{a}, err); ok {
+			return recorded[0], nil
+		}
 		return CompleteResult{}, classify(fmt.Errorf("record attempt of job %s: %w", a.JobID, err))
 	}
 	return res, nil
+}
+
+// alreadyRecorded tells a retry after a lost commit answer from a real
+// failure: when recording attempts failed on the attempts' primary key,
+// it looks them up, and ok is true with their results when every one of
+// them is there. Delivery ids are drawn once per attempt, so only an
+// earlier call with the same attempts can have written them; recording
+// is one transaction, so that call wrote all of them or none.
+func (s *Store) alreadyRecorded(ctx context.Context, attempts []Attempt, err error) ([]CompleteResult, bool) {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" || // unique_violation
+		!strings.HasPrefix(pgErr.TableName, "delivery_attempts") || !strings.HasSuffix(pgErr.ConstraintName, "_pkey") {
+		return nil, false
+	}
+	ids, started := make([][16]byte, len(attempts)), make([]time.Time, len(attempts))
+	at := make(map[uuid.UUID]int, len(attempts))
+	for i, a := range attempts {
+		ids[i], started[i] = a.DeliveryID, a.StartedAt
+		at[a.DeliveryID] = i
+	}
+	rows, qerr := s.Pool.Query(ctx, `
+SELECT a.id, a.attempt FROM delivery_attempts a
+JOIN unnest($1::uuid[], $2::timestamptz[]) AS u (id, started_at) ON a.id = u.id AND a.started_at = u.started_at`, ids, started)
+	if qerr != nil {
+		return nil, false
+	}
+	results := make([]CompleteResult, len(attempts))
+	var (
+		id     uuid.UUID
+		number int
+		found  int
+	)
+	if _, qerr := pgx.ForEachRow(rows, []any{&id, &number}, func() error {
+		results[at[id]] = CompleteResult{Number: number, AlreadyRecorded: true}
+		found++
+		return nil
+	}); qerr != nil || found != len(attempts) {
+		return nil, false
+	}
+	return results, true
 }
 
 // CompleteSuccesses records many successful attempts in ONE transaction
@@ -152,6 +204,9 @@ func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]Co
 		return err
 	}()
 	if err != nil {
+		if recorded, ok := s.alreadyRecorded(ctx, attempts, err); ok {
+			return recorded, nil
+		}
 		return nil, classify(fmt.Errorf("record %d successful attempts: %w", len(attempts), err))
 	}
 	return results, nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -264,4 +265,60 @@ func TestRoundsOfDistinctJobs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A recorder whose commit went through but whose answer was lost with the
+// connection tries again with the same attempts: the retry finds them
+// recorded, changes nothing and says so, instead of failing on the
+// attempts' primary key.
+func TestRecordingAgainAfterALostCommitAnswerFindsTheAttemptsRecorded(t *testing.T) {
+	ctx := context.Background()
+	t.Run("successes", func(t *testing.T) {
+		st := ingestStore(t)
+		sub := addTestSubscription(t, st, "acme", "webhook", []string{"*"})
+		insertJobs(t, st, "acme", sub, 2, time.Now().Add(-time.Second))
+		jobs := claim(t, st, "w", 2, "").Jobs
+		batch := []Attempt{attemptOf(jobs[0], "w", true, 200), attemptOf(jobs[1], "w", true, 204)}
+		if _, err := st.CompleteSuccesses(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		res, err := st.CompleteSuccesses(ctx, batch)
+		if err != nil {
+			t.Fatalf("the retry failed: %v", err)
+		}
+		want := []CompleteResult{{Number: 1, AlreadyRecorded: true}, {Number: 1, AlreadyRecorded: true}}
+		if !slices.Equal(res, want) {
+			t.Errorf("retry's results = %+v, want %+v", res, want)
+		}
+		for _, job := range jobs {
+			if j := readJob(t, st, job.ID); j.State != JobSucceeded || j.Attempts != 1 {
+				t.Errorf("job = %+v, want succeeded after one attempt", j)
+			}
+		}
+		if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts`); n != 2 {
+			t.Errorf("%d attempt rows, want 2", n)
+		}
+		// An attempt never recorded beside one that was is no retry of
+		// one transaction: that stays the conflict it is.
+		third := attemptOf(jobs[0], "w", true, 200)
+		if _, err := st.CompleteSuccesses(ctx, []Attempt{batch[0], third}); !errors.Is(err, ErrConflict) {
+			t.Errorf("a recorded attempt beside a new one: %v, want a conflict", err)
+		}
+	})
+	t.Run("failure", func(t *testing.T) {
+		st := ingestStore(t)
+		job, _ := claimOne(t, st, "w")
+		a := attemptOf(job, "w", false, 503)
+		a.Error, a.Retry = "HTTP 503", Retry{At: time.Now().Add(time.Minute)}
+		if res, err := st.Complete(ctx, a, noAutoDisable); err != nil || !res.Owned {
+			t.Fatalf("Complete = %+v, %v", res, err)
+		}
+		res, err := st.Complete(ctx, a, noAutoDisable)
+		if err != nil || res != (CompleteResult{Number: 1, AlreadyRecorded: true}) {
+			t.Fatalf("the retry = %+v, %v; want attempt 1 already recorded", res, err)
+		}
+		if j := readJob(t, st, job.ID); j.State != JobPending || j.Attempts != 1 {
+			t.Errorf("job = %+v, want pending after one attempt", j)
+		}
+	})
 }

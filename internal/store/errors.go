@@ -28,6 +28,17 @@ func (e *unavailableError) Error() string        { return "database unavailable:
 func (e *unavailableError) Unwrap() []error      { return []error{ErrUnavailable, e.cause} }
 func (e *unavailableError) Is(target error) bool { return target == ErrUnavailable }
 
+// conflictError is a unique violation: its text names only the
+// constraint (the driver's detail quotes the conflicting values), while
+// the driver's error stays reachable with errors.As for the store itself.
+type conflictError struct {
+	constraint string
+	cause      error
+}
+
+func (e *conflictError) Error() string   { return ErrConflict.Error() + ": " + e.constraint }
+func (e *conflictError) Unwrap() []error { return []error{ErrConflict, e.cause} }
+
 // classify turns driver errors into the store's typed errors. Errors that are
 // already typed, and errors of the caller's own making, pass through.
 func classify(err error) error {
@@ -42,7 +53,7 @@ func classify(err error) error {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
-		return fmt.Errorf("%w: %s", ErrConflict, pgErr.ConstraintName)
+		return &conflictError{constraint: pgErr.ConstraintName, cause: err}
 	}
 	return err
 }
