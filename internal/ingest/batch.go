@@ -19,9 +19,6 @@ type partitionRecords struct {
 	records   []*kgo.Record
 }
 
-// lastEpoch is the leader epoch of the last record.
-func (p partitionRecords) lastEpoch() int32 { return p.records[len(p.records)-1].LeaderEpoch }
-
 // splitByPartition groups a poll's records per partition, keeping each
 // partition's order and the order in which partitions first appear.
 func splitByPartition(fetches kgo.Fetches) []partitionRecords {

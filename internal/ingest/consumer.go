@@ -377,18 +377,14 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 			continue
 		}
 		last := o.stored[len(o.stored)-1]
-		next := kgo.EpochOffset{Epoch: last.lastEpoch, Offset: last.result.NextOffset}
-		switch {
-		case !o.complete:
-			// The rest of the partition's records were not stored:
-			// read them again from the first of them.
+		next := kgo.EpochOffset{Epoch: p.records[len(p.records)-1].LeaderEpoch, Offset: last.result.NextOffset}
+		if !o.complete || last.result.NextOffset > last.batch.NextOffset {
+			// The client's position is not after this poll: the rest of
+			// the partition's records were not stored and are read again
+			// from the first of them, or an earlier writer stored records
+			// beyond this poll and they are skipped.
 			next.Epoch = -1
 			c.rewind(p.topic, p.partition, next.Offset)
-		case last.result.NextOffset > last.batch.NextOffset:
-			// An earlier writer stored records beyond this poll; skip
-			// reading them again.
-			next.Epoch = -1
-			c.client.SetOffsets(map[string]map[int32]kgo.EpochOffset{p.topic: {p.partition: next}})
 		}
 		if stored[p.topic] == nil {
 			stored[p.topic] = make(map[int32]kgo.EpochOffset)
@@ -448,7 +444,7 @@ func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}
 	batch.Handoff = c.opts.Handoff
 	if c.tracing == nil {
 		res, ok := c.storeBatch(ctx, work, giveUp, &batch)
-		return batchOutcome{batch: batch, result: res, stored: ok, lastEpoch: p.lastEpoch()}
+		return batchOutcome{batch: batch, result: res, stored: ok}
 	}
 	_, span := c.tracing.StartIngestBatch(work, tracing.Batch{
 		Topic: p.topic, Partition: p.partition, Records: len(p.records), Links: batchLinks(batch),
@@ -470,7 +466,7 @@ func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}
 		err = errors.New("batch not stored: given up for shutdown or a rebalance")
 	}
 	tracing.EndIngestBatch(span, accepted, discarded, quarantined, err)
-	return batchOutcome{batch: batch, result: res, stored: ok, lastEpoch: p.lastEpoch()}
+	return batchOutcome{batch: batch, result: res, stored: ok}
 }
 
 // batchLinks are the trace contexts of a batch's accepted records, at most
@@ -497,9 +493,6 @@ type batchOutcome struct {
 	batch  store.IngestBatch
 	result store.IngestResult
 	stored bool
-	// lastEpoch is the leader epoch of the batch's last record, which
-	// the committed offset after it carries.
-	lastEpoch int32
 }
 
 // storeBatch writes one partition batch, retrying for as long as the
@@ -559,8 +552,9 @@ func (c *Consumer) confirmAndWrite(ctx context.Context, batch *store.IngestBatch
 	return c.opts.Store.WriteIngestBatch(ctx, *batch)
 }
 
-// rewind points the client back at a partition's first record not stored,
-// so nothing fetched but not stored is skipped.
+// rewind points the client at a partition's offset: back at its first
+// record not stored, so nothing fetched but not stored is skipped, or past
+// records an earlier writer stored.
 func (c *Consumer) rewind(topic string, partition int32, offset int64) {
 	c.client.SetOffsets(map[string]map[int32]kgo.EpochOffset{
 		topic: {partition: {Epoch: -1, Offset: offset}},
