@@ -28,23 +28,7 @@ import (
 // shorter than the leases (~12s).
 func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 	const jobs, outage = 60, 4 * time.Second
-	e := newEnv(t)
-	proxy := newCutProxy(t, pgtest.DSN(t))
-	// The dispatcher reaches the database through the proxy; the test
-	// reads and writes it directly.
-	e.store.Close()
-	direct, err := store.Open(t.Context(), proxy.target, store.Options{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(direct.Close)
-	e.store = direct
-	viaProxy, err := store.Open(t.Context(), proxy.DSN(), store.Options{MaxConns: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(viaProxy.Close)
-	e.subs = e.subscriptions(true)
+	e, proxy, viaProxy := newProxiedEnv(t, 20)
 
 	var cut sync.Once
 	rc := newReceiver(t, func(_ *http.Request, n int) int {
@@ -93,21 +77,7 @@ func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 // says so; it neither fails on the attempt's primary key (logging that
 // the job will be retried, which it will not be) nor records it twice.
 func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
-	e := newEnv(t)
-	proxy := newCutProxy(t, pgtest.DSN(t))
-	e.store.Close()
-	direct, err := store.Open(t.Context(), proxy.target, store.Options{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(direct.Close)
-	e.store = direct
-	viaProxy, err := store.Open(t.Context(), proxy.DSN(), store.Options{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(viaProxy.Close)
-	e.subs = e.subscriptions(true)
+	e, proxy, viaProxy := newProxiedEnv(t, 4)
 
 	rc := newReceiver(t, func(r *http.Request, _ int) int {
 		// The recording's answer returns the attempt's id, so it is the
@@ -135,12 +105,35 @@ func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
 		t.Errorf("the retry reported a failure:\n%s", logs.String())
 	}
 	var attempts int
-	if err := direct.Pool.QueryRow(t.Context(), `SELECT count(*) FROM delivery_attempts`).Scan(&attempts); err != nil || attempts != 1 {
+	if err := e.store.Pool.QueryRow(t.Context(), `SELECT count(*) FROM delivery_attempts`).Scan(&attempts); err != nil || attempts != 1 {
 		t.Errorf("%d attempt rows (%v), want 1", attempts, err)
 	}
 	if n := len(rc.got()); n != 1 {
 		t.Errorf("%d deliveries, want 1", n)
 	}
+}
+
+// newProxiedEnv is an env whose dispatcher is to reach the database
+// through a cutProxy (the returned store, of maxConns connections), while
+// the test reads and writes it directly (e.store).
+func newProxiedEnv(t *testing.T, maxConns int32) (*env, *cutProxy, *store.Store) {
+	t.Helper()
+	e := newEnv(t)
+	proxy := newCutProxy(t, pgtest.DSN(t))
+	e.store.Close()
+	direct, err := store.Open(t.Context(), proxy.target, store.Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(direct.Close)
+	e.store = direct
+	viaProxy, err := store.Open(t.Context(), proxy.DSN(), store.Options{MaxConns: maxConns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(viaProxy.Close)
+	e.subs = e.subscriptions(true)
+	return e, proxy, viaProxy
 }
 
 // cutProxy forwards TCP connections to PostgreSQL until Cut, which drops
