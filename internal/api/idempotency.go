@@ -3,12 +3,15 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Idempotent requests (docs/api.md, Idempotent requests).
@@ -58,10 +61,14 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, scope, tenan
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	fingerprint := service.IdempotencyFingerprint(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, tenant, body)
+	actsOn := tenant
+	if actsOn == "" {
+		actsOn = adminRequestTenant(r, body)
+	}
 
 	deadline := time.Now().Add(idempotencyWait)
 	for {
-		out, err := idem.Begin(r.Context(), scope, key, fingerprint)
+		out, err := idem.Begin(r.Context(), scope, key, actsOn, fingerprint)
 		if err != nil {
 			return err
 		}
@@ -87,6 +94,24 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, scope, tenan
 		case <-time.After(idempotencyPoll):
 		}
 	}
+}
+
+// adminRequestTenant is the tenant an /admin POST acts on: the one its
+// path names, or the one POST /admin/tenants creates. Its stored answer is
+// that tenant's and goes with its purge: it may hold the tenant's API key.
+func adminRequestTenant(r *http.Request, body []byte) string {
+	if id := r.PathValue("id"); id != "" && strings.HasPrefix(r.Pattern, "POST /admin/tenants/{id}") {
+		return id
+	}
+	if r.Pattern == "POST /admin/tenants" {
+		var create hubapi.TenantCreate
+		// A body that is not a tenant is refused by the handler; its
+		// answer then belongs to no tenant.
+		if json.Unmarshal(body, &create) == nil {
+			return create.ID
+		}
+	}
+	return ""
 }
 
 // runClaimed does the work of a claimed key, then stores its response, or

@@ -148,7 +148,7 @@ func TestDuplicateOfARequestInProgressWaitsThenGets409(t *testing.T) {
 	body := `{"since":"2026-01-02T00:00:00Z"}`
 	path := "/v1/subscriptions/0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b/recover"
 	fingerprint := service.IdempotencyFingerprint("POST", path, "", "acme", []byte(body))
-	if _, err := h.server.opts.ControlPlane.Idempotency.Begin(context.Background(), tenantScope("acme"), "slow", fingerprint); err != nil {
+	if _, err := h.server.opts.ControlPlane.Idempotency.Begin(context.Background(), tenantScope("acme"), "slow", "acme", fingerprint); err != nil {
 		t.Fatal(err)
 	}
 	r := h.send(t, withKey(call{method: "POST", path: path, token: token, body: body}, "slow"))
@@ -212,5 +212,52 @@ func TestClientRetryAfterADroppedResponseGetsTheFirstResponse(t *testing.T) {
 	}
 	if subs != 1 || id != created.ID || created.SigningSecret == "" {
 		t.Fatalf("%d subscriptions (%s), client got %s with secret %q: want the one created, secret included", subs, id, created.ID, created.SigningSecret)
+	}
+}
+
+// A purged tenant's stored answers go with it: the tenant created again
+// under its id, a request repeating one of the purged tenant's keys is
+// done afresh, not answered with the purged tenant's ids and secrets. The
+// same holds for the admin's keys acting on the tenant (an API key
+// created for it, the tenant's own creation).
+func TestPurgedTenantsIdempotentAnswersAreNotReplayed(t *testing.T) {
+	h := newHarness(t, testAdminToken)
+	adminCall := func(path, body, key string) call {
+		return withKey(call{method: "POST", path: path, token: testAdminToken, body: body}, key)
+	}
+	createTenant := adminCall("/admin/tenants", `{"id":"acme"}`, "tenant-acme")
+	createKey := adminCall("/admin/tenants/acme/keys", `{"name":"ci"}`, "key-acme")
+	createSub := func(token string) call {
+		return withKey(call{method: "POST", path: "/v1/subscriptions", token: token,
+			body: webhookBody(newReceiver(t, http.StatusNoContent))}, "create-orders")
+	}
+	h.must(t, http.StatusCreated, createTenant)
+	firstKey := h.must(t, http.StatusCreated, createKey)
+	body := createSub(firstKey.body["key"].(string))
+	firstSub := h.must(t, http.StatusCreated, body)
+
+	h.admin(t, http.StatusOK, "DELETE", "/admin/tenants/acme?purge=true", "")
+
+	again := h.must(t, http.StatusCreated, createTenant)
+	secondKey := h.must(t, http.StatusCreated, createKey)
+	body.token = secondKey.body["key"].(string)
+	secondSub := h.must(t, http.StatusCreated, body)
+	for name, r := range map[string]reply{"tenant": again, "API key": secondKey, "subscription": secondSub} {
+		if r.header.Get(HeaderIdempotencyReplayed) != "" {
+			t.Errorf("the %s created again was answered with the purged tenant's stored response: %s", name, r.raw)
+		}
+	}
+	if secondKey.body["key"] == firstKey.body["key"] {
+		t.Error("the API key created again is the purged tenant's")
+	}
+	if secondSub.body["id"] == firstSub.body["id"] || secondSub.body["signing_secret"] == firstSub.body["signing_secret"] {
+		t.Errorf("the subscription created again is the purged tenant's: %s", secondSub.raw)
+	}
+	var subs int
+	if err := h.store.Pool.QueryRow(context.Background(), `SELECT count(*) FROM subscriptions WHERE tenant_id = 'acme'`).Scan(&subs); err != nil {
+		t.Fatal(err)
+	}
+	if subs != 1 {
+		t.Errorf("acme has %d subscriptions, want the one created after the purge", subs)
 	}
 }

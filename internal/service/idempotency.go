@@ -128,11 +128,12 @@ type IdempotentOutcome struct {
 }
 
 // Begin claims key for the caller scope ("admin" or "tenant:<id>"), or
-// says what the key's row holds.
-func (s *Idempotency) Begin(ctx context.Context, scope, key string, fingerprint []byte) (IdempotentOutcome, error) {
+// says what the key's row holds. tenant is the tenant the request acts on
+// ("" for none): purging it removes the key with its stored response.
+func (s *Idempotency) Begin(ctx context.Context, scope, key, tenant string, fingerprint []byte) (IdempotentOutcome, error) {
 	// PostgreSQL keeps microseconds: the claim's time must read back equal.
 	now := s.now().UTC().Truncate(time.Microsecond)
-	claimed, existing, err := s.store.ClaimIdempotencyKey(ctx, scope, key, fingerprint, now,
+	claimed, existing, err := s.store.ClaimIdempotencyKey(ctx, scope, key, tenant, fingerprint, now,
 		now.Add(-store.IdempotencyWindow), now.Add(-IdempotencyAbandonedAfter))
 	if err != nil {
 		return IdempotentOutcome{}, err

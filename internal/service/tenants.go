@@ -132,7 +132,7 @@ func (s *Tenants) Purge(ctx context.Context, id string) (hubapi.TenantPurgeResul
 	if err := CheckTenantID(id); err != nil {
 		return hubapi.TenantPurgeResult{}, err
 	}
-	counts, err := s.store.PurgeTenant(ctx, id)
+	counts, err := s.store.PurgeTenant(ctx, id, s.now)
 	if err != nil {
 		return hubapi.TenantPurgeResult{}, tenantError(id, err)
 	}

@@ -32,24 +32,25 @@ type IdempotencyRecord struct {
 const TableIdempotencyKeys = "idempotency_keys"
 
 // ClaimIdempotencyKey inserts the claim of scope/key in a transaction of
-// its own, so every concurrent duplicate sees it at once. claimed is true
+// its own; tenant is the tenant the request acts on ("" for none), whose
+// purge removes the row, so every concurrent duplicate sees it at once. claimed is true
 // when this call owns the key: the key was free, or its row is one to take
 // over: created before expiredBefore (past the window, which retention has
 // not deleted yet) or an unfinished claim created before abandonedBefore
 // (its process died mid-request). Otherwise the existing row is returned
 // and the caller decides (service.DecideIdempotent).
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key string, fingerprint []byte, now, expiredBefore, abandonedBefore time.Time) (claimed bool, existing IdempotencyRecord, err error) {
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key, tenant string, fingerprint []byte, now, expiredBefore, abandonedBefore time.Time) (claimed bool, existing IdempotencyRecord, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		var got bool
 		err := tx.QueryRow(ctx, `
-			INSERT INTO idempotency_keys AS k (scope, key, fingerprint, state, created_at)
-			VALUES (@scope, @key, @fingerprint, 'in_progress', @now)
+			INSERT INTO idempotency_keys AS k (scope, key, tenant_id, fingerprint, state, created_at)
+			VALUES (@scope, @key, nullif(@tenant, ''), @fingerprint, 'in_progress', @now)
 			ON CONFLICT (scope, key) DO UPDATE
-			SET fingerprint = excluded.fingerprint, state = 'in_progress', status = NULL, location = NULL,
-			    response = NULL, created_at = excluded.created_at
+			SET tenant_id = excluded.tenant_id, fingerprint = excluded.fingerprint, state = 'in_progress', status = NULL,
+			    location = NULL, response = NULL, created_at = excluded.created_at
 			WHERE k.created_at < @expired OR (k.state = 'in_progress' AND k.created_at < @abandoned)
 			RETURNING true`,
-			pgx.NamedArgs{"scope": scope, "key": key, "fingerprint": fingerprint, "now": now,
+			pgx.NamedArgs{"scope": scope, "key": key, "tenant": tenant, "fingerprint": fingerprint, "now": now,
 				"expired": expiredBefore, "abandoned": abandonedBefore}).Scan(&got)
 		if err == nil {
 			claimed = true

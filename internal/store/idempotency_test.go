@@ -14,7 +14,7 @@ func TestIdempotencyKeysAreClaimedOnceUntilTheyExpire(t *testing.T) {
 	ctx := context.Background()
 	claim := func(now time.Time, fingerprint string) (bool, store.IdempotencyRecord) {
 		t.Helper()
-		ok, existing, err := st.ClaimIdempotencyKey(ctx, "tenant:acme", "k1", []byte(fingerprint), now,
+		ok, existing, err := st.ClaimIdempotencyKey(ctx, "tenant:acme", "k1", "acme", []byte(fingerprint), now,
 			now.Add(-store.IdempotencyWindow), now.Add(-5*time.Minute))
 		if err != nil {
 			t.Fatal(err)
@@ -29,7 +29,7 @@ func TestIdempotencyKeysAreClaimedOnceUntilTheyExpire(t *testing.T) {
 		t.Fatalf("duplicate claim: claimed %v, existing %+v; want the first claim in progress", ok, existing)
 	}
 	// Another scope's key of the same name is its own.
-	if ok, _, err := st.ClaimIdempotencyKey(ctx, "admin", "k1", []byte("a"), t0, t0.Add(-time.Hour), t0); err != nil || !ok {
+	if ok, _, err := st.ClaimIdempotencyKey(ctx, "admin", "k1", "", []byte("a"), t0, t0.Add(-time.Hour), t0); err != nil || !ok {
 		t.Fatalf("the admin's k1: claimed %v, %v", ok, err)
 	}
 	if err := st.CompleteIdempotencyKey(ctx, "tenant:acme", "k1", t0, 201, "/v1/subscriptions/x", "v1:sealed"); err != nil {
@@ -46,15 +46,15 @@ func TestIdempotencyKeysAreClaimedOnceUntilTheyExpire(t *testing.T) {
 
 	// A claim never finished is taken over once abandoned; releasing frees it.
 	later := t0.Add(48 * time.Hour)
-	if ok, _, _ := st.ClaimIdempotencyKey(ctx, "tenant:acme", "k2", []byte("c"), later, later.Add(-store.IdempotencyWindow), later.Add(-5*time.Minute)); !ok {
+	if ok, _, _ := st.ClaimIdempotencyKey(ctx, "tenant:acme", "k2", "acme", []byte("c"), later, later.Add(-store.IdempotencyWindow), later.Add(-5*time.Minute)); !ok {
 		t.Fatal("k2 not claimed")
 	}
 	soon := later.Add(time.Minute)
-	if ok, _, _ := st.ClaimIdempotencyKey(ctx, "tenant:acme", "k2", []byte("c"), soon, soon.Add(-store.IdempotencyWindow), soon.Add(-5*time.Minute)); ok {
+	if ok, _, _ := st.ClaimIdempotencyKey(ctx, "tenant:acme", "k2", "acme", []byte("c"), soon, soon.Add(-store.IdempotencyWindow), soon.Add(-5*time.Minute)); ok {
 		t.Fatal("a claim one minute old was taken over")
 	}
 	after := later.Add(6 * time.Minute)
-	if ok, _, _ := st.ClaimIdempotencyKey(ctx, "tenant:acme", "k2", []byte("c"), after, after.Add(-store.IdempotencyWindow), after.Add(-5*time.Minute)); !ok {
+	if ok, _, _ := st.ClaimIdempotencyKey(ctx, "tenant:acme", "k2", "acme", []byte("c"), after, after.Add(-store.IdempotencyWindow), after.Add(-5*time.Minute)); !ok {
 		t.Fatal("an abandoned claim was not taken over")
 	}
 	if err := st.ReleaseIdempotencyKey(ctx, "tenant:acme", "k2", after); err != nil {
@@ -72,7 +72,7 @@ func TestPruneDeletesIdempotencyKeysPastTheirWindow(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	for key, at := range map[string]time.Time{"old": now.Add(-25 * time.Hour), "fresh": now.Add(-time.Hour)} {
-		if ok, _, err := st.ClaimIdempotencyKey(ctx, "admin", key, []byte("f"), at, at.Add(-time.Hour), at); err != nil || !ok {
+		if ok, _, err := st.ClaimIdempotencyKey(ctx, "admin", key, "", []byte("f"), at, at.Add(-time.Hour), at); err != nil || !ok {
 			t.Fatalf("claim %s: %v %v", key, ok, err)
 		}
 	}

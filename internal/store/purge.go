@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/backoff"
 )
 
 // PurgeCount is how many rows of one table a tenant purge removed.
@@ -14,10 +19,52 @@ type PurgeCount struct {
 	Rows  int64
 }
 
+// PurgeChannel is the notification channel a tenant purge signals when it
+// has fenced the tenant (PurgeFence's payload): every dispatcher LISTENs,
+// cuts the tenant's attempts in progress short and drops its claimed jobs,
+// so the purge's wait for them ends in moments rather than at their
+// leases' end.
+const PurgeChannel = "hubctl_purge"
+
+// PurgeFence is what a purge's notification says: the jobs of Tenant whose
+// events have a seq up to Seq are being purged. Every job of the purged
+// tenant is one of them; a tenant created again under the same id later
+// only gets higher seqs.
+type PurgeFence struct {
+	Tenant string
+	Seq    int64
+}
+
+// Covers reports whether the fence covers a job of tenant for the event
+// seq.
+func (f PurgeFence) Covers(tenant string, seq int64) bool {
+	return tenant == f.Tenant && seq <= f.Seq
+}
+
+func (f PurgeFence) payload() string { return strconv.FormatInt(f.Seq, 10) + " " + f.Tenant }
+
+// ParsePurgeFence reads a PurgeChannel payload.
+func ParsePurgeFence(payload string) (PurgeFence, error) {
+	seq, tenant, ok := strings.Cut(payload, " ")
+	n, err := strconv.ParseInt(seq, 10, 64)
+	if !ok || err != nil || tenant == "" {
+		return PurgeFence{}, fmt.Errorf("malformed purge notification %q", payload)
+	}
+	return PurgeFence{Tenant: tenant, Seq: n}, nil
+}
+
+// ListenPurges LISTENs on PurgeChannel.
+func (s *Store) ListenPurges(ctx context.Context) (*Listener, error) {
+	return s.Listen(ctx, PurgeChannel, "tenant purges")
+}
+
 // purgeSteps delete one tenant's rows, $1 its id, in an order that leaves
-// no row pointing at a removed one. Quarantined records carry no tenant
-// column: a record is the tenant's when one of its headers is the
-// tenantid attribute (either prefix, any case) with the tenant's id.
+// no row pointing at a removed one. Before them the tenant's jobs are
+// locked (lockPurgedJobs): a recording that updated one of them has
+// committed its attempt, which the first step then sees, and one that
+// comes later finds its job gone and writes nothing. Quarantined records
+// carry no tenant column: a record is the tenant's when one of its headers
+// is the tenantid attribute (either prefix, any case) with the tenant's id.
 var purgeSteps = []struct{ table, sql string }{
 	{"delivery_attempts", `DELETE FROM delivery_attempts WHERE job_id IN (SELECT id FROM delivery_jobs WHERE tenant_id = $1)`},
 	{"delivery_jobs", `DELETE FROM delivery_jobs WHERE tenant_id = $1`},
@@ -28,31 +75,133 @@ var purgeSteps = []struct{ table, sql string }{
 	{"quarantine", `DELETE FROM quarantine q WHERE EXISTS (
 		SELECT 1 FROM unnest(q.header_keys, q.header_values) AS h (k, v)
 		WHERE lower(encode(h.k, 'escape')) IN ('ce-tenantid', 'ce_tenantid') AND h.v = convert_to($1, 'UTF8'))`},
+	{"subscription_rates", `DELETE FROM subscription_rates WHERE subscription_id IN (SELECT id FROM subscriptions WHERE tenant_id = $1)`},
 	{"subscriptions", `DELETE FROM subscriptions WHERE tenant_id = $1`},
 	{"tenant_api_keys", `DELETE FROM tenant_api_keys WHERE tenant_id = $1`},
+	{"breaker_states", `DELETE FROM breaker_states WHERE tenant_id = $1`},
+	{"idempotency_keys", `DELETE FROM idempotency_keys WHERE tenant_id = $1`},
 	{"tenants", `DELETE FROM tenants WHERE id = $1`},
 }
 
+// lockPurgedJobs locks every job of the tenant, live or finished, without
+// sending them over.
+const lockPurgedJobs = `SELECT count(*) FROM (SELECT 1 FROM delivery_jobs WHERE tenant_id = $1 FOR UPDATE) j`
+
+// purgeWait spaces the looks at a purged tenant's attempts in flight: the
+// dispatchers' answer to the fence takes milliseconds, an attempt that
+// runs to its end up to its timeout.
+var purgeWait = backoff.Policy{Min: 20 * time.Millisecond, Max: time.Second}
+
+// errAttemptsInFlight is a purge's look finding attempts still in flight.
+var errAttemptsInFlight = errors.New("attempts in flight")
+
 // PurgeTenant removes every stored row of one tenant, the tenant itself
-// last, in ONE transaction, and counts what went per table. Nothing of
-// another tenant is touched. A tenant that does not exist is an ErrNotFound.
+// last, and counts what went per table. Nothing of another tenant is
+// touched. A tenant that does not exist is an ErrNotFound. now is the
+// clock leases are compared with, the dispatchers' (nil: time.Now).
 //
-// The transaction holds the ingest lock, so no batch stores the tenant's
-// events while it runs; once the tenant row is gone ingest discards its
-// events as unknown_tenant (within the roster refresh on every instance).
-func (s *Store) PurgeTenant(ctx context.Context, id string) ([]PurgeCount, error) {
+// Once it returns, nothing of the tenant is delivered or stored. It goes
+// in two steps (docs/architecture.md, Purge):
+//
+//  1. The fence, committed on its own: the tenant is made inactive (ingest
+//     discards its events), its pending jobs are canceled (no claim takes
+//     them), and PurgeChannel tells every dispatcher.
+//  2. The removal, in ONE transaction holding the ingest lock exclusively
+//     (no batch stores or hands over the tenant's jobs meanwhile): once no
+//     job of the tenant is in flight under a live lease, whatever process
+//     holds it, every row goes. While one is, the transaction is rolled
+//     back and tried again after a wait, until ctx ends.
+//
+// A purge that ends early (ctx) leaves the fence: the tenant inactive and
+// its pending jobs canceled. Running it again finishes it.
+func (s *Store) PurgeTenant(ctx context.Context, id string, now func() time.Time) ([]PurgeCount, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if err := s.fencePurge(ctx, id, now()); err != nil {
+		return nil, err
+	}
+	var counts []PurgeCount
+	err := purgeWait.Retry(ctx, func() error {
+		var err error
+		counts, err = s.removeTenant(ctx, id, now())
+		return err
+	}, func(err error, _ int, _ time.Duration) bool {
+		return !errors.Is(err, errAttemptsInFlight)
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, classify(fmt.Errorf("purge tenant %q: %w", id, err))
+	}
+	return counts, nil
+}
+
+// fencePurge is PurgeTenant's first step.
+func (s *Store) fencePurge(ctx context.Context, id string, now time.Time) error {
+	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		if err := lockTenant(ctx, tx, id); err != nil {
+			return err
+		}
+		// Exclusive: no batch is in progress, so every job of the tenant
+		// there is now has an event seq up to the sequence's last value.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
+			return err
+		}
+		var fence PurgeFence
+		fence.Tenant = id
+		if err := tx.QueryRow(ctx, `SELECT last_value FROM events_seq_seq`).Scan(&fence.Seq); err != nil {
+			return err
+		}
+		pipe := &pgx.Batch{}
+		pipe.Queue(`UPDATE tenants SET status = 'inactive', updated_at = $2 WHERE id = $1 AND status <> 'inactive'`, id, now)
+		pipe.Queue(`UPDATE delivery_jobs SET state = 'canceled', updated_at = $2 WHERE tenant_id = $1 AND state = 'pending'`, id, now)
+		pipe.Queue(`SELECT pg_notify($1, $2)`, PurgeChannel, fence.payload())
+		return tx.SendBatch(ctx, pipe).Close()
+	})
+	if errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return classify(fmt.Errorf("fence tenant %q for its purge: %w", id, err))
+	}
+	return nil
+}
+
+// removeTenant is PurgeTenant's second step; errAttemptsInFlight while a
+// job of the tenant is in flight under a live lease.
+func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]PurgeCount, error) {
 	var counts []PurgeCount
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		counts = counts[:0]
-		var exists bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE)`, id).Scan(&exists); err != nil {
+		if err := lockTenant(ctx, tx, id); err != nil {
 			return err
-		}
-		if !exists {
-			return tenantNotFound(id)
 		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
 			return err
+		}
+		// Whatever could put a job in flight now waits for this
+		// transaction: a claim needs a pending job, and every pending job
+		// (a batch before the fence reached ingest, a replay) is canceled
+		// under this transaction's lock; a recovery of a subscription
+		// locks its row; ingest waits for the lock above.
+		if _, err := tx.Exec(ctx, `SELECT count(*) FROM (SELECT 1 FROM subscriptions WHERE tenant_id = $1 FOR UPDATE) s`, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, lockPurgedJobs, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE delivery_jobs SET state = 'canceled', updated_at = $2 WHERE tenant_id = $1 AND state = 'pending'`, id, now); err != nil {
+			return err
+		}
+		var inFlight int64
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM delivery_jobs WHERE tenant_id = $1 AND state = 'in_flight' AND lease_until > $2`,
+			id, now).Scan(&inFlight); err != nil {
+			return err
+		}
+		if inFlight > 0 {
+			return fmt.Errorf("%w: %d of tenant %q", errAttemptsInFlight, inFlight, id)
 		}
 		for _, step := range purgeSteps {
 			tag, err := tx.Exec(ctx, step.sql, id)
@@ -63,11 +212,17 @@ func (s *Store) PurgeTenant(ctx context.Context, id string) ([]PurgeCount, error
 		}
 		return nil
 	})
-	if errors.Is(err, ErrNotFound) {
-		return nil, err
+	return counts, err
+}
+
+// lockTenant locks the tenant's row; ErrNotFound when there is none.
+func lockTenant(ctx context.Context, tx pgx.Tx, id string) error {
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE)`, id).Scan(&exists); err != nil {
+		return err
 	}
-	if err != nil {
-		return nil, classify(fmt.Errorf("purge tenant %q: %w", id, err))
+	if !exists {
+		return tenantNotFound(id)
 	}
-	return counts, nil
+	return nil
 }
