@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -45,6 +46,13 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		d.release(ctx, job, log)
 		return
 	}
+	attemptCtx, done, fenced := d.purges.start(ctx, job.ClaimedJob)
+	if fenced {
+		d.cancelPurged(ctx, job, log)
+		return
+	}
+	defer done()
+	ctx = attemptCtx
 
 	opened, openErr := d.sinks.acquire(sub, d.clock())
 	if openErr == nil {
@@ -78,6 +86,10 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		out = d.deliver(ctx, opened, job, sub, deliveryID.String())
 	}
 	finished := d.clock()
+	if errors.Is(context.Cause(ctx), errPurged) {
+		d.cancelPurged(ctx, job, log)
+		return
+	}
 	if ctx.Err() != nil {
 		// Cut short by the drain timeout: not the destination's doing.
 		log.Warn("attempt abandoned at shutdown; its lease will expire and the job be retried", "delivery_id", deliveryID)
@@ -114,6 +126,9 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 	}
 	attrs := []any{"delivery_id", deliveryID, "event_id", job.Event.ID, "attempt", res.Number, "status", out.StatusCode}
 	switch {
+	case res.Gone:
+		log.Debug("attempt of a job purged meanwhile; nothing recorded", attrs...)
+		return
 	case res.AlreadyRecorded:
 		log.Info("attempt was recorded by a try whose answer the database connection lost", attrs...)
 		if job.OrderingKey != nil {

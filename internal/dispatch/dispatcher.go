@@ -115,6 +115,7 @@ type Dispatcher struct {
 	breakers *breaker.Set
 	sinks    *sinkCache
 	subs     *subscriptionCache
+	purges   *purgeFences
 	metrics  *metrics
 	tracing  *tracing.Tracing
 	// tenantLimit bounds the tenant label of the backlog metrics.
@@ -184,6 +185,7 @@ func New(opts Options) (*Dispatcher, error) {
 		tenantLimit: orDefault(opts.TenantLimit, DefaultTenantLimit),
 		sinks:       newSinkCache(opts.OpenSink, log),
 		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
+		purges:      newPurgeFences(),
 		queue:       newFairQueue(),
 		room:        make(chan struct{}, 1),
 		successes:   make(chan success, successQueue),
@@ -249,6 +251,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	defer cancelRecording()
 	var background, workers, recorder sync.WaitGroup
 	background.Go(func() { d.listen(ctx) })
+	background.Go(func() { d.listenPurges(ctx) })
 	background.Go(func() { d.maintain(ctx) })
 	recorder.Go(func() { d.recordSuccesses(recordCtx) })
 	for range d.cfg.Workers {
@@ -502,33 +505,43 @@ func (d *Dispatcher) signal() {
 	}
 }
 
-// listen turns ingest's notifications into wake-ups, on a connection of its
-// own that is reopened whenever it is lost.
+// listen turns ingest's notifications into wake-ups.
 func (d *Dispatcher) listen(ctx context.Context) {
+	// Jobs may have arrived while nobody listened.
+	d.listenLoop(ctx, d.store.ListenJobs, "new jobs", "polling every idle interval meanwhile", d.signal,
+		func(string) { d.signal() })
+}
+
+// listenLoop hands every notification of the listener open opens to
+// onNote, on a connection of its own that is reopened whenever it is
+// lost; onConnect runs at each (re)connection. what names the
+// notifications in logs, meanwhile what happens while nobody listens.
+func (d *Dispatcher) listenLoop(ctx context.Context, open func(context.Context) (*store.Listener, error),
+	what, meanwhile string, onConnect func(), onNote func(payload string)) {
 	failures := 0
 	for ctx.Err() == nil {
-		l, err := d.store.ListenJobs(ctx)
+		l, err := open(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			failures++
 			wait := listenBackoff.Delay(failures-1, d.jitter())
-			d.log.Warn("cannot listen for new jobs; polling every idle interval meanwhile", "error", err, "retry_in", wait)
+			d.log.Warn("cannot listen for "+what+"; "+meanwhile, "error", err, "retry_in", wait)
 			backoff.Sleep(ctx, wait)
 			continue
 		}
 		if failures > 0 {
-			d.log.Info("listening for new jobs again")
+			d.log.Info("listening for " + what + " again")
 		}
 		failures = 0
-		// Jobs may have arrived while nobody listened.
-		d.signal()
+		onConnect()
 		for {
-			if err = l.Wait(ctx); err != nil {
+			var payload string
+			if payload, err = l.Receive(ctx); err != nil {
 				break
 			}
-			d.signal()
+			onNote(payload)
 		}
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		_ = l.Close(closeCtx)
@@ -537,7 +550,7 @@ func (d *Dispatcher) listen(ctx context.Context) {
 			return
 		}
 		failures++
-		d.log.Warn("lost the connection listening for new jobs; reconnecting", "error", err)
+		d.log.Warn("lost the connection listening for "+what+"; reconnecting", "error", err)
 		backoff.Sleep(ctx, listenBackoff.Delay(failures-1, d.jitter()))
 	}
 }

@@ -78,6 +78,8 @@ func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 		switch {
 		case err != nil:
 			s.log.Error("cannot record the attempt; the lease will expire and the job be retried", append(attrs, "error", err)...)
+		case results[i].Gone:
+			s.log.Debug("attempt of a job purged meanwhile; nothing recorded", attrs...)
 		case results[i].AlreadyRecorded:
 			s.log.Info("attempt was recorded by a try whose answer the database connection lost", append(attrs, "attempt", results[i].Number)...)
 		case !results[i].Owned:

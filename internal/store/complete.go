@@ -72,6 +72,9 @@ type CompleteResult struct {
 	// Owned, Dead and AutoDisabled are false, as this call did nothing.
 	// What the earlier call did stands.
 	AlreadyRecorded bool
+	// Gone reports that the job no longer exists (its tenant was purged):
+	// nothing was written, and there is nothing to retry.
+	Gone bool
 }
 
 // Complete records one attempt in ONE transaction: the delivery_attempts
@@ -340,17 +343,17 @@ func readSuccessRound(br pgx.BatchResults, attempts []Attempt, round []int, resu
 		number int
 		owned  bool
 	)
-	recorded := 0
+	recorded := make(map[uuid.UUID]bool, len(round))
 	if _, err := pgx.ForEachRow(rows, []any{&id, &number, &owned}, func() error {
 		results[byDelivery[id]].Number, results[byDelivery[id]].Owned = number, owned
-		recorded++
+		recorded[id] = true
 		return nil
 	}); err != nil {
 		return err
 	}
-	if recorded != len(round) {
-		// Jobs are never deleted, so every attempt has its job.
-		return fmt.Errorf("%d of %d attempts found no job to record them on", len(round)-recorded, len(round))
+	// Only a tenant purge deletes jobs; an attempt of one is not kept.
+	for _, i := range round {
+		results[i].Gone = !recorded[attempts[i].DeliveryID]
 	}
 	_, err = br.Exec() // the spans
 	return err
@@ -386,6 +389,10 @@ SELECT j.state = 'in_flight' AND j.lease_owner = $2, s.enabled AND s.deleted_at 
 FROM delivery_jobs j JOIN subscriptions s ON s.id = j.subscription_id
 WHERE j.id = $1
 FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Only a tenant purge deletes jobs; an attempt of one is not kept.
+		return CompleteResult{Gone: true}, nil
+	}
 	if err != nil {
 		return CompleteResult{}, err
 	}

@@ -322,3 +322,34 @@ func TestRecordingAgainAfterALostCommitAnswerFindsTheAttemptsRecorded(t *testing
 		}
 	})
 }
+
+// A job deleted by its tenant's purge while its attempt was under way is
+// gone: recording the attempt writes nothing and is no error, in a batch
+// beside other jobs' successes (recorded as ever) or alone as a failure.
+func TestRecordingAnAttemptOfAPurgedJobWritesNothing(t *testing.T) {
+	st := ingestStore(t)
+	ctx := context.Background()
+	sub := addTestSubscription(t, st, "acme", "webhook", []string{"*"})
+	insertJobs(t, st, "acme", sub, 3, time.Now().Add(-time.Second))
+	jobs := claim(t, st, "w", 3, "").Jobs
+	if len(jobs) != 3 {
+		t.Fatalf("claimed %d jobs, want 3", len(jobs))
+	}
+	if _, err := st.Pool.Exec(ctx, `DELETE FROM delivery_jobs WHERE id = ANY($1)`, []uuid.UUID{jobs[0].ID, jobs[2].ID}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.CompleteSuccesses(ctx, []Attempt{attemptOf(jobs[0], "w", true, 200), attemptOf(jobs[1], "w", true, 200)})
+	if err != nil {
+		t.Fatalf("CompleteSuccesses: %v", err)
+	}
+	if want := []CompleteResult{{Gone: true}, {Number: 1, Owned: true}}; !slices.Equal(res, want) {
+		t.Errorf("results = %+v, want %+v", res, want)
+	}
+	failed, err := st.Complete(ctx, attemptOf(jobs[2], "w", false, 500), AutoDisablePolicy{})
+	if err != nil || failed != (CompleteResult{Gone: true}) {
+		t.Errorf("Complete of a purged job's failure = %+v, %v; want gone, no error", failed, err)
+	}
+	if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts WHERE job_id <> $1`, jobs[1].ID); n != 0 {
+		t.Errorf("%d attempts recorded of purged jobs", n)
+	}
+}

@@ -56,14 +56,20 @@ func (s *Store) Listen(ctx context.Context, channel, what string) (*Listener, er
 // lost; after an error other than ctx's the listener is useless and should
 // be closed and opened again.
 func (l *Listener) Wait(ctx context.Context) error {
-	_, err := l.conn.WaitForNotification(ctx)
+	_, err := l.Receive(ctx)
+	return err
+}
+
+// Receive is Wait that returns the notification's payload.
+func (l *Listener) Receive(ctx context.Context) (string, error) {
+	n, err := l.conn.WaitForNotification(ctx)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			return ctxErr
+			return "", ctxErr
 		}
-		return classify(fmt.Errorf("wait for %s: %w", l.what, err))
+		return "", classify(fmt.Errorf("wait for %s: %w", l.what, err))
 	}
-	return nil
+	return n.Payload, nil
 }
 
 // Close ends the listener's connection.

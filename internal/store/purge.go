@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/backoff"
@@ -225,4 +226,21 @@ func lockTenant(ctx context.Context, tx pgx.Tx, id string) error {
 		return tenantNotFound(id)
 	}
 	return nil
+}
+
+// CancelPurged settles jobs of a tenant being purged that owner claimed
+// and will not attempt, or whose attempt the purge cut short: canceled,
+// their leases ended, so the purge's wait for them is over. Only jobs
+// still in flight under owner's lease move; it reports how many did.
+func (s *Store) CancelPurged(ctx context.Context, owner string, jobIDs []uuid.UUID) (int64, error) {
+	if len(jobIDs) == 0 {
+		return 0, nil
+	}
+	tag, err := s.Pool.Exec(ctx, `
+UPDATE delivery_jobs SET state = 'canceled', lease_owner = NULL, lease_until = NULL, updated_at = now()
+WHERE id = ANY($1) AND state = 'in_flight' AND lease_owner = $2`, jobIDs, owner)
+	if err != nil {
+		return 0, classify(fmt.Errorf("cancel %d jobs of a purged tenant: %w", len(jobIDs), err))
+	}
+	return tag.RowsAffected(), nil
 }
