@@ -157,6 +157,9 @@ func (s *Server) handleAdmin(pattern string, h handlerFunc) {
 		if err := s.authenticateAdmin(r); err != nil {
 			return err
 		}
+		if err := checkQuery(r); err != nil {
+			return err
+		}
 		return s.idempotent(w, r, scopeAdmin, "", h)
 	})
 }
@@ -170,6 +173,9 @@ func (s *Server) handleTenant(pattern string, h tenantHandlerFunc) {
 	s.handlePublic(pattern, func(w http.ResponseWriter, r *http.Request) error {
 		tenantID, err := s.authenticateTenant(r)
 		if err != nil {
+			return err
+		}
+		if err := checkQuery(r); err != nil {
 			return err
 		}
 		scope := tenantScope(tenantID)

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -184,6 +186,50 @@ func filterParam(q url.Values, name string) (string, error) {
 		return "", invalidRequest(name, fmt.Sprintf("invalid %s: at most %d characters of text without control characters", name, maxFilterLength))
 	}
 	return value, nil
+}
+
+// listing is the query of a listing: its page.
+var listing = []string{"limit", "cursor"}
+
+// queryParams names the query parameters each /admin and /v1 route reads;
+// a route not listed reads none. checkQuery holds every request to it.
+var queryParams = map[string][]string{
+	"GET /admin/tenants":                    listing,
+	"GET /admin/tenants/{id}/keys":          listing,
+	"GET /admin/quarantine":                 append([]string{"reason", "topic"}, listing...),
+	"DELETE /admin/tenants/{id}":            {"purge"},
+	"GET /v1/subscriptions":                 listing,
+	"GET /v1/subscriptions/{id}/deliveries": append([]string{"state"}, listing...),
+	"GET /v1/dead-letters":                  append([]string{"subscription_id", "reason", "since", "until"}, listing...),
+	"GET /v1/inbox":                         append([]string{"type", "source", "subject", "since", "until"}, listing...),
+	"GET /v1/events":                        {"subscription_id", "limit", "after"},
+}
+
+// checkQuery is the one rule for query parameters: a parameter the route
+// does not read, or one given more than once, is refused, naming it, so
+// a mistyped filter never silently answers everything and
+// ?purge=true&purge=false cannot mean one thing here and another to a
+// proxy. Parameters are checked in name order, so a request with several
+// wrong ones always names the same one.
+func checkQuery(r *http.Request) error {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest, message: "the query string is malformed: " + err.Error()}
+	}
+	allowed := queryParams[r.Pattern]
+	names := slices.Sorted(maps.Keys(q))
+	for _, name := range names {
+		if !slices.Contains(allowed, name) {
+			if len(allowed) == 0 {
+				return invalidRequest(name, fmt.Sprintf("unknown query parameter %q: this route takes none", name))
+			}
+			return invalidRequest(name, fmt.Sprintf("unknown query parameter %q: this route takes %s", name, strings.Join(allowed, ", ")))
+		}
+		if _, _, err := singleParam(q, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // singleParam reads a query parameter that may be given at most once, so
