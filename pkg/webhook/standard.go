@@ -50,7 +50,9 @@ var ErrStandardSecret = errors.New(`webhook: a standard-webhooks secret is "whse
 // accepts signs the same way on both sides.
 func DecodeStandardSecret(secret string) ([]byte, error) {
 	encoded, ok := strings.CutPrefix(secret, StandardSecretPrefix)
-	if !ok {
+	// encoding/base64 skips CR and LF, which other decoders refuse: the
+	// same secret must mean the same key to the hub and its subscribers.
+	if !ok || strings.ContainsAny(encoded, "\r\n") {
 		return nil, ErrStandardSecret
 	}
 	key, err := base64.StdEncoding.DecodeString(encoded)

@@ -132,6 +132,10 @@ func TestDecodeStandardSecret(t *testing.T) {
 		{"whsec_" + base64.RawStdEncoding.EncodeToString(make([]byte, 32)), false}, // no padding
 		{"whsec_" + base64.URLEncoding.EncodeToString([]byte(strings.Repeat("\xff", 30))), false},
 		{testSecret, false}, // a lerian secret is not base64 of a key
+		// encoding/base64 skips CR and LF; the secret is one line.
+		{"whsec_" + b64(32)[:20] + "\r\n" + b64(32)[20:], false},
+		{"whsec_" + b64(32)[:20] + "\n" + b64(32)[20:], false},
+		{"whsec_" + b64(32) + "\r", false},
 	} {
 		key, err := DecodeStandardSecret(tc.secret)
 		if (err == nil) != tc.ok {

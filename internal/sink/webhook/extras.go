@@ -77,6 +77,22 @@ func reservedHeader(name string, withAuth bool) bool {
 	return false
 }
 
+// transportHeader reports whether a header belongs to the connection or
+// the message's transfer rather than to the delivery (name is lowercased):
+// hop-by-hop headers, those that change how the body is framed or coded,
+// and credentials for something other than the destination. The HTTP
+// client sets or drops them itself, so a value given here would be ignored
+// or would break the request.
+func transportHeader(name string) bool {
+	switch name {
+	case "connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate",
+		"te", "trailer", "transfer-encoding", "upgrade", "expect",
+		"content-encoding", "accept-encoding", "cookie":
+		return true
+	}
+	return false
+}
+
 // parseHeaders checks sink.headers: an object of header names to values,
 // none of them one the hub owns.
 func parseHeaders(raw json.RawMessage, withAuth bool) (map[string]string, error) {
@@ -100,6 +116,9 @@ func parseHeaders(raw json.RawMessage, withAuth bool) (map[string]string, error)
 				why = "sink.auth sets it"
 			}
 			return nil, &sink.FieldError{Field: field, Message: fmt.Sprintf("%s cannot be set: %s", name, why)}
+		}
+		if transportHeader(lower) {
+			return nil, &sink.FieldError{Field: field, Message: fmt.Sprintf("%s cannot be set: it belongs to the connection, not the delivery, and the HTTP client manages it", name)}
 		}
 		if other, dup := seen[lower]; dup {
 			return nil, &sink.FieldError{Field: field, Message: fmt.Sprintf("%s repeats %s: header names are case-insensitive", name, other)}
