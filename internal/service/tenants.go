@@ -124,10 +124,10 @@ func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tena
 	return tenantView(t), nil
 }
 
-// Purge removes every stored row of one tenant, the tenant included:
-// events, ids, jobs, attempts, pull entries and cursors, quarantined
-// records carrying its id, subscriptions and keys. Nothing of another
-// tenant is touched.
+// Purge removes every stored row of one tenant, the tenant included
+// (store.PurgeTenant lists them), once none of its deliveries is in
+// flight: when it returns, nothing of the tenant is sent or stored.
+// Nothing of another tenant is touched.
 func (s *Tenants) Purge(ctx context.Context, id string) (hubapi.TenantPurgeResult, error) {
 	if err := CheckTenantID(id); err != nil {
 		return hubapi.TenantPurgeResult{}, err
