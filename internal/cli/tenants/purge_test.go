@@ -1,6 +1,8 @@
 package tenants_test
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,7 +50,7 @@ func TestPurgeBehavesTheSameInBothModes(t *testing.T) {
 		out := make([]outcome, len(steps))
 		for i, s := range steps {
 			r := clitest.RunWithStdin(t, env, s.stdin, s.args...)
-			out[i] = outcome{code: r.Code, stdout: clitest.Stable(t, r.Stdout, unstableKeys...)}
+			out[i] = outcome{code: r.Code, stdout: clitest.Stable(t, withoutIdempotencyKeys(t, r.Stdout), unstableKeys...)}
 			if s.wantCode != r.Code {
 				t.Errorf("%v: exit %d, want %d\n%s%s", s.args, r.Code, s.wantCode, r.Stdout, r.Stderr)
 			}
@@ -70,6 +72,23 @@ func TestPurgeBehavesTheSameInBothModes(t *testing.T) {
 	if purged.Tenant != "acme" || counts["tenants"] != 1 || counts["tenant_api_keys"] != 1 {
 		t.Errorf("purge answered %+v, want acme's tenant row and key removed", purged)
 	}
+}
+
+// withoutIdempotencyKeys drops the count of Idempotency-Keys from a purge's
+// answer: through the API the CLI's creates carry keys, which the purge
+// removes with the tenant; in direct mode there are none.
+func withoutIdempotencyKeys(t *testing.T, stdout string) string {
+	t.Helper()
+	if !strings.Contains(stdout, `"removed"`) {
+		return stdout
+	}
+	res := decode[hubapi.TenantPurgeResult](t, stdout)
+	res.Removed = slices.DeleteFunc(res.Removed, func(r hubapi.PurgedTable) bool { return r.Table == "idempotency_keys" })
+	out, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }
 
 func TestPurgeAsksOnATerminal(t *testing.T) {
