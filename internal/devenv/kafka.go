@@ -19,7 +19,8 @@ type KafkaOptions struct {
 	// Partitions per created topic (default 3).
 	Partitions int32
 	// DataDir, when set, keeps topics, records and committed offsets
-	// across restarts. Empty keeps everything in memory.
+	// across restarts, each write synced to disk before it is
+	// acknowledged. Empty keeps everything in memory.
 	DataDir string
 	// AutoCreateTopics creates a topic the first time a client asks for it,
 	// like a broker with auto.create.topics.enable: a developer can produce
@@ -46,7 +47,11 @@ func StartKafka(opts KafkaOptions) (*Kafka, error) {
 	// it keeps group coordination and partition leadership on one node.
 	kopts := []kfake.Opt{kfake.Ports(opts.Port), kfake.DefaultNumPartitions(int(partitions))}
 	if opts.DataDir != "" {
-		kopts = append(kopts, kfake.DataDir(opts.DataDir))
+		// Every acknowledged write reaches the disk before the answer:
+		// without it a machine that stops uncleanly loses the log's
+		// tail, records the hub may already have stored, and new
+		// records then take their offsets.
+		kopts = append(kopts, kfake.DataDir(opts.DataDir), kfake.SyncWrites())
 	}
 	if opts.AutoCreateTopics {
 		kopts = append(kopts, kfake.AllowAutoTopicCreation())

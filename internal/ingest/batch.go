@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/event"
@@ -15,6 +16,7 @@ import (
 // offset order.
 type partitionRecords struct {
 	topic     string
+	topicID   uuid.UUID // of the incarnation fetched; uuid.Nil when the broker has none
 	partition int32
 	records   []*kgo.Record
 }
@@ -28,19 +30,23 @@ func splitByPartition(fetches kgo.Fetches) []partitionRecords {
 	}
 	index := make(map[tp]int)
 	var out []partitionRecords
-	fetches.EachPartition(func(p kgo.FetchTopicPartition) {
-		if len(p.Records) == 0 {
-			return
+	for _, f := range fetches {
+		for _, t := range f.Topics {
+			for _, p := range t.Partitions {
+				if len(p.Records) == 0 {
+					continue
+				}
+				k := tp{t.Topic, p.Partition}
+				i, ok := index[k]
+				if !ok {
+					i = len(out)
+					index[k] = i
+					out = append(out, partitionRecords{topic: t.Topic, topicID: uuid.UUID(t.TopicID), partition: p.Partition})
+				}
+				out[i].records = append(out[i].records, p.Records...)
+			}
 		}
-		k := tp{p.Topic, p.Partition}
-		i, ok := index[k]
-		if !ok {
-			i = len(out)
-			index[k] = i
-			out = append(out, partitionRecords{topic: p.Topic, partition: p.Partition})
-		}
-		out[i].records = append(out[i].records, p.Records...)
-	})
+	}
 	return out
 }
 
@@ -59,6 +65,7 @@ func decideBatch(group string, p partitionRecords, opts event.Options, roster fu
 	batch := store.IngestBatch{
 		Group:     group,
 		Topic:     p.topic,
+		TopicID:   p.topicID,
 		Partition: p.partition,
 		Records:   make([]store.IngestRecord, len(p.records)),
 	}

@@ -296,9 +296,8 @@ func TestExcludedTopicsAreNeverRead(t *testing.T) {
 func TestStoredOffsetBeyondTheLogEnd(t *testing.T) {
 	e := newEnv(t)
 	e.addTenants("t-a")
-	if err := e.store.ResetOffset(context.Background(), testGroup, testTopic, 0, 5000); err != nil {
-		t.Fatal(err)
-	}
+	// A position stored before topic ids were kept.
+	e.exec(`INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset) VALUES ($1, $2, 0, 5000)`, testGroup, testTopic)
 	e.produce(cloudEvent(0, "t-a", eventID(1), []byte("{}")), cloudEvent(0, "t-a", eventID(2), []byte("{}")))
 	e.start()
 	waitFor(t, "the recreated partition to be read", func() bool { return e.count(`SELECT count(*) FROM events`) == 2 })

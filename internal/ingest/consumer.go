@@ -99,6 +99,7 @@ type Consumer struct {
 	tracing   *tracing.Tracing
 	verdicts  *verdictLog
 	owned     ownedPartitions
+	recreated purgedTopics
 	lagMu     sync.Mutex
 	lagSeries map[[2]string]bool
 
@@ -310,10 +311,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 			return nil
 		}
 		c.logFetchErrors(fetches)
+		c.followDataLoss(work, fetches)
 		if parts := splitByPartition(fetches); len(parts) > 0 {
 			c.handlePoll(ctx, work, parts)
 		}
 		c.client.AllowRebalance()
+		c.followRecreatedTopics(fetches)
 		select {
 		case <-c.rebalanceWaiting: // that rebalance has just been allowed
 		default:
@@ -369,6 +372,15 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 		for _, b := range o.stored {
 			c.report(b.batch, b.result)
 		}
+		if o.otherIncarnation {
+			// Read from a topic since deleted and created again:
+			// neither stored nor committed, and not read again, as
+			// that log is gone. The client stops reading it at the
+			// next fetch (followRecreatedTopics).
+			c.log.Debug("dropped records of an earlier incarnation of the topic", slog.String("topic", p.topic),
+				slog.Int("partition", int(p.partition)), slog.Int("records", len(p.records)))
+			continue
+		}
 		if len(o.stored) == 0 {
 			// Not stored, so not committed either. The client has
 			// already fetched past these records: move it back so that
@@ -411,6 +423,9 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 type partitionOutcome struct {
 	stored   []batchOutcome
 	complete bool
+	// otherIncarnation: the stored position belongs to another
+	// incarnation of the topic than the records (store.IngestResult).
+	otherIncarnation bool
 }
 
 // handlePartition stores one partition's records of a poll in batches of
@@ -427,7 +442,11 @@ func (c *Consumer) handlePartition(ctx, work context.Context, giveUp <-chan stru
 			default:
 			}
 		}
-		o := c.handleBatch(ctx, work, giveUp, partitionRecords{topic: p.topic, partition: p.partition, records: records})
+		o := c.handleBatch(ctx, work, giveUp, partitionRecords{topic: p.topic, topicID: p.topicID, partition: p.partition, records: records})
+		if o.result.OtherIncarnation {
+			out.otherIncarnation = true
+			return out
+		}
 		if !o.stored {
 			return out
 		}
@@ -623,6 +642,12 @@ func (c *Consumer) logFetchErrors(fetches kgo.Fetches) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) || isFenced(err) {
 			return
 		}
+		// A recreated topic (followRecreatedTopics) and lost records
+		// (followDataLoss) are handled, and said, where they are.
+		var loss *kgo.ErrDataLoss
+		if errors.Is(err, kerr.UnknownTopicID) || errors.As(err, &loss) {
+			return
+		}
 		c.log.Warn("Kafka fetch failed", slog.String("topic", topic), slog.Int("partition", int(partition)), slog.Any("error", err))
 	})
 }
@@ -630,6 +655,7 @@ func (c *Consumer) logFetchErrors(fetches kgo.Fetches) {
 func (c *Consumer) onAssigned(_ context.Context, _ *kgo.Client, assigned map[string][]int32) {
 	c.joined.Store(true)
 	c.owned.add(assigned)
+	c.recreated.assigned(assigned)
 	if len(assigned) > 0 {
 		c.log.Info("partitions assigned", slog.Any("partitions", assigned))
 	}

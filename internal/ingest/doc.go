@@ -22,9 +22,12 @@
 //     resumes from the stored offset when it is ahead of Kafka's committed
 //     one, and the batch write skips records below it. A record is therefore
 //     stored once even when a Kafka commit was lost or two members briefly
-//     both held a partition. A stored offset beyond a partition's end means
-//     the topic was recreated: the partition is read from its start and the
-//     stored offset rewritten.
+//     both held a partition. A stored offset applies only to the
+//     incarnation of the topic (its Kafka topic id) it was written for: a
+//     topic deleted and created again is read from its start, and one whose
+//     broker lost the log's tail from the log end; the stored offset is
+//     rewritten first, and a running consumer purges a topic whose id Kafka
+//     no longer knows so that the pattern finds the new one (offsets.go).
 //   - Rebalances wait while a poll is being stored (BlockRebalanceOnPoll),
 //     but only for the batch in hand: once the group wants to rebalance, a
 //     partition starts no further batch, commits what it stored and is

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/hubctl/hubctl/internal/store"
 )
 
 // DefaultLagInterval is how often the consumer lag of the owned partitions
@@ -103,7 +105,7 @@ func (c *Consumer) updateLag(ctx context.Context) {
 	if err == nil {
 		var starts map[string]map[int32]int64
 		if starts, err = listOffsets(callCtx, c.client, owned, -2); err == nil {
-			var stored map[string]map[int32]int64
+			var stored map[string]map[int32]store.StoredOffset
 			if stored, err = c.opts.Store.LoadOffsets(callCtx, c.opts.Kafka.Group, owned); err == nil {
 				for topic, parts := range owned {
 					for _, p := range parts {
@@ -111,9 +113,9 @@ func (c *Consumer) updateLag(ctx context.Context) {
 						if !ok {
 							continue
 						}
-						next, hasStored := stored[topic][p]
+						pos, hasStored := stored[topic][p]
 						c.metrics.lag.WithLabelValues(topic, strconv.Itoa(int(p))).
-							Set(float64(partitionLag(end, next, starts[topic][p], hasStored)))
+							Set(float64(partitionLag(end, pos.Next, starts[topic][p], hasStored)))
 					}
 				}
 				return

@@ -22,6 +22,7 @@ type metrics struct {
 	lag            *prometheus.GaugeVec
 	batchesStored  prometheus.Counter
 	lastStored     prometheus.Gauge
+	repositioned   *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -76,11 +77,15 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "streaming_hub_ingest_last_batch_timestamp_seconds",
 			Help: "Unix time of the last partition batch this process stored; with lag above zero, a stalled ingest.",
 		}),
+		repositioned: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "streaming_hub_ingest_partitions_repositioned_total",
+			Help: "Partitions whose stored position was moved because it could not belong to the log as it is: reason recreated (the topic was deleted and created again) or truncated (the broker lost the log's tail).",
+		}, []string{"reason"}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.records, m.batchSeconds, m.batchRecords, m.skipped, m.matched, m.storeRetries, m.abandoned, m.commitFailures, m.filterErrors, m.lag, m.batchesStored, m.lastStored} {
+	for _, c := range []prometheus.Collector{m.records, m.batchSeconds, m.batchRecords, m.skipped, m.matched, m.storeRetries, m.abandoned, m.commitFailures, m.filterErrors, m.lag, m.batchesStored, m.lastStored, m.repositioned} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

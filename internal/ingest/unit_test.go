@@ -6,39 +6,64 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/store"
 )
 
 func TestDecideStart(t *testing.T) {
 	committed := func(o int64) kgo.Offset { return kgo.NewOffset().At(o).WithEpoch(3) }
 	noCommit := kgo.NewOffset().AtStart() // what franz-go passes for a partition without a commit
-	at := func(o int64) kgo.Offset { return kgo.NewOffset().At(o).WithEpoch(-1) }
+	oldID := uuid.MustParse("11111111-1111-4111-8111-111111111111")
+	newID := uuid.MustParse("22222222-2222-4222-8222-222222222222")
+	stored := func(next int64, id uuid.UUID) store.StoredOffset { return store.StoredOffset{Next: next, TopicID: id} }
+	// in is a partition with a stored position and known bounds.
+	in := func(kafka kgo.Offset, pos store.StoredOffset, topicID uuid.UUID, logStart, logEnd int64) partitionStart {
+		return partitionStart{kafka: kafka, stored: pos, hasStored: true, topicID: topicID, logStart: logStart, logEnd: logEnd, hasBounds: true}
+	}
+	keep := func(o kgo.Offset, s startSource) startDecision { return startDecision{offset: o, source: s} }
+	reset := func(o kgo.Offset, s startSource, next int64, id uuid.UUID) startDecision {
+		return startDecision{offset: o, source: s, reset: stored(next, id), doReset: true}
+	}
 	tests := []struct {
-		name       string
-		in         partitionStart
-		want       kgo.Offset
-		wantSource startSource
+		name string
+		in   partitionStart
+		want startDecision
 	}{
-		{"nothing stored", partitionStart{kafka: committed(40), stored: -1}, committed(40), startAtKafka},
-		{"nothing stored, nothing committed", partitionStart{kafka: noCommit, stored: -1}, noCommit, startAtKafka},
-		{"stored equals committed", partitionStart{kafka: committed(40), stored: 40, logEnd: 90, hasBounds: true}, committed(40), startAtKafka},
-		{"Kafka commit lost", partitionStart{kafka: committed(40), stored: 55, logEnd: 90, hasBounds: true}, at(55), startAtStored},
-		{"stored but never committed", partitionStart{kafka: noCommit, stored: 55, logEnd: 90, hasBounds: true}, at(55), startAtStored},
-		{"stored at the log end", partitionStart{kafka: noCommit, stored: 90, logEnd: 90, hasBounds: true}, at(90), startAtStored},
+		{"nothing stored", partitionStart{kafka: committed(40)}, keep(committed(40), startAtKafka)},
+		{"nothing stored, nothing committed", partitionStart{kafka: noCommit}, keep(noCommit, startAtKafka)},
+		{"stored equals committed", in(committed(40), stored(40, oldID), oldID, 0, 90), keep(committed(40), startAtKafka)},
+		{"Kafka commit lost", in(committed(40), stored(55, oldID), oldID, 0, 90), keep(at(55), startAtStored)},
+		{"stored but never committed", in(noCommit, stored(55, oldID), oldID, 0, 90), keep(at(55), startAtStored)},
+		{"stored at the log end", in(noCommit, stored(90, oldID), oldID, 0, 90), keep(at(90), startAtStored)},
 		// Kafka ahead of the database: a restored backup. Kafka's
 		// position is the one that does not re-read.
-		{"Kafka ahead", partitionStart{kafka: committed(70), stored: 55, logEnd: 90, hasBounds: true}, committed(70), startAtKafka},
-		{"stored beyond the log end", partitionStart{kafka: noCommit, stored: 5000, logStart: 0, logEnd: 3, hasBounds: true}, at(0), startAtLogStart},
-		{"beyond the end of a log that starts later", partitionStart{kafka: committed(4000), stored: 5000, logStart: 12, logEnd: 30, hasBounds: true}, at(12), startAtLogStart},
-		{"bounds unknown", partitionStart{kafka: committed(40), stored: 5000}, at(5000), startAtStored},
+		{"Kafka ahead", in(committed(70), stored(55, oldID), oldID, 0, 90), keep(committed(70), startAtKafka)},
+		{"Kafka ahead, beyond the log end", in(committed(95), stored(55, oldID), oldID, 0, 90), keep(at(90), startAtKafka)},
+		// The same incarnation's log ends before the stored offset: the
+		// broker lost its tail. New records are written from the end on.
+		{"lost tail", in(committed(95), stored(100, oldID), oldID, 0, 90), reset(at(90), startTruncated, 90, oldID)},
+		{"lost tail of a log that starts later", in(noCommit, stored(100, oldID), oldID, 40, 90), reset(at(90), startTruncated, 90, oldID)},
+		// Another incarnation: its offsets say nothing about the new log,
+		// whether they are beyond its end or within it.
+		{"recreated, stored beyond the new end", in(noCommit, stored(5000, oldID), newID, 0, 3), reset(noCommit, startRecreated, 0, newID)},
+		{"recreated, stored within the new log", in(noCommit, stored(2, oldID), newID, 0, 7), reset(noCommit, startRecreated, 0, newID)},
+		{"recreated, a stale Kafka commit", in(committed(2), stored(2, oldID), newID, 0, 7), reset(noCommit, startRecreated, 0, newID)},
+		{"recreated, bounds unknown", partitionStart{kafka: committed(40), stored: stored(5000, oldID), hasStored: true, topicID: newID}, reset(noCommit, startRecreated, 0, newID)},
+		// Without ids on either side, beyond the end may be a recreation:
+		// reading from the start loses nothing.
+		{"no stored id, beyond the end", in(noCommit, stored(5000, uuid.Nil), newID, 0, 3), reset(at(0), startRecreated, 0, newID)},
+		{"no stored id, beyond the end of a log that starts later", in(committed(4000), stored(5000, uuid.Nil), newID, 12, 30), reset(at(12), startRecreated, 12, newID)},
+		{"broker without ids, beyond the end", in(noCommit, stored(5000, oldID), uuid.Nil, 0, 3), reset(at(0), startRecreated, 0, uuid.Nil)},
+		{"no stored id, within the log", in(noCommit, stored(55, uuid.Nil), newID, 0, 90), keep(at(55), startAtStored)},
+		{"bounds unknown", partitionStart{kafka: committed(40), stored: stored(5000, oldID), hasStored: true, topicID: oldID}, keep(at(5000), startAtStored)},
 	}
 	for _, tt := range tests {
-		got, source := decideStart(tt.in)
-		if got != tt.want || source != tt.wantSource {
-			t.Errorf("%s: decideStart = %v from %s, want %v from %s", tt.name, got, source, tt.want, tt.wantSource)
+		if got := decideStart(tt.in); got != tt.want {
+			t.Errorf("%s: decideStart = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
 }

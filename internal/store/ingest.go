@@ -46,6 +46,10 @@ type IngestBatch struct {
 	Group     string
 	Topic     string
 	Partition int32
+	// TopicID is the Kafka id of the incarnation of Topic the records were
+	// fetched from; uuid.Nil when the broker has none. A stored offset of
+	// another incarnation does not apply to the batch (StoredOffset).
+	TopicID uuid.UUID
 	// Records in ascending offset order. Offsets may have gaps: compacted
 	// records, transaction markers.
 	Records []IngestRecord
@@ -83,6 +87,12 @@ type IngestResult struct {
 	// FilterErrors counts content filters whose evaluation failed, each
 	// taken as no match.
 	FilterErrors int
+	// OtherIncarnation reports that nothing was written: the partition's
+	// stored position belongs to another incarnation of the topic than the
+	// batch's. The batch was fetched from a topic since deleted and created
+	// again (ingest moved the position to the new one when it was
+	// assigned), and its offsets say nothing about the new log.
+	OtherIncarnation bool
 }
 
 // VerdictCount is one line of IngestResult.Counts.
@@ -167,14 +177,17 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	if err != nil {
 		return IngestResult{}, handoffPlan{}, err
 	}
-	skipped := countBelow(b.Records, state.stored)
-	if state.stored >= b.NextOffset {
-		return IngestResult{NextOffset: state.stored, Skipped: skipped}, handoffPlan{}, nil
+	if !state.stored.SameIncarnation(b.TopicID) {
+		return IngestResult{NextOffset: state.stored.Next, OtherIncarnation: true}, handoffPlan{}, nil
+	}
+	skipped := countBelow(b.Records, state.stored.Next)
+	if state.stored.Next >= b.NextOffset {
+		return IngestResult{NextOffset: state.stored.Next, Skipped: skipped}, handoffPlan{}, nil
 	}
 
 	var unwritten []int // candidates at or past the stored offset
 	for _, i := range candidates {
-		if b.Records[i].Offset >= state.stored {
+		if b.Records[i].Offset >= state.stored.Next {
 			unwritten = append(unwritten, i)
 		}
 	}
@@ -201,7 +214,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	pipe := &pgx.Batch{}
 	work.queuePullEntries(pipe)
 	queueQuarantine(pipe, b, skipped)
-	pipe.Queue(storeOffset, b.Group, b.Topic, b.Partition, b.NextOffset)
+	pipe.Queue(storeOffset, b.Group, b.Topic, b.Partition, b.NextOffset, nullableTopicID(b.TopicID))
 	if len(work.jobs) > len(handed.jobs) {
 		queueJobsNotify(pipe)
 	}
@@ -240,7 +253,7 @@ func firstOfEachEvent(records []IngestRecord) (candidates []int, tenants []strin
 
 // ingestState is what a batch write reads once it holds its locks.
 type ingestState struct {
-	stored int64 // the partition's stored next offset; 0 when none
+	stored StoredOffset // the partition's stored position; offset 0 when none
 	subs   map[string][]match.Candidate
 	seqs   []int64                     // one reserved seq per candidate, ascending
 	leases map[[16]byte]candidateLease // by subscription, of every candidate
@@ -279,9 +292,9 @@ type ingestState struct {
 func lockAndLoad(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, tenants []string) (st ingestState, err error) {
 	pipe := &pgx.Batch{}
 	pipe.Queue(`SELECT pg_advisory_xact_lock_shared($1)`, ingestLockKey)
-	pipe.Queue(`INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset) VALUES ($1, $2, $3, 0)
-ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`, b.Group, b.Topic, b.Partition)
-	pipe.Queue(`SELECT next_offset FROM kafka_offsets WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3 FOR UPDATE`,
+	pipe.Queue(`INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset, topic_id) VALUES ($1, $2, $3, 0, $4)
+ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`, b.Group, b.Topic, b.Partition, nullableTopicID(b.TopicID))
+	pipe.Queue(`SELECT next_offset, topic_id FROM kafka_offsets WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3 FOR UPDATE`,
 		b.Group, b.Topic, b.Partition)
 	if len(candidates) > 0 {
 		pipe.Queue(takeHorizonBound)
@@ -304,9 +317,11 @@ ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`, b.Group, b.Top
 	if _, err := results.Exec(); err != nil {
 		return ingestState{}, fmt.Errorf("lock the stored offset of %s/%d: %w", b.Topic, b.Partition, err)
 	}
-	if err := results.QueryRow().Scan(&st.stored); err != nil {
+	var topicID uuid.NullUUID
+	if err := results.QueryRow().Scan(&st.stored.Next, &topicID); err != nil {
 		return ingestState{}, fmt.Errorf("read stored offset of %s/%d: %w", b.Topic, b.Partition, err)
 	}
+	st.stored.TopicID = topicID.UUID
 	if len(candidates) == 0 {
 		return st, nil
 	}

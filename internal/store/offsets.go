@@ -4,26 +4,50 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
+
+// StoredOffset is a partition's stored stream position: the next offset to
+// read, and the Kafka topic id of the incarnation of the topic it was
+// written for. A topic deleted and created again keeps its name but starts
+// its offsets at 0 under a new id, so the offset says nothing about another
+// incarnation. TopicID is uuid.Nil when unknown: the row was written before
+// ids were kept, or the broker has none.
+type StoredOffset struct {
+	Next    int64
+	TopicID uuid.UUID
+}
+
+// SameIncarnation reports whether the stored position belongs to the
+// incarnation of the topic that id names. Unknown on either side counts as
+// the same: without ids there is nothing to tell incarnations apart by.
+func (o StoredOffset) SameIncarnation(id uuid.UUID) bool {
+	return o.TopicID == uuid.Nil || id == uuid.Nil || o.TopicID == id
+}
 
 // storeOffset moves a partition's stored offset to $4. The batch's
 // transaction already holds the row (lockAndLoad inserts it when missing
 // and locks it), so it only ever moves forward; GREATEST keeps that true
-// if it did not.
+// if it did not. A row without a topic id takes the batch's.
 const storeOffset = `
-UPDATE kafka_offsets SET next_offset = GREATEST(next_offset, $4), updated_at = now()
+UPDATE kafka_offsets SET next_offset = GREATEST(next_offset, $4), topic_id = coalesce(topic_id, $5), updated_at = now()
 WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3`
 
-// LoadOffsets returns the stored next offsets of group for the given
+// nullableTopicID is id as a query argument: NULL when unknown.
+func nullableTopicID(id uuid.UUID) uuid.NullUUID {
+	return uuid.NullUUID{UUID: id, Valid: id != uuid.Nil}
+}
+
+// LoadOffsets returns the stored positions of group for the given
 // partitions; partitions with nothing stored are absent from the result.
-func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[string][]int32) (map[string]map[int32]int64, error) {
+func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[string][]int32) (map[string]map[int32]StoredOffset, error) {
 	topics := make([]string, 0, len(partitions))
 	for topic := range partitions {
 		topics = append(topics, topic)
 	}
 	rows, err := s.Pool.Query(ctx, `
-SELECT topic, kafka_partition, next_offset FROM kafka_offsets
+SELECT topic, kafka_partition, next_offset, topic_id FROM kafka_offsets
 WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
 	if err != nil {
 		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
@@ -35,18 +59,21 @@ WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
 			wanted[topic][p] = true
 		}
 	}
-	out := make(map[string]map[int32]int64)
-	var topic string
-	var partition int32
-	var next int64
-	_, err = pgx.ForEachRow(rows, []any{&topic, &partition, &next}, func() error {
+	out := make(map[string]map[int32]StoredOffset)
+	var (
+		topic     string
+		partition int32
+		next      int64
+		topicID   uuid.NullUUID
+	)
+	_, err = pgx.ForEachRow(rows, []any{&topic, &partition, &next, &topicID}, func() error {
 		if !wanted[topic][partition] {
 			return nil
 		}
 		if out[topic] == nil {
-			out[topic] = make(map[int32]int64)
+			out[topic] = make(map[int32]StoredOffset)
 		}
-		out[topic][partition] = next
+		out[topic][partition] = StoredOffset{Next: next, TopicID: topicID.UUID}
 		return nil
 	})
 	if err != nil {
@@ -55,18 +82,20 @@ WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
 	return out, nil
 }
 
-// ResetOffset overwrites the stored next offset of one partition, also
-// backwards. Ingest uses it when the stored offset lies beyond the
-// partition's end, which means the topic was deleted and recreated: the
-// stored position belongs to a log that no longer exists.
-func (s *Store) ResetOffset(ctx context.Context, group, topic string, partition int32, next int64) error {
-	_, err := s.Pool.Exec(ctx, `
-INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (consumer_group, topic, kafka_partition)
-DO UPDATE SET next_offset = excluded.next_offset, updated_at = now()`, group, topic, partition, next)
+// ResetOffset moves a partition's stored position to to, also backwards,
+// provided it is still from: ingest resets a position that cannot belong to
+// the partition's log as it is now (the topic was recreated, or the broker
+// lost the log's tail), and a writer that stored records after from was read
+// is still right. It reports whether it moved the position; false means
+// another writer moved it first, and the caller decides again.
+func (s *Store) ResetOffset(ctx context.Context, group, topic string, partition int32, from, to StoredOffset) (bool, error) {
+	tag, err := s.Pool.Exec(ctx, `
+UPDATE kafka_offsets SET next_offset = $4, topic_id = $5, updated_at = now()
+WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3
+  AND next_offset = $6 AND topic_id IS NOT DISTINCT FROM $7`,
+		group, topic, partition, to.Next, nullableTopicID(to.TopicID), from.Next, nullableTopicID(from.TopicID))
 	if err != nil {
-		return classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
+		return false, classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
 	}
-	return nil
+	return tag.RowsAffected() == 1, nil
 }

@@ -1,0 +1,1 @@
+ALTER TABLE kafka_offsets DROP COLUMN topic_id;
