@@ -1,5 +1,5 @@
 # hubctl — see README.md. Every target works on a fresh clone with only Go,
-# make and PostgreSQL's binaries installed.
+# make and PostgreSQL's binaries installed; make lint also needs Node.js (npx).
 
 GO            ?= go
 PKG           := github.com/hubctl/hubctl
@@ -17,6 +17,8 @@ HELM          := helm.sh/helm/v3/cmd/helm@v3.22.0
 # Not in make lint: its first build takes minutes (about 5 CPU-minutes);
 # after that, checking takes well under a second.
 GORELEASER    := github.com/goreleaser/goreleaser/v2@v2.17.0
+# The OpenAPI linter, run through npx (Node.js); see internal/openapi/redocly.yaml.
+REDOCLY       := @redocly/cli@2.77.0
 CHART         := deploy/helm/hubctl
 TEST_TIMEOUT  ?= 20m
 BENCH_TIME    ?= 2s
@@ -40,7 +42,7 @@ CHAOS_ROUNDS ?= 20
 chaos: ## the chaos suite against the real binary: SIGKILLs, database crash, broker restart, hung receiver, ordered delivery
 	CHAOS_ROUNDS=$(CHAOS_ROUNDS) $(GO) test -count=1 -v -timeout 30m -run '^(TestChaos|TestRestart|TestDuplicate)' ./internal/chaos/
 
-lint: ## gofmt, go vet, staticcheck and helm lint/template (pinned)
+lint: ## gofmt, go vet, staticcheck, helm lint/template and the OpenAPI linter (pinned)
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
@@ -50,6 +52,7 @@ lint: ## gofmt, go vet, staticcheck and helm lint/template (pinned)
 	  $(GO) run $(HELM) lint --strict --quiet $(CHART) -f $$values; \
 	  $(GO) run $(HELM) template hubctl $(CHART) -f $$values >/dev/null; \
 	done
+	npx --yes $(REDOCLY) lint --config internal/openapi/redocly.yaml internal/openapi/openapi.yaml
 
 release-check: ## goreleaser check of goreleaser.yaml (pinned; slow to build the first time)
 	$(GO) run $(GORELEASER) check

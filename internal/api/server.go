@@ -85,6 +85,7 @@ func New(opts Options) *Server {
 	s.handle("GET /healthz", http.HandlerFunc(s.healthz))
 	s.handle("GET /readyz", http.HandlerFunc(s.readyz))
 	s.handle("GET /version", http.HandlerFunc(s.version))
+	s.handle("GET /openapi.json", http.HandlerFunc(s.openAPIDocument))
 	if opts.Gatherer != nil {
 		s.handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
 	}

@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
+	"github.com/hubctl/hubctl/internal/cli/apicmd"
 	"github.com/hubctl/hubctl/internal/cli/bench"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	configcmd "github.com/hubctl/hubctl/internal/cli/config"
@@ -100,6 +101,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		kek.NewCmd(f),
 		top.NewCmd(f, nil),
 		bench.NewCmd(f, nil),
+		apicmd.NewCmd(f),
 		version.NewCmd(f),
 		man.NewCmd(f),
 	)
