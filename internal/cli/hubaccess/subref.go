@@ -39,12 +39,23 @@ func ResolveSubscription(ctx context.Context, h Hub, tenant, ref string) (string
 	}
 	switch len(ids) {
 	case 0:
-		return "", cmdutil.WithCode(cmdutil.ExitNotFound, fmt.Errorf("subscription %q not found in tenant %q (not an id, and no subscription has that name)", ref, tenant))
+		return "", cmdutil.WithCode(cmdutil.ExitNotFound, fmt.Errorf("subscription %q not found%s (not an id, and no subscription has that name)", ref, InTenant(tenant)))
 	case 1:
 		return ids[0], nil
 	default:
-		return "", cmdutil.UsageErrorf("%d subscriptions of tenant %q are named %q: give one of their ids: %s", len(ids), tenant, ref, strings.Join(ids, ", "))
+		return "", cmdutil.UsageErrorf("%d subscriptions%s are named %q: give one of their ids: %s", len(ids), InTenant(tenant), ref, strings.Join(ids, ", "))
 	}
+}
+
+// InTenant is ` in tenant "acme"` for a message about a tenant's
+// resources, or nothing when tenant is "": with a tenant API key the CLI
+// does not know its tenant's name, and `tenant ""` reads as a tenant with
+// an empty name.
+func InTenant(tenant string) string {
+	if tenant == "" {
+		return ""
+	}
+	return fmt.Sprintf(" in tenant %q", tenant)
 }
 
 // CallForSubscription is CallForTenant for a use case on one subscription,
@@ -58,4 +69,18 @@ func CallForSubscription[T any](ctx context.Context, f *cmdutil.Factory, ref str
 		}
 		return do(h, tenant, id)
 	})
+}
+
+// ResolveSubscriptionFlag is ResolveSubscription for a flag that names a
+// subscription (a filter such as --subscription): "" selects every
+// subscription and stays "", and a failure names the flag.
+func ResolveSubscriptionFlag(ctx context.Context, h Hub, tenant, flag, ref string) (string, error) {
+	if ref == "" {
+		return "", nil
+	}
+	id, err := ResolveSubscription(ctx, h, tenant, ref)
+	if err != nil {
+		return "", fmt.Errorf("--%s: %w", flag, err)
+	}
+	return id, nil
 }
