@@ -247,3 +247,29 @@ func CallForTenant[T any](ctx context.Context, f *cmdutil.Factory, do func(h Hub
 	})
 	return v, err
 }
+
+// ErrorCode is the hub's error code (docs/api.md, Errors) of err, the same
+// in both modes: the API answer's code, or that of the use case the direct
+// mode ran. "" when err carries none.
+func ErrorCode(err error) string {
+	var (
+		apiErr        *client.Error
+		invalid       *service.ValidationError
+		notFound      *service.NotFoundError
+		conflict      *service.ConflictError
+		unprocessable *service.UnprocessableError
+	)
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.Body.Code
+	case errors.As(err, &invalid):
+		return invalid.Code
+	case errors.As(err, &notFound):
+		return notFound.Code
+	case errors.As(err, &conflict):
+		return conflict.Code
+	case errors.As(err, &unprocessable):
+		return unprocessable.Code
+	}
+	return ""
+}

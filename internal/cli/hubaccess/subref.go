@@ -20,22 +20,9 @@ func ResolveSubscription(ctx context.Context, h Hub, tenant, ref string) (string
 	if _, err := uuid.Parse(ref); err == nil {
 		return ref, nil
 	}
-	var ids []string
-	p := service.ListParams{Limit: service.MaxPageLimit}
-	for {
-		page, err := h.ListSubscriptions(ctx, tenant, p)
-		if err != nil {
-			return "", err
-		}
-		for _, s := range page.Items {
-			if s.Name == ref {
-				ids = append(ids, s.ID)
-			}
-		}
-		if page.NextCursor == nil || *page.NextCursor == "" {
-			break
-		}
-		p.Cursor = *page.NextCursor
+	ids, err := SubscriptionsNamed(ctx, h, tenant, ref)
+	if err != nil {
+		return "", err
 	}
 	switch len(ids) {
 	case 0:
@@ -56,6 +43,28 @@ func InTenant(tenant string) string {
 		return ""
 	}
 	return fmt.Sprintf(" in tenant %q", tenant)
+}
+
+// SubscriptionsNamed lists the ids of the tenant's live subscriptions
+// named name, reading every page.
+func SubscriptionsNamed(ctx context.Context, h Hub, tenant, name string) ([]string, error) {
+	var ids []string
+	p := service.ListParams{Limit: service.MaxPageLimit}
+	for {
+		page, err := h.ListSubscriptions(ctx, tenant, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range page.Items {
+			if s.Name == name {
+				ids = append(ids, s.ID)
+			}
+		}
+		if page.NextCursor == nil || *page.NextCursor == "" {
+			return ids, nil
+		}
+		p.Cursor = *page.NextCursor
+	}
 }
 
 // CallForSubscription is CallForTenant for a use case on one subscription,
