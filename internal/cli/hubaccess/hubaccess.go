@@ -197,12 +197,24 @@ func Run(ctx context.Context, f *cmdutil.Factory, do func(Hub) error) error {
 	if err != nil {
 		return err
 	}
-	h, err := Open(ctx, f, target)
-	if err != nil {
+	return target.annotate(func() error {
+		h, err := Open(ctx, f, target)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		return do(h)
+	}())
+}
+
+// annotate names the stored context a failure happened in: the command
+// line names no hub then, and "unauthorized" or "connection refused"
+// alone leaves the user guessing which hub answered.
+func (t Target) annotate(err error) error {
+	if err == nil || t.Context == "" {
 		return err
 	}
-	defer h.Close()
-	return do(h)
+	return fmt.Errorf("%w (context %s)", err, t.Context)
 }
 
 // RunForTenant is Run for the commands that act on one tenant's resources:
@@ -216,16 +228,18 @@ func RunForTenant(ctx context.Context, f *cmdutil.Factory, do func(h Hub, tenant
 	if err := requireHub(f, target); err != nil {
 		return err
 	}
-	tenant, err := TenantScope(f, target)
-	if err != nil {
-		return err
-	}
-	h, err := Open(ctx, f, target)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	return do(h, tenant)
+	return target.annotate(func() error {
+		tenant, err := TenantScope(f, target)
+		if err != nil {
+			return err
+		}
+		h, err := Open(ctx, f, target)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		return do(h, tenant)
+	}())
 }
 
 // Call is Run for a use case that answers with one value.
