@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/client"
@@ -75,6 +76,7 @@ func ExitCode(err error) int {
 		cfgErr   *config.ValidationError
 		setupErr *config.SetupError
 		transErr *url.Error
+		noCtxErr *profile.UnknownContextError
 	)
 	switch {
 	case err == nil:
@@ -85,7 +87,7 @@ func ExitCode(err error) int {
 		return exitCodeForStatus(apiErr.StatusCode)
 	case errors.As(err, &cfgErr), errors.As(err, &setupErr):
 		return ExitUsage
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.As(err, &noCtxErr):
 		return ExitNotFound
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return ExitUnavailable

@@ -1,4 +1,4 @@
-// Package contextcmd implements `hubctl context list|use`: the stored hubs
+// Package contextcmd implements `hubctl context list|use|delete`: the stored hubs
 // that hubctl login and hubctl dev write.
 package contextcmd
 
@@ -24,9 +24,10 @@ written by hubctl login and hubctl dev. Commands use the current context
 when neither --server (HUBCTL_SERVER) nor a database is given;
 HUBCTL_CONTEXT picks another for one shell.`,
 		Example: `  hubctl context list
-  hubctl context use prod`,
+  hubctl context use prod
+  hubctl context delete old-staging`,
 	}
-	cmd.AddCommand(NewCmdList(f, nil), NewCmdUse(f, nil))
+	cmd.AddCommand(NewCmdList(f, nil), NewCmdUse(f, nil), NewCmdDelete(f, nil))
 	return cmd
 }
 
@@ -112,12 +113,54 @@ func useRun(_ context.Context, opts *UseOptions) error {
 		return err
 	}
 	if err := file.Use(opts.Name); err != nil {
-		return cmdutil.WithCode(cmdutil.ExitNotFound, err)
+		return err
 	}
 	if err := file.Save(path); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.Factory.IOStreams.ErrOut, "Context %q is now current\n", opts.Name)
+	return nil
+}
+
+// DeleteOptions is `hubctl context delete` parsed.
+type DeleteOptions struct {
+	Factory *cmdutil.Factory
+	Name    string
+}
+
+// NewCmdDelete returns `hubctl context delete`.
+func NewCmdDelete(f *cmdutil.Factory, runF func(*DeleteOptions) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Forget a stored context and its token",
+		Long: `Remove a stored context, its token with it. When it was the current one, no
+context is current until hubctl context use picks another. Exits 3 when no
+context has that name.`,
+		Example: `  hubctl context delete old-staging`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmdutil.Run(cmd.Context(), &DeleteOptions{Factory: f, Name: args[0]}, runF, deleteRun)
+		},
+	}
+}
+
+func deleteRun(_ context.Context, opts *DeleteOptions) error {
+	file, path, err := load(opts.Factory)
+	if err != nil {
+		return err
+	}
+	wasCurrent := file.Current == opts.Name
+	if err := file.Delete(opts.Name); err != nil {
+		return err
+	}
+	if err := file.Save(path); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("Context %q deleted", opts.Name)
+	if wasCurrent {
+		msg += "; no context is current now (hubctl context use NAME picks one)"
+	}
+	fmt.Fprintln(opts.Factory.IOStreams.ErrOut, msg)
 	return nil
 }
 

@@ -40,6 +40,9 @@ stands in for --tenant.`,
 	return cmd
 }
 
+// flagSubscription selects one subscription's dead letters, by id or name.
+const flagSubscription = "subscription"
+
 // filterFlags are the selection both subcommands share.
 type filterFlags struct {
 	subscription, reason, since, until string
@@ -47,7 +50,7 @@ type filterFlags struct {
 
 func (ff *filterFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&ff.subscription, "subscription", "", "only this subscription's dead letters")
+	fs.StringVar(&ff.subscription, flagSubscription, "", "only this subscription's dead letters (its id or name)")
 	fs.StringVar(&ff.reason, "reason", "", "only dead letters of this reason: "+strings.Join(hubapi.DeadReasons, ", "))
 	fs.StringVar(&ff.since, "since", "", "only dead letters that died at or after this time (RFC 3339)")
 	fs.StringVar(&ff.until, "until", "", "only dead letters that died before this time (RFC 3339)")

@@ -82,6 +82,21 @@ func TestDLQListAndReplayInBothModes(t *testing.T) {
 				t.Fatalf("list: %d %s %s", list.Code, list.Stdout, list.Stderr)
 			}
 
+			byName := clitest.Run(t, m.env, "dlq", "list", "--subscription", "hook", "-o", "json")
+			if byName.Code != 0 || json.Unmarshal([]byte(byName.Stdout), &page) != nil || len(page.Items) != n {
+				t.Errorf("list by subscription name: %d %s %s", byName.Code, byName.Stdout, byName.Stderr)
+			}
+			unknown := clitest.Run(t, m.env, "dlq", "replay", "--subscription", "nobody", "--yes")
+			if unknown.Code != cmdutil.ExitNotFound || !strings.Contains(unknown.Stderr, "--subscription") || !strings.Contains(unknown.Stderr, `"nobody" not found`) {
+				t.Errorf("replay of an unknown subscription name: %d %s", unknown.Code, unknown.Stderr)
+			}
+			for _, dryRun := range []string{"--dry-run=false", "--dry-run"} {
+				none := clitest.Run(t, m.env, "dlq", "replay", "--id", "0196a1c3-0a1b-7c2d-8e3f-405162738495", dryRun)
+				if none.Code != cmdutil.ExitNotFound || !strings.Contains(none.Stderr, "--id 0196a1c3-0a1b-7c2d-8e3f-405162738495") {
+					t.Errorf("replay %s of an id no dead letter has: %d %s %s", dryRun, none.Code, none.Stdout, none.Stderr)
+				}
+			}
+
 			dry := clitest.Run(t, m.env, "dlq", "replay", "--reason", "exhausted", "--dry-run", "-o", "json")
 			if dry.Code != 0 || result(t, dry.Stdout) != (hubapi.DeadLetterReplayResult{Matched: 3, Replayed: 0, DryRun: true}) {
 				t.Errorf("dry run: %d %s %s", dry.Code, dry.Stdout, dry.Stderr)
@@ -95,7 +110,7 @@ func TestDLQListAndReplayInBothModes(t *testing.T) {
 			if one.Code != 0 || result(t, one.Stdout) != (hubapi.DeadLetterReplayResult{Matched: 1, Replayed: 1, DryRun: false}) {
 				t.Errorf("replay by id: %d %s %s", one.Code, one.Stdout, one.Stderr)
 			}
-			rest := clitest.Run(t, m.env, "dlq", "replay", "--subscription", m.sub, "--yes", "-o", "json")
+			rest := clitest.Run(t, m.env, "dlq", "replay", "--subscription", "hook", "--yes", "-o", "json")
 			if rest.Code != 0 || result(t, rest.Stdout) != (hubapi.DeadLetterReplayResult{Matched: 2, Replayed: 2, DryRun: false}) {
 				t.Errorf("bulk replay: %d %s %s", rest.Code, rest.Stdout, rest.Stderr)
 			}

@@ -68,7 +68,12 @@ table prints the command for the next page on stderr.`, service.MaxPageLimit),
 func listRun(ctx context.Context, opts *ListOptions) error {
 	f := opts.Factory
 	page, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.DeadLetter], error) {
-		return h.ListDeadLetters(ctx, tenant, opts.Params)
+		p := opts.Params
+		var err error
+		if p.SubscriptionID, err = hubaccess.ResolveSubscriptionFlag(ctx, h, tenant, flagSubscription, p.SubscriptionID); err != nil {
+			return hubapi.Page[hubapi.DeadLetter]{}, err
+		}
+		return h.ListDeadLetters(ctx, tenant, p)
 	})
 	if err != nil {
 		return err

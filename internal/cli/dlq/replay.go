@@ -41,13 +41,14 @@ func NewCmdReplay(f *cmdutil.Factory, runF func(*ReplayOptions) error) *cobra.Co
 		dryRun, yes bool
 	)
 	cmd := &cobra.Command{
-		Use:   "replay [--id ID ...] [--subscription ID] [--reason R] [--since T] [--until T] [--dry-run] [--yes]",
+		Use:   "replay [--id ID ...] [--subscription ID|NAME] [--reason R] [--since T] [--until T] [--dry-run] [--yes]",
 		Short: "Send dead letters back for delivery with a fresh attempt budget",
 		Long: `Send the selected dead letters back to pending, due at once, with a fresh
 attempt budget. --id (repeatable) names dead letters; the filters select them
 by subscription, reason and time of death; given together, all must hold.
 Their attempt history stays, and new attempts number on after it. Replaying
-is idempotent: a dead letter already replayed is no longer dead.
+is idempotent: a dead letter already replayed is no longer dead. When the
+ids given with --id match no dead letter at all, the command exits 3.
 
 --dry-run only counts. A replay by filters counts first and, on a terminal,
 asks before replaying; a script must pass --yes, and without it the command
@@ -80,6 +81,9 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	var result hubapi.DeadLetterReplayResult
 	err := hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (err error) {
 		r.hub, r.tenant = h, tenant
+		if r.filter.SubscriptionID, err = hubaccess.ResolveSubscriptionFlag(ctx, h, tenant, flagSubscription, r.filter.SubscriptionID); err != nil {
+			return err
+		}
 		result, err = r.run(opts.DryRun, opts.Yes)
 		return err
 	})
@@ -105,8 +109,17 @@ type replayer struct {
 
 func (r *replayer) run(dryRun, yes bool) (hubapi.DeadLetterReplayResult, error) {
 	counted, err := r.count()
-	if err != nil || dryRun {
+	if err != nil {
 		return counted, err
+	}
+	if len(r.ids) > 0 && counted.Matched == 0 {
+		// Ids are named on purpose: a typo or one already replayed must not
+		// pass for a replay that found nothing to do.
+		return hubapi.DeadLetterReplayResult{}, cmdutil.WithCode(cmdutil.ExitNotFound,
+			fmt.Errorf("no dead letter%s matches %s: not dead letters of this tenant, already replayed, or outside the filters", hubaccess.InTenant(r.tenant), idsGiven(r.ids)))
+	}
+	if dryRun {
+		return counted, nil
 	}
 	if counted.Matched == 0 {
 		return hubapi.DeadLetterReplayResult{}, nil
@@ -125,6 +138,14 @@ func (r *replayer) run(dryRun, yes bool) (hubapi.DeadLetterReplayResult, error) 
 		}
 	}
 	return r.replay(ids)
+}
+
+// idsGiven names the --id values for a message, without a wall of them.
+func idsGiven(ids []string) string {
+	if len(ids) == 1 {
+		return "--id " + ids[0]
+	}
+	return fmt.Sprintf("any of the %d ids given with --id", len(ids))
 }
 
 // count is the dry run: how many dead letters the selection holds now.

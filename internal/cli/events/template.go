@@ -19,8 +19,11 @@ import (
 // produceInput is what `events produce` was asked for, flags as given and
 // the data already read.
 type produceInput struct {
-	Tenant        string
-	Type          string // the event key, <resourcetype>.<eventtype>
+	Tenant string
+	Type   string // the event key, <resourcetype>.<eventtype>
+	// TypeGivenAs is how the user gave Type, for its error: "--type"
+	// unless set (trigger takes the key as its argument).
+	TypeGivenAs   string
 	Topic         string // "" for the platform's topic of the event
 	Source        string
 	SchemaVersion string
@@ -69,7 +72,11 @@ func newTemplate(in produceInput, typePrefix string) (template, error) {
 	}
 	resourceType, eventType, ok := strings.Cut(in.Type, ".")
 	if !ok || !segmentPattern.MatchString(resourceType) || !segmentPattern.MatchString(eventType) {
-		return template{}, fmt.Errorf("invalid --type %q: want <resourcetype>.<eventtype>, each matching %s, e.g. transaction.posted", in.Type, segmentRule)
+		givenAs := in.TypeGivenAs
+		if givenAs == "" {
+			givenAs = "--type"
+		}
+		return template{}, fmt.Errorf("invalid %s %q: want <resourcetype>.<eventtype>, each matching %s, e.g. transaction.posted", givenAs, in.Type, segmentRule)
 	}
 	if !segmentPattern.MatchString(in.Source) {
 		return template{}, fmt.Errorf("invalid --source %q: the producing service's name must match %s, e.g. midaz", in.Source, segmentRule)

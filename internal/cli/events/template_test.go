@@ -90,6 +90,7 @@ func TestNewTemplateRejects(t *testing.T) {
 		{"type with three segments", func(in *produceInput) { in.Type = "midaz.transaction.posted" }, "--type"},
 		{"type in capitals", func(in *produceInput) { in.Type = "Transaction.Posted" }, "--type"},
 		{"type with empty segment", func(in *produceInput) { in.Type = "transaction." }, "--type"},
+		{"type given as an argument", func(in *produceInput) { in.Type, in.TypeGivenAs = "Transaction", "event key" }, `invalid event key "Transaction"`},
 		{"source with a slash", func(in *produceInput) { in.Source = "lerian/midaz" }, "--source"},
 		{"empty source", func(in *produceInput) { in.Source = "" }, "--source"},
 		{"schema version with letters", func(in *produceInput) { in.SchemaVersion = "v1" }, "--schema-version"},

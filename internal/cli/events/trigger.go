@@ -22,7 +22,7 @@ const genericSample = `{"id":"0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6d","status":"AC
 // NewCmdTrigger returns `hubctl events trigger`; a non-nil runF replaces
 // the real run. It is produce with the data chosen for the key.
 func NewCmdTrigger(f *cmdutil.Factory, runF func(*ProduceOptions) error) *cobra.Command {
-	in := produceInput{ContentType: "application/json", SchemaVersion: "1.0.0"}
+	in := produceInput{ContentType: "application/json", SchemaVersion: "1.0.0", TypeGivenAs: "event key"}
 	cmd := &cobra.Command{
 		Use:   "trigger EVENT-KEY --tenant T",
 		Short: "Publish a sample CloudEvent of a type to Kafka",

@@ -47,8 +47,9 @@ func TestTriggerUsageErrors(t *testing.T) {
 		{"events", "trigger", "Not A Key", "--tenant", "acme"},
 		{"events", "trigger", "--tenant", "acme"},
 	} {
-		if r := clitest.Run(t, map[string]string{"STREAMING_HUB_KAFKA_BROKERS": "127.0.0.1:1"}, args...); r.Code != cmdutil.ExitUsage {
-			t.Errorf("%v: exit %d (%s), want %d", args, r.Code, r.Stderr, cmdutil.ExitUsage)
+		r := clitest.Run(t, map[string]string{"STREAMING_HUB_KAFKA_BROKERS": "127.0.0.1:1"}, args...)
+		if r.Code != cmdutil.ExitUsage || strings.Contains(r.Stderr, "--type") {
+			t.Errorf("%v: exit %d (%s), want %d naming no --type, which trigger does not have", args, r.Code, r.Stderr, cmdutil.ExitUsage)
 		}
 	}
 }

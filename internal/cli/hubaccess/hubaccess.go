@@ -197,12 +197,24 @@ func Run(ctx context.Context, f *cmdutil.Factory, do func(Hub) error) error {
 	if err != nil {
 		return err
 	}
-	h, err := Open(ctx, f, target)
-	if err != nil {
+	return target.annotate(func() error {
+		h, err := Open(ctx, f, target)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		return do(h)
+	}())
+}
+
+// annotate names the stored context a failure happened in: the command
+// line names no hub then, and "unauthorized" or "connection refused"
+// alone leaves the user guessing which hub answered.
+func (t Target) annotate(err error) error {
+	if err == nil || t.Context == "" {
 		return err
 	}
-	defer h.Close()
-	return do(h)
+	return fmt.Errorf("%w (context %s)", err, t.Context)
 }
 
 // RunForTenant is Run for the commands that act on one tenant's resources:
@@ -216,16 +228,18 @@ func RunForTenant(ctx context.Context, f *cmdutil.Factory, do func(h Hub, tenant
 	if err := requireHub(f, target); err != nil {
 		return err
 	}
-	tenant, err := TenantScope(f, target)
-	if err != nil {
-		return err
-	}
-	h, err := Open(ctx, f, target)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	return do(h, tenant)
+	return target.annotate(func() error {
+		tenant, err := TenantScope(f, target)
+		if err != nil {
+			return err
+		}
+		h, err := Open(ctx, f, target)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		return do(h, tenant)
+	}())
 }
 
 // Call is Run for a use case that answers with one value.
@@ -246,4 +260,30 @@ func CallForTenant[T any](ctx context.Context, f *cmdutil.Factory, do func(h Hub
 		return err
 	})
 	return v, err
+}
+
+// ErrorCode is the hub's error code (docs/api.md, Errors) of err, the same
+// in both modes: the API answer's code, or that of the use case the direct
+// mode ran. "" when err carries none.
+func ErrorCode(err error) string {
+	var (
+		apiErr        *client.Error
+		invalid       *service.ValidationError
+		notFound      *service.NotFoundError
+		conflict      *service.ConflictError
+		unprocessable *service.UnprocessableError
+	)
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.Body.Code
+	case errors.As(err, &invalid):
+		return invalid.Code
+	case errors.As(err, &notFound):
+		return notFound.Code
+	case errors.As(err, &conflict):
+		return conflict.Code
+	case errors.As(err, &unprocessable):
+		return unprocessable.Code
+	}
+	return ""
 }

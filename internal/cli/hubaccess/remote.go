@@ -145,3 +145,19 @@ func (r *remote) ReadEvents(ctx context.Context, tenant, subscriptionID string, 
 	page, err := r.tenantClient(tenant).ReadEvents(ctx, subscriptionID, p.Limit, p.After)
 	return page, scopeError(tenant, err)
 }
+
+// Check makes one authenticated call to the target's hub, so a context is
+// stored only once its server answered and took its token. The admin
+// token without a tenant is told apart by the hub asking for one, which it
+// does only after accepting the token.
+func Check(ctx context.Context, target Target) error {
+	h, err := openRemote(target)
+	if err != nil {
+		return err
+	}
+	_, err = h.(*remote).tenantClient(target.Tenant).ListSubscriptions(ctx, client.ListOptions{Limit: 1})
+	if target.Tenant == "" && missingTenantHeader(err) {
+		return nil
+	}
+	return err
+}

@@ -20,30 +20,50 @@ func ResolveSubscription(ctx context.Context, h Hub, tenant, ref string) (string
 	if _, err := uuid.Parse(ref); err == nil {
 		return ref, nil
 	}
+	ids, err := SubscriptionsNamed(ctx, h, tenant, ref)
+	if err != nil {
+		return "", err
+	}
+	switch len(ids) {
+	case 0:
+		return "", cmdutil.WithCode(cmdutil.ExitNotFound, fmt.Errorf("subscription %q not found%s (not an id, and no subscription has that name)", ref, InTenant(tenant)))
+	case 1:
+		return ids[0], nil
+	default:
+		return "", cmdutil.UsageErrorf("%d subscriptions%s are named %q: give one of their ids: %s", len(ids), InTenant(tenant), ref, strings.Join(ids, ", "))
+	}
+}
+
+// InTenant is ` in tenant "acme"` for a message about a tenant's
+// resources, or nothing when tenant is "": with a tenant API key the CLI
+// does not know its tenant's name, and `tenant ""` reads as a tenant with
+// an empty name.
+func InTenant(tenant string) string {
+	if tenant == "" {
+		return ""
+	}
+	return fmt.Sprintf(" in tenant %q", tenant)
+}
+
+// SubscriptionsNamed lists the ids of the tenant's live subscriptions
+// named name, reading every page.
+func SubscriptionsNamed(ctx context.Context, h Hub, tenant, name string) ([]string, error) {
 	var ids []string
 	p := service.ListParams{Limit: service.MaxPageLimit}
 	for {
 		page, err := h.ListSubscriptions(ctx, tenant, p)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		for _, s := range page.Items {
-			if s.Name == ref {
+			if s.Name == name {
 				ids = append(ids, s.ID)
 			}
 		}
 		if page.NextCursor == nil || *page.NextCursor == "" {
-			break
+			return ids, nil
 		}
 		p.Cursor = *page.NextCursor
-	}
-	switch len(ids) {
-	case 0:
-		return "", cmdutil.WithCode(cmdutil.ExitNotFound, fmt.Errorf("subscription %q not found in tenant %q (not an id, and no subscription has that name)", ref, tenant))
-	case 1:
-		return ids[0], nil
-	default:
-		return "", cmdutil.UsageErrorf("%d subscriptions of tenant %q are named %q: give one of their ids: %s", len(ids), tenant, ref, strings.Join(ids, ", "))
 	}
 }
 
@@ -58,4 +78,18 @@ func CallForSubscription[T any](ctx context.Context, f *cmdutil.Factory, ref str
 		}
 		return do(h, tenant, id)
 	})
+}
+
+// ResolveSubscriptionFlag is ResolveSubscription for a flag that names a
+// subscription (a filter such as --subscription): "" selects every
+// subscription and stays "", and a failure names the flag.
+func ResolveSubscriptionFlag(ctx context.Context, h Hub, tenant, flag, ref string) (string, error) {
+	if ref == "" {
+		return "", nil
+	}
+	id, err := ResolveSubscription(ctx, h, tenant, ref)
+	if err != nil {
+		return "", fmt.Errorf("--%s: %w", flag, err)
+	}
+	return id, nil
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -28,7 +29,13 @@ type Options struct {
 	Server  string
 	Name    string
 	Tenant  string
+	// NoVerify stores the context without asking the hub first.
+	NoVerify bool
 }
+
+// verifyTimeout bounds the check of a new context: a hub that does not
+// answer in this long is as good as unreachable to the person waiting.
+const verifyTimeout = 15 * time.Second
 
 // NewCmd returns `hubctl login`; a non-nil runF replaces the real run.
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
@@ -49,7 +56,12 @@ configuration directory (~/.config/hubctl on Linux; HUBCTL_CONFIG_DIR moves
 it), readable by its owner only. hubctl context list shows them, hubctl
 context use switches, HUBCTL_CONTEXT picks one for a single shell.
 --server, HUBCTL_SERVER and a configured database still win over the
-context.`,
+context.
+
+Before storing anything, login makes one authenticated call to the hub: a
+server that does not answer exits 5, a token it refuses exits 4, an unknown
+--tenant exits 3, and nothing is stored. --no-verify skips the check (to
+store a hub that is not up yet).`,
 		Example: `  hubctl login --server https://hub.example.com
   echo "$HUB_KEY" | hubctl login --server https://hub.example.com --name prod
   hubctl login --server https://hub.example.com --name acme-admin --tenant acme < admin-token.txt`,
@@ -80,14 +92,24 @@ context.`,
 	cmd.Flags().StringVar(&opts.Server, hubaccess.FlagServer, "", "the hub's API address (required)")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "the context's name (default: the server's host name)")
 	cmd.Flags().StringVar(&opts.Tenant, hubaccess.FlagTenant, "", "tenant to act on with an admin token")
+	cmd.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "store the context without checking that the hub answers and takes the token")
 	return cmd
 }
 
-func run(_ context.Context, opts *Options) error {
+func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
 	token, err := readToken(f, opts.Server)
 	if err != nil {
 		return err
+	}
+	server := strings.TrimRight(opts.Server, "/")
+	if !opts.NoVerify {
+		checkCtx, cancel := context.WithTimeout(ctx, verifyTimeout)
+		err := hubaccess.Check(checkCtx, hubaccess.Target{Server: server, Token: token, Tenant: opts.Tenant})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("check %s: %w; nothing stored (--no-verify stores it unchecked)", server, err)
+		}
 	}
 	path, err := profile.Path(f.LookupEnv)
 	if err != nil {
@@ -97,7 +119,7 @@ func run(_ context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	file.Set(profile.Context{Name: opts.Name, Server: strings.TrimRight(opts.Server, "/"), Token: token, Tenant: opts.Tenant})
+	file.Set(profile.Context{Name: opts.Name, Server: server, Token: token, Tenant: opts.Tenant})
 	if err := file.Use(opts.Name); err != nil {
 		return err
 	}

@@ -63,12 +63,51 @@ func TestLoginThenCommandsNeedNoExport(t *testing.T) {
 		t.Errorf("context use of an unknown name: exit %d, want 3", r.Code)
 	}
 
-	// A second context that points nowhere, made current: commands follow it.
-	if r := clitest.RunWithStdin(t, fresh, "other-token\n", "login", "--server", "http://127.0.0.1:1", "--name", "dead"); r.Code != 0 {
+	if r := clitest.Run(t, clitest.With(fresh, map[string]string{profile.EnvContext: "nowhere"}), "subs", "list"); r.Code != cmdutil.ExitNotFound || !strings.Contains(r.Stderr, `"nowhere"`) {
+		t.Errorf("%s naming an unknown context: exit %d, %q; want 3", profile.EnvContext, r.Code, r.Stderr)
+	}
+
+	// Login checks the hub before storing anything.
+	before, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, refused := range []struct {
+		server, token string
+		want          int
+	}{
+		{"http://127.0.0.1:1", key.Key, cmdutil.ExitUnavailable},
+		{url, "hub_not-a-key-of-this-hub", cmdutil.ExitUnauthorized},
+	} {
+		r := clitest.RunWithStdin(t, fresh, refused.token+"\n", "login", "--server", refused.server, "--name", "refused")
+		if r.Code != refused.want || !strings.Contains(r.Stderr, "nothing stored") || strings.Contains(r.Stderr, refused.token) {
+			t.Errorf("login to %s: exit %d, %q; want %d, saying nothing was stored, without the token", refused.server, r.Code, r.Stderr, refused.want)
+		}
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, "config.yaml")); err != nil || string(after) != string(before) {
+		t.Errorf("a refused login changed the profiles (%v):\n%s", err, after)
+	}
+	// The admin token is accepted without a tenant: it acts on tenants.
+	if r := clitest.RunWithStdin(t, fresh, clitest.AdminToken+"\n", "login", "--server", url, "--name", "admin"); r.Code != 0 {
+		t.Errorf("login with the admin token: exit %d: %s", r.Code, r.Stderr)
+	}
+
+	// A second context that points nowhere, stored unchecked and made
+	// current: commands follow it, and their errors name it.
+	if r := clitest.RunWithStdin(t, fresh, "other-token\n", "login", "--server", "http://127.0.0.1:1", "--name", "dead", "--no-verify"); r.Code != 0 {
 		t.Fatalf("second login: %s", r.Stderr)
 	}
-	if r := clitest.Run(t, fresh, "subs", "list"); r.Code != cmdutil.ExitUnavailable {
-		t.Errorf("subs list on the dead context: exit %d, want 5", r.Code)
+	if r := clitest.Run(t, fresh, "subs", "list"); r.Code != cmdutil.ExitUnavailable || !strings.Contains(r.Stderr, "(context dead)") {
+		t.Errorf("subs list on the dead context: exit %d, %q; want 5 naming the context", r.Code, r.Stderr)
+	}
+	if r := clitest.Run(t, fresh, "context", "delete", "dead"); r.Code != 0 || !strings.Contains(r.Stderr, "no context is current") {
+		t.Errorf("context delete of the current one: exit %d, %q", r.Code, r.Stderr)
+	}
+	if r := clitest.Run(t, fresh, "context", "delete", "dead"); r.Code != cmdutil.ExitNotFound {
+		t.Errorf("context delete of a deleted one: exit %d, want 3", r.Code)
+	}
+	if r := clitest.Run(t, fresh, "subs", "list"); r.Code != cmdutil.ExitUsage || !strings.Contains(r.Stderr, "no hub configured") {
+		t.Errorf("with no current context: exit %d, %q; want 2 and no hub configured", r.Code, r.Stderr)
 	}
 	if r := clitest.Run(t, fresh, "context", "use", "local"); r.Code != 0 {
 		t.Fatalf("context use local: %s", r.Stderr)

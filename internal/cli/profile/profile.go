@@ -145,16 +145,41 @@ func (f *File) Use(name string) error {
 	return nil
 }
 
+// Delete removes the context named name; when it was current, none is.
+func (f *File) Delete(name string) error {
+	i := slices.IndexFunc(f.Contexts, func(x Context) bool { return x.Name == name })
+	if i < 0 {
+		return f.unknown(name)
+	}
+	f.Contexts = slices.Delete(f.Contexts, i, i+1)
+	if f.Current == name {
+		f.Current = ""
+	}
+	return nil
+}
+
+// UnknownContextError says no context of that name is stored; commands
+// exit 3 (not found) for it however the name was given.
+type UnknownContextError struct {
+	Name string
+	// Known are the names that are stored.
+	Known []string
+}
+
+func (e *UnknownContextError) Error() string {
+	if len(e.Known) == 0 {
+		return fmt.Sprintf("no context %q: there are none yet (hubctl login --server URL makes one)", e.Name)
+	}
+	return fmt.Sprintf("no context %q: the contexts are %s", e.Name, strings.Join(e.Known, ", "))
+}
+
 // unknown says a context does not exist and which do.
 func (f *File) unknown(name string) error {
-	if len(f.Contexts) == 0 {
-		return fmt.Errorf("no context %q: there are none yet (hubctl login --server URL makes one)", name)
-	}
-	names := make([]string, len(f.Contexts))
+	known := make([]string, len(f.Contexts))
 	for i, c := range f.Contexts {
-		names[i] = c.Name
+		known[i] = c.Name
 	}
-	return fmt.Errorf("no context %q: the contexts are %s", name, strings.Join(names, ", "))
+	return &UnknownContextError{Name: name, Known: known}
 }
 
 // Active is the context commands use: the one $HUBCTL_CONTEXT names, else

@@ -57,10 +57,10 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		giveUpAfter time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "pull SUBSCRIPTION_ID [--follow] [--limit N] [--after SEQ]",
+		Use:   "pull SUBSCRIPTION [--follow] [--limit N] [--after SEQ]",
 		Short: "Read a pull subscription's events",
-		Long: fmt.Sprintf(`Read a pull subscription's events in seq order, --limit per page (1-%d),
-page after page until a short page says the subscription is caught up. With
+		Long: fmt.Sprintf(`Read a pull subscription's events, named by its id or its name, in seq
+order, --limit per page (1-%d), page after page until a short page says the subscription is caught up. With
 --follow, keep polling for new events (waiting longer while none come, and
 as long as the hub asks on 429 and 503) until interrupted; Ctrl-C ends it
 with exit status 0.
@@ -90,8 +90,8 @@ is printed is read, so nothing beyond it is acked. While it retries, the
 command says why on stderr; a follow that has not reached the hub once
 within --give-up-after exits 5.
 
-Exits 3 when the tenant has no subscription with that id, 1 when it is a
-push subscription, 5 when the hub or the database cannot be reached.`, service.MaxPageLimit),
+Exits 3 when the tenant has no subscription with that id or name, 1 when it
+is a push subscription, 5 when the hub or the database cannot be reached.`, service.MaxPageLimit),
 		Example: `  hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
   hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --follow -o jsonl | jq .payload
   hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --after 0 --limit 1000 -o table`,
@@ -137,8 +137,18 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
 	err := hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
+		var id string
 		stream := client.NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
-			page, err := h.ReadEvents(ctx, tenant, opts.ID, service.PullParams{Limit: limit, After: after})
+			// The name is looked up on the first read, so a follower of a
+			// hub that is starting waits for it as it does for the read.
+			if id == "" {
+				resolved, err := hubaccess.ResolveSubscription(ctx, h, tenant, opts.ID)
+				if err != nil {
+					return hubapi.PullPage{}, err
+				}
+				id = resolved
+			}
+			page, err := h.ReadEvents(ctx, tenant, id, service.PullParams{Limit: limit, After: after})
 			if err == nil && page.EventsExpired {
 				// The events skipped are gone; the one line says so, on
 				// stderr so that the stream itself stays events only.

@@ -117,6 +117,7 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 		wantStdout []string
 		wantLines  int
 		wantExact  *string
+		wantStderr string
 	}{
 		{args: []string{"pull", "{feed}", "-o", "jsonl"}, wantLines: 3, wantStdout: []string{
 			`{"seq":1,"ceId":"0190b6a2-7c1e-7d3a-9f00-000000000001","type":"transaction.posted","ceType":"studio.lerian.midaz.transaction.posted",` +
@@ -138,6 +139,10 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 		{args: []string{"pull", unknownID}, wantCode: cmdutil.ExitNotFound},
 		{args: []string{"pull", "not-a-uuid"}, wantCode: cmdutil.ExitNotFound},
 		{args: []string{"pull", hookID}, wantCode: cmdutil.ExitFailure},
+		// A name is as good as the id: the webhook's says what it is.
+		{args: []string{"pull", "hook"}, wantCode: cmdutil.ExitFailure, wantStderr: "is not a pull subscription"},
+		{args: []string{"pull", "feed", "--after", "0", "--limit", "1", "--jq", ".seq"}, wantExact: new("1\n")},
+		{args: []string{"pull", "nobody"}, wantCode: cmdutil.ExitNotFound, wantStderr: `subscription "nobody" not found`},
 		{args: []string{"pull", "{feed}", "--limit", "0"}, wantCode: cmdutil.ExitUsage},
 		{args: []string{"pull", "{feed}", "--limit", "1001"}, wantCode: cmdutil.ExitUsage},
 		{args: []string{"pull", "{feed}", "--after", "-1"}, wantCode: cmdutil.ExitUsage},
@@ -168,6 +173,9 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 			}
 			if s.wantExact != nil && r.Stdout != *s.wantExact {
 				t.Errorf("%s: %v: printed %q, want %q", m.name, s.args, r.Stdout, *s.wantExact)
+			}
+			if !strings.Contains(r.Stderr, s.wantStderr) || strings.Contains(r.Stderr, `tenant ""`) {
+				t.Errorf("%s: %v: stderr %q, want it to say %q and name no empty tenant", m.name, s.args, r.Stderr, s.wantStderr)
 			}
 			for _, fragment := range s.wantStdout {
 				if !strings.Contains(r.Stdout, fragment) {

@@ -18,7 +18,7 @@ func TestSubscriptionsAddressedByName(t *testing.T) {
 	}
 	create := func(name string) string {
 		t.Helper()
-		r := clitest.Run(t, env, "subs", "create", "--name", name, "--type", "pull", "-o", "json")
+		r := clitest.Run(t, env, "subs", "create", "--name", name, "--type", "pull", "--allow-duplicate-name", "-o", "json")
 		var sub struct{ ID string }
 		if err := json.Unmarshal([]byte(r.Stdout), &sub); r.Code != 0 || err != nil {
 			t.Fatalf("create %s: exit %d: %s", name, r.Code, r.Stderr)
@@ -52,5 +52,34 @@ func TestSubscriptionsAddressedByName(t *testing.T) {
 	}
 	if r := clitest.Run(t, env, "subs", "get", solo); r.Code != cmdutil.ExitNotFound {
 		t.Errorf("get after delete by name: exit %d, want %d", r.Code, cmdutil.ExitNotFound)
+	}
+}
+
+func TestCreateRefusesANameAnotherSubscriptionHas(t *testing.T) {
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			first := idOf(t, mustRun(t, m.env, "", "subs", "create", "--name", "feed", "--type", "pull", "-o", "json"))
+			r := clitest.Run(t, m.env, "subs", "create", "--name", "feed", "--type", "pull", "-o", "json")
+			if r.Code != cmdutil.ExitFailure || r.Stdout != "" || !strings.Contains(r.Stderr, first) ||
+				!strings.Contains(r.Stderr, "--allow-duplicate-name") || strings.Contains(r.Stderr, `tenant ""`) {
+				t.Errorf("second create of the name: exit %d, stdout %q, stderr %q; want %d naming %s and the flag", r.Code, r.Stdout, r.Stderr, cmdutil.ExitFailure, first)
+			}
+			r = clitest.RunWithStdin(t, m.env, `{"name": "feed", "sink": {"type": "pull"}}`, "subs", "create", "--from-file", "-")
+			if r.Code != cmdutil.ExitFailure {
+				t.Errorf("second create of the name from a file: exit %d, stderr %q", r.Code, r.Stderr)
+			}
+			if got := clitest.Run(t, m.env, "subs", "get", "feed", "-o", "json"); got.Code != 0 || !strings.Contains(got.Stdout, first) {
+				t.Errorf("the refused creates made the name ambiguous: exit %d, %s", got.Code, got.Stderr)
+			}
+
+			second := idOf(t, mustRun(t, m.env, "", "subs", "create", "--name", "feed", "--type", "pull", "--allow-duplicate-name", "-o", "json"))
+			if second == first {
+				t.Fatalf("--allow-duplicate-name returned the first subscription")
+			}
+			// A deleted subscription's name is free again.
+			mustRun(t, m.env, "", "subs", "delete", first, "--yes")
+			mustRun(t, m.env, "", "subs", "delete", second, "--yes")
+			mustRun(t, m.env, "", "subs", "create", "--name", "feed", "--type", "pull", "-o", "json")
+		})
 	}
 }

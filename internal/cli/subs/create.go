@@ -2,6 +2,8 @@ package subs
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +19,9 @@ type CreateOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
 	Body    hubapi.SubscriptionCreate
+	// AllowDuplicateName creates the subscription even when another live
+	// one of the tenant has its name.
+	AllowDuplicateName bool
 }
 
 // NewCmdCreate returns `hubctl subs create`; a non-nil runF replaces the
@@ -24,6 +29,7 @@ type CreateOptions struct {
 func NewCmdCreate(f *cmdutil.Factory, runF func(*CreateOptions) error) *cobra.Command {
 	var format string
 	var spec specFlags
+	var allowDuplicateName bool
 	cmd := &cobra.Command{
 		Use:   "create --name NAME --type TYPE [--url URL] [flags]",
 		Short: "Create a subscription and verify its destination",
@@ -33,7 +39,13 @@ command: fix the destination and run hubctl subs verify).
 
 A webhook's signing secret is printed once, here: store it now. --from-file
 takes the whole request body of POST /v1/subscriptions instead of the field
-flags, for sinks with more settings than a URL.`,
+flags, for sinks with more settings than a URL.
+
+Names are how people address subscriptions (hubctl subs get orders), so a
+name another live subscription of the tenant already has is refused (exit
+1): from then on the name would be ambiguous everywhere. Pass
+--allow-duplicate-name to create it anyway. The check is the CLI's; the API
+accepts duplicate names.`,
 		Example: `  hubctl subs create --name orders --type webhook --url https://acme.example/hooks \
     --event-types transaction.posted,account.* --retry-schedule 0s,5s,1m,10m
   hubctl subs create --name orders --type webhook --url https://acme.example/hooks --signature-scheme standard-webhooks
@@ -62,10 +74,12 @@ flags, for sinks with more settings than a URL.`,
 			if err != nil {
 				return err
 			}
-			return cmdutil.Run(cmd.Context(), &CreateOptions{Factory: f, Format: fm, Body: in}, runF, createRun)
+			opts := &CreateOptions{Factory: f, Format: fm, Body: in, AllowDuplicateName: allowDuplicateName}
+			return cmdutil.Run(cmd.Context(), opts, runF, createRun)
 		},
 	}
 	cmdutil.AddOutputFlag(cmd, &format)
+	cmd.Flags().BoolVar(&allowDuplicateName, "allow-duplicate-name", false, "create the subscription even if another one of the tenant has its name")
 	spec.register(cmd.Flags(), false)
 	return cmd
 }
@@ -73,6 +87,11 @@ flags, for sinks with more settings than a URL.`,
 func createRun(ctx context.Context, opts *CreateOptions) error {
 	f := opts.Factory
 	created, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.CreatedSubscription, error) {
+		if !opts.AllowDuplicateName {
+			if err := refuseTakenName(ctx, h, tenant, opts.Body.Name); err != nil {
+				return hubapi.CreatedSubscription{}, err
+			}
+		}
 		return h.CreateSubscription(ctx, tenant, opts.Body)
 	})
 	if err != nil {
@@ -96,4 +115,20 @@ func createRequest(cmd *cobra.Command, f *cmdutil.Factory, spec *specFlags) (hub
 	}
 	var in hubapi.SubscriptionCreate
 	return in, readFile(f, spec.fromFile, &in)
+}
+
+// refuseTakenName refuses a name another live subscription of the tenant
+// has. Two creates at once may both pass; the guard is for people, who
+// would otherwise find out only when the name stops resolving.
+func refuseTakenName(ctx context.Context, h hubaccess.Hub, tenant, name string) error {
+	if name == "" {
+		return nil // the hub says a name is required
+	}
+	ids, err := hubaccess.SubscriptionsNamed(ctx, h, tenant, name)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	return cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf(
+		"a subscription%s is already named %q (%s): pick another name, or pass --allow-duplicate-name to create a second one (the name then no longer picks one subscription)",
+		hubaccess.InTenant(tenant), name, strings.Join(ids, ", ")))
 }

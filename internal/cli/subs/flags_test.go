@@ -49,6 +49,11 @@ func TestCreateBuildsTheBodyWithoutAHub(t *testing.T) {
 		{name: "an argument", args: []string{"orders"}, wantErr: "unknown command"},
 		{name: "an empty name", args: []string{"--name", "", "--type", "pull"}, wantErr: "--name must not be empty"},
 		{name: "a blank name", args: []string{"--name", "  ", "--type", "pull"}, wantErr: "--name must not be empty"},
+		// Sinks whose settings no flag gives point to --from-file, with a start.
+		{name: "sqs by flags", args: []string{"--name", "q", "--type", "sqs"}, wantErr: `--from-file - <<'EOF'`},
+		{name: "sqs by flags, its example", args: []string{"--name", "q", "--type", "sqs"}, wantErr: `"queue_url"`},
+		{name: "rabbitmq by flags", args: []string{"--name", "q", "--type", "rabbitmq", "--url", "amqp://x"}, wantErr: `"exchange"`},
+		{name: "eventbridge by flags", args: []string{"--name", "q", "--type", "eventbridge"}, wantErr: `"event_bus"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, stdin, _, _ := cmdtest.Factory(nil)

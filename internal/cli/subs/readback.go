@@ -63,72 +63,87 @@ func jsonFieldNames(t reflect.Type) []string {
 	return names
 }
 
+// updateDocument is a --from-file document of an update: the body to send
+// and the subscription the document names itself, if it does.
+type updateDocument struct {
+	Body hubapi.SubscriptionUpdate
+	// ID is the document's own id ("" when it has none): a read sent back
+	// has one, a PATCH body need not.
+	ID     string
+	source string
+}
+
 // readUpdateFile reads the --from-file body of an update ("-" meaning
 // standard input): a PATCH body, or a whole subscription as get -o json
 // prints it.
-func readUpdateFile(f *cmdutil.Factory, path, id string) (hubapi.SubscriptionUpdate, error) {
+func readUpdateFile(f *cmdutil.Factory, path string) (updateDocument, error) {
 	if path == "-" {
-		return decodeUpdate(f.IOStreams.In, "standard input", id)
+		return decodeUpdate(f.IOStreams.In, "standard input")
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return hubapi.SubscriptionUpdate{}, cmdutil.UsageErrorf("--%s: %v", flagFromFile, err)
+		return updateDocument{}, cmdutil.UsageErrorf("--%s: %v", flagFromFile, err)
 	}
 	defer file.Close()
-	return decodeUpdate(file, path, id)
+	return decodeUpdate(file, path)
 }
 
-// decodeUpdate turns a document into the update of subscription id. The
-// fields only the hub sets are dropped, so that what a read shows can be
-// edited and sent back; what remains is decoded as strictly as any body,
-// so a misspelt field still stops the update. The document's own id, when
-// it has one, must be id: applying another subscription's settings, its
-// sink among them, because a file was mixed up is worse than refusing.
-func decodeUpdate(r io.Reader, source, id string) (hubapi.SubscriptionUpdate, error) {
+// decodeUpdate turns a document into an update. The fields only the hub
+// sets are dropped, so that what a read shows can be edited and sent back;
+// what remains is decoded as strictly as any body, so a misspelt field
+// still stops the update. The document's id is kept aside for checkFor.
+func decodeUpdate(r io.Reader, source string) (updateDocument, error) {
 	raw, err := io.ReadAll(r)
 	if err != nil {
-		return hubapi.SubscriptionUpdate{}, fmt.Errorf("read %s: %w", source, err)
+		return updateDocument{}, fmt.Errorf("read %s: %w", source, err)
 	}
 	var fields map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&fields); err != nil {
-		return hubapi.SubscriptionUpdate{}, cmdutil.UsageErrorf("invalid %s: %v", source, err)
+		return updateDocument{}, cmdutil.UsageErrorf("invalid %s: %v", source, err)
 	}
 	if fields == nil {
-		return hubapi.SubscriptionUpdate{}, cmdutil.UsageErrorf("invalid %s: the body must be a JSON object", source)
+		return updateDocument{}, cmdutil.UsageErrorf("invalid %s: the body must be a JSON object", source)
 	}
 	if dec.More() {
-		return hubapi.SubscriptionUpdate{}, cmdutil.UsageErrorf("invalid %s: unexpected data after the JSON object", source)
+		return updateDocument{}, cmdutil.UsageErrorf("invalid %s: unexpected data after the JSON object", source)
 	}
-	if err := checkDocumentID(fields, source, id); err != nil {
-		return hubapi.SubscriptionUpdate{}, err
+	doc := updateDocument{source: source}
+	if doc.ID, err = documentID(fields, source); err != nil {
+		return updateDocument{}, err
 	}
 	for _, name := range readOnlyFields {
 		delete(fields, name)
 	}
 	writable, err := json.Marshal(fields)
 	if err != nil {
-		return hubapi.SubscriptionUpdate{}, cmdutil.UsageErrorf("invalid %s: %v", source, err)
+		return updateDocument{}, cmdutil.UsageErrorf("invalid %s: %v", source, err)
 	}
-	var in hubapi.SubscriptionUpdate
-	return in, decodeBody(bytes.NewReader(writable), source, &in)
+	return doc, decodeBody(bytes.NewReader(writable), source, &doc.Body)
 }
 
-// checkDocumentID refuses a document that names a subscription other than
-// id. UUIDs are compared without regard to case, as the hub parses them.
-func checkDocumentID(fields map[string]json.RawMessage, source, id string) error {
+// documentID is the document's id field, "" when it has none.
+func documentID(fields map[string]json.RawMessage, source string) (string, error) {
 	raw, present := fields["id"]
 	if !present {
-		return nil
+		return "", nil
 	}
 	var value any
 	_ = json.Unmarshal(raw, &value) // raw is valid JSON: the document decoded
-	documentID, isString := value.(string)
+	id, isString := value.(string)
 	if !isString {
-		return cmdutil.UsageErrorf("invalid %s: id must be a string", source)
+		return "", cmdutil.UsageErrorf("invalid %s: id must be a string", source)
 	}
-	if !strings.EqualFold(documentID, id) {
-		return cmdutil.UsageErrorf("%s is subscription %s, not %s: refusing to apply one subscription's settings to another (remove id from the file to apply them anyway)", source, documentID, id)
+	return id, nil
+}
+
+// checkFor refuses a document that names a subscription other than id:
+// applying another subscription's settings, its sink among them, because
+// a file was mixed up is worse than refusing. UUIDs are compared without
+// regard to case, as the hub parses them.
+func (d updateDocument) checkFor(id string) error {
+	if d.ID == "" || strings.EqualFold(d.ID, id) {
+		return nil
 	}
-	return nil
+	return cmdutil.UsageErrorf("%s is subscription %s, not %s: refusing to apply one subscription's settings to another (remove id from the file to apply them anyway)", d.source, d.ID, id)
 }

@@ -22,7 +22,11 @@ func FuzzDecodeUpdate(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		if _, err := decodeUpdate(bytes.NewReader(doc), "test.json", id); err != nil {
+		decoded, err := decodeUpdate(bytes.NewReader(doc), "test.json")
+		if err == nil {
+			err = decoded.checkFor(id)
+		}
+		if err != nil {
 			return
 		}
 		var fields map[string]json.RawMessage

@@ -121,7 +121,11 @@ func TestDecodeUpdate(t *testing.T) {
 		{name: "two objects", document: `{"name": "a"} {"name": "b"}`, wantErr: "unexpected data after the JSON object"},
 	}
 	for _, c := range cases {
-		in, err := decodeUpdate(strings.NewReader(c.document), "doc.json", id)
+		doc, err := decodeUpdate(strings.NewReader(c.document), "doc.json")
+		if err == nil {
+			err = doc.checkFor(id)
+		}
+		in := doc.Body
 		if c.wantErr != "" {
 			var exit *cmdutil.ExitError
 			if !errors.As(err, &exit) || exit.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), c.wantErr) {

@@ -2,6 +2,7 @@ package subs
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -90,6 +92,10 @@ func recoverRun(ctx context.Context, opts *RecoverOptions) error {
 		return h.Recover(ctx, tenant, id, in, bar.Set)
 	})
 	bar.Done()
+	if hubaccess.ErrorCode(err) == service.CodeSubscriptionDisabled {
+		// The hub's message names its API field, dry_run; here it is a flag.
+		return cmdutil.WithCode(cmdutil.ExitCode(err), fmt.Errorf("subscription %s is disabled: enable it first (hubctl subs enable %s), or pass --dry-run to only count", opts.Ref, opts.Ref))
+	}
 	if err != nil {
 		return err
 	}

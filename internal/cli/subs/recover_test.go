@@ -41,16 +41,22 @@ func TestRecoverBehavesTheSameInEveryMode(t *testing.T) {
 		args       []string
 		wantCode   int
 		wantStdout string
+		wantStderr string
 	}{
-		{[]string{"subs", "recover", "orders", "--since", "1h", "--dry-run", "-o", "json"}, 0, `"matched": 3,`},
-		{[]string{"subs", "recover", "orders", "--since", "2m30s", "--dry-run", "-o", "json"}, 0, `"matched": 2,`},
-		{[]string{"subs", "recover", "orders", "--since", "1h", "-o", "json"}, 0, `"queued": 3,`},
-		{[]string{"subs", "recover", "orders", "--since", "1h", "-o", "table"}, 0, "3        0       false"},
-		{[]string{"subs", "recover", "feed", "--since", "1h"}, cmdutil.ExitFailure, ""},
-		{[]string{"subs", "recover", "nobody", "--since", "1h"}, cmdutil.ExitNotFound, ""},
-		{[]string{"subs", "recover", "orders"}, cmdutil.ExitUsage, ""},
-		{[]string{"subs", "recover", "orders", "--since", "yesterday"}, cmdutil.ExitUsage, ""},
-		{[]string{"subs", "recover", "orders", "--since", "1h", "--until", "2h"}, cmdutil.ExitUsage, ""},
+		{[]string{"subs", "recover", "orders", "--since", "1h", "--dry-run", "-o", "json"}, 0, `"matched": 3,`, ""},
+		{[]string{"subs", "recover", "orders", "--since", "2m30s", "--dry-run", "-o", "json"}, 0, `"matched": 2,`, ""},
+		{[]string{"subs", "recover", "orders", "--since", "1h", "-o", "json"}, 0, `"queued": 3,`, ""},
+		{[]string{"subs", "recover", "orders", "--since", "1h", "-o", "table"}, 0, "3        0       false", ""},
+		{[]string{"subs", "disable", "orders"}, 0, "", ""},
+		// The way out is named as a flag, not as the API's field.
+		{[]string{"subs", "recover", "orders", "--since", "1h"}, cmdutil.ExitFailure, "", "pass --dry-run"},
+		{[]string{"subs", "recover", "orders", "--since", "1h", "--dry-run", "-o", "json"}, 0, `"matched": 3,`, ""},
+		{[]string{"subs", "enable", "orders"}, 0, "", ""},
+		{[]string{"subs", "recover", "feed", "--since", "1h"}, cmdutil.ExitFailure, "", ""},
+		{[]string{"subs", "recover", "nobody", "--since", "1h"}, cmdutil.ExitNotFound, "", ""},
+		{[]string{"subs", "recover", "orders"}, cmdutil.ExitUsage, "", ""},
+		{[]string{"subs", "recover", "orders", "--since", "yesterday"}, cmdutil.ExitUsage, "", ""},
+		{[]string{"subs", "recover", "orders", "--since", "1h", "--until", "2h"}, cmdutil.ExitUsage, "", ""},
 	}
 	for _, m := range modes(t) {
 		for _, create := range [][]string{
@@ -64,7 +70,7 @@ func TestRecoverBehavesTheSameInEveryMode(t *testing.T) {
 		seedMissed(t, m.dsn, 3)
 		for _, s := range steps {
 			r := clitest.Run(t, m.env, s.args...)
-			if r.Code != s.wantCode || !strings.Contains(r.Stdout, s.wantStdout) {
+			if r.Code != s.wantCode || !strings.Contains(r.Stdout, s.wantStdout) || !strings.Contains(r.Stderr, s.wantStderr) || strings.Contains(r.Stderr, "dry_run") {
 				t.Errorf("%s: %v: exit %d, stdout %q, want exit %d with %q (stderr %q)", m.name, s.args, r.Code, r.Stdout, s.wantCode, s.wantStdout, r.Stderr)
 			}
 		}

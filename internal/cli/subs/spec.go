@@ -131,6 +131,16 @@ func sinkObject(sinkType, url string) json.RawMessage {
 	return raw
 }
 
+// fileOnlySinks are the sink types whose settings (queues, regions,
+// credentials) have no flags, each with a sink object to start from:
+// --type and --url alone would make the hub ask for fields no flag sets.
+var fileOnlySinks = map[string]string{
+	"sqs": `{"type": "sqs", "queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/orders",
+            "region": "us-east-1", "access_key_id": "AKIA...", "secret_access_key": "..."}`,
+	"rabbitmq":    `{"type": "rabbitmq", "url": "amqps://user:pass@mq.example.com/vhost", "exchange": "events"}`,
+	"eventbridge": `{"type": "eventbridge", "event_bus": "orders", "region": "us-east-1", "access_key_id": "AKIA...", "secret_access_key": "..."}`,
+}
+
 // createBody is the SubscriptionCreate of the flags. Fields whose flags
 // were not given are left to the hub's defaults.
 func (s *specFlags) createBody(changed func(string) bool) (hubapi.SubscriptionCreate, error) {
@@ -145,6 +155,11 @@ func (s *specFlags) createBody(changed func(string) bool) (hubapi.SubscriptionCr
 		if strings.TrimSpace(value) == "" {
 			return hubapi.SubscriptionCreate{}, cmdutil.UsageErrorf("--%s must not be empty", flag)
 		}
+	}
+	if example, needsFile := fileOnlySinks[s.sinkType]; needsFile {
+		return hubapi.SubscriptionCreate{}, cmdutil.UsageErrorf("--%s %s needs sink settings no flag gives: pass the whole subscription with --%s instead, e.g.\n"+
+			"  hubctl subs create --%s - <<'EOF'\n  {\"name\": %q, \"event_types\": [\"transaction.*\"],\n   \"sink\": %s}\n  EOF",
+			flagType, s.sinkType, flagFromFile, flagFromFile, s.name, example)
 	}
 	in := hubapi.SubscriptionCreate{
 		Name:            s.name,

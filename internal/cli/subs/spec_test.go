@@ -3,6 +3,7 @@ package subs
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -79,5 +80,29 @@ func TestCreateBodyLeavesDefaultsToTheHub(t *testing.T) {
 	s, changed = parse(t, false, "--name", "feed")
 	if _, err := s.createBody(changed); err == nil {
 		t.Error("create without --type was accepted")
+	}
+}
+
+// TestFileOnlySinkExamplesAreBodiesTheAPITakes keeps the examples the
+// refusal prints usable as they are: a create body whose sink has its type.
+func TestFileOnlySinkExamplesAreBodiesTheAPITakes(t *testing.T) {
+	for sinkType := range fileOnlySinks {
+		s, changed := parse(t, false, "--name", "orders", "--type", sinkType)
+		_, err := s.createBody(changed)
+		if err == nil {
+			t.Fatalf("%s: accepted without --from-file", sinkType)
+		}
+		msg := err.Error()
+		start, end := strings.Index(msg, "<<'EOF'\n"), strings.LastIndex(msg, "\n  EOF")
+		if start < 0 || end < start {
+			t.Fatalf("%s: no here-document in %q", sinkType, msg)
+		}
+		var body struct {
+			Name string
+			Sink struct{ Type string }
+		}
+		if err := json.Unmarshal([]byte(msg[start+len("<<'EOF'\n"):end]), &body); err != nil || body.Name != "orders" || body.Sink.Type != sinkType {
+			t.Errorf("%s: the example does not decode to its create body (%v):\n%s", sinkType, err, msg)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package subs
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/filter"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // maxEventFileBytes bounds --event: the hub's largest event, plus the
@@ -26,14 +29,17 @@ type TestFilterOptions struct {
 	Factory *cmdutil.Factory
 	Filter  string
 	Event   filter.Event
+	// EventID, when set, names a stored event to test against instead of
+	// Event: it is read from the hub at run time.
+	EventID string
 }
 
 // NewCmdTestFilter returns `hubctl subs test-filter`; a non-nil runF
 // replaces the real run.
 func NewCmdTestFilter(f *cmdutil.Factory, runF func(*TestFilterOptions) error) *cobra.Command {
-	var expr, eventArg string
+	var expr, eventArg, eventID string
 	cmd := &cobra.Command{
-		Use:   "test-filter --filter EXPR --event @FILE",
+		Use:   "test-filter --filter EXPR (--event @FILE | --event-id ID)",
 		Short: "Try a filter expression on one event, locally",
 		Long: `Compile a subscription filter as the hub does and evaluate it on one event,
 without a hub or a database. The event is a CloudEvent in JSON (structured
@@ -41,17 +47,28 @@ mode): id, source, type, time, subject, datacontenttype, schemaversion,
 resourcetype, eventtype, tenantid and data. The filter's variables are id,
 source, type (the event key, <resourcetype>.<eventtype>), ce_type (the
 CloudEvents type), subject, time, schema_version, tenant_id and data (the
-data when it is JSON, absent otherwise).
+data when it is JSON, absent otherwise). The file may also be a stored event
+as hubctl events get -o json prints it. --event-id reads that stored event
+from the hub instead (through the API or the database, as events get does).
 
 Prints "match" and exits 0, or prints "no match" (with the evaluation
 error, which the hub counts as no match) and exits 1. A filter the hub would
 refuse exits 2 with its position.`,
 		Example: `  hubctl subs test-filter --filter 'type == "transaction.posted" && data.amount > 100' --event @event.json
-  hubctl subs test-filter --filter 'subject.startsWith("acct-")' --event - < event.json`,
+  hubctl subs test-filter --filter 'subject.startsWith("acct-")' --event - < event.json
+  hubctl subs test-filter --filter 'data.amount > 100' --event-id 0190b6a2-7c1e-7d3a-9f00-00000000002a`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("filter") || !cmd.Flags().Changed("event") {
-				return cmdutil.UsageErrorf("--filter and --event are both required")
+			fromFile, fromHub := cmd.Flags().Changed("event"), cmd.Flags().Changed("event-id")
+			if !cmd.Flags().Changed("filter") || fromFile == fromHub {
+				return cmdutil.UsageErrorf("--filter is required, and one of --event or --event-id")
+			}
+			if fromHub {
+				if strings.TrimSpace(eventID) == "" {
+					return cmdutil.UsageErrorf("--event-id must not be empty")
+				}
+				opts := &TestFilterOptions{Factory: f, Filter: expr, EventID: eventID}
+				return cmdutil.Run(cmd.Context(), opts, runF, testFilterRun)
 			}
 			raw, err := readEventArg(eventArg, f.IOStreams.In)
 			if err != nil {
@@ -67,16 +84,29 @@ refuse exits 2 with its position.`,
 	}
 	cmd.Flags().StringVar(&expr, "filter", "", "the CEL expression, as subs create --filter takes it")
 	cmd.Flags().StringVar(&eventArg, "event", "", "the event: @FILE, or - for stdin")
+	cmd.Flags().StringVar(&eventID, "event-id", "", "the id of a stored event to test against (as events get takes it)")
 	return cmd
 }
 
-func testFilterRun(_ context.Context, opts *TestFilterOptions) error {
+func testFilterRun(ctx context.Context, opts *TestFilterOptions) error {
 	out := opts.Factory.IOStreams.Out
 	prg, err := filter.Compile(opts.Filter)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, err)
 	}
-	ok, err := prg.Matches(filter.NewInput(opts.Event))
+	ev := opts.Event
+	if opts.EventID != "" {
+		stored, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubaccess.Hub, tenant string) (hubapi.EventDetail, error) {
+			return h.GetEvent(ctx, tenant, opts.EventID)
+		})
+		if err != nil {
+			return err
+		}
+		if ev, err = storedEvent(stored.InboxEvent); err != nil {
+			return fmt.Errorf("event %s: %w", opts.EventID, err)
+		}
+	}
+	ok, err := prg.Matches(filter.NewInput(ev))
 	switch {
 	case err != nil:
 		fmt.Fprintf(out, "no match: %v\n", err)
@@ -133,8 +163,15 @@ type eventFile struct {
 }
 
 // parseEventFile reads the event strictly: a misspelt attribute would
-// otherwise test a filter against an event that is not the one meant.
+// otherwise test a filter against an event that is not the one meant. A
+// document with a seq is a stored event as events get prints it.
 func parseEventFile(raw []byte) (filter.Event, error) {
+	var probe struct {
+		Seq *json.RawMessage `json:"seq"`
+	}
+	if json.Unmarshal(raw, &probe) == nil && probe.Seq != nil {
+		return parseStoredEvent(raw)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var f eventFile
@@ -160,6 +197,43 @@ func parseEventFile(raw []byte) (filter.Event, error) {
 			return filter.Event{}, fmt.Errorf("time: %v", err)
 		}
 		ev.Time = t.UTC()
+	}
+	return ev, nil
+}
+
+// parseStoredEvent reads events get -o json's output, as strictly as the
+// CloudEvent form.
+func parseStoredEvent(raw []byte) (filter.Event, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var stored hubapi.EventDetail
+	if err := dec.Decode(&stored); err != nil {
+		return filter.Event{}, err
+	}
+	if dec.More() {
+		return filter.Event{}, errors.New("unexpected data after the JSON object")
+	}
+	return storedEvent(stored.InboxEvent)
+}
+
+// storedEvent is what the filter sees of a stored event: the attributes
+// ingest parsed, and the payload as it arrived (a base64 payload is bytes
+// that are not JSON, which the filter's data leaves absent).
+func storedEvent(e hubapi.InboxEvent) (filter.Event, error) {
+	ev := filter.Event{
+		ID: e.ID, Source: e.Source, Key: e.Type, Type: e.CEType, Subject: e.Subject, Time: e.Time.UTC(),
+		SchemaVersion: e.SchemaVersion, TenantID: e.TenantID, DataContentType: e.DataContentType, Data: e.Payload,
+	}
+	if e.PayloadEncoding == "base64" {
+		var encoded string
+		if err := json.Unmarshal(e.Payload, &encoded); err != nil {
+			return filter.Event{}, fmt.Errorf("payload: %v", err)
+		}
+		data, err := base64.StdEncoding.DecodeString(encoded)
+		if err != nil {
+			return filter.Event{}, fmt.Errorf("payload: %v", err)
+		}
+		ev.Data = data
 	}
 	return ev, nil
 }

@@ -3,6 +3,8 @@ package subs
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
@@ -11,15 +13,16 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// UpdateOptions is `hubctl subs update` parsed. With --from-file the body
-// is read (and checked against ID) before the hub is reached; with the
+// UpdateOptions is `hubctl subs update` parsed; ID is what the user typed,
+// an id or a name. With --from-file the body is read (and checked against
+// an ID that is an id) before the hub is reached; with the
 // field flags it is built at run time, since --url alone needs the current
 // sink's type.
 type UpdateOptions struct {
 	Factory  *cmdutil.Factory
 	Format   output.Format
 	ID       string
-	FromFile *hubapi.SubscriptionUpdate
+	FromFile *updateDocument
 	// Changed reports whether the user set a flag; the body sends only those.
 	Changed func(flag string) bool
 
@@ -32,7 +35,7 @@ func NewCmdUpdate(f *cmdutil.Factory, runF func(*UpdateOptions) error) *cobra.Co
 	var format string
 	var spec specFlags
 	cmd := &cobra.Command{
-		Use:   "update ID [flags]",
+		Use:   "update ID|NAME [flags]",
 		Short: "Change some fields of a subscription",
 		Long: `Change the fields whose flags are given, and only those. --origin "" matches
 every source again; --retry-schedule "" restores the default curve. --url
@@ -49,7 +52,8 @@ the file is sent, so change what you mean to and leave the rest as read. The
 fields only the hub sets are dropped before sending: id, tenant_id,
 verification_state, verification_error, disabled_reason, failing_since,
 last_failure_at, previous_secret_expires_at, created_at, updated_at, breaker and rate. The
-file's id, when it has one, must be the ID argument, else the command exits
+file's id, when it has one, must be the subscription's (the ID argument, or
+the id of the subscription the NAME argument names), else the command exits
 2 and changes nothing, so a file of another subscription is never applied.
 Any other field the API does not know stops the command too (exit 2). A
 credential or signing_secret left as get shows it, "****", keeps its current
@@ -78,11 +82,17 @@ Exits 3 when the tenant has no subscription with that id.`,
 			// The file is read before the hub is reached: a document that
 			// cannot be applied needs no connection to be refused.
 			if spec.fromFile != "" {
-				fromFile, err := readUpdateFile(f, spec.fromFile, args[0])
+				doc, err := readUpdateFile(f, spec.fromFile)
 				if err != nil {
 					return err
 				}
-				opts.FromFile = &fromFile
+				// A name is checked once it is resolved to an id.
+				if _, isID := uuid.Parse(args[0]); isID == nil {
+					if err := doc.checkFor(args[0]); err != nil {
+						return err
+					}
+				}
+				opts.FromFile = &doc
 			}
 			return cmdutil.Run(cmd.Context(), opts, runF, updateRun)
 		},
@@ -97,7 +107,10 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	updated, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.UpdatedSubscription, error) {
 		var in hubapi.SubscriptionUpdate
 		if opts.FromFile != nil {
-			in = *opts.FromFile
+			if err := opts.FromFile.checkFor(id); err != nil {
+				return hubapi.UpdatedSubscription{}, err
+			}
+			in = opts.FromFile.Body
 		} else {
 			var err error
 			in, err = opts.spec.updateBody(opts.Changed, func() (string, error) {

@@ -226,6 +226,7 @@ func TestUpdateFromFileRefusesAnotherSubscriptionsDocument(t *testing.T) {
 			for _, r := range []clitest.Result{
 				clitest.Run(t, m.env, "subs", "update", secondID, "--from-file", file),
 				clitest.RunWithStdin(t, m.env, first, "subs", "update", secondID, "--from-file", "-"),
+				clitest.RunWithStdin(t, m.env, first, "subs", "update", "second", "--from-file", "-"),
 			} {
 				if r.Code != cmdutil.ExitUsage || r.Stdout != "" || !strings.Contains(r.Stderr, "is subscription "+firstID+", not "+secondID) {
 					t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 naming both ids", r.Code, r.Stdout, r.Stderr)
@@ -234,6 +235,13 @@ func TestUpdateFromFileRefusesAnotherSubscriptionsDocument(t *testing.T) {
 			if after := mustRun(t, m.env, "", "subs", "get", secondID, "-o", "json"); after != second {
 				t.Errorf("the refused update changed the subscription:\nbefore %s\nafter  %s", second, after)
 			}
+
+			// Named, the subscription takes back its own read.
+			disabled := strings.Replace(first, `"enabled": true`, `"enabled": false`, 1)
+			if updated := mustRun(t, m.env, disabled, "subs", "update", "first", "--from-file", "-", "-o", "json"); !strings.Contains(updated, firstID) {
+				t.Errorf("update by name from its own read: %s", updated)
+			}
+			assertOnlyChanged(t, first, mustRun(t, m.env, "", "subs", "get", firstID, "-o", "json"), "enabled", false)
 
 			r := clitest.RunWithStdin(t, m.env, strings.Replace(first, `"name": "first"`, `"name": "first",
   "colour": "blue"`, 1), "subs", "update", firstID, "--from-file", "-")
