@@ -126,6 +126,11 @@ type IngestConfig struct {
 	MaxHeaderBytes    int
 	MaxAttributeBytes int
 	RosterRefresh     time.Duration
+	// FilterEvalTimeout stops one content filter evaluation, and
+	// FilterTenantBudget is the time one tenant's filters may take in one
+	// batch (match.FilterLimits).
+	FilterEvalTimeout  time.Duration
+	FilterTenantBudget time.Duration
 }
 
 // DispatchConfig sizes the delivery worker pool.

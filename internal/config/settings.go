@@ -159,6 +159,12 @@ var registry = []Setting{
 	setting("ROSTER_REFRESH", "5s",
 		"How often the tenant roster is reloaded as a fallback; changes apply at once by database notification.",
 		durationAtLeast(100*time.Millisecond, func(c *Config) *time.Duration { return &c.Ingest.RosterRefresh })),
+	setting("FILTER_EVAL_TIMEOUT", "5ms",
+		"Wall-clock limit of one content filter evaluation; one that runs longer fails (reason timeout) and its event becomes a filter_error dead letter.",
+		durationAtLeast(100*time.Microsecond, func(c *Config) *time.Duration { return &c.Ingest.FilterEvalTimeout })),
+	setting("FILTER_TENANT_BUDGET", "20ms",
+		"Time one tenant's content filters may take in one ingest batch; its filters left in the batch are not evaluated and their events become filter_error dead letters (budget_exceeded).",
+		durationAtLeast(time.Millisecond, func(c *Config) *time.Duration { return &c.Ingest.FilterTenantBudget })),
 
 	setting("DISPATCH_WORKERS", "8",
 		"Delivery workers per process.",
