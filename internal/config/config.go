@@ -127,8 +127,8 @@ type IngestConfig struct {
 	MaxAttributeBytes int
 	RosterRefresh     time.Duration
 	// FilterEvalTimeout stops one content filter evaluation, and
-	// FilterTenantBudget is the time one tenant's filters may take in one
-	// batch (match.FilterLimits).
+	// FilterTenantBudget is the filter time one tenant may spend per
+	// second (match.FilterLimits, match.TenantBudgets).
 	FilterEvalTimeout  time.Duration
 	FilterTenantBudget time.Duration
 }

@@ -163,7 +163,7 @@ var registry = []Setting{
 		"Wall-clock limit of one content filter evaluation; one that runs longer fails (reason timeout) and its event becomes a filter_error dead letter.",
 		durationAtLeast(100*time.Microsecond, func(c *Config) *time.Duration { return &c.Ingest.FilterEvalTimeout })),
 	setting("FILTER_TENANT_BUDGET", "20ms",
-		"Time one tenant's content filters may take in one ingest batch; its filters left in the batch are not evaluated and their events become filter_error dead letters (budget_exceeded).",
+		"Time one tenant's content filters may take per second of ingest in one process (bursting to as much); past it, its filters are not evaluated and their events become filter_error dead letters (budget_exceeded) until the budget refills.",
 		durationAtLeast(time.Millisecond, func(c *Config) *time.Duration { return &c.Ingest.FilterTenantBudget })),
 
 	setting("DISPATCH_WORKERS", "8",

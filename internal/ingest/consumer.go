@@ -102,9 +102,11 @@ type Consumer struct {
 	verdicts    *verdictLog
 	filterLog   *filterLogSampler // guarded by filterLogMu: batches report concurrently
 	filterLogMu sync.Mutex
-	owned       ownedPartitions
-	lagMu       sync.Mutex
-	lagSeries   map[[2]string]bool
+	// filterBudgets is each tenant's filter time; nil when unbounded.
+	filterBudgets *match.TenantBudgets
+	owned         ownedPartitions
+	lagMu         sync.Mutex
+	lagSeries     map[[2]string]bool
 
 	started atomic.Bool // Run was called; it never runs twice
 	running atomic.Bool
@@ -183,6 +185,9 @@ func New(opts Options) (*Consumer, error) {
 		fenced:           make(chan struct{}),
 	}
 	c.commit = c.commitToKafka
+	if opts.Ingest.FilterTenantBudget > 0 {
+		c.filterBudgets = match.NewTenantBudgets(opts.Ingest.FilterTenantBudget, opts.Clock)
+	}
 	kopts, err := c.clientOptions()
 	if err != nil {
 		return nil, err
@@ -447,7 +452,7 @@ func (c *Consumer) handlePartition(ctx, work context.Context, giveUp <-chan stru
 func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) batchOutcome {
 	batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
 	batch.Handoff = c.opts.Handoff
-	batch.Filters = match.FilterLimits{EvalTimeout: c.opts.Ingest.FilterEvalTimeout, TenantBudget: c.opts.Ingest.FilterTenantBudget}
+	batch.Filters = match.FilterLimits{EvalTimeout: c.opts.Ingest.FilterEvalTimeout, Budgets: c.filterBudgets, Now: c.clock}
 	if c.tracing == nil {
 		res, ok := c.storeBatch(ctx, work, giveUp, &batch)
 		return batchOutcome{batch: batch, result: res, stored: ok}

@@ -48,19 +48,27 @@ func TestRouteNewEventsKeepsEachFailureWithItsReason(t *testing.T) {
 }
 
 // TestTenantBudgetStopsOnlyThatTenant: each evaluation takes 1ms on the
-// fake clock; a budget of 3ms lets a tenant's first three evaluations of
-// the batch run and fails its others with budget_exceeded, while another
-// tenant's filters in the same batch run as usual.
+// fake clock; a budget of 2.5ms lets a tenant's first three evaluations run
+// and fails its others with budget_exceeded, while another tenant's
+// filters in the same batch run as usual; once refilled, the tenant's
+// filters run again.
 func TestTenantBudgetStopsOnlyThatTenant(t *testing.T) {
 	pass, err := filter.Compile(`subject != "never"`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var clock time.Time
-	limits := FilterLimits{TenantBudget: 3 * time.Millisecond, Now: func() time.Time {
-		clock = clock.Add(time.Millisecond) // an evaluation lasts from one reading to the next
+	frozen := false
+	now := func() time.Time {
+		if !frozen {
+			clock = clock.Add(time.Millisecond) // an evaluation lasts from one reading to the next
+		}
 		return clock
-	}}
+	}
+	// The budgets read the clock too; frozen while they do, so that only
+	// evaluations take time.
+	budgets := NewTenantBudgets(2500*time.Microsecond, func() time.Time { frozen = true; defer func() { frozen = false }(); return now() })
+	limits := FilterLimits{Budgets: budgets, Now: now}
 	candidates := map[string][]Candidate{}
 	for _, tenant := range []string{"noisy", "quiet"} {
 		sub := Subscription{TenantID: tenant, Enabled: true, VerificationState: VerificationActive, EventTypes: []string{"*"}, SchemaMajor: 1}
@@ -93,5 +101,11 @@ func TestTenantBudgetStopsOnlyThatTenant(t *testing.T) {
 		if f.TenantID != "noisy" || f.Reason != filter.ReasonBudget {
 			t.Errorf("failure %+v, want noisy's budget_exceeded", f)
 		}
+	}
+	// A second refills the budget.
+	clock = clock.Add(time.Second)
+	r = RouteNewEvents(events[:1], candidates, limits)
+	if len(r.Jobs) != 2 || len(r.FilterFailures) != 0 {
+		t.Fatalf("after a second: %+v, want both filters run", r)
 	}
 }

@@ -64,11 +64,11 @@ type FilterFailure struct {
 type FilterLimits struct {
 	// EvalTimeout stops one evaluation (filter.MatchesWithin); 0: none.
 	EvalTimeout time.Duration
-	// TenantBudget is the time a tenant's filters may take in one batch;
-	// once spent, the tenant's remaining filters in the batch are not
-	// evaluated and fail with filter.ReasonBudget. 0: no budget.
-	TenantBudget time.Duration
-	// Now is the clock the budget is measured on; nil is time.Now.
+	// Budgets is the filter time each tenant has left; once a tenant's is
+	// spent, its filters are not evaluated and fail with
+	// filter.ReasonBudget until it refills. nil: no budget.
+	Budgets *TenantBudgets
+	// Now is the clock evaluations are timed on; nil is time.Now.
 	Now func() time.Time
 }
 
@@ -87,7 +87,6 @@ func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate, limits
 	if now == nil {
 		now = time.Now
 	}
-	var spent map[string]time.Duration
 	for _, e := range events {
 		var in *filter.Input
 		for _, c := range candidates[e.TenantID] {
@@ -102,10 +101,7 @@ func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate, limits
 				if in == nil {
 					in = filter.NewInput(e.Attributes)
 				}
-				if spent == nil {
-					spent = make(map[string]time.Duration)
-				}
-				ok, reason, err := evaluate(c, in, limits, now, spent)
+				ok, reason, err := evaluate(c, in, limits, now)
 				if err != nil {
 					r.FilterFailures = append(r.FilterFailures, FilterFailure{Route: route, Pull: c.Pull, Reason: reason, Error: err.Error()})
 					continue
@@ -124,18 +120,25 @@ func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate, limits
 	return r
 }
 
-// evaluate runs c's filter over in within limits, adding the time it took
-// to its tenant's spending, and classifies a failure.
-func evaluate(c Candidate, in *filter.Input, limits FilterLimits, now func() time.Time, spent map[string]time.Duration) (bool, string, error) {
+// evaluate runs c's filter over in within limits, charging the time it
+// took to its tenant's budget, and classifies a failure.
+func evaluate(c Candidate, in *filter.Input, limits FilterLimits, now func() time.Time) (bool, string, error) {
 	if c.FilterErr != nil {
 		return false, filter.ReasonInvalid, c.FilterErr
 	}
-	if limits.TenantBudget > 0 && spent[c.TenantID] >= limits.TenantBudget {
-		return false, filter.ReasonBudget, fmt.Errorf("not evaluated: the tenant's filters spent their budget of %s for this batch", limits.TenantBudget)
+	if limits.Budgets == nil {
+		ok, err := c.Filter.MatchesWithin(in, limits.EvalTimeout)
+		if err != nil {
+			return false, filter.ReasonOf(err), err
+		}
+		return ok, "", nil
+	}
+	if !limits.Budgets.available(c.TenantID) {
+		return false, filter.ReasonBudget, fmt.Errorf("not evaluated: the tenant's filters spent their budget of %s a second", limits.Budgets.budget)
 	}
 	start := now()
 	ok, err := c.Filter.MatchesWithin(in, limits.EvalTimeout)
-	spent[c.TenantID] += now().Sub(start)
+	limits.Budgets.spend(c.TenantID, now().Sub(start))
 	if err != nil {
 		return false, filter.ReasonOf(err), err
 	}
