@@ -68,8 +68,11 @@ type Config struct {
 	MetricsTenantLimit int
 	AllowPrivateSinks  bool
 	RotationOverlap    time.Duration
-	ShutdownTimeout    time.Duration
-	AdminToken         string
+	// MaxSubscriptionsPerTenant caps a tenant's live subscriptions, and
+	// with them the filters one of its events runs at ingest.
+	MaxSubscriptionsPerTenant int
+	ShutdownTimeout           time.Duration
+	AdminToken                string
 
 	Postgres    PostgresConfig
 	Kafka       KafkaConfig

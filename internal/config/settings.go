@@ -203,6 +203,9 @@ var registry = []Setting{
 	setting("ROTATION_OVERLAP", "24h",
 		"How long a rotated signing secret stays valid beside the new one.",
 		durationAtLeast(0, func(c *Config) *time.Duration { return &c.RotationOverlap })),
+	setting("MAX_SUBSCRIPTIONS_PER_TENANT", "1000",
+		"Most live subscriptions one tenant may have; creating one more answers 409 subscription_limit_reached. Each runs its filter on every event of the tenant at ingest, so this bounds the filter work one tenant puts on a batch. There is no unlimited value.",
+		intBetween(1, 100_000, func(c *Config) *int { return &c.MaxSubscriptionsPerTenant })),
 
 	setting("PULL_RATE", "100",
 		"Pull requests allowed per second per tenant (token bucket rate).",

@@ -54,6 +54,7 @@ func TestDefaultsMatchSpec(t *testing.T) {
 		{"STREAMING_HUB_ROSTER_REFRESH", cfg.Ingest.RosterRefresh, 5 * time.Second},
 		{"STREAMING_HUB_FILTER_EVAL_TIMEOUT", cfg.Ingest.FilterEvalTimeout, 5 * time.Millisecond},
 		{"STREAMING_HUB_FILTER_TENANT_BUDGET", cfg.Ingest.FilterTenantBudget, 20 * time.Millisecond},
+		{"STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT", cfg.MaxSubscriptionsPerTenant, 1000},
 		{"STREAMING_HUB_DISPATCH_WORKERS", cfg.Dispatch.Workers, 8},
 		{"STREAMING_HUB_DISPATCH_CLAIM_BATCH", cfg.Dispatch.ClaimBatch, 64},
 		{"STREAMING_HUB_DISPATCH_IDLE_INTERVAL", cfg.Dispatch.IdleInterval, 250 * time.Millisecond},
