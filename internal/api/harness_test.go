@@ -62,6 +62,12 @@ type harness struct {
 // configure, when given, adjusts the options before the server is built.
 func newHarness(t testing.TB, adminToken string, configure ...func(*Options)) *harness {
 	t.Helper()
+	return newHarnessWith(t, adminToken, service.SubscriptionOptions{RotationOverlap: testRotationOverlap}, configure...)
+}
+
+// newHarnessWith is newHarness whose subscription use cases run with subs.
+func newHarnessWith(t testing.TB, adminToken string, subs service.SubscriptionOptions, configure ...func(*Options)) *harness {
+	t.Helper()
 	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -79,14 +85,13 @@ func newHarness(t testing.TB, adminToken string, configure ...func(*Options)) *h
 		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AdminToken: adminToken,
 		ControlPlane: &ControlPlane{
-			Tenants:    service.NewTenants(st, time.Now),
-			APIKeys:    service.NewAPIKeys(st, time.Now),
-			Quarantine: service.NewQuarantine(st),
-			Subscriptions: service.NewSubscriptions(st, testKeyring(t), sinks.Registry,
-				service.SubscriptionOptions{RotationOverlap: testRotationOverlap}),
-			Deliveries:  service.NewDeliveries(st),
-			Pull:        service.NewPull(st),
-			Idempotency: service.NewIdempotency(st, testKeyring(t), time.Now),
+			Tenants:       service.NewTenants(st, time.Now),
+			APIKeys:       service.NewAPIKeys(st, time.Now),
+			Quarantine:    service.NewQuarantine(st),
+			Subscriptions: service.NewSubscriptions(st, testKeyring(t), sinks.Registry, subs),
+			Deliveries:    service.NewDeliveries(st),
+			Pull:          service.NewPull(st),
+			Idempotency:   service.NewIdempotency(st, testKeyring(t), time.Now),
 		},
 	}
 	for _, c := range configure {

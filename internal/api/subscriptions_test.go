@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -272,6 +273,26 @@ func TestPullSubscription(t *testing.T) {
 		t.Errorf("patch %s", r.raw)
 	}
 	h.v1(t, http.StatusOK, key, "DELETE", path, "")
+}
+
+// TestSubscriptionLimit: past STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT
+// a create is 409 subscription_limit_reached, for that tenant only, until
+// one is deleted.
+func TestSubscriptionLimit(t *testing.T) {
+	h := newHarnessWith(t, testAdminToken, service.SubscriptionOptions{RotationOverlap: testRotationOverlap, MaxPerTenant: 2})
+	_, acme := h.tenantWithKey(t, "acme")
+	_, globex := h.tenantWithKey(t, "globex")
+	first := h.v1(t, http.StatusCreated, acme, "POST", "/v1/subscriptions", pullBody).body["id"].(string)
+	h.v1(t, http.StatusCreated, acme, "POST", "/v1/subscriptions", pullBody)
+
+	refused := h.v1(t, http.StatusConflict, acme, "POST", "/v1/subscriptions", pullBody)
+	if refused.body["code"] != "subscription_limit_reached" ||
+		!strings.Contains(fmt.Sprint(refused.body["message"]), "STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT") {
+		t.Errorf("create past the limit: %s", refused.raw)
+	}
+	h.v1(t, http.StatusCreated, globex, "POST", "/v1/subscriptions", pullBody)
+	h.v1(t, http.StatusOK, acme, "DELETE", "/v1/subscriptions/"+first, "")
+	h.v1(t, http.StatusCreated, acme, "POST", "/v1/subscriptions", pullBody)
 }
 
 func TestSubscriptionListPaging(t *testing.T) {

@@ -68,8 +68,11 @@ type Config struct {
 	MetricsTenantLimit int
 	AllowPrivateSinks  bool
 	RotationOverlap    time.Duration
-	ShutdownTimeout    time.Duration
-	AdminToken         string
+	// MaxSubscriptionsPerTenant caps a tenant's live subscriptions, and
+	// with them the filters one of its events runs at ingest.
+	MaxSubscriptionsPerTenant int
+	ShutdownTimeout           time.Duration
+	AdminToken                string
 
 	Postgres    PostgresConfig
 	Kafka       KafkaConfig
@@ -126,6 +129,11 @@ type IngestConfig struct {
 	MaxHeaderBytes    int
 	MaxAttributeBytes int
 	RosterRefresh     time.Duration
+	// FilterEvalTimeout stops one content filter evaluation, and
+	// FilterTenantBudget is the filter time one tenant may spend per
+	// second (match.FilterLimits, match.TenantBudgets).
+	FilterEvalTimeout  time.Duration
+	FilterTenantBudget time.Duration
 }
 
 // DispatchConfig sizes the delivery worker pool.

@@ -159,6 +159,12 @@ var registry = []Setting{
 	setting("ROSTER_REFRESH", "5s",
 		"How often the tenant roster is reloaded as a fallback; changes apply at once by database notification.",
 		durationAtLeast(100*time.Millisecond, func(c *Config) *time.Duration { return &c.Ingest.RosterRefresh })),
+	setting("FILTER_EVAL_TIMEOUT", "5ms",
+		"Wall-clock limit of one content filter evaluation; one that runs longer fails (reason timeout) and its event becomes a filter_error dead letter.",
+		durationAtLeast(100*time.Microsecond, func(c *Config) *time.Duration { return &c.Ingest.FilterEvalTimeout })),
+	setting("FILTER_TENANT_BUDGET", "20ms",
+		"Time one tenant's content filters may take per second of ingest in one process (bursting to as much); past it, its filters are not evaluated and their events become filter_error dead letters (budget_exceeded) until the budget refills.",
+		durationAtLeast(time.Millisecond, func(c *Config) *time.Duration { return &c.Ingest.FilterTenantBudget })),
 
 	setting("DISPATCH_WORKERS", "8",
 		"Delivery workers per process.",
@@ -197,6 +203,9 @@ var registry = []Setting{
 	setting("ROTATION_OVERLAP", "24h",
 		"How long a rotated signing secret stays valid beside the new one.",
 		durationAtLeast(0, func(c *Config) *time.Duration { return &c.RotationOverlap })),
+	setting("MAX_SUBSCRIPTIONS_PER_TENANT", "1000",
+		"Most live subscriptions one tenant may have; creating one more answers 409 subscription_limit_reached. Each runs its filter on every event of the tenant at ingest, so this bounds the filter work one tenant puts on a batch. There is no unlimited value.",
+		intBetween(1, 100_000, func(c *Config) *int { return &c.MaxSubscriptionsPerTenant })),
 
 	setting("PULL_RATE", "100",
 		"Pull requests allowed per second per tenant (token bucket rate).",

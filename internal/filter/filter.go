@@ -5,14 +5,19 @@
 // Cache) and evaluates them at match time.
 //
 // A filter must not stall ingest, which evaluates it for every matching
-// event inside the batch's transaction. Two limits see to that: an
+// event inside the batch's transaction. Three limits see to that: an
 // expression whose worst case, as CEL's cost estimator reckons it with
 // every string, list and map as large as the largest event, exceeds
-// MaxEstimatedCost is refused when compiled; and each evaluation stops at
-// RuntimeCostLimit, an error that matching counts and treats as no match.
+// MaxEstimatedCost is refused when compiled; each evaluation stops at
+// RuntimeCostLimit, which charges the bytes a call reads and builds
+// (builtCost); and MatchesWithin stops a pass over a list at a wall-clock
+// deadline. A failed evaluation is an error for matching to account for
+// (ReasonOf classifies it); matching also bounds what one tenant's filters
+// may spend in one batch.
 package filter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,6 +25,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 )
@@ -28,14 +34,22 @@ const (
 	// MaxExpressionChars bounds the text of one filter.
 	MaxExpressionChars = 4096
 	// MaxEstimatedCost is the largest worst-case cost, in CEL's cost units
-	// (about one per comparison or field access), a filter may have. It
-	// admits one pass over any list or string of a payload (a list of 1 MiB
-	// holds at most ~512k elements), and refuses nested passes, whose cost
-	// grows with the square of the payload.
-	MaxEstimatedCost = 10_000_000
+	// (about one per comparison or field access), a filter may have. The
+	// estimate takes every list as long as the largest event (maxSize
+	// elements), so it admits one pass over a list doing up to about 50
+	// units of work per element (filter, map, exists with a few
+	// comparisons), and refuses a pass inside a pass, whose estimate is the
+	// square of maxSize, 10^12. What one evaluation really spends is
+	// bounded at run time, by RuntimeCostLimit and the caller's deadline.
+	MaxEstimatedCost = 50_000_000
 	// RuntimeCostLimit stops one evaluation: a pass over a realistic
-	// payload costs a few thousand units, about a tenth of a millisecond.
+	// payload costs a few thousand units, about a tenth of a millisecond,
+	// and at 0.1 unit a byte no evaluation builds more than a few MB of
+	// strings.
 	RuntimeCostLimit = 100_000
+	// interruptEvery is how many comprehension steps go between two looks
+	// at MatchesWithin's deadline.
+	interruptEvery = 64
 	// maxSize is the largest size any string, list or map of an event can
 	// have: an event is at most 1 MiB (the hub's largest accepted event).
 	maxSize = 1 << 20
@@ -91,6 +105,9 @@ func (e *Error) Error() string {
 type Program struct {
 	prg      cel.Program
 	usesData bool
+	// loops is whether the expression has a comprehension (all, exists,
+	// filter, map…), the only kind of step a deadline can interrupt.
+	loops bool
 }
 
 // Compile checks expr and prepares it for evaluation. Its error is always
@@ -118,11 +135,12 @@ func Compile(expr string) (*Program, error) {
 			"the expression's worst-case cost is %s, more than the limit of %d (a pass over a list inside a pass over a list costs the square of the payload's size)",
 			costText(est.Max), MaxEstimatedCost)}
 	}
-	prg, err := env.Program(ast, cel.CostLimit(RuntimeCostLimit), cel.EvalOptions(cel.OptOptimize))
+	prg, err := env.Program(ast, cel.CostTracking(builtCost{}), cel.CostLimit(RuntimeCostLimit),
+		cel.InterruptCheckFrequency(interruptEvery), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
 		return nil, &Error{Message: err.Error()}
 	}
-	return &Program{prg: prg, usesData: referencesData(ast)}, nil
+	return &Program{prg: prg, usesData: referencesData(ast), loops: hasComprehension(ast)}, nil
 }
 
 func costText(c uint64) string {
@@ -157,6 +175,15 @@ func referencesData(ast *cel.Ast) bool {
 	return false
 }
 
+// hasComprehension reports whether the checked expression loops.
+func hasComprehension(ast *cel.Ast) bool {
+	found := false
+	celast.PreOrderVisit(ast.NativeRep().Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		found = found || e.Kind() == celast.ComprehensionKind
+	}))
+	return found
+}
+
 // sizeBound tells CEL's cost estimator that nothing in an event is larger
 // than the largest event; without it every size is unbounded and every
 // pass over a list would be refused.
@@ -174,11 +201,31 @@ func (sizeBound) EstimateCallCost(string, string, *checker.AstNode, []checker.As
 // dynamic type, such as `data.flag`, over data where it is something else.
 var ErrNotBool = errors.New("the filter's result is not a bool")
 
-// Matches evaluates the filter over in. An error (a missing field, a type
-// mismatch, the runtime cost limit) is for the caller to count; the event
-// does not match.
+// Matches evaluates the filter over in, with no deadline. An error (a
+// missing field, a type mismatch, the runtime cost limit) is for the
+// caller to account for; the event does not match.
 func (p *Program) Matches(in *Input) (bool, error) {
-	out, _, err := p.prg.Eval(in.activation(p.usesData))
+	return p.MatchesWithin(in, 0)
+}
+
+// MatchesWithin is Matches stopped after timeout (none when 0), an error
+// ReasonOf calls ReasonTimeout. Only a comprehension can run long under
+// RuntimeCostLimit, so only those pay for a deadline; parsing the payload
+// for the first filter that reads it is not interrupted (it is linear in
+// the payload's size).
+func (p *Program) MatchesWithin(in *Input, timeout time.Duration) (bool, error) {
+	vars := in.activation(p.usesData)
+	var (
+		out ref.Val
+		err error
+	)
+	if timeout > 0 && p.loops {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		out, _, err = p.prg.ContextEval(ctx, vars)
+		cancel()
+	} else {
+		out, _, err = p.prg.Eval(vars)
+	}
 	if err != nil {
 		return false, err
 	}

@@ -35,7 +35,8 @@ func NewControlPlane(cfg *config.Config, st *store.Store, keyring func() (*crypt
 				return nil, err
 			}
 			c.sinks = sinks
-			return service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: cfg.RotationOverlap}), nil
+			return service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{
+				RotationOverlap: cfg.RotationOverlap, MaxPerTenant: cfg.MaxSubscriptionsPerTenant}), nil
 		},
 	})
 	return c

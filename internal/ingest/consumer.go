@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -20,6 +21,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/kafkaclient"
+	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
@@ -89,19 +91,23 @@ type Options struct {
 // topics and stores every record's verdict in the database, one transaction
 // per partition per poll, committing to Kafka only what is stored.
 type Consumer struct {
-	opts      Options
-	log       *slog.Logger
-	clock     func() time.Time
-	client    *kgo.Client
-	metrics   *metrics
-	roster    roster
-	eventOpts event.Options
-	tracing   *tracing.Tracing
-	verdicts  *verdictLog
-	owned     ownedPartitions
-	recreated purgedTopics
-	lagMu     sync.Mutex
-	lagSeries map[[2]string]bool
+	opts        Options
+	log         *slog.Logger
+	clock       func() time.Time
+	client      *kgo.Client
+	metrics     *metrics
+	roster      roster
+	eventOpts   event.Options
+	tracing     *tracing.Tracing
+	verdicts    *verdictLog
+	filterLog   *filterLogSampler // guarded by filterLogMu: batches report concurrently
+	filterLogMu sync.Mutex
+	// filterBudgets is each tenant's filter time; nil when unbounded.
+	filterBudgets *match.TenantBudgets
+	owned         ownedPartitions
+	recreated     purgedTopics
+	lagMu         sync.Mutex
+	lagSeries     map[[2]string]bool
 
 	started atomic.Bool // Run was called; it never runs twice
 	running atomic.Bool
@@ -171,6 +177,7 @@ func New(opts Options) (*Consumer, error) {
 		metrics:   m,
 		tracing:   opts.Tracing,
 		verdicts:  newVerdictLog(log),
+		filterLog: newFilterLogSampler(filterLogWindow),
 		lagSeries: make(map[[2]string]bool),
 		eventOpts: event.Options{TypePrefix: opts.Ingest.TypePrefix, MaxEventBytes: opts.Ingest.MaxEventBytes,
 			MaxHeaderCount: opts.Ingest.MaxHeaderCount, MaxHeaderBytes: opts.Ingest.MaxHeaderBytes, MaxAttributeBytes: opts.Ingest.MaxAttributeBytes},
@@ -179,6 +186,9 @@ func New(opts Options) (*Consumer, error) {
 		fenced:           make(chan struct{}),
 	}
 	c.commit = c.commitToKafka
+	if opts.Ingest.FilterTenantBudget > 0 {
+		c.filterBudgets = match.NewTenantBudgets(opts.Ingest.FilterTenantBudget, opts.Clock)
+	}
 	kopts, err := c.clientOptions()
 	if err != nil {
 		return nil, err
@@ -461,6 +471,7 @@ func (c *Consumer) handlePartition(ctx, work context.Context, giveUp <-chan stru
 func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) batchOutcome {
 	batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
 	batch.Handoff = c.opts.Handoff
+	batch.Filters = match.FilterLimits{EvalTimeout: c.opts.Ingest.FilterEvalTimeout, Budgets: c.filterBudgets, Now: c.clock}
 	if c.tracing == nil {
 		res, ok := c.storeBatch(ctx, work, giveUp, &batch)
 		return batchOutcome{batch: batch, result: res, stored: ok}
@@ -571,6 +582,25 @@ func (c *Consumer) confirmAndWrite(ctx context.Context, batch *store.IngestBatch
 	return c.opts.Store.WriteIngestBatch(ctx, *batch)
 }
 
+// logFilterFailures logs a subscription's failing content filter at most
+// once a minute, with how many events it failed on since its last line.
+// The error is CEL's, which names fields and functions, never values of
+// the payload.
+func (c *Consumer) logFilterFailures(failures []match.FilterFailure) {
+	if len(failures) == 0 {
+		return
+	}
+	c.filterLogMu.Lock()
+	lines := c.filterLog.note(failures, c.clock())
+	c.filterLogMu.Unlock()
+	for _, l := range lines {
+		f := l.failure
+		c.log.Warn("content filter failed; a push subscription keeps each such event as a filter_error dead letter",
+			slog.String("tenant", f.TenantID), slog.String("subscription_id", uuid.UUID(f.SubscriptionID).String()),
+			slog.String("reason", f.Reason), slog.String("error", f.Error), slog.Bool("pull", f.Pull), slog.Int("count", l.count))
+	}
+}
+
 // rewind points the client at a partition's offset: back at its first
 // record not stored, so nothing fetched but not stored is skipped, or past
 // records an earlier writer stored.
@@ -585,6 +615,7 @@ func (c *Consumer) rewind(topic string, partition int32, offset int64) {
 // count (verdictLog).
 func (c *Consumer) report(batch store.IngestBatch, res store.IngestResult) {
 	c.metrics.observe(res)
+	c.logFilterFailures(res.FilterFailures)
 	if res.Skipped > 0 {
 		c.log.Info("skipped records an earlier writer had stored", slog.String("topic", batch.Topic),
 			slog.Int("partition", int(batch.Partition)), slog.Int("records", res.Skipped))

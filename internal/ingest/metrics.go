@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/internal/store"
@@ -18,7 +19,7 @@ type metrics struct {
 	storeRetries   prometheus.Counter
 	abandoned      prometheus.Counter
 	commitFailures prometheus.Counter
-	filterErrors   prometheus.Counter
+	filterErrors   *prometheus.CounterVec
 	lag            *prometheus.GaugeVec
 	batchesStored  prometheus.Counter
 	lastStored     prometheus.Gauge
@@ -61,10 +62,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "streaming_hub_ingest_kafka_commit_failures_total",
 			Help: "Kafka offset commits that failed after the batch was stored; the stored offset still protects a restart.",
 		}),
-		filterErrors: prometheus.NewCounter(prometheus.CounterOpts{
+		filterErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "streaming_hub_filter_errors_total",
-			Help: "Content filter evaluations that failed (a missing field, a type mismatch, the cost limit); each was taken as no match.",
-		}),
+			Help: "Content filters that failed on an event, by tenant, subscription and reason (invalid, eval_error, cost_limit, timeout, budget_exceeded); a push subscription's event became a filter_error dead letter.",
+		}, []string{"tenant", "subscription_id", "reason"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "streaming_hub_kafka_consumer_lag_records",
 			Help: "Records of a partition owned by this process not yet stored: the high watermark minus the stored next offset.",
@@ -107,7 +108,7 @@ func (m *metrics) observe(res store.IngestResult) {
 	if res.PullEntries > 0 {
 		m.matched.WithLabelValues("pull").Add(float64(res.PullEntries))
 	}
-	if res.FilterErrors > 0 {
-		m.filterErrors.Add(float64(res.FilterErrors))
+	for _, f := range res.FilterFailures {
+		m.filterErrors.WithLabelValues(f.TenantID, uuid.UUID(f.SubscriptionID).String(), f.Reason).Inc()
 	}
 }

@@ -29,7 +29,7 @@ func TestRouteNewEventsAppliesFiltersAfterTheRules(t *testing.T) {
 		return NewEvent{Seq: seq, Event: Event{TenantID: "t", Key: "transaction.posted", SchemaMajor: 1},
 			Attributes: filter.Event{Key: "transaction.posted", TenantID: "t", Subject: subject, Data: []byte(data)}}
 	}
-	r := RouteNewEvents([]NewEvent{event(1, "a", `{"amount": 150}`), event(2, "b", `{"amount": 5}`)}, candidates)
+	r := RouteNewEvents([]NewEvent{event(1, "a", `{"amount": 150}`), event(2, "b", `{"amount": 5}`)}, candidates, FilterLimits{})
 
 	var jobs []int64
 	for _, j := range r.Jobs {
@@ -44,7 +44,12 @@ func TestRouteNewEventsAppliesFiltersAfterTheRules(t *testing.T) {
 	}
 	// The broken stored filter fails on both events; subscription 3's
 	// filter is never evaluated.
-	if r.FilterErrors != 2 {
-		t.Fatalf("FilterErrors = %d, want 2", r.FilterErrors)
+	if len(r.FilterFailures) != 2 {
+		t.Fatalf("FilterFailures = %+v, want 2", r.FilterFailures)
+	}
+	for i, f := range r.FilterFailures {
+		if f.SubscriptionID != [16]byte{4} || f.Seq != int64(i+1) || f.Reason != filter.ReasonInvalid || f.Error == "" {
+			t.Errorf("failure %d = %+v, want subscription 4's invalid filter on seq %d", i, f, i+1)
+		}
 	}
 }

@@ -39,7 +39,7 @@ func TestRouteNewEventsKeysTheJobsOfOrderedSubscriptions(t *testing.T) {
 	}}
 	ev := NewEvent{Seq: 7, Event: Event{TenantID: "acme", Key: "a.b", SchemaMajor: 1}}
 	ev.Attributes.Subject = "acct-9"
-	r := RouteNewEvents([]NewEvent{ev}, candidates)
+	r := RouteNewEvents([]NewEvent{ev}, candidates, FilterLimits{})
 	if len(r.Jobs) != 2 || r.Jobs[0].OrderingKey != nil || r.Jobs[1].OrderingKey == nil || *r.Jobs[1].OrderingKey != "acct-9" {
 		t.Fatalf("jobs = %+v, want the ordered subscription's keyed by subject and the other unkeyed", r.Jobs)
 	}

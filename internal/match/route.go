@@ -1,6 +1,11 @@
 package match
 
-import "github.com/hubctl/hubctl/internal/filter"
+import (
+	"fmt"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/filter"
+)
 
 // Candidate is one subscription a batch of new events may be routed to, as
 // the store loaded it for the batch's tenants.
@@ -41,9 +46,30 @@ type Route struct {
 type Routes struct {
 	Jobs []Route // to push sinks: one delivery job each
 	Pull []Route // to pull sinks: one pull entry each
-	// FilterErrors counts filter evaluations that failed (a missing
-	// field, a type mismatch, the cost limit): each was no match.
-	FilterErrors int
+	// FilterFailures are the (event, subscription) pairs whose content
+	// filter could not say yes or no: the event is kept for the
+	// subscription as a dead letter (docs/concepts.md, Filter errors).
+	FilterFailures []FilterFailure
+}
+
+// FilterFailure is one filter that failed on one event.
+type FilterFailure struct {
+	Route
+	Pull   bool   // the subscription is a pull sink, which has no dead letters
+	Reason string // one of filter.Reasons
+	Error  string // what failed, for the dead letter's last_error
+}
+
+// FilterLimits bound the filter work of one batch.
+type FilterLimits struct {
+	// EvalTimeout stops one evaluation (filter.MatchesWithin); 0: none.
+	EvalTimeout time.Duration
+	// Budgets is the filter time each tenant has left; once a tenant's is
+	// spent, its filters are not evaluated and fail with
+	// filter.ReasonBudget until it refills. nil: no budget.
+	Budgets *TenantBudgets
+	// Now is the clock evaluations are timed on; nil is time.Now.
+	Now func() time.Time
 }
 
 // RouteNewEvents decides, for each new event, which of its tenant's
@@ -53,26 +79,36 @@ type Routes struct {
 //
 // A candidate's content filter is evaluated after the other rules, and
 // only for the events they let through. One filter.Input serves all the
-// candidates of an event, so its payload is parsed at most once.
-func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate) Routes {
+// candidates of an event, so its payload is parsed at most once; the parse
+// is charged to the budget of the filter that triggers it.
+func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate, limits FilterLimits) Routes {
 	var r Routes
+	now := limits.Now
+	if now == nil {
+		now = time.Now
+	}
 	for _, e := range events {
 		var in *filter.Input
 		for _, c := range candidates[e.TenantID] {
 			if !Matches(c.Subscription, e.Event) {
 				continue
 			}
+			route := Route{SubscriptionID: c.ID, TenantID: e.TenantID, Seq: e.Seq}
+			if key, ok := OrderingKey(c.Ordering, e.TenantID, e.Attributes.Subject); ok {
+				route.OrderingKey = &key
+			}
 			if c.Filter != nil || c.FilterErr != nil {
 				if in == nil {
 					in = filter.NewInput(e.Attributes)
 				}
-				if !passes(c, in, &r) {
+				ok, reason, err := evaluate(c, in, limits, now)
+				if err != nil {
+					r.FilterFailures = append(r.FilterFailures, FilterFailure{Route: route, Pull: c.Pull, Reason: reason, Error: err.Error()})
 					continue
 				}
-			}
-			route := Route{SubscriptionID: c.ID, TenantID: e.TenantID, Seq: e.Seq}
-			if key, ok := OrderingKey(c.Ordering, e.TenantID, e.Attributes.Subject); ok {
-				route.OrderingKey = &key
+				if !ok {
+					continue
+				}
 			}
 			if c.Pull {
 				r.Pull = append(r.Pull, route)
@@ -84,16 +120,27 @@ func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate) Routes
 	return r
 }
 
-// passes evaluates c's filter over in, counting a failed evaluation.
-func passes(c Candidate, in *filter.Input, r *Routes) bool {
+// evaluate runs c's filter over in within limits, charging the time it
+// took to its tenant's budget, and classifies a failure.
+func evaluate(c Candidate, in *filter.Input, limits FilterLimits, now func() time.Time) (bool, string, error) {
 	if c.FilterErr != nil {
-		r.FilterErrors++
-		return false
+		return false, filter.ReasonInvalid, c.FilterErr
 	}
-	ok, err := c.Filter.Matches(in)
+	if limits.Budgets == nil {
+		ok, err := c.Filter.MatchesWithin(in, limits.EvalTimeout)
+		if err != nil {
+			return false, filter.ReasonOf(err), err
+		}
+		return ok, "", nil
+	}
+	if !limits.Budgets.available(c.TenantID) {
+		return false, filter.ReasonBudget, fmt.Errorf("not evaluated: the tenant's filters spent their budget of %s a second", limits.Budgets.budget)
+	}
+	start := now()
+	ok, err := c.Filter.MatchesWithin(in, limits.EvalTimeout)
+	limits.Budgets.spend(c.TenantID, now().Sub(start))
 	if err != nil {
-		r.FilterErrors++
-		return false
+		return false, filter.ReasonOf(err), err
 	}
-	return ok
+	return ok, "", nil
 }

@@ -66,7 +66,7 @@ func TestRouteNewEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := RouteNewEvents(tt.events, tt.candidates); !reflect.DeepEqual(got, tt.want) {
+			if got := RouteNewEvents(tt.events, tt.candidates, FilterLimits{}); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("RouteNewEvents = %+v, want %+v", got, tt.want)
 			}
 		})

@@ -82,6 +82,11 @@ const (
 	CodeVerificationFailed      = "verification_failed"
 	CodeNotAPullSubscription    = "not_a_pull_subscription"
 	CodeNotAWebhookSubscription = "not_a_webhook_subscription"
+	// CodeSubscriptionLimitReached is a 409: the request is valid, and
+	// the tenant's own state (how many subscriptions it has) refuses it
+	// until it deletes one, as tenant_already_exists is refused until the
+	// tenant is gone.
+	CodeSubscriptionLimitReached = "subscription_limit_reached"
 )
 
 // UnprocessableError says the request was well formed and the resource

@@ -33,6 +33,9 @@ type SubscriptionOptions struct {
 	// RotationOverlap is how long a rotated-out secret keeps signing
 	// (STREAMING_HUB_ROTATION_OVERLAP); zero drops it at once.
 	RotationOverlap time.Duration
+	// MaxPerTenant caps a tenant's live subscriptions
+	// (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT); zero is no cap.
+	MaxPerTenant int
 }
 
 // Subscriptions manages a tenant's subscriptions (docs/concepts.md, Subscriptions). Every method is
@@ -45,6 +48,8 @@ type Subscriptions struct {
 	opener  *sinkopen.Opener
 	now     func() time.Time
 	overlap time.Duration
+	// maxPerTenant caps a tenant's live subscriptions; zero is no cap.
+	maxPerTenant int
 }
 
 // NewSubscriptions returns the subscription use cases. keys seals secrets
@@ -54,7 +59,8 @@ func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registr
 	if now == nil {
 		now = time.Now
 	}
-	return &Subscriptions{store: st, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now, overlap: max(opts.RotationOverlap, 0)}
+	return &Subscriptions{store: st, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now,
+		overlap: max(opts.RotationOverlap, 0), maxPerTenant: max(opts.MaxPerTenant, 0)}
 }
 
 // Create validates in, stores the subscription and verifies it at once. The
@@ -91,9 +97,13 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 			return hubapi.Subscription{}, "", err
 		}
 	}
-	created, err := s.store.CreateSubscription(ctx, row)
+	created, err := s.store.CreateSubscription(ctx, row, s.maxPerTenant)
 	if errors.Is(err, store.ErrNotFound) {
 		return hubapi.Subscription{}, "", tenantError(tenantID, err)
+	}
+	if limit := (*store.SubscriptionLimitError)(nil); errors.As(err, &limit) {
+		return hubapi.Subscription{}, "", &ConflictError{Code: CodeSubscriptionLimitReached, Err: err,
+			Message: fmt.Sprintf("tenant %q already has %d subscriptions, the most allowed (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT); delete one to create another", tenantID, limit.Limit)}
 	}
 	if err != nil {
 		return hubapi.Subscription{}, "", err

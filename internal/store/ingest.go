@@ -62,6 +62,9 @@ type IngestBatch struct {
 	// Handoff, when set, is the dispatcher of this process that the first
 	// attempts of the batch's jobs may be leased to (see Handoff).
 	Handoff Handoff
+	// Filters bounds the content filter work of the batch; its zero value
+	// bounds each evaluation by cost alone.
+	Filters match.FilterLimits
 }
 
 // IngestResult says what WriteIngestBatch did with a batch.
@@ -84,9 +87,9 @@ type IngestResult struct {
 	PullEntries int
 	// HandedOver counts the jobs leased to the batch's Handoff.
 	HandedOver int
-	// FilterErrors counts content filters whose evaluation failed, each
-	// taken as no match.
-	FilterErrors int
+	// FilterFailures are the content filters that failed on a new event;
+	// each push subscription's is stored as a filter_error dead letter.
+	FilterFailures []match.FilterFailure
 	// OtherIncarnation reports that nothing was written: the partition's
 	// stored position belongs to another incarnation of the topic than the
 	// batch's. The batch was fetched from a topic since deleted and created
@@ -198,8 +201,8 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 
 	res := IngestResult{NextOffset: b.NextOffset, Skipped: skipped}
 	res.Verdicts = finalVerdicts(b.Records[skipped:], inserted)
-	routes := match.RouteNewEvents(newEvents(b.Records, inserted), state.subs)
-	res.FilterErrors = routes.FilterErrors
+	routes := match.RouteNewEvents(newEvents(b.Records, inserted), state.subs, b.Filters)
+	res.FilterFailures = routes.FilterFailures
 	work := deliveryWorkOf(routes, b.ReceivedAt)
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
 	handed := planHandoff(b.Handoff, &work, routes.Jobs, state, b.Records, inserted, b.ReceivedAt)
@@ -213,6 +216,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 
 	pipe := &pgx.Batch{}
 	work.queuePullEntries(pipe)
+	queueFilterDeadLetters(pipe, routes.FilterFailures, b.ReceivedAt)
 	queueQuarantine(pipe, b, skipped)
 	pipe.Queue(storeOffset, b.Group, b.Topic, b.Partition, b.NextOffset, nullableTopicID(b.TopicID))
 	if len(work.jobs) > len(handed.jobs) {
@@ -585,6 +589,38 @@ INSERT INTO pull_entries (subscription_id, event_seq)
 SELECT * FROM unnest($1::uuid[], $2::bigint[])`,
 			w.pullSubscriptions, w.pullSeqs)
 	}
+}
+
+// queueFilterDeadLetters keeps each event a push subscription's filter
+// failed on as a dead letter of that subscription (DeadFilterError), with
+// the failure in last_error: replayed once the filter is fixed, it is
+// delivered like any other job. A pull subscription has no dead letters;
+// its failures are only counted and logged by the caller.
+func queueFilterDeadLetters(pipe *pgx.Batch, failures []match.FilterFailure, at time.Time) {
+	var (
+		ids, subs [][16]byte
+		tenants   []string
+		seqs      []int64
+		keys      []*string
+		errs      []string
+	)
+	for _, f := range failures {
+		if f.Pull {
+			continue
+		}
+		ids, subs = append(ids, newJobID(at)), append(subs, f.SubscriptionID)
+		tenants, seqs, keys = append(tenants, f.TenantID), append(seqs, f.Seq), append(keys, f.OrderingKey)
+		errs = append(errs, "filter "+f.Reason+": "+f.Error)
+	}
+	if len(ids) == 0 {
+		return
+	}
+	pipe.Queue(`
+INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, ordering_key, state, dead_reason, dead_at, last_error)
+SELECT id, tenant_id, subscription_id, event_seq, ordering_key, 'dead', $7, coalesce($8, now()), last_error
+FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::bigint[], $5::text[], $6::text[])
+    AS u (id, tenant_id, subscription_id, event_seq, ordering_key, last_error)`,
+		ids, tenants, subs, seqs, keys, errs, DeadFilterError, optionalTime(at))
 }
 
 // queueQuarantine stores the raw quarantined records past the skipped

@@ -11,4 +11,7 @@ const (
 	DeadExhausted            = "exhausted"
 	DeadPoison               = "poison"
 	DeadSubscriptionDisabled = "subscription_disabled"
+	// DeadFilterError is an event the subscription's content filter failed
+	// on, kept instead of dropped (migration 14).
+	DeadFilterError = "filter_error"
 )

@@ -173,13 +173,34 @@ func nullIfEmpty(s string) *string {
 	return &s
 }
 
+// SubscriptionLimitError refuses a subscription past the most a tenant
+// may have (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT). It matches
+// ErrConflict: the request clashes with what the tenant already has.
+type SubscriptionLimitError struct {
+	TenantID string
+	Limit    int
+}
+
+func (e *SubscriptionLimitError) Error() string {
+	return fmt.Sprintf("tenant %q already has %d subscriptions, the most allowed", e.TenantID, e.Limit)
+}
+
+func (e *SubscriptionLimitError) Is(target error) bool { return target == ErrConflict }
+
 // CreateSubscription inserts sub as given, stamped created and updated at
 // sub.CreatedAt, and gives a pull subscription its cursor in the same
 // transaction. An unknown tenant is an ErrNotFound naming the tenant (the
-// only ErrNotFound this method returns).
-func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) (Subscription, error) {
+// only ErrNotFound this method returns). When the tenant already has
+// limit live subscriptions (deleted ones do not count) it is a
+// *SubscriptionLimitError; limit 0 is no cap.
+func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit int) (Subscription, error) {
 	var created Subscription
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
+		if limit > 0 {
+			if err := checkSubscriptionLimit(ctx, tx, sub.TenantID, limit); err != nil {
+				return err
+			}
+		}
 		var err error
 		created, err = scanSubscription(tx.QueryRow(ctx, `
 			INSERT INTO subscriptions (id, tenant_id, name, sink_type, sink_config, sink_credentials,
@@ -214,6 +235,33 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription) (Subsc
 		return Subscription{}, classify(fmt.Errorf("create subscription: %w", err))
 	}
 	return created, nil
+}
+
+// checkSubscriptionLimit refuses a tenant's subscription past limit. The
+// tenant's row stays locked until the transaction ends, so concurrent
+// creates, from this process or another, count one after the other and
+// never overshoot. The count is its own statement: under READ COMMITTED it
+// then sees what the creates it waited for committed. FOR NO KEY UPDATE
+// leaves the row's key shareable, so inserts elsewhere that reference the
+// tenant do not wait.
+func checkSubscriptionLimit(ctx context.Context, tx pgx.Tx, tenantID string, limit int) error {
+	var locked bool
+	err := tx.QueryRow(ctx, `SELECT true FROM tenants WHERE id = $1 FOR NO KEY UPDATE`, tenantID).Scan(&locked)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return tenantNotFound(tenantID)
+	}
+	if err != nil {
+		return err
+	}
+	var live int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM subscriptions WHERE tenant_id = $1 AND deleted_at IS NULL`,
+		tenantID).Scan(&live); err != nil {
+		return err
+	}
+	if live >= limit {
+		return &SubscriptionLimitError{TenantID: tenantID, Limit: limit}
+	}
+	return nil
 }
 
 // nonNil keeps a NOT NULL array column from receiving NULL.

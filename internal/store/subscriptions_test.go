@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,7 +65,7 @@ func TestCreateSubscriptionRoundTripsEveryColumn(t *testing.T) {
 	sub.VerificationError = "queue does not exist"
 	sub.PreviousSecretExpiresAt = &expires
 
-	created, err := st.CreateSubscription(ctx, sub)
+	created, err := st.CreateSubscription(ctx, sub, 0)
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -119,7 +120,7 @@ func sameTimePtr(a, b *time.Time) bool {
 
 func TestCreateSubscriptionForUnknownTenant(t *testing.T) {
 	st := openStore(t)
-	_, err := st.CreateSubscription(context.Background(), newSubscription(t, "nobody", "webhook", t0))
+	_, err := st.CreateSubscription(context.Background(), newSubscription(t, "nobody", "webhook", t0), 0)
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -135,7 +136,7 @@ func TestCreatePullSubscriptionGetsItsCursor(t *testing.T) {
 	pull := newSubscription(t, "acme", "pull", t0)
 	webhook := newSubscription(t, "acme", "webhook", t0)
 	for _, sub := range []store.Subscription{pull, webhook} {
-		if _, err := st.CreateSubscription(ctx, sub); err != nil {
+		if _, err := st.CreateSubscription(ctx, sub, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,7 +166,7 @@ func TestSubscriptionsAreScopedToTheirTenant(t *testing.T) {
 	createSubscriptionTenant(t, st, "acme")
 	createSubscriptionTenant(t, st, "globex")
 	sub := newSubscription(t, "acme", "webhook", t0)
-	if _, err := st.CreateSubscription(ctx, sub); err != nil {
+	if _, err := st.CreateSubscription(ctx, sub, 0); err != nil {
 		t.Fatal(err)
 	}
 
@@ -202,7 +203,7 @@ func TestSignatureSchemesRoundTrip(t *testing.T) {
 	createSubscriptionTenant(t, st, "acme")
 	sub := newSubscription(t, "acme", "webhook", t0)
 	sub.SignatureScheme = ""
-	created, err := st.CreateSubscription(ctx, sub)
+	created, err := st.CreateSubscription(ctx, sub, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestUpdateSubscription(t *testing.T) {
 	st := openStore(t)
 	createSubscriptionTenant(t, st, "acme")
 	sub := newSubscription(t, "acme", "webhook", t0)
-	if _, err := st.CreateSubscription(ctx, sub); err != nil {
+	if _, err := st.CreateSubscription(ctx, sub, 0); err != nil {
 		t.Fatal(err)
 	}
 	later := t0.Add(time.Hour)
@@ -320,7 +321,7 @@ func TestDeleteSubscriptionCancelsPendingJobsAndErasesSecrets(t *testing.T) {
 	sub := newSubscription(t, "acme", "webhook", t0)
 	other := newSubscription(t, "acme", "webhook", t0)
 	for _, s := range []store.Subscription{sub, other} {
-		if _, err := st.CreateSubscription(ctx, s); err != nil {
+		if _, err := st.CreateSubscription(ctx, s, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -392,12 +393,12 @@ func TestListSubscriptionsPagesInCreationOrder(t *testing.T) {
 	var want []uuid.UUID
 	for _, at := range []time.Time{t0, t0.Add(time.Second), t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(3 * time.Second)} {
 		sub := newSubscription(t, "acme", "webhook", at)
-		if _, err := st.CreateSubscription(ctx, sub); err != nil {
+		if _, err := st.CreateSubscription(ctx, sub, 0); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, sub.ID)
 	}
-	if _, err := st.CreateSubscription(ctx, newSubscription(t, "globex", "webhook", t0)); err != nil {
+	if _, err := st.CreateSubscription(ctx, newSubscription(t, "globex", "webhook", t0), 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.DeleteSubscription(ctx, "acme", want[3], t0); err != nil {
@@ -430,4 +431,107 @@ func TestListSubscriptionsPagesInCreationOrder(t *testing.T) {
 	if _, _, err := st.ListSubscriptions(ctx, "acme", nil, 0); err == nil {
 		t.Error("limit 0 accepted")
 	}
+}
+
+func TestCreateSubscriptionStopsAtTheTenantLimit(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	createSubscriptionTenant(t, st, "acme")
+	createSubscriptionTenant(t, st, "globex")
+	const limit = 3
+	var acme []store.Subscription
+	for range limit {
+		sub, err := st.CreateSubscription(ctx, newSubscription(t, "acme", "webhook", t0), limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acme = append(acme, sub)
+	}
+
+	_, err := st.CreateSubscription(ctx, newSubscription(t, "acme", "pull", t0), limit)
+	var refused *store.SubscriptionLimitError
+	if !errors.As(err, &refused) || !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("create past the limit: err = %v, want a SubscriptionLimitError matching ErrConflict", err)
+	}
+	if refused.TenantID != "acme" || refused.Limit != limit {
+		t.Errorf("refusal names tenant %q limit %d, want acme %d", refused.TenantID, refused.Limit, limit)
+	}
+	if n := liveSubscriptions(t, st, "acme"); n != limit {
+		t.Errorf("acme has %d live subscriptions after the refusal, want %d", n, limit)
+	}
+	var cursors int
+	if err := st.Pool.QueryRow(ctx, `SELECT count(*) FROM pull_cursors`).Scan(&cursors); err != nil || cursors != 0 {
+		t.Errorf("the refused pull subscription left %d cursors (%v)", cursors, err)
+	}
+
+	if _, err := st.CreateSubscription(ctx, newSubscription(t, "globex", "webhook", t0), limit); err != nil {
+		t.Errorf("another tenant is refused by acme's count: %v", err)
+	}
+	if _, err := st.DeleteSubscription(ctx, "acme", acme[0].ID, t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateSubscription(ctx, newSubscription(t, "acme", "webhook", t0), limit); err != nil {
+		t.Errorf("a deleted subscription still counts: %v", err)
+	}
+	if _, err := st.CreateSubscription(ctx, newSubscription(t, "nobody", "webhook", t0), limit); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown tenant under a limit: err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestConcurrentCreatesNeverExceedTheTenantLimit races creates through two
+// stores, as two serve processes would, on one database.
+func TestConcurrentCreatesNeverExceedTheTenantLimit(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	other, err := store.Open(ctx, st.Pool.Config().ConnString(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(other.Close)
+	createSubscriptionTenant(t, st, "acme")
+	const limit, attempts = 5, 24
+
+	start := make(chan struct{})
+	errs := make(chan error, attempts)
+	var wg sync.WaitGroup
+	for i := range attempts {
+		via := []*store.Store{st, other}[i%2]
+		wg.Go(func() {
+			<-start
+			_, err := via.CreateSubscription(ctx, newSubscription(t, "acme", "webhook", t0), limit)
+			errs <- err
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	created, refused := 0, 0
+	for err := range errs {
+		var limitErr *store.SubscriptionLimitError
+		switch {
+		case err == nil:
+			created++
+		case errors.As(err, &limitErr):
+			refused++
+		default:
+			t.Errorf("create: %v", err)
+		}
+	}
+	if created != limit || refused != attempts-limit {
+		t.Errorf("%d created, %d refused, want %d and %d", created, refused, limit, attempts-limit)
+	}
+	if n := liveSubscriptions(t, st, "acme"); n != limit {
+		t.Errorf("acme has %d live subscriptions, want %d", n, limit)
+	}
+}
+
+func liveSubscriptions(t *testing.T, st *store.Store, tenantID string) int {
+	t.Helper()
+	var n int
+	err := st.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM subscriptions WHERE tenant_id = $1 AND deleted_at IS NULL`, tenantID).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -26,6 +26,8 @@ func TestExitCodeAgreesAcrossModes(t *testing.T) {
 		{"invalid value", &service.ValidationError{Field: "id"}, apiErr(400), ExitFailure},
 		{"not found", &service.NotFoundError{Err: store.ErrNotFound}, apiErr(404), ExitNotFound},
 		{"conflict", &service.ConflictError{Err: store.ErrConflict}, apiErr(409), ExitFailure},
+		{"subscription limit", &service.ConflictError{Code: service.CodeSubscriptionLimitReached,
+			Err: &store.SubscriptionLimitError{TenantID: "acme", Limit: 2}}, apiErr(409), ExitFailure},
 		{"verification failed", &service.UnprocessableError{}, apiErr(422), ExitFailure},
 		{"unavailable", fmt.Errorf("query: %w", store.ErrUnavailable), apiErr(503), ExitUnavailable},
 		{"internal", errors.New("boom"), apiErr(500), ExitFailure},

@@ -21,7 +21,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "List and replay dead letters",
 		Long: `List and replay dead letters: deliveries that stopped trying, because their
 retries ran out (exhausted), their worker kept dying mid-attempt (poison) or
-their subscription was switched off with them queued (subscription_disabled).
+their subscription was switched off with them queued (subscription_disabled),
+or their subscription's content filter failed on the event (filter_error:
+fix the filter, then replay them).
 
 A replay sends them back to pending, due at once, with a fresh attempt
 budget; their attempt history stays. Dead letters of a deleted subscription
