@@ -60,7 +60,7 @@ table prints the command for the next page on stderr.`, service.MaxPageLimit),
 		},
 	}
 	ff.register(cmd)
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".items[].id")
 	cmdutil.AddPageFlags(cmd, &limit, &cursor, "dead letters")
 	return cmd
 }

@@ -58,7 +58,7 @@ hubctl events get shows one event with every delivery of it.`, service.MaxPageLi
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".items[].id")
 	cmd.Flags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
 	cmdutil.AddPageFlags(cmd, &params.Limit, &cursor, "events")
 	cmd.Flags().StringVar(&params.Type, "type", "", "only events of this event key, e.g. transaction.posted")

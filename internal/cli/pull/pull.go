@@ -128,7 +128,7 @@ push subscription, 5 when the hub or the database cannot be reached.`, service.M
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep polling for new events until interrupted")
 	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("print at most this many events, then stop, also with --follow (1-%d; default: pages of %d without end)", service.MaxPageLimit, service.DefaultPageLimit))
 	cmd.Flags().DurationVar(&giveUpAfter, "give-up-after", defaultGiveUpAfter, "with --follow, exit 5 when the hub has not answered once in this long")
-	cmdutil.AddJQFlag(cmd)
+	cmdutil.AddJQFlag(cmd, ".seq")
 	cmd.Flags().Int64Var(&after, "after", 0, "start after this seq instead of at the subscription's cursor")
 	cmd.Flags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
 	return cmd

@@ -35,7 +35,7 @@ A webhook's signing secret is printed once, here: store it now. --from-file
 takes the whole request body of POST /v1/subscriptions instead of the field
 flags, for sinks with more settings than a URL.`,
 		Example: `  hubctl subs create --name orders --type webhook --url https://acme.example/hooks \
-    --event-types transaction.posted,account.* --retry-schedule 0s,5s,1m,10m
+    --event-types 'transaction.posted,account.*' --retry-schedule 0s,5s,1m,10m
   hubctl subs create --name orders --type webhook --url https://acme.example/hooks --signature-scheme standard-webhooks
   hubctl subs create --name feed --type pull --origin midaz
   hubctl subs create --from-file orders.json -o json
@@ -65,7 +65,7 @@ flags, for sinks with more settings than a URL.`,
 			return cmdutil.Run(cmd.Context(), &CreateOptions{Factory: f, Format: fm, Body: in}, runF, createRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	spec.register(cmd.Flags(), false)
 	return cmd
 }
