@@ -16,7 +16,16 @@ import (
 // ListHeader and ListRow are the table of a subscription's deliveries
 // (hubctl subs deliveries).
 func ListHeader(t *output.TableWriter) {
-	t.Header("delivery", "event", "type", "state", "attempts", "last status", "updated")
+	t.Columns(
+		output.Column{Name: "delivery", Priority: 9},
+		output.Column{Name: "event", Priority: 3},
+		output.Column{Name: "type", Priority: 6, Min: 12},
+		// Wide enough for why a pending delivery waits.
+		output.Column{Name: "state", Priority: 8, Min: 24},
+		output.Column{Name: "attempts", Priority: 7},
+		output.Column{Name: "last status", Priority: 5},
+		output.Column{Name: "updated", Priority: 4},
+	)
 }
 
 // ListRow is one delivery of ListHeader's table.
@@ -74,7 +83,15 @@ func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery) error {
 
 // attemptsTable shows a delivery's attempts, oldest first.
 func attemptsTable(t *output.TableWriter, f *cmdutil.Factory, attempts []hubapi.DeliveryAttempt) {
-	t.Header("#", "delivery id", "started", "latency", "outcome", "status", "error")
+	t.Columns(
+		output.Column{Name: "#", Priority: 9},
+		output.Column{Name: "delivery id", Priority: 3},
+		output.Column{Name: "started", Priority: 6},
+		output.Column{Name: "latency", Priority: 5},
+		output.Column{Name: "outcome", Priority: 8},
+		output.Column{Name: "status", Priority: 7},
+		output.Column{Name: "error", Priority: 4, Min: 12},
+	)
 	for _, a := range attempts {
 		t.Row(strconv.Itoa(a.Attempt), a.ID, a.StartedAt.Format(time.RFC3339),
 			(time.Duration(a.DurationMS) * time.Millisecond).String(), output.Style(f.IOStreams, a.Outcome),
