@@ -52,16 +52,20 @@ func stateText(f *cmdutil.Factory, d hubapi.Delivery) string {
 const errorWidth = 100
 
 // writeSummary shows one delivery field by field, the state's details
-// beside it, so a reader sees at once why a delivery is where it is.
-func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery) error {
+// beside it, so a reader sees at once why a delivery is where it is. The
+// job is labelled apart from the per-attempt delivery ids of the attempts
+// table (X-Lerian-Delivery-Id), and the attempts of the current budget
+// apart from every attempt recorded: a replay grants a fresh budget, the
+// history keeps counting.
+func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery, recorded int) error {
 	state := stateText(f, d)
 	fields := [][2]string{
-		{"Delivery", d.ID},
+		{"Job", d.ID},
 		{"Subscription", d.SubscriptionID},
 		{"Event", orDash(d.EventID)},
 		{"Type", orDash(output.SafeText(d.EventType, 0))},
 		{"State", state},
-		{"Attempts", strconv.Itoa(d.Attempts)},
+		{"Attempts", attemptsText(d.Attempts, recorded)},
 		{"Next attempt", optionalTime(d.NextAttemptAt)},
 		{"Last status", optionalInt(d.LastStatus)},
 		{"Last error", optionalText(d.LastError, 0)},
@@ -97,6 +101,15 @@ func attemptsTable(t *output.TableWriter, f *cmdutil.Factory, attempts []hubapi.
 			(time.Duration(a.DurationMS) * time.Millisecond).String(), output.Style(f.IOStreams, a.Outcome),
 			optionalInt(a.StatusCode), optionalText(a.Error, errorWidth))
 	}
+}
+
+// attemptsText is the attempts of the current budget, and every attempt
+// recorded when a replay made the two differ.
+func attemptsText(budget, recorded int) string {
+	if recorded <= budget {
+		return strconv.Itoa(budget)
+	}
+	return fmt.Sprintf("%d since the last replay (%s recorded)", budget, output.Count(recorded, "attempt", "attempts"))
 }
 
 func orDash(s string) string {

@@ -66,7 +66,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 func printDetail(f *cmdutil.Factory, fm output.Format, detail hubapi.DeliveryDetail) error {
 	out := f.IOStreams.Out
 	if fm == output.Table {
-		if err := writeSummary(out, f, detail.Delivery); err != nil {
+		if err := writeSummary(out, f, detail.Delivery, len(detail.AttemptHistory)); err != nil {
 			return err
 		}
 		if len(detail.AttemptHistory) == 0 {

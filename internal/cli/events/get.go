@@ -100,7 +100,7 @@ func printEventTable(f *cmdutil.Factory, e hubapi.EventDetail) error {
 		case d.Pulled != nil:
 			fmt.Fprintln(out, ": waiting to be pulled")
 		case d.Delivery != nil:
-			fmt.Fprintf(out, ": delivery %s %s, %d attempts\n", d.Delivery.ID, output.Style(f.IOStreams, d.Delivery.State), d.Delivery.Attempts)
+			fmt.Fprintf(out, ": delivery %s %s, %s\n", d.Delivery.ID, output.Style(f.IOStreams, d.Delivery.State), output.Count(d.Delivery.Attempts, "attempt", "attempts"))
 			if err := deliveries.PrintAttempts(f, d.Delivery.AttemptHistory); err != nil {
 				return err
 			}
