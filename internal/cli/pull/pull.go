@@ -74,7 +74,8 @@ are printed once, by ceId.
 Output: -o jsonl prints one compact JSON object per event and line, for jq
 and other line-oriented tools (the default when stdout is not a terminal);
 -o json prints each event as an indented JSON object; -o table prints SEQ,
-TIME, TYPE, CE ID and SOURCE. The JSON is the API's item: seq, ceId, type,
+TIME, TYPE, CE ID and SOURCE, as many as the terminal's width holds (SEQ,
+TYPE and CE ID at 80 columns). The JSON is the API's item: seq, ceId, type,
 ceType, source, tenantId, schemaVersion, time, receivedAt and payload (the
 data as JSON, or base64 with payloadEncoding).
 
