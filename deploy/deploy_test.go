@@ -545,8 +545,9 @@ func TestChartRefusesBadValues(t *testing.T) {
 		set    []string
 		want   string
 	}{
-		{"no secrets at all", "", nil, "set secrets.postgresDSN, or name a Secret in secrets.existingSecret"},
-		{"a KEK missing", "", []string{"secrets.postgresDSN=postgres://db/hub"}, "set secrets.kek"},
+		{"no secrets at all", "", nil, "hubctl needs its secrets (secrets.postgresDSN and secrets.kek missing): add --set secrets.existingSecret=hubctl-secrets"},
+		{"a KEK missing", "", []string{"secrets.postgresDSN=postgres://db/hub"}, "(secrets.kek missing)"},
+		{"a DSN missing", "", []string{"secrets.kek=a2Vr"}, "(secrets.postgresDSN missing)"},
 		{"hook migrations with the chart's Secret", "inline-secrets-values.yaml", []string{"migrations.mode=job"}, "migrations.mode job runs before the chart's own Secret exists"},
 		{"an unknown migrations mode", "default-values.yaml", []string{"migrations.mode=sometimes"}, `migrations.mode "sometimes"`},
 		{"a setting the chart owns", "default-values.yaml", []string{"config.ROLE=ingest"}, "config.ROLE is set by the chart itself"},
@@ -563,6 +564,50 @@ func TestChartRefusesBadValues(t *testing.T) {
 				t.Errorf("helm template = %v; want an error saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A newcomer's first `helm install` has no values: the first line helm
+// prints must say what to add, and what the chart's README gives as the
+// fix must render.
+func TestChartWithoutSecretsSaysTheFixFirst(t *testing.T) {
+	_, err := helmTemplate(t, "")
+	if err == nil {
+		t.Fatal("the chart rendered without secrets")
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "helm template hub "+chartDir+" --namespace streaming: exit status 1\n"), "\n")
+	if !strings.Contains(first, "hubctl needs its secrets") || !strings.Contains(first, "--set secrets.existingSecret=") {
+		t.Errorf("first line of helm's output = %q; want the missing secrets and the fix", first)
+	}
+
+	readme, err := os.ReadFile(filepath.Join(chartDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	install := regexp.MustCompile(`(?m)^helm install hub deploy/helm/hubctl((?: --set \S+)+)$`).FindSubmatch(readme)
+	if install == nil {
+		t.Fatal("the chart's README shows no one-line helm install with --set")
+	}
+	sets := strings.Fields(strings.ReplaceAll(string(install[1]), "--set", ""))
+	if !slices.Contains(sets, "secrets.existingSecret=hubctl-secrets") {
+		t.Errorf("README install sets %v; want the fix the error names", sets)
+	}
+	m := render(t, "", sets...)
+	m.get(t, "StatefulSet", "hub-hubctl-all")
+
+	// make lint renders ci/default-values.yaml: the README's minimal values.
+	ci, err := os.ReadFile(filepath.Join(chartDir, "ci", "default-values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values struct {
+		Secrets map[string]string `yaml:"secrets"`
+	}
+	if err := yaml.Unmarshal(ci, &values); err != nil {
+		t.Fatal(err)
+	}
+	if len(values.Secrets) != 1 || values.Secrets["existingSecret"] != "hubctl-secrets" {
+		t.Errorf("ci/default-values.yaml secrets = %v; want the README's minimal values", values.Secrets)
 	}
 }
 

@@ -47,8 +47,18 @@ func Get() Info {
 // +dirty.
 var pseudoVersion = regexp.MustCompile(`[-.](\d{14})-([0-9a-f]{12})(\+[a-z]+)*$`)
 
+// placeholders are what the Makefile and the Dockerfile stamp when they
+// cannot ask git (a source tarball, a build with VCS stamping off): they
+// say nothing, so the toolchain's record may still say something true.
+var placeholders = map[string]bool{"dev": true, "none": true, Unknown: true}
+
 // fill completes the stamped values from bi, which may be nil.
 func fill(info Info, bi *debug.BuildInfo) Info {
+	for _, v := range []*string{&info.Version, &info.Commit, &info.Date} {
+		if placeholders[*v] {
+			*v = ""
+		}
+	}
 	if bi != nil {
 		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			info.Version = bi.Main.Version

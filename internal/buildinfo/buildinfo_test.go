@@ -36,6 +36,20 @@ func TestFill(t *testing.T) {
 			&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}},
 			Info{Version: "v1.2.3", Commit: Unknown, Date: Unknown}},
 		{"no build info", Info{}, nil, Info{Version: "dev", Commit: Unknown, Date: Unknown}},
+		{"make build without git, go install'd module: its version fills the placeholders",
+			Info{Version: "dev", Commit: "none", Date: Unknown},
+			&debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261201203015-40a1afc0d1e2"}},
+			Info{Version: "v0.0.0-20261201203015-40a1afc0d1e2", Commit: "40a1afc0d1e2", Date: "2026-12-01T20:30:15Z"}},
+		{"make build without git, VCS settings recorded", Info{Version: "dev", Commit: "none", Date: Unknown},
+			&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: settings(
+				"vcs.revision", "0123456789abcdef0123", "vcs.time", "2026-11-30T10:00:00Z")},
+			Info{Version: "dev", Commit: "0123456789ab", Date: "2026-11-30T10:00:00Z"}},
+		{"tagged module, placeholders stamped", Info{Version: "dev", Commit: "none", Date: Unknown},
+			&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}},
+			Info{Version: "v1.2.3", Commit: Unknown, Date: Unknown}},
+		{"placeholders and nothing recorded", Info{Version: "dev", Commit: "none", Date: Unknown},
+			&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}},
+			Info{Version: "dev", Commit: Unknown, Date: Unknown}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := fill(tc.stamped, tc.bi); got != tc.want {

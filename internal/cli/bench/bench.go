@@ -103,7 +103,7 @@ as hubctl dev does) for the bench's own receiver.`,
 			return cmdutil.Run(cmd.Context(), &opts, runF, run)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, "")
 	fs := cmd.Flags()
 	fs.IntVarP(&opts.Events, "events", "n", defaultEvents, "events to produce")
 	fs.Float64Var(&opts.Rate, "rate", 0, "events per second to produce (0: as fast as possible)")

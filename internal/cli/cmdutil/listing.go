@@ -10,18 +10,30 @@ import (
 )
 
 // AddOutputFlag registers -o for the formats every listing accepts, and
-// --jq to pick from the JSON.
-func AddOutputFlag(cmd *cobra.Command, format *string) {
+// --jq to pick from the JSON; jqExample is an expression that fits the
+// command's JSON (see AddJQFlag).
+func AddOutputFlag(cmd *cobra.Command, format *string, jqExample string) {
 	cmd.Flags().StringVarP(format, "output", "o", "", "output format: table, json or yaml")
-	AddJQFlag(cmd)
+	AddJQFlag(cmd, jqExample)
 }
 
 // jqFlag is the name of the --jq flag.
 const jqFlag = "jq"
 
 // AddJQFlag registers --jq on a command whose output ResolveFormat picks.
-func AddJQFlag(cmd *cobra.Command) {
-	cmd.Flags().String(jqFlag, "", "filter the JSON output with a jq expression (implies -o json), e.g. '.items[].id'")
+// The help's example is jqExample, an expression over the command's own
+// JSON (".items[].id" for a page, ".id" for one object), so it can be
+// copied as it is; "" shows none.
+func AddJQFlag(cmd *cobra.Command, jqExample string) {
+	cmd.Flags().String(jqFlag, "", jqUsage(jqExample))
+}
+
+func jqUsage(example string) string {
+	usage := "filter the JSON output with a jq expression (implies -o json)"
+	if example == "" {
+		return usage
+	}
+	return usage + ", e.g. '" + example + "'"
 }
 
 // ResolveFormat is output.Resolve with an unknown -o made a usage error

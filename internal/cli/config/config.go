@@ -51,6 +51,6 @@ it would stop hubctl serve.`,
 			})
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, "")
 	return cmd
 }

@@ -60,7 +60,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 			return cmdutil.Run(cmd.Context(), &ListOptions{Factory: f, Format: fm}, runF, listRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, "")
 	return cmd
 }
 

@@ -16,7 +16,16 @@ import (
 // ListHeader and ListRow are the table of a subscription's deliveries
 // (hubctl subs deliveries).
 func ListHeader(t *output.TableWriter) {
-	t.Header("delivery", "event", "type", "state", "attempts", "last status", "updated")
+	t.Columns(
+		output.Column{Name: "delivery", Priority: 9},
+		output.Column{Name: "event", Priority: 3},
+		output.Column{Name: "type", Priority: 6, Min: 12},
+		// Wide enough for why a pending delivery waits.
+		output.Column{Name: "state", Priority: 8, Min: 24},
+		output.Column{Name: "attempts", Priority: 7},
+		output.Column{Name: "last status", Priority: 5},
+		output.Column{Name: "updated", Priority: 4},
+	)
 }
 
 // ListRow is one delivery of ListHeader's table.
@@ -43,16 +52,20 @@ func stateText(f *cmdutil.Factory, d hubapi.Delivery) string {
 const errorWidth = 100
 
 // writeSummary shows one delivery field by field, the state's details
-// beside it, so a reader sees at once why a delivery is where it is.
-func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery) error {
+// beside it, so a reader sees at once why a delivery is where it is. The
+// job is labelled apart from the per-attempt delivery ids of the attempts
+// table (X-Lerian-Delivery-Id), and the attempts of the current budget
+// apart from every attempt recorded: a replay grants a fresh budget, the
+// history keeps counting.
+func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery, recorded int) error {
 	state := stateText(f, d)
 	fields := [][2]string{
-		{"Delivery", d.ID},
+		{"Job", d.ID},
 		{"Subscription", d.SubscriptionID},
 		{"Event", orDash(d.EventID)},
 		{"Type", orDash(output.SafeText(d.EventType, 0))},
 		{"State", state},
-		{"Attempts", strconv.Itoa(d.Attempts)},
+		{"Attempts", attemptsText(d.Attempts, recorded)},
 		{"Next attempt", optionalTime(d.NextAttemptAt)},
 		{"Last status", optionalInt(d.LastStatus)},
 		{"Last error", optionalText(d.LastError, 0)},
@@ -74,12 +87,29 @@ func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery) error {
 
 // attemptsTable shows a delivery's attempts, oldest first.
 func attemptsTable(t *output.TableWriter, f *cmdutil.Factory, attempts []hubapi.DeliveryAttempt) {
-	t.Header("#", "delivery id", "started", "latency", "outcome", "status", "error")
+	t.Columns(
+		output.Column{Name: "#", Priority: 9},
+		output.Column{Name: "delivery id", Priority: 3},
+		output.Column{Name: "started", Priority: 6},
+		output.Column{Name: "latency", Priority: 5},
+		output.Column{Name: "outcome", Priority: 8},
+		output.Column{Name: "status", Priority: 7},
+		output.Column{Name: "error", Priority: 4, Min: 12},
+	)
 	for _, a := range attempts {
 		t.Row(strconv.Itoa(a.Attempt), a.ID, a.StartedAt.Format(time.RFC3339),
 			(time.Duration(a.DurationMS) * time.Millisecond).String(), output.Style(f.IOStreams, a.Outcome),
 			optionalInt(a.StatusCode), optionalText(a.Error, errorWidth))
 	}
+}
+
+// attemptsText is the attempts of the current budget, and every attempt
+// recorded when a replay made the two differ.
+func attemptsText(budget, recorded int) string {
+	if recorded <= budget {
+		return strconv.Itoa(budget)
+	}
+	return fmt.Sprintf("%d since the last replay (%s recorded)", budget, output.Count(recorded, "attempt", "attempts"))
 }
 
 func orDash(s string) string {

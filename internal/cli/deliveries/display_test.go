@@ -1,6 +1,7 @@
 package deliveries
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
@@ -23,6 +24,31 @@ func TestStateSaysWhy(t *testing.T) {
 	for _, c := range cases {
 		if got := stateText(f, c.d); got != c.want {
 			t.Errorf("stateText(%+v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
+
+// After a replay the budget restarts while the history keeps every
+// attempt: the summary says both, and names the job apart from the
+// attempts' delivery ids.
+func TestSummaryTellsTheJobAndBothAttemptCounts(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios}
+	for _, tc := range []struct {
+		budget, recorded int
+		want             string
+	}{
+		{2, 5, "Attempts:      2 since the last replay (5 attempts recorded)\n"},
+		{1, 1, "Attempts:      1\n"},
+		{0, 0, "Attempts:      0\n"},
+	} {
+		var b strings.Builder
+		d := hubapi.Delivery{ID: "0190b6a2-7c1e-7d3a-9f00-000000000001", State: hubapi.DeliveryPending, Attempts: tc.budget}
+		if err := writeSummary(&b, f, d, tc.recorded); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tc.want) || !strings.Contains(b.String(), "Job:") || strings.Contains(b.String(), "Delivery:") {
+			t.Errorf("budget %d, recorded %d:\n%s\nwant a Job line and %q", tc.budget, tc.recorded, b.String(), tc.want)
 		}
 	}
 }

@@ -47,7 +47,7 @@ Exits 3 when the tenant has no delivery with that id.`,
 			return cmdutil.Run(cmd.Context(), &GetOptions{Factory: f, Format: fm, ID: args[0]}, runF, getRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	return cmd
 }
 
@@ -66,7 +66,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 func printDetail(f *cmdutil.Factory, fm output.Format, detail hubapi.DeliveryDetail) error {
 	out := f.IOStreams.Out
 	if fm == output.Table {
-		if err := writeSummary(out, f, detail.Delivery); err != nil {
+		if err := writeSummary(out, f, detail.Delivery, len(detail.AttemptHistory)); err != nil {
 			return err
 		}
 		if len(detail.AttemptHistory) == 0 {

@@ -60,7 +60,7 @@ table prints the command for the next page on stderr.`, service.MaxPageLimit),
 		},
 	}
 	ff.register(cmd)
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".items[].id")
 	cmdutil.AddPageFlags(cmd, &limit, &cursor, "dead letters")
 	return cmd
 }
@@ -84,7 +84,16 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 }
 
 func deadLetterHeader(t *output.TableWriter) {
-	t.Header("delivery", "subscription", "event", "type", "reason", "attempts", "last status", "dead")
+	t.Columns(
+		output.Column{Name: "delivery", Priority: 9},
+		output.Column{Name: "subscription", Priority: 4},
+		output.Column{Name: "event", Priority: 3},
+		output.Column{Name: "type", Priority: 7, Min: 12},
+		output.Column{Name: "reason", Priority: 8},
+		output.Column{Name: "attempts", Priority: 5},
+		output.Column{Name: "last status", Priority: 2},
+		output.Column{Name: "dead", Priority: 6},
+	)
 }
 
 func deadLetterRow(t *output.TableWriter, f *cmdutil.Factory, d hubapi.DeadLetter) {

@@ -71,7 +71,7 @@ in batches of 500, with progress on stderr.`,
 	cmd.Flags().StringArrayVar(&ids, "id", nil, "replay this dead letter (repeatable)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only count the dead letters that would be replayed")
 	cmd.Flags().BoolVar(&yes, "yes", false, "replay without asking (for scripts)")
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".replayed")
 	return cmd
 }
 

@@ -47,7 +47,7 @@ Exits 3 when the tenant's inbox has no event with that id.`,
 			return cmdutil.Run(cmd.Context(), &GetOptions{Factory: f, Format: fm, ID: args[0]}, runF, getRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	cmd.Flags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
 	return cmd
 }
@@ -100,7 +100,7 @@ func printEventTable(f *cmdutil.Factory, e hubapi.EventDetail) error {
 		case d.Pulled != nil:
 			fmt.Fprintln(out, ": waiting to be pulled")
 		case d.Delivery != nil:
-			fmt.Fprintf(out, ": delivery %s %s, %d attempts\n", d.Delivery.ID, output.Style(f.IOStreams, d.Delivery.State), d.Delivery.Attempts)
+			fmt.Fprintf(out, ": delivery %s %s, %s\n", d.Delivery.ID, output.Style(f.IOStreams, d.Delivery.State), output.Count(d.Delivery.Attempts, "attempt", "attempts"))
 			if err := deliveries.PrintAttempts(f, d.Delivery.AttemptHistory); err != nil {
 				return err
 			}

@@ -58,7 +58,7 @@ hubctl events get shows one event with every delivery of it.`, service.MaxPageLi
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".items[].id")
 	cmd.Flags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
 	cmdutil.AddPageFlags(cmd, &params.Limit, &cursor, "events")
 	cmd.Flags().StringVar(&params.Type, "type", "", "only events of this event key, e.g. transaction.posted")
@@ -80,11 +80,18 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 }
 
 func eventHeader(t *output.TableWriter) {
-	t.Header("ce id", "type", "source", "subject", "received", "size")
+	t.Columns(
+		output.Column{Name: "ce id", Priority: 9},
+		output.Column{Name: "type", Priority: 8, Min: 12},
+		output.Column{Name: "source", Priority: 5, Min: 10},
+		output.Column{Name: "subject", Priority: 3, Min: 10},
+		output.Column{Name: "received", Priority: 7},
+		output.Column{Name: "size", Priority: 4},
+	)
 }
 
 func eventRow(t *output.TableWriter, e hubapi.InboxEvent) {
-	t.Row(e.ID, output.SafeText(e.Type, 40), output.SafeText(e.Source, 24), orDash(output.SafeText(e.Subject, 24)),
+	t.Row(e.ID, e.Type, e.Source, orDash(e.Subject),
 		e.ReceivedAt.Format(time.RFC3339), strconv.Itoa(e.SizeBytes))
 }
 

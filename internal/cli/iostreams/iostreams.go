@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/mattn/go-isatty"
 )
 
@@ -19,6 +20,11 @@ type IOStreams struct {
 
 	inTTY, outTTY, errTTY bool
 	colorDisabled         bool
+	// outWidth is the terminal's width in cells when known; 0 asks the
+	// terminal (System) or means unknown (Test).
+	outWidth int
+	outFd    uintptr
+	hasFd    bool
 
 	// JSONFilter, when set (--jq), replaces the JSON a command prints with
 	// what the filter makes of it.
@@ -41,8 +47,34 @@ func System() *IOStreams {
 		outTTY:        isTerminal(os.Stdout),
 		errTTY:        isTerminal(os.Stderr),
 		colorDisabled: os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb",
+		outFd:         os.Stdout.Fd(),
+		hasFd:         true,
 	}
 }
+
+// DefaultTerminalWidth is assumed for a terminal that does not say.
+const DefaultTerminalWidth = 80
+
+// TerminalWidth is the width tables must fit: the terminal's when output
+// goes to one (DefaultTerminalWidth when it does not say), 0 (no limit)
+// when output goes to a file or a pipe.
+func (s *IOStreams) TerminalWidth() int {
+	if !s.outTTY {
+		return 0
+	}
+	if s.outWidth > 0 {
+		return s.outWidth
+	}
+	if s.hasFd {
+		if w, _, err := term.GetSize(s.outFd); err == nil && w > 0 {
+			return w
+		}
+	}
+	return DefaultTerminalWidth
+}
+
+// SetTerminalWidth overrides the terminal's width; tests use it.
+func (s *IOStreams) SetTerminalWidth(w int) { s.outWidth = w }
 
 // Test returns streams over buffers: stdin, stdout, stderr.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {

@@ -57,7 +57,7 @@ the subscriptions and fields; every other envelope is still moved.`,
 			return cmdutil.Run(cmd.Context(), &opts, runF, reencryptRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".reencrypted")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "open every envelope and count what would move; write nothing")
 	cmd.Flags().IntVar(&opts.BatchSize, "batch-size", 500, "subscriptions read per round trip")
 	return cmd

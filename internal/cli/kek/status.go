@@ -42,7 +42,7 @@ other than the active one can leave the KEK. Nothing is decrypted.`,
 			return cmdutil.Run(cmd.Context(), &StatusOptions{Factory: f, Format: fm}, runF, statusRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".active_key_id")
 	return cmd
 }
 

@@ -46,7 +46,7 @@ they differ, so scripts can gate a deploy on it.`,
 			return cmdutil.Run(cmd.Context(), &StatusOptions{Factory: f, Format: fm}, runF, statusRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, "")
 	return cmd
 }
 

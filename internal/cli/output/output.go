@@ -11,9 +11,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
@@ -75,7 +72,7 @@ func (p *Printer) Format() Format { return p.format }
 func (p *Printer) Print(v any, table func(*TableWriter)) error {
 	switch p.format {
 	case Table:
-		t := newTableWriter(p.ios.Out)
+		t := newTableWriter(p.ios)
 		table(t)
 		return t.render()
 	case YAML:
@@ -94,53 +91,43 @@ func (p *Printer) Print(v any, table func(*TableWriter)) error {
 	}
 }
 
-// TableWriter collects a table's header and rows.
+// TableWriter collects a table's columns and rows.
 type TableWriter struct {
-	w      io.Writer
-	header []string
-	rows   [][]string
+	ios  *iostreams.IOStreams
+	cols []Column
+	rows [][]string
 }
 
-func newTableWriter(w io.Writer) *TableWriter { return &TableWriter{w: w} }
+func newTableWriter(ios *iostreams.IOStreams) *TableWriter { return &TableWriter{ios: ios} }
 
-// Header sets the column names.
-func (t *TableWriter) Header(cols ...string) { t.header = cols }
+// Header names the columns of a small table: none is ever cut, and when
+// the terminal is too narrow the rightmost go first.
+func (t *TableWriter) Header(names ...string) {
+	cols := make([]Column, len(names))
+	for i, n := range names {
+		cols[i] = Column{Name: n, Priority: len(names) - i}
+	}
+	t.cols = cols
+}
+
+// Columns sets the columns of a listing, each with its priority and the
+// narrowest its values may be cut to.
+func (t *TableWriter) Columns(cols ...Column) { t.cols = cols }
 
 // Row appends one row; cells may already carry colour from Style.
 func (t *TableWriter) Row(cells ...string) { t.rows = append(t.rows, cells) }
 
 func (t *TableWriter) render() error {
-	tbl := tablewriter.NewTable(t.w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off, ShowHeader: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
-			},
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
-	)
-	header := make([]any, len(t.header))
-	for i, h := range t.header {
-		header[i] = strings.ToUpper(h)
-	}
-	tbl.Header(header...)
 	// Every cell is made safe for a terminal here, whoever filled it: a
 	// command that forgets to escape a name cannot let it spoof the table.
-	for _, r := range t.rows {
-		cells := make([]any, len(r))
-		for i, c := range r {
-			cells[i] = safeCell(c)
-		}
-		if err := tbl.Append(cells...); err != nil {
-			return err
+	rows := make([][]string, len(t.rows))
+	for i, r := range t.rows {
+		rows[i] = make([]string, len(r))
+		for j, c := range r {
+			rows[i][j] = safeCell(c)
 		}
 	}
-	return tbl.Render()
+	return writeTable(t.ios.Out, t.cols, rows, t.ios.TerminalWidth())
 }
 
 // Style colours state words when the output is a coloured terminal, so a

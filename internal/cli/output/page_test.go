@@ -18,8 +18,8 @@ func TestPrintPageHintsNextPageOnlyOnTable(t *testing.T) {
 		wantOut  string
 		wantHint string
 	}{
-		{"table with more", Table, more, "NAME  \na     \nb     \n", "More letters follow: hubctl letters --limit 2 --cursor c2\n"},
-		{"table on the last page", Table, last, "NAME  \na     \n", ""},
+		{"table with more", Table, more, "NAME\na\nb\n", "More letters follow: hubctl letters --limit 2 --cursor c2\n"},
+		{"table on the last page", Table, last, "NAME\na\n", ""},
 		{"empty table says so", Table, hubapi.Page[string]{Items: []string{}}, "No letters.\n", ""},
 		{"empty json stays a page", JSON, hubapi.Page[string]{Items: []string{}}, "{\n  \"items\": [],\n  \"next_cursor\": null\n}\n", ""},
 		{"json carries the cursor instead", JSON, more, "{\n  \"items\": [\n    \"a\",\n    \"b\"\n  ],\n  \"next_cursor\": \"c2\"\n}\n", ""},

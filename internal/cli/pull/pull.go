@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -76,7 +74,8 @@ are printed once, by ceId.
 Output: -o jsonl prints one compact JSON object per event and line, for jq
 and other line-oriented tools (the default when stdout is not a terminal);
 -o json prints each event as an indented JSON object; -o table prints SEQ,
-TIME, TYPE, CE ID and SOURCE. The JSON is the API's item: seq, ceId, type,
+TIME, TYPE, CE ID and SOURCE, as many as the terminal's width holds (SEQ,
+TYPE and CE ID at 80 columns). The JSON is the API's item: seq, ceId, type,
 ceType, source, tenantId, schemaVersion, time, receivedAt and payload (the
 data as JSON, or base64 with payloadEncoding).
 
@@ -128,7 +127,7 @@ is a push subscription, 5 when the hub or the database cannot be reached.`, serv
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep polling for new events until interrupted")
 	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("print at most this many events, then stop, also with --follow (1-%d; default: pages of %d without end)", service.MaxPageLimit, service.DefaultPageLimit))
 	cmd.Flags().DurationVar(&giveUpAfter, "give-up-after", defaultGiveUpAfter, "with --follow, exit 5 when the hub has not answered once in this long")
-	cmdutil.AddJQFlag(cmd)
+	cmdutil.AddJQFlag(cmd, ".seq")
 	cmd.Flags().Int64Var(&after, "after", 0, "start after this seq instead of at the subscription's cursor")
 	cmd.Flags().String(hubaccess.FlagTenant, "", "tenant to act on ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
 	return cmd
@@ -208,16 +207,9 @@ func newPrinter(f *cmdutil.Factory, fm output.Format) func(hubapi.PullEvent) err
 	out := f.IOStreams.Out
 	switch fm {
 	case output.Table:
-		headerDone := false
+		table := output.NewStream(f.IOStreams, streamColumns...)
 		return func(e hubapi.PullEvent) error {
-			if !headerDone {
-				headerDone = true
-				if _, err := fmt.Fprintln(out, tableLine("SEQ", "TIME", "TYPE", "CE ID", "SOURCE")); err != nil {
-					return err
-				}
-			}
-			_, err := fmt.Fprintln(out, tableLine(strconv.FormatInt(e.Seq, 10), e.Time.Format(time.RFC3339), cell(e.Type), e.CEID, cell(e.Source)))
-			return err
+			return table.Row(strconv.FormatInt(e.Seq, 10), e.Time.UTC().Format(time.RFC3339), e.Type, e.CEID, e.Source)
 		}
 	case output.JSON:
 		if filter := f.IOStreams.JSONFilter; filter != nil {
@@ -232,21 +224,13 @@ func newPrinter(f *cmdutil.Factory, fm output.Format) func(hubapi.PullEvent) err
 	}
 }
 
-// tableLine lays out one row in fixed columns: rows are printed as events
-// arrive, so the widths cannot come from the rows. They fit a seq of ten
-// digits, an RFC 3339 time, a typical event key and a UUID; a longer value
-// pushes the rest of its row right rather than being cut.
-func tableLine(seq, at, eventType, ceID, source string) string {
-	return fmt.Sprintf("%-10s  %-20s  %-28s  %-36s  %s", seq, at, eventType, ceID, source)
-}
-
-// cell makes text that came from a producer safe for one table cell: a
-// control character could break the row or drive the terminal, so anything
-// not graphic is shown escaped.
-func cell(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsGraphic(r) }) < 0 {
-		return s
-	}
-	quoted := strconv.QuoteToGraphic(s)
-	return quoted[1 : len(quoted)-1]
+// streamColumns are laid out before any event arrives. SEQ holds every
+// seq the hub hands out (they stay below 2^53, 16 digits), so the columns
+// never shift as seqs grow; at 80 columns SEQ, TYPE and CE ID are shown.
+var streamColumns = []output.Column{
+	{Name: "seq", Priority: 9, Width: 16},
+	{Name: "time", Priority: 4, Width: len("2006-01-02T15:04:05Z")},
+	{Name: "type", Priority: 8, Min: 12, Width: 28},
+	{Name: "ce id", Priority: 7, Min: 36, Width: 36},
+	{Name: "source", Priority: 3, Min: 8, Width: 24},
 }

@@ -128,8 +128,8 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 		{args: []string{"pull", "{feed}", "-o", "jsonl"}},
 		// --after re-reads without moving the cursor, page by page.
 		{args: []string{"pull", "{feed}", "--after", "0", "--limit", "3", "-o", "table"}, wantLines: 4, wantStdout: []string{
-			"SEQ         TIME                  TYPE                          CE ID                                 SOURCE\n",
-			"3           2026-01-02T03:04:05Z  transaction.posted            0190b6a2-7c1e-7d3a-9f00-000000000003  midaz\n"}},
+			"SEQ               TIME                  TYPE                          CE ID                                 SOURCE\n",
+			"3                 2026-01-02T03:04:05Z  transaction.posted            0190b6a2-7c1e-7d3a-9f00-000000000003  midaz\n"}},
 		{args: []string{"pull", "{feed}", "--after", "2", "-o", "json"}, wantStdout: []string{"{\n  \"seq\": 3,\n"}},
 		// --limit N prints at most N, and --jq picks from each event.
 		{args: []string{"pull", "{feed}", "--after", "0", "--limit", "2", "--jq", ".seq"}, wantExact: new("1\n2\n")},

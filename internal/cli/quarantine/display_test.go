@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
-	"github.com/hubctl/hubctl/internal/cli/iostreams"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -38,7 +37,8 @@ func ptr(s string) *string { return &s }
 // have (a long topic, the longest reason, a large offset and id) and holds
 // every line to 80 columns.
 func TestListFitsAnEightyColumnTerminal(t *testing.T) {
-	ios, _, out, _ := iostreams.Test()
+	f, out := cmdtest.Terminal(80)
+	ios := f.IOStreams
 	var longest string
 	for _, r := range event.QuarantineReasons() {
 		if len(r) > len(longest) {
@@ -57,12 +57,8 @@ func TestListFitsAnEightyColumnTerminal(t *testing.T) {
 	if err := output.PrintPage(output.New(ios, output.Table), page, itemHeader, itemRow, "records", ""); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
-		if n := utf8.RuneCountInString(strings.TrimRight(line, " ")); n > 80 {
-			t.Errorf("line of %d columns:\n%s", n, line)
-		}
-	}
-	for _, want := range []string{"99999999", "2026-12-01 10:00", longest, "…/127/123456789012", "5.0 MiB"} {
+	cmdtest.RequireFits(t, out.String(), 80)
+	for _, want := range []string{"99999999", "2026-12-01 10:00", longest, "/127/123456789012", "5.0 MiB"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("list lacks %q:\n%s", want, out.String())
 		}

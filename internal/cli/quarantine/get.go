@@ -60,7 +60,7 @@ Exits 3 when no record has that id.`,
 			return cmdutil.Run(cmd.Context(), &GetOptions{Factory: f, Format: fm, ID: args[0], Raw: raw}, runF, getRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	cmd.Flags().BoolVar(&raw, "raw", false, "write the stored value's bytes to stdout")
 	return cmd
 }

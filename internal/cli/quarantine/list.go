@@ -58,7 +58,7 @@ the table prints the command for the next page on stderr.`, service.MaxPageLimit
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".items[].id")
 	cmdutil.AddPageFlags(cmd, &params.Limit, &cursor, "records")
 	cmd.Flags().StringVar(&params.Reason, "reason", "", "only records quarantined for this reason code, e.g. missing_tenantid")
 	cmd.Flags().StringVar(&params.Topic, "topic", "", "only records from this topic")

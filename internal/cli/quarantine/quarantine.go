@@ -40,13 +40,18 @@ database (--database-url).`,
 // why, where it came from and how big it was. Key, headers and detail are
 // what `quarantine get` shows, one record at a time, and -o json has the
 // whole summary.
-const (
-	receivedLayout = "2006-01-02 15:04"
-	whereWidth     = 18
-)
+const receivedLayout = "2006-01-02 15:04"
 
 func itemHeader(t *output.TableWriter) {
-	t.Header("id", "received", "reason", "where", "size")
+	t.Columns(
+		output.Column{Name: "id", Priority: 9},
+		output.Column{Name: "received", Priority: 7},
+		output.Column{Name: "reason", Priority: 8, Min: 12},
+		// Of a topic/partition/offset the end tells records apart, the
+		// shared topic prefix does not.
+		output.Column{Name: "where", Priority: 6, Min: 18, KeepEnd: true},
+		output.Column{Name: "size", Priority: 5},
+	)
 }
 
 func itemRow(t *output.TableWriter, item hubapi.QuarantineSummary) {
@@ -54,19 +59,9 @@ func itemRow(t *output.TableWriter, item hubapi.QuarantineSummary) {
 		strconv.FormatInt(item.ID, 10),
 		item.ReceivedAt.UTC().Format(receivedLayout),
 		item.Reason,
-		keepEnd(position(item.Topic, item.Partition, item.Offset), whereWidth),
+		position(item.Topic, item.Partition, item.Offset),
 		output.Bytes(item.ValueSize),
 	)
-}
-
-// keepEnd cuts s to width runes from the left: of a topic/partition/offset
-// the end tells records apart, the shared topic prefix does not.
-func keepEnd(s string, width int) string {
-	r := []rune(s)
-	if len(r) <= width {
-		return s
-	}
-	return "…" + string(r[len(r)-width+1:])
 }
 
 func position(topic string, partition int32, offset int64) string {

@@ -102,7 +102,7 @@ func TestQuarantineListTable(t *testing.T) {
 	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "ID RECEIVED REASON WHERE SIZE" {
 		t.Errorf("header %q", lines[0])
 	}
-	for _, want := range []string{"1", "2025-06-01 12:00", "invalid_subject", "…action.posted/1/7", "1 B"} {
+	for _, want := range []string{"1", "2025-06-01 12:00", "invalid_subject", "lerian.streaming.midaz_transaction.posted/1/7", "1 B"} {
 		if !strings.Contains(lines[1], want) {
 			t.Errorf("row lacks %q: %q", want, lines[1])
 		}

@@ -1,6 +1,7 @@
 package root_test
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -128,4 +129,47 @@ func TestMistypedEnvironmentVariableIsWarnedAbout(t *testing.T) {
 	if strings.Count(r.Stderr, "warning:") != 1 {
 		t.Errorf("warned %d times, want once: %q", strings.Count(r.Stderr, "warning:"), r.Stderr)
 	}
+}
+
+// The --jq help's example must fit the command's JSON: a page's items only
+// where the command lists a page (it takes --cursor), never on one object.
+func TestJQExampleFitsTheCommand(t *testing.T) {
+	var walk func(c *cobra.Command)
+	checked := 0
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		jq := c.Flags().Lookup("jq")
+		if jq == nil {
+			return
+		}
+		checked++
+		pages := c.Flags().Lookup("cursor") != nil
+		if lists := strings.Contains(jq.Usage, ".items[]"); lists != pages {
+			t.Errorf("%s --jq help %q: a page's example %v, but lists a page %v", c.CommandPath(), jq.Usage, lists, pages)
+		}
+	}
+	walk(root.NewCmd(cmdutil.New()))
+	if checked < 20 {
+		t.Errorf("only %d commands with --jq found", checked)
+	}
+}
+
+// A shell expands an unquoted glob such as transaction.* against the
+// current folder, so no example a reader may paste leaves one bare.
+func TestExamplesQuoteGlobs(t *testing.T) {
+	bare := regexp.MustCompile(`(?:^|\s)[^'"\s]*\*[^'"\s]*(?:\s|$)`)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		for _, line := range strings.Split(c.Example, "\n") {
+			if bare.MatchString(line) {
+				t.Errorf("%s example leaves a glob unquoted: %q", c.CommandPath(), line)
+			}
+		}
+	}
+	walk(root.NewCmd(cmdutil.New()))
 }

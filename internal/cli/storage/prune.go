@@ -45,7 +45,7 @@ nothing changes.`,
 			return cmdutil.Run(cmd.Context(), &PruneOptions{Factory: f, Format: fm, DryRun: dryRun}, runF, pruneRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, "")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only print what a prune would remove")
 	return cmd
 }

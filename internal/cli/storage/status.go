@@ -43,7 +43,7 @@ prune leaves behind retention.`,
 			return cmdutil.Run(cmd.Context(), &StatusOptions{Factory: f, Format: fm}, runF, statusRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, "")
 	return cmd
 }
 
@@ -64,8 +64,8 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 			}
 			next := "nothing"
 			if tb.NextPrune.Rows > 0 || tb.NextPrune.Partitions > 0 {
-				next = fmt.Sprintf("%s rows, %s (%d partitions)", strconv.FormatInt(tb.NextPrune.Rows, 10),
-					output.Bytes(tb.NextPrune.Bytes), tb.NextPrune.Partitions)
+				next = fmt.Sprintf("%s rows, %s (%s)", strconv.FormatInt(tb.NextPrune.Rows, 10),
+					output.Bytes(tb.NextPrune.Bytes), output.Count(tb.NextPrune.Partitions, "partition", "partitions"))
 			}
 			t.Row(tb.Table, output.Bytes(tb.Bytes), strconv.Itoa(tb.Partitions), oldest, next)
 		}

@@ -47,7 +47,7 @@ name another live subscription of the tenant already has is refused (exit
 --allow-duplicate-name to create it anyway. The check is the CLI's; the API
 accepts duplicate names.`,
 		Example: `  hubctl subs create --name orders --type webhook --url https://acme.example/hooks \
-    --event-types transaction.posted,account.* --retry-schedule 0s,5s,1m,10m
+    --event-types 'transaction.posted,account.*' --retry-schedule 0s,5s,1m,10m
   hubctl subs create --name orders --type webhook --url https://acme.example/hooks --signature-scheme standard-webhooks
   hubctl subs create --name feed --type pull --origin midaz
   hubctl subs create --from-file orders.json -o json
@@ -78,7 +78,7 @@ accepts duplicate names.`,
 			return cmdutil.Run(cmd.Context(), opts, runF, createRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	cmd.Flags().BoolVar(&allowDuplicateName, "allow-duplicate-name", false, "create the subscription even if another one of the tenant has its name")
 	spec.register(cmd.Flags(), false)
 	return cmd

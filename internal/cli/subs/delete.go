@@ -45,7 +45,7 @@ Exits 3 when the tenant has no subscription with that id.`,
 			return cmdutil.Run(cmd.Context(), &DeleteOptions{Factory: f, Format: fm, ID: args[0], Yes: yes}, runF, deleteRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	cmdutil.AddYesFlag(cmd, &yes)
 	return cmd
 }

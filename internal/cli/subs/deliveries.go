@@ -66,7 +66,7 @@ Exits 3 when the tenant has no subscription with that id.`, service.MaxPageLimit
 			return cmdutil.Run(cmd.Context(), opts, runF, deliveriesRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".items[].id")
 	cmd.Flags().StringVar(&state, "state", "", "only deliveries in this state: "+states)
 	cmdutil.AddPageFlags(cmd, &limit, &cursor, "deliveries")
 	return cmd

@@ -17,7 +17,14 @@ const (
 )
 
 func subscriptionHeader(t *output.TableWriter) {
-	t.Header("id", "name", "sink", "event types", "delivery", "verification")
+	t.Columns(
+		output.Column{Name: "id", Priority: 9},
+		output.Column{Name: "name", Priority: 8, Min: 12},
+		output.Column{Name: "sink", Priority: 6, Min: 12},
+		output.Column{Name: "event types", Priority: 4, Min: 12},
+		output.Column{Name: "delivery", Priority: 7},
+		output.Column{Name: "verification", Priority: 5},
+	)
 }
 
 func subscriptionRow(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Subscription) {

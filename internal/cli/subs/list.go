@@ -53,7 +53,7 @@ command for the next page on stderr.`, service.MaxPageLimit),
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".items[].id")
 	cmdutil.AddPageFlags(cmd, &limit, &cursor, "subscriptions")
 	return cmd
 }

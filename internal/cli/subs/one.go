@@ -45,7 +45,7 @@ func newOneCmd(f *cmdutil.Factory, runF func(*OneOptions) error, spec oneSpec) *
 				func(ctx context.Context, opts *OneOptions) error { return oneRun(ctx, opts, spec.do) })
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	return cmd
 }
 

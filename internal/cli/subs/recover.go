@@ -63,7 +63,7 @@ subscription too, since its reader's cursor says what it reads again.`,
 	cmd.Flags().StringVar(&opts.Since, "since", "", "recover events received at or after this time: RFC 3339, or a duration back from now (6h)")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "and before this time, in the same forms (default: now)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "only count what would be queued")
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".queued")
 	return cmd
 }
 

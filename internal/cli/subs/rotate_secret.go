@@ -47,7 +47,7 @@ webhook.`,
 			return cmdutil.Run(cmd.Context(), &RotateSecretOptions{Factory: f, Format: fm, ID: args[0], Secret: secret}, runF, rotateSecretRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".signing_secret")
 	cmd.Flags().StringVar(&secret, flagSigningSecret, "", "the new secret, at least 24 characters (default: the hub generates one)")
 	return cmd
 }

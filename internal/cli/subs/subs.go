@@ -37,7 +37,7 @@ refused (exit 2) with their ids.
 Creating a subscription, and changing its sink, verifies the destination at
 once (a signed probe for webhooks); verify does it again on demand.`,
 		Example: `  export HUBCTL_SERVER=https://hub.example.com HUBCTL_TOKEN=$ACME_KEY
-  hubctl subs create --name orders --type webhook --url https://acme.example/hooks --event-types transaction.*
+  hubctl subs create --name orders --type webhook --url https://acme.example/hooks --event-types 'transaction.*'
   hubctl subs list
   hubctl subs disable 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
   hubctl subs get orders

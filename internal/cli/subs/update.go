@@ -97,7 +97,7 @@ Exits 3 when the tenant has no subscription with that id.`,
 			return cmdutil.Run(cmd.Context(), opts, runF, updateRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	spec.register(cmd.Flags(), true)
 	return cmd
 }

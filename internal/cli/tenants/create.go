@@ -38,7 +38,7 @@ fails (exit 1) and leaves it as it is.`,
 			return cmdutil.Run(cmd.Context(), &CreateOptions{Factory: f, Format: fm, ID: args[0]}, runF, createRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	return cmd
 }
 

@@ -52,7 +52,7 @@ exact. Exits 3 when there is no tenant with that id.`,
 			return cmdutil.Run(cmd.Context(), &PurgeOptions{Factory: f, Format: fm, ID: args[0], Yes: yes}, runF, purgeRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, "")
 	cmd.Flags().BoolVar(&yes, "yes", false, "purge without asking (for scripts)")
 	return cmd
 }

@@ -58,7 +58,7 @@ func newStatusCmd(f *cmdutil.Factory, runF func(*StatusOptions) error, verb, sta
 			return cmdutil.Run(cmd.Context(), &StatusOptions{Factory: f, Format: fm, ID: args[0], Status: status, Yes: yes}, runF, statusRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, "")
 	if status == service.TenantInactive {
 		cmdutil.AddYesFlag(cmd, &yes)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/observe"
 )
 
@@ -244,7 +245,7 @@ func Render(f Frame, r *lipgloss.Renderer, width int) string {
 			rows = append(rows, []string{truncate(l.Topic, max(width/2, 20)), strconv.Itoa(l.Partition), v})
 		}
 		table(&b, rows, s)
-		line(fmt.Sprintf("  total %s records behind over %d partitions", count(total), len(lag)))
+		line(fmt.Sprintf("  total %s records behind over %s", count(total), output.Count(len(lag), "partition", "partitions")))
 	}
 	return b.String()
 }

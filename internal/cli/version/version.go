@@ -35,7 +35,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: json or yaml (default: one line of text)")
-	cmdutil.AddJQFlag(cmd)
+	cmdutil.AddJQFlag(cmd, ".version")
 	return cmd
 }
 

@@ -178,3 +178,19 @@ all ingest delivery
 {{- fail (printf "shutdownTimeout %q: write it as whole seconds, minutes or hours, e.g. 30s or 2m" $d) -}}
 {{- end -}}
 {{- end }}
+
+{{/*
+The secrets every install needs, checked before anything else renders so the
+first line `helm install` prints says what to add, not which template broke.
+*/}}
+{{- define "hubctl.requireSecrets" -}}
+{{- $s := .Values.secrets }}
+{{- if not $s.existingSecret }}
+{{- $missing := list }}
+{{- if not $s.postgresDSN }}{{ $missing = append $missing "secrets.postgresDSN" }}{{ end }}
+{{- if not $s.kek }}{{ $missing = append $missing "secrets.kek" }}{{ end }}
+{{- with $missing }}
+{{- fail (printf "hubctl needs its secrets (%s missing): add --set secrets.existingSecret=hubctl-secrets, a Secret with the keys postgres-dsn and kek (see the chart's README), or set secrets.postgresDSN and secrets.kek" (join " and " .)) }}
+{{- end }}
+{{- end }}
+{{- end }}

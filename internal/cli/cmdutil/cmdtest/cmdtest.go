@@ -6,8 +6,10 @@ package cmdtest
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
@@ -47,4 +49,45 @@ func Exec(t testing.TB, f *cmdutil.Factory, cmd *cobra.Command, args ...string) 
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.PersistentPreRun = func(cmd *cobra.Command, _ []string) { f.UseFlags(cmd.Flags(), "") }
 	return cmd.ExecuteContext(t.Context())
+}
+
+// Terminal is a factory whose stdout is a terminal width cells wide, for
+// what a person sees in a table.
+func Terminal(width int) (*cmdutil.Factory, *bytes.Buffer) {
+	ios, _, out, _ := iostreams.Test()
+	ios.SetStdoutTTY(true)
+	ios.SetTerminalWidth(width)
+	return FactoryOver(ios, nil), out
+}
+
+// RequireFits fails t for every line of out wider than width cells, and
+// for a table whose rows do not start each column where its header does.
+func RequireFits(t testing.TB, out string, width int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > width {
+			t.Errorf("a line of %d cells at %d:\n%s", w, width, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatal("nothing printed")
+	}
+	// Every header word starts a column: each row has a space before it
+	// and text at it.
+	header := []rune(lines[0])
+	for i, r := range header {
+		if r == ' ' || i > 0 && header[i-1] != ' ' || i > 0 && i < 2 {
+			continue
+		}
+		if i > 1 && header[i-2] != ' ' {
+			continue // a word of a header of two words (EVENT TYPES)
+		}
+		for _, l := range lines[1:] {
+			row := []rune(l)
+			if i < len(row) && (row[i] == ' ' || i > 0 && row[i-1] != ' ') {
+				t.Errorf("column at %d of %q misaligned in:\n%s", i, lines[0], l)
+			}
+		}
+	}
 }

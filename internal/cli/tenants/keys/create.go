@@ -49,7 +49,7 @@ environment) so that it can be found and revoked later.`,
 			return cmdutil.Run(cmd.Context(), &CreateOptions{Factory: f, Format: fm, Tenant: args[0], Name: name}, runF, createRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".key")
 	cmd.Flags().StringVar(&name, "name", "", "what the key is for (required)")
 	return cmd
 }

@@ -57,7 +57,7 @@ again.`, service.MaxPageLimit),
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".items[].id")
 	cmdutil.AddPageFlags(cmd, &limit, &cursor, "keys")
 	return cmd
 }

@@ -43,7 +43,7 @@ Exits 3 when the tenant has no key with that id.`,
 			return cmdutil.Run(cmd.Context(), &RevokeOptions{Factory: f, Format: fm, Tenant: args[0], KeyID: args[1]}, runF, revokeRun)
 		},
 	}
-	cmdutil.AddOutputFlag(cmd, &format)
+	cmdutil.AddOutputFlag(cmd, &format, ".id")
 	return cmd
 }
 
