@@ -61,9 +61,9 @@ and the Kafka brokers, so other terminals need no setup: hubctl subs and the
 other API commands reach the hub through it, and hubctl events produce,
 events trigger and bench publish to its brokers as tenant "default" without
 --brokers or --tenant. The context is "dev" for the default --kafka-port and
---data-dir, and "dev-<kafka port>" for any other instance (with
---kafka-port 0, the port picked), so a second hubctl dev never repoints the
-first one's. It becomes the current context unless another one is; the
+--data-dir, and "dev-PORT" for any other instance, PORT being its Kafka
+port (with --kafka-port 0, the one picked), so a second hubctl dev never
+repoints the first one's. It becomes the current context unless another one is; the
 banner names it either way.`,
 		Example: `  hubctl dev
   hubctl dev --fresh --kafka-port 29092 --postgres-port 25432 --listen 127.0.0.1:28080 --data-dir /tmp/hub2   # context dev-29092
