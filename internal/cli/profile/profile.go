@@ -33,8 +33,9 @@ type Context struct {
 	Name   string `yaml:"name"`
 	Server string `yaml:"server"`
 	Token  string `yaml:"token"`
-	// Tenant is the tenant subscription commands act on, for admin
-	// tokens; a tenant key names its own.
+	// Tenant is the tenant subscription commands act on with an admin
+	// token, and the one events produce and trigger publish as. With a
+	// tenant key it can only be the key's own: the API refuses any other.
 	Tenant string `yaml:"tenant,omitempty"`
 	// Brokers are the hub's Kafka bootstrap brokers, for the commands that
 	// publish to it (events produce, events trigger, bench) when neither
