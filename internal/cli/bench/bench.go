@@ -17,6 +17,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/benchmark"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
 )
@@ -71,8 +72,9 @@ on --addr that verifies every signature with the subscription's signing
 secret, as hubctl listen does. It waits for the subscription to be active,
 sends a bare loop of signed POSTs of the same size straight to that
 receiver (--bare-n from --bare-workers workers), then produces -n events
-of --size bytes to Kafka (--brokers; hubctl dev's 127.0.0.1:19092 when
-the dev context is used) at --rate events/s or as fast as possible, and
+of --size bytes to Kafka (--brokers, else STREAMING_HUB_KAFKA_BROKERS,
+else the context's brokers, which hubctl dev stores) at --rate events/s or
+as fast as possible, and
 measures until every one is delivered or --timeout passes.
 
 It prints deliveries/s, the produce→delivered latency p50/p95/p99/max as
@@ -116,7 +118,7 @@ as hubctl dev does) for the bench's own receiver.`,
 	fs.IntVar(&opts.HubPID, "hub-pid", 0, "process id of the hub on this machine, to read its CPU time and peak memory from /proc")
 	fs.IntVar(&opts.BareRequests, "bare-n", 0, "requests of the bare loop (default: -n)")
 	fs.IntVar(&opts.BareWorkers, "bare-workers", defaultBareWorkers, "concurrent workers of the bare loop")
-	fs.StringSlice("brokers", nil, "Kafka bootstrap brokers, host:port (STREAMING_HUB_KAFKA_BROKERS)")
+	fs.StringSlice("brokers", nil, events.BrokersUsage)
 	cmdutil.MustBindFlag(fs, "brokers", "STREAMING_HUB_KAFKA_BROKERS")
 	fs.String(hubaccess.FlagTenant, "", "tenant to benchmark ("+hubaccess.EnvTenant+"); required on the database and with the admin token")
 	return cmd

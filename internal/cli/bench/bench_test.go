@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/benchmark"
 	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
@@ -119,6 +121,15 @@ func TestBenchEndToEnd(t *testing.T) {
 		t.Errorf("%d bench subscriptions after reusing the kept one, want it alone", n)
 	}
 
+	// Through a context like the one hubctl dev stores (server, tenant key,
+	// tenant, brokers) and nothing else: no flag or variable names the
+	// brokers, so the events can only have reached Kafka through it.
+	devEnv := devContext(t, profile.Context{Name: "dev-test", Server: server, Token: tenantKey(t, admin),
+		Tenant: tenant, Brokers: strings.Split(brokers, ",")})
+	if viaContext := runJSON(t, devEnv, "bench", "-n", "20", "--bare-n", "20", "--name", "bench-context", "-o", "json"); viaContext.Delivered != 20 {
+		t.Errorf("run through the context delivered %d, want 20", viaContext.Delivered)
+	}
+
 	// --url: the user's receiver, unverified; delivery is read from the
 	// hub's records.
 	var received atomic.Int64
@@ -147,6 +158,29 @@ func TestBenchEndToEnd(t *testing.T) {
 	if peak := local.Memory.HubPeakRSSMiB; peak == nil || *peak < 1 {
 		t.Errorf("direct run: hub peak RSS %v, want this process's VmHWM", peak)
 	}
+}
+
+// tenantKey issues an API key of the bench's tenant.
+func tenantKey(t *testing.T, admin map[string]string) string {
+	t.Helper()
+	r := clitest.Run(t, admin, "tenants", "keys", "create", tenant, "--name", "bench-context", "-o", "json")
+	var key struct{ Key string }
+	if err := json.Unmarshal([]byte(r.Stdout), &key); r.Code != 0 || err != nil || key.Key == "" {
+		t.Fatalf("create a tenant key: exit %d: %s", r.Code, r.Stderr)
+	}
+	return key.Key
+}
+
+// devContext is an environment whose only setting is a profile file with
+// c as the current context.
+func devContext(t *testing.T, c profile.Context) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	file := &profile.File{Current: c.Name, Contexts: []profile.Context{c}}
+	if err := file.Save(filepath.Join(dir, "config.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{profile.EnvConfigDir: dir}
 }
 
 // runJSON runs hubctl bench and decodes its result.

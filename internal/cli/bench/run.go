@@ -13,7 +13,6 @@ import (
 
 	"github.com/hubctl/hubctl/internal/benchmark"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/dev"
 	"github.com/hubctl/hubctl/internal/cli/events"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/listen"
@@ -32,7 +31,7 @@ const cleanupTimeout = 10 * time.Second
 // measured run, result.
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
-	cfg, err := kafkaConfig(f)
+	cfg, err := events.KafkaConfig(f)
 	if err != nil {
 		return err
 	}
@@ -40,25 +39,6 @@ func run(ctx context.Context, opts *Options) error {
 		b := &bencher{opts: opts, hub: h, tenant: tenant, done: make(chan struct{}), warm: make(chan struct{})}
 		return b.run(ctx, cfg)
 	})
-}
-
-// kafkaConfig is the hub's configuration with the brokers the bench
-// produces to: --brokers or STREAMING_HUB_KAFKA_BROKERS, else dev's when
-// the dev context names the hub, since the context does not store them.
-func kafkaConfig(f *cmdutil.Factory) (*config.Config, error) {
-	cfg, err := f.Config()
-	if err != nil {
-		return nil, err
-	}
-	target, err := hubaccess.Resolve(f)
-	if err != nil {
-		return nil, err
-	}
-	c := *cfg
-	if target.Context == dev.DevContext && f.FlagOrEnv("brokers", "STREAMING_HUB_KAFKA_BROKERS") == "" {
-		c.Kafka.Brokers = []string{fmt.Sprintf("127.0.0.1:%d", dev.DefaultKafkaPort)}
-	}
-	return &c, nil
 }
 
 // bencher is one run's state. The receiver's goroutines write the

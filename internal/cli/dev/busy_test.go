@@ -29,7 +29,7 @@ func TestSecondDevOnBusyPortsTouchesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	pgPort, kafkaPort, apiPort := strconv.Itoa(picked[0]), strconv.Itoa(picked[1]), strconv.Itoa(picked[2])
-	first, dsn, brokers := startDev(t, "--data-dir", reachableTempDir(t),
+	first, dsn, brokers := startDev(t, nil, "--data-dir", reachableTempDir(t),
 		"--postgres-port", pgPort, "--kafka-port", kafkaPort, "--listen", "127.0.0.1:"+apiPort)
 	defer first.Stop(60 * time.Second)
 	assertStaticMember(t, brokers)

@@ -53,9 +53,20 @@ Dev mode sets STREAMING_HUB_ENV=local and STREAMING_HUB_ALLOW_PRIVATE_SINKS=true
 so webhooks on localhost work, and STREAMING_HUB_KAFKA_INSTANCE_ID=hubctl-dev so
 a restart takes its Kafka partitions back at once; other settings apply as
 usual. A port that is taken (by another hubctl dev, say) stops it before it
-starts anything, naming the flag that moves it.`,
+starts anything, naming the flag that moves it.
+
+Once running, it stores the hub in the profile file (hubctl context list) as
+a context holding the API address, the tenant key of "default", the tenant
+and the Kafka brokers, so other terminals need no setup: hubctl subs and the
+other API commands reach the hub through it, and hubctl events produce,
+events trigger and bench publish to its brokers as tenant "default" without
+--brokers or --tenant. The context is "dev" for the default --kafka-port and
+--data-dir, and "dev-PORT" for any other instance, PORT being its Kafka
+port (with --kafka-port 0, the one picked), so a second hubctl dev never
+repoints the first one's. It becomes the current context unless another one is; the
+banner names it either way.`,
 		Example: `  hubctl dev
-  hubctl dev --fresh --kafka-port 29092
+  hubctl dev --fresh --kafka-port 29092 --postgres-port 25432 --listen 127.0.0.1:28080 --data-dir /tmp/hub2   # context dev-29092
   psql "$(hubctl dev ... prints the URL)"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -195,16 +206,23 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 		case <-hubCtx.Done():
 		}
 	}()
+	brokers := kafka.Brokers()
+	name, err := contextName(opts.kafkaPort, brokers, opts.dataDir, defaultDataDir())
+	if err != nil {
+		return err
+	}
 	err = hub.Run(hubCtx, hub.Options{
 		Config:    cfg,
 		LookupEnv: f.LookupEnv,
 		Logger:    log,
 		OnListening: func(addr net.Addr) {
 			api := "http://" + dialable(addr)
-			contextNote := storeDevContext(f, api, tenantKey)
+			contextNote := storeDevContext(f, profile.Context{
+				Name: name, Server: api, Token: tenantKey, Tenant: DefaultTenant, Brokers: brokers,
+			})
 			printBanner(errOut, banner{
 				context:    contextNote,
-				brokers:    strings.Join(kafka.Brokers(), ","),
+				brokers:    strings.Join(brokers, ","),
 				dsn:        pg.DSN(),
 				api:        api,
 				dataDir:    opts.dataDir,
@@ -312,34 +330,67 @@ Ctrl-C stops everything.
 }
 
 // DefaultKafkaPort is dev's broker port on 127.0.0.1 unless --kafka-port
-// moves it; the stored context does not record brokers, so commands that
-// produce (hubctl bench) assume this one when they reach the hub through it.
+// moves it.
 const DefaultKafkaPort = 19092
 
-// DevContext is the name of the context hubctl dev stores.
+// DevContext is the name of the context of the dev instance on the default
+// Kafka port and data directory.
 const DevContext = "dev"
 
-// storeDevContext stores the running hub as context "dev", so a new
-// terminal reaches it with no export, and says so for the banner. It makes
-// the context current unless another one is: switching a developer's
-// current hub behind their back would send their next command elsewhere.
-func storeDevContext(f *cmdutil.Factory, api, tenantKey string) string {
+// contextName names the context of a dev instance after what sets it apart
+// and stays the same across its restarts: "dev" on the default Kafka port
+// and data directory, else "dev-<kafka port>". Two instances running at once
+// cannot share a Kafka port, so they never share a context. Port 0 picks a
+// free port at every start, whose number is then the only name there is.
+func contextName(kafkaPort int, brokers []string, dataDir, defaultDataDir string) (string, error) {
+	if kafkaPort == DefaultKafkaPort && sameDir(dataDir, defaultDataDir) {
+		return DevContext, nil
+	}
+	if kafkaPort == 0 {
+		if len(brokers) == 0 {
+			return "", errors.New("name the dev context: the embedded Kafka broker has no address")
+		}
+		_, port, err := net.SplitHostPort(brokers[0])
+		if err != nil {
+			return "", fmt.Errorf("name the dev context: broker address %q: %w", brokers[0], err)
+		}
+		return DevContext + "-" + port, nil
+	}
+	return fmt.Sprintf("%s-%d", DevContext, kafkaPort), nil
+}
+
+// sameDir reports whether a and b name the same directory as written,
+// after cleaning and making them absolute (neither needs to exist yet).
+func sameDir(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return absA == absB
+}
+
+// storeDevContext stores the running hub as context c, so a new terminal
+// reaches it with no export, and says so for the banner. It makes c current
+// unless another context is: switching a developer's current hub behind
+// their back would send their next command elsewhere.
+func storeDevContext(f *cmdutil.Factory, c profile.Context) string {
 	path, err := profile.Path(f.LookupEnv)
 	if err != nil {
 		return "Context not stored: " + err.Error() + "."
 	}
 	file, err := profile.Load(path)
 	if err == nil {
-		file.Set(profile.Context{Name: DevContext, Server: api, Token: tenantKey})
-		switchTo := file.Current == "" || file.Current == DevContext
+		file.Set(c)
+		switchTo := file.Current == "" || file.Current == c.Name
 		if switchTo {
-			file.Current = DevContext
+			file.Current = c.Name
 		}
 		if err = file.Save(path); err == nil {
 			if switchTo {
-				return "Context \"" + DevContext + "\" is current (stored in " + path + "): other terminals need no export."
+				return fmt.Sprintf("Context %q is current (stored in %s): other terminals need no export,\nand hubctl events produce and trigger publish to its brokers as tenant %s.", c.Name, path, c.Tenant)
 			}
-			return "Context \"" + DevContext + "\" stored; switch to it with: hubctl context use " + DevContext
+			return fmt.Sprintf("Context %q stored (in %s), but %q stays current; switch with:\n  hubctl context use %s", c.Name, path, file.Current, c.Name)
 		}
 	}
 	return "Context not stored: " + err.Error() + "."

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	"github.com/hubctl/hubctl/pkg/webhook"
@@ -39,13 +41,23 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 	dataDir := reachableTempDir(t)
 	const stopTimeout = 60 * time.Second
 
+	// The profile file already holds the context of a dev instance on the
+	// default ports, as a developer's would: this one must leave it alone.
+	configDir := t.TempDir()
+	firstDev := profile.Context{Name: "dev", Server: "http://127.0.0.1:8080", Token: "first-key", Tenant: "default", Brokers: []string{"127.0.0.1:19092"}}
+	seeded := &profile.File{Current: "dev", Contexts: []profile.Context{firstDev}}
+	if err := seeded.Save(filepath.Join(configDir, "config.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{profile.EnvConfigDir: configDir}
 	start := func() (*clitest.Process, string, string) {
-		return startDev(t, "--data-dir", dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0")
+		return startDev(t, env, "--data-dir", dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0")
 	}
 
 	dev, dsn, brokers := start()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	checkStoredContext(t, dev.Stderr(), configDir, brokers, firstDev)
 
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -158,6 +170,39 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("after restart: %d events, err %v; want the 1 from before", n, err)
+	}
+}
+
+// checkStoredContext checks that a dev instance on a port picked at start
+// stored a context of its own named after that port, carrying the API
+// address and key its banner printed, tenant default and its brokers; that
+// the banner names it; and that the first instance's context is untouched
+// and still current.
+func checkStoredContext(t *testing.T, banner, configDir, brokers string, first profile.Context) {
+	t.Helper()
+	_, port, err := net.SplitHostPort(strings.Split(brokers, ",")[0])
+	if err != nil {
+		t.Fatalf("printed brokers %q: %v", brokers, err)
+	}
+	name := "dev-" + port
+	if want := `Context "` + name + `" stored`; !strings.Contains(banner, want) || !strings.Contains(banner, "hubctl context use "+name) {
+		t.Errorf("banner does not name the context %s it stored:\n%s", name, banner)
+	}
+	file, err := profile.Load(filepath.Join(configDir, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	export := exportLine.FindStringSubmatch(banner)
+	if export == nil {
+		t.Fatalf("banner lacks the HUBCTL_SERVER/HUBCTL_TOKEN line:\n%s", banner)
+	}
+	c, ok := file.Get(name)
+	if !ok || c.Server != export[1] || c.Token != export[2] || c.Tenant != "default" || strings.Join(c.Brokers, ",") != brokers {
+		t.Errorf("context %s = %+v (stored %v); want server %s, the printed key, tenant default, brokers %s", name, c, ok, export[1], brokers)
+	}
+	got, _ := file.Get("dev")
+	if file.Current != "dev" || got.Server != first.Server || got.Token != first.Token || strings.Join(got.Brokers, ",") != strings.Join(first.Brokers, ",") {
+		t.Errorf("the first instance's context: current %q, dev %+v; want it untouched and current", file.Current, got)
 	}
 }
 

@@ -7,11 +7,11 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 )
 
-// startDev runs `hubctl dev` in-process with args and waits for its banner;
-// it returns the DSN and brokers the banner printed.
-func startDev(t *testing.T, args ...string) (dev *clitest.Process, dsn, brokers string) {
+// startDev runs `hubctl dev` in-process with env and args and waits for its
+// banner; it returns the DSN and brokers the banner printed.
+func startDev(t *testing.T, env map[string]string, args ...string) (dev *clitest.Process, dsn, brokers string) {
 	t.Helper()
-	dev = clitest.Start(t, nil, append([]string{"dev"}, args...)...)
+	dev = clitest.Start(t, env, append([]string{"dev"}, args...)...)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		out := dev.Stderr()

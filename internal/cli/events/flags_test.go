@@ -37,7 +37,7 @@ func TestProduceChecksEverythingBeforeKafka(t *testing.T) {
 		{args: []string{"--tenant", "acme", "--type", "a.b", "--data", "{"}, wantErr: "JSON"},
 		{args: []string{"--tenant", "acme", "--type", "nodot"}, wantErr: "nodot"},
 	} {
-		f, stdin, _, _ := cmdtest.Factory(nil)
+		f, stdin, _, _ := cmdtest.Factory(map[string]string{envBrokers: "127.0.0.1:1"})
 		stdin.WriteString(tc.stdin)
 		var got *ProduceOptions
 		err := cmdtest.Exec(t, f, NewCmdProduce(f, func(o *ProduceOptions) error { got = o; return nil }), tc.args...)

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/config"
 )
 
@@ -58,14 +59,19 @@ underscores.
 
 Everything is checked before connecting, by the same rules ingest applies,
 so what this command publishes is accepted by the hub (provided the tenant
-is in its roster and active). The brokers, TLS and SASL/SCRAM come from the
-hub's own settings (STREAMING_HUB_KAFKA_*); --brokers overrides the brokers.
+is in its roster and active). TLS and SASL/SCRAM come from the hub's own
+settings (STREAMING_HUB_KAFKA_*). The brokers are --brokers, else
+STREAMING_HUB_KAFKA_BROKERS (or the --config file), else those of the
+active context; the tenant is --tenant, else HUBCTL_TENANT, else the
+context's. hubctl dev stores both in its context, so next to it neither
+flag is needed.
 
 Without --count, one event is published and its id printed on stdout, for
 scripts to capture. With --count N, N events are published as fast as the
 brokers take them, and a summary (events, elapsed time, events/s) is printed
 on stderr.`,
-		Example: `  hubctl events produce --tenant acme --type transaction.posted --data '{"amount": 100}'
+		Example: `  hubctl events produce --type transaction.posted --data '{"amount": 100}'   # next to hubctl dev
+  hubctl events produce --tenant acme --type transaction.posted --data '{"amount": 100}'
   hubctl events produce --tenant acme --type balance.config-changed --data @event.json
   echo '{"id": 7}' | hubctl events produce --tenant acme --type account.created --data -
   hubctl events produce --brokers kafka:9092 --tenant acme --type transaction.posted --count 100000`,
@@ -73,18 +79,17 @@ on stderr.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Checked here rather than with cobra's required flags, whose
 			// complaint would not exit 2 like every other usage error.
-			for _, required := range []string{"tenant", "type"} {
-				if !cmd.Flags().Changed(required) {
-					return cmdutil.UsageErrorf("missing --%s", required)
-				}
+			if !cmd.Flags().Changed("type") {
+				return cmdutil.UsageErrorf("missing --type")
 			}
 			if count < 1 {
 				return cmdutil.UsageErrorf("invalid --count %d: must be at least 1", count)
 			}
-			cfg, err := f.Config()
+			cfg, tenant, err := resolveKafka(f, true)
 			if err != nil {
 				return err
 			}
+			in.Tenant = tenant
 			if in.Data, err = readData(data, in.ContentType, f.IOStreams.In); err != nil {
 				return cmdutil.UsageErrorf("%w", err)
 			}
@@ -105,9 +110,9 @@ on stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSlice("brokers", nil, "Kafka bootstrap brokers, host:port (STREAMING_HUB_KAFKA_BROKERS)")
-	cmdutil.MustBindFlag(fl, "brokers", "STREAMING_HUB_KAFKA_BROKERS")
-	fl.StringVar(&in.Tenant, "tenant", "", "tenant id (ce-tenantid); required")
+	fl.StringSlice("brokers", nil, BrokersUsage)
+	cmdutil.MustBindFlag(fl, "brokers", envBrokers)
+	fl.String(hubaccess.FlagTenant, "", tenantUsage)
 	fl.StringVar(&in.Type, "type", "", "event key <resourcetype>.<eventtype>, e.g. transaction.posted; required")
 	fl.StringVar(&in.Topic, "topic", "", "topic to publish to (default lerian.streaming.<source>_<resourcetype>.<eventtype>)")
 	fl.StringVar(&in.Source, "source", "midaz", "producing service (ce-source, and part of the type and topic)")

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 )
 
 // sampleData is a realistic payload per event key the platform's ledger
@@ -24,26 +25,26 @@ const genericSample = `{"id":"0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6d","status":"AC
 func NewCmdTrigger(f *cmdutil.Factory, runF func(*ProduceOptions) error) *cobra.Command {
 	in := produceInput{ContentType: "application/json", SchemaVersion: "1.0.0", TypeGivenAs: "event key"}
 	cmd := &cobra.Command{
-		Use:   "trigger EVENT-KEY --tenant T",
+		Use:   "trigger EVENT-KEY [--tenant T]",
 		Short: "Publish a sample CloudEvent of a type to Kafka",
 		Long: `Publish one well-formed CloudEvent of the given key (<resourcetype>.<eventtype>)
 with a realistic sample payload, to try a subscription or receiver without
-composing data: the way events produce does, to the same default topic and
-with the same connection settings (STREAMING_HUB_KAFKA_*, --brokers). Known
+composing data: the way events produce does, to the same default topic, with
+the same connection settings (STREAMING_HUB_KAFKA_*, --brokers) and the same
+defaults (the active context's brokers and tenant, which hubctl dev stores). Known
 keys (transaction.posted, transaction.created, account.created,
 balance.config-changed) get a payload of their own, any other a generic one.
 The event id is printed on stdout.`,
-		Example: `  hubctl events trigger transaction.posted --tenant acme
+		Example: `  hubctl events trigger transaction.posted   # next to hubctl dev
+  hubctl events trigger transaction.posted --tenant acme
   hubctl events trigger account.created --tenant acme --brokers 127.0.0.1:9092`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("tenant") {
-				return cmdutil.UsageErrorf("missing --tenant")
-			}
-			cfg, err := f.Config()
+			cfg, tenant, err := resolveKafka(f, true)
 			if err != nil {
 				return err
 			}
+			in.Tenant = tenant
 			in.Type = args[0]
 			in.Data = []byte(sampleFor(in.Type))
 			tmpl, err := newTemplate(in, cfg.Ingest.TypePrefix)
@@ -55,9 +56,9 @@ The event id is printed on stdout.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSlice("brokers", nil, "Kafka bootstrap brokers, host:port (STREAMING_HUB_KAFKA_BROKERS)")
-	cmdutil.MustBindFlag(fl, "brokers", "STREAMING_HUB_KAFKA_BROKERS")
-	fl.StringVar(&in.Tenant, "tenant", "", "tenant id (ce-tenantid); required")
+	fl.StringSlice("brokers", nil, BrokersUsage)
+	cmdutil.MustBindFlag(fl, "brokers", envBrokers)
+	fl.String(hubaccess.FlagTenant, "", tenantUsage)
 	fl.StringVar(&in.Source, "source", "midaz", "producing service (ce-source, and part of the type and topic)")
 	return cmd
 }

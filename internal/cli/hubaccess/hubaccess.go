@@ -85,6 +85,9 @@ type Target struct {
 	Tenant string
 	// Context names the stored profile the server came from, if one did.
 	Context string
+	// Brokers are the profile's Kafka brokers, for the commands that
+	// publish to the hub.
+	Brokers []string
 }
 
 // Remote reports whether commands go through the API.
@@ -111,7 +114,7 @@ func Resolve(f *cmdutil.Factory) (Target, error) {
 	if err != nil || !ok {
 		return target, err
 	}
-	target.Server, target.Tenant, target.Context = c.Server, c.Tenant, c.Name
+	target.Server, target.Tenant, target.Context, target.Brokers = c.Server, c.Tenant, c.Name, c.Brokers
 	if target.Token == "" {
 		target.Token = c.Token
 	}

@@ -1,6 +1,6 @@
 // Package profile keeps the hubs a person talks to, like kubectl contexts
-// or `gh auth`: named contexts of a server URL, a token and an optional
-// tenant, and which one is current, in one file only its owner can read.
+// or `gh auth`: named contexts of a server URL, a token, an optional tenant
+// and optional Kafka brokers, and which one is current, in one file only its owner can read.
 // `hubctl login` and `hubctl dev` write it; every command that reaches a
 // hub reads it when neither --server nor a database is given.
 package profile
@@ -33,9 +33,14 @@ type Context struct {
 	Name   string `yaml:"name"`
 	Server string `yaml:"server"`
 	Token  string `yaml:"token"`
-	// Tenant is the tenant subscription commands act on, for admin
-	// tokens; a tenant key names its own.
+	// Tenant is the tenant subscription commands act on with an admin
+	// token, and the one events produce and trigger publish as. With a
+	// tenant key it can only be the key's own: the API refuses any other.
 	Tenant string `yaml:"tenant,omitempty"`
+	// Brokers are the hub's Kafka bootstrap brokers, for the commands that
+	// publish to it (events produce, events trigger, bench) when neither
+	// --brokers nor STREAMING_HUB_KAFKA_BROKERS names any.
+	Brokers []string `yaml:"brokers,omitempty"`
 }
 
 // File is the profile file's content.

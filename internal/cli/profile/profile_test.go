@@ -100,3 +100,32 @@ func TestLoadRefusesAFileThatIsNotProfiles(t *testing.T) {
 		t.Errorf("Load of junk: %v, want an error naming the file", err)
 	}
 }
+
+// A context written before brokers were stored still loads, without any;
+// one with brokers keeps them, in order.
+func TestContextBrokersRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	old := "current_context: dev\ncontexts:\n  - name: dev\n    server: http://127.0.0.1:8080\n    token: k\n"
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := f.Get("dev"); c.Brokers != nil || c.Tenant != "" {
+		t.Errorf("old context %+v, want no brokers and no tenant", c)
+	}
+	f.Set(Context{Name: "dev", Server: "http://127.0.0.1:8080", Token: "k", Tenant: "default", Brokers: []string{"127.0.0.1:19092", "127.0.0.1:19093"}})
+	if err := f.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := got.Get("dev")
+	if c.Tenant != "default" || strings.Join(c.Brokers, ",") != "127.0.0.1:19092,127.0.0.1:19093" {
+		t.Errorf("loaded %+v", c)
+	}
+}

@@ -2,6 +2,7 @@ package quickstart_test
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,12 +31,12 @@ var (
 // The README is written for a person on a fresh machine: fixed ports and
 // the default data directory. The test runs the same lines with only these
 // changes, so that it can run beside anything else in CI: dev and listen
-// bind free ports (and dev a temporary directory), the addresses the README
-// assumes are replaced with the ones actually bound, the terminals share a
-// temporary profile directory instead of ~/.config, and <subscription-id>
-// is the id subs create printed. Every other word of each line is run as written.
+// bind free ports (and dev a temporary directory, so its context is named
+// dev-<kafka port> rather than dev), the addresses the README assumes are
+// replaced with the ones actually bound, the terminals share a temporary
+// profile directory instead of ~/.config, and <subscription-id> is the id
+// subs create printed. Every other word of each line is run as written.
 const (
-	readmeBrokers  = "127.0.0.1:19092"
 	readmeReceiver = "http://127.0.0.1:9000"
 	placeholderSub = "<subscription-id>"
 )
@@ -116,7 +117,6 @@ func (s *session) runLine(line string) {
 	args := make([]string, 0, len(words))
 	for _, w := range words[1:] {
 		w = strings.ReplaceAll(w, readmeReceiver, s.receiver)
-		w = strings.ReplaceAll(w, readmeBrokers, s.brokers)
 		args = append(args, w)
 	}
 	switch {
@@ -155,10 +155,14 @@ func (s *session) startDev() {
 	s.dev = clitest.Start(s.t, s.env, "dev", "--data-dir", s.dataDir, "--kafka-port", "0", "--postgres-port", "0", "--listen", "127.0.0.1:0")
 	s.t.Cleanup(func() { s.dev.Stop(patience) })
 	s.await("hubctl dev's banner", s.dev, exportLine)
-	if !strings.Contains(s.dev.Stderr(), `Context "dev" is current`) {
-		s.t.Fatalf("hubctl dev did not store its context:\n%s", s.dev.Stderr())
-	}
 	s.brokers = brokersLine.FindStringSubmatch(s.dev.Stderr())[1]
+	_, port, err := net.SplitHostPort(strings.Split(s.brokers, ",")[0])
+	if err != nil {
+		s.t.Fatalf("hubctl dev printed brokers %q: %v", s.brokers, err)
+	}
+	if want := `Context "dev-` + port + `" is current`; !strings.Contains(s.dev.Stderr(), want) {
+		s.t.Fatalf("hubctl dev did not store its context (%s):\n%s", want, s.dev.Stderr())
+	}
 }
 
 // export takes the README's export line at its word: it must set the two
