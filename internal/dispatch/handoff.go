@@ -24,7 +24,7 @@ func handoffRoom(workers, claimBatch int) int {
 func (d *Dispatcher) ReserveHandoff(n int) (store.HandoffLease, bool) {
 	d.claimMu.Lock()
 	defer d.claimMu.Unlock()
-	if !d.handoffOpen || n < 1 || d.queue.len()+d.reserved+n > handoffRoom(d.cfg.Workers, d.cfg.ClaimBatch) {
+	if !d.handoffOpen || n < 1 || d.queuedForRoom()+d.reserved+n > handoffRoom(d.cfg.Workers, d.cfg.ClaimBatch) {
 		return store.HandoffLease{}, false
 	}
 	d.reserved += n
@@ -56,7 +56,7 @@ func (d *Dispatcher) TakeHandoff(jobs []store.ClaimedJob) {
 	if open {
 		// Under claimMu, so the queue is not drained for shutdown between
 		// the check and the push.
-		d.queue.push(queued...)
+		d.queue.push(d.clock(), queued...)
 	}
 	d.claimMu.Unlock()
 	if !open {
