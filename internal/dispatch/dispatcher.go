@@ -64,13 +64,13 @@ const (
 	// next batch is on its way while the last one is worked off.
 	claimers = 2
 
-	// stallAfter is how long a tenant's job may wait in the queue before
-	// claims pass the tenant over and its queued jobs stop counting
-	// against the queue's room: its caps hold it back (a slow or hanging
-	// destination), and more of its jobs would only fill the queue for
-	// everyone. Behind fast destinations a job waits a few claim round
-	// trips, milliseconds; the queue allowance is far longer, so a stalled
-	// tenant is passed over long before its jobs must be released.
+	// stallAfter is how long a tenant's queued jobs may wait on caps that
+	// start no attempt before claims pass the tenant over and its queued
+	// jobs stop counting against the queue's room (tenantStalled): more of
+	// its jobs would only fill the queue for everyone. A cap that moves
+	// at all starts an attempt far more often than this; the queue
+	// allowance is far longer, so a stalled tenant is passed over long
+	// before its jobs must be released.
 	stallAfter = 500 * time.Millisecond
 )
 
@@ -202,7 +202,7 @@ func New(opts Options) (*Dispatcher, error) {
 		tenantLimit: orDefault(opts.TenantLimit, DefaultTenantLimit),
 		sinks:       newSinkCache(opts.OpenSink, log),
 		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
-		queue:       newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}),
+		queue:       newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
 		room:        make(chan struct{}, 1),
 		successes:   make(chan success, successQueue),
 		wake:        make(chan struct{}, 1),
@@ -369,7 +369,7 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 			d.log.Info("jobs settled at claim without an attempt",
 				"canceled", res.Canceled, "subscription_disabled", res.Disabled, "missing_event", res.Orphaned)
 		}
-		d.queue.push(d.clock(), jobs...)
+		d.queue.push(jobs...)
 		d.unreserve(size, res.Resume)
 		if len(res.Jobs) > 0 || settled+res.RateLimited+res.Parked > 0 {
 			// Work was found, so more may be due: a batch is shared

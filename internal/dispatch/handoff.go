@@ -56,7 +56,7 @@ func (d *Dispatcher) TakeHandoff(jobs []store.ClaimedJob) {
 	if open {
 		// Under claimMu, so the queue is not drained for shutdown between
 		// the check and the push.
-		d.queue.push(d.clock(), queued...)
+		d.queue.push(queued...)
 	}
 	d.claimMu.Unlock()
 	if !open {

@@ -46,8 +46,8 @@ func TestFairQueueKeepsAttemptsWithinTheirCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := newFairQueue(tt.limits)
-			q.push(time.Time{}, tt.queued...)
+			q := newFairQueue(tt.limits, time.Now)
+			q.push(tt.queued...)
 			var started []string
 			var running []queuedJob
 			for {
@@ -80,29 +80,130 @@ func TestFairQueueKeepsAttemptsWithinTheirCaps(t *testing.T) {
 	}
 }
 
-// TestFairQueueStallsTenantsWhoseJobsWait: a tenant whose job waited past
-// the mark is stalled, and its jobs stop counting; remove takes jobs out
-// whatever their turn.
-func TestFairQueueStallsTenantsWhoseJobsWait(t *testing.T) {
-	q := newFairQueue(inFlightLimits{})
-	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	mk := func(tenant string, seq int64) queuedJob {
-		j := queuedJob{sub: &store.Subscription{TenantID: tenant, Destination: "d"}}
+// TestTenantStalled: a tenant is stalled only when none of its queued jobs
+// can start under its own caps and one of them has waited past the mark on
+// a cap that started no attempt meanwhile. Slowness that still moves, busy
+// workers and a full process never stall it.
+func TestTenantStalled(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 10, 0, time.UTC)
+	since := now.Add(-stallAfter)
+	long, recent := since.Add(-time.Second), since.Add(time.Millisecond)
+	limits := inFlightLimits{total: 100, tenant: 4, destination: 2}
+	job := func(dest string, queuedAt time.Time) queuedJob {
+		j := queuedJob{sub: &store.Subscription{TenantID: "t", Destination: dest}, queuedAt: queuedAt}
+		j.TenantID = "t"
+		return j
+	}
+	key := func(dest string) string { return breakerKey(store.Subscription{TenantID: "t", Destination: dest}) }
+	tests := []struct {
+		name   string
+		limits inFlightLimits
+		tenant capUse
+		dests  map[string]capUse
+		queued []queuedJob
+		want   bool
+	}{
+		{"a hanging destination holds every queued job past the mark",
+			limits, capUse{2, long}, map[string]capUse{key("slow"): {2, long}},
+			[]queuedJob{job("slow", long), job("slow", recent)}, true},
+		{"a destination at its cap that keeps starting attempts is only slow",
+			limits, capUse{2, recent}, map[string]capUse{key("busy"): {2, recent}},
+			[]queuedJob{job("busy", long), job("busy", long)}, false},
+		{"jobs held back for less than the mark",
+			limits, capUse{2, long}, map[string]capUse{key("slow"): {2, long}},
+			[]queuedJob{job("slow", recent)}, false},
+		{"another destination's job can start, so the tenant's queue moves",
+			limits, capUse{2, long}, map[string]capUse{key("slow"): {2, long}},
+			[]queuedJob{job("slow", long), job("fast", recent)}, false},
+		{"another destination's job waits on a cap that moves, the hanging one's past the mark",
+			limits, capUse{4, recent}, map[string]capUse{key("slow"): {2, long}, key("busy"): {2, recent}},
+			[]queuedJob{job("busy", recent), job("slow", long)}, true},
+		{"every destination at its cap, none moving",
+			limits, capUse{4, long}, map[string]capUse{key("a"): {2, long}, key("b"): {2, long}},
+			[]queuedJob{job("a", long), job("b", long)}, true},
+		{"the tenant at its cap, its attempts hanging",
+			limits, capUse{4, long}, map[string]capUse{key("a"): {1, long}, key("b"): {1, long}},
+			[]queuedJob{job("c", long)}, true},
+		{"the tenant at its cap, its attempts ending and starting",
+			limits, capUse{4, recent}, map[string]capUse{key("a"): {1, recent}},
+			[]queuedJob{job("c", long)}, false},
+		{"the tenant at its cap moving, the job's destination at its cap hanging",
+			limits, capUse{4, recent}, map[string]capUse{key("slow"): {2, long}},
+			[]queuedJob{job("slow", long)}, true},
+		{"workers busy: nothing running, jobs waiting long",
+			limits, capUse{}, map[string]capUse{},
+			[]queuedJob{job("a", long), job("b", long)}, false},
+		{"the process at its total cap is not the tenant's doing",
+			inFlightLimits{total: 2, tenant: 4, destination: 2}, capUse{1, long}, map[string]capUse{key("a"): {1, long}},
+			[]queuedJob{job("a", long)}, false},
+		{"no caps, nothing is ever held back",
+			inFlightLimits{}, capUse{50, long}, map[string]capUse{key("a"): {50, long}},
+			[]queuedJob{job("a", long)}, false},
+		{"nothing queued",
+			limits, capUse{4, long}, map[string]capUse{key("a"): {2, long}},
+			nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tenantStalled(tt.limits, tt.tenant, tt.dests, tt.queued, since); got != tt.want {
+				t.Errorf("tenantStalled = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFairQueueStallsTenantsWhoseCapsStopMoving: the queue judges each
+// tenant by what it has queued and running; a stalled tenant's jobs stop
+// counting, it is no longer stalled once its cap starts an attempt again,
+// and remove takes jobs out whatever their turn.
+func TestFairQueueStallsTenantsWhoseCapsStopMoving(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	q := newFairQueue(inFlightLimits{total: 100, tenant: 10, destination: 1}, func() time.Time { return now })
+	mk := func(tenant, dest string, seq int64) queuedJob {
+		j := queuedJob{sub: &store.Subscription{TenantID: tenant, Destination: dest}}
 		j.TenantID, j.Event.Seq = tenant, seq
 		return j
 	}
-	q.push(start, mk("hostile", 1), mk("hostile", 2))
-	q.push(start.Add(time.Second), mk("quiet", 3))
-	stalled := q.stalled(start.Add(stallAfter))
+	q.push(mk("hostile", "hangs", 1), mk("hostile", "hangs", 2), mk("hostile", "hangs", 3))
+	hanging, _, _ := q.pop()
+	q.push(mk("quiet", "fine", 4))
+	stalledAt := func(at time.Time) []string { return q.stalled(at.Add(-stallAfter)) }
+	if got := stalledAt(now.Add(stallAfter / 2)); len(got) != 0 {
+		t.Fatalf("stalled before the mark: %v", got)
+	}
+	now = now.Add(2 * stallAfter)
+	stalled := stalledAt(now)
 	if !slices.Equal(stalled, []string{"hostile"}) {
 		t.Fatalf("stalled = %v, want [hostile]", stalled)
 	}
 	if n := q.lenExcept(stalled); n != 1 {
 		t.Errorf("jobs counted beside the stalled tenant = %d, want 1", n)
 	}
+	// The hanging attempt ends and the next starts: the cap moved, so the
+	// tenant is not stalled until it stops moving again for the mark.
+	q.done(hanging)
+	var started []string
+	for range 2 {
+		if j, _, ok := q.pop(); ok {
+			started = append(started, j.TenantID)
+			if j.TenantID == "quiet" {
+				q.done(j)
+			}
+		}
+	}
+	if want := []string{"quiet", "hostile"}; !slices.Equal(started, want) {
+		t.Fatalf("started %v after the hanging attempt ended, want %v", started, want)
+	}
+	if got := stalledAt(now); len(got) != 0 {
+		t.Errorf("stalled right after its cap started an attempt: %v", got)
+	}
+	if got := stalledAt(now.Add(2 * stallAfter)); !slices.Equal(got, []string{"hostile"}) {
+		t.Errorf("stalled once the cap stopped moving again = %v, want [hostile]", got)
+	}
+	q.push(mk("quiet", "fine", 5))
 	removed := q.remove(func(j queuedJob) bool { return j.TenantID == "hostile" })
-	if len(removed) != 2 || q.len() != 1 || len(q.stalled(start.Add(stallAfter))) != 0 {
-		t.Errorf("removed %d jobs, %d left, want 2 and 1 with nothing stalled", len(removed), q.len())
+	if len(removed) != 1 || q.len() != 1 || len(stalledAt(now.Add(2*stallAfter))) != 0 {
+		t.Errorf("removed %d jobs, %d left, want 1 and 1 with nothing stalled", len(removed), q.len())
 	}
 	if j, _, ok := q.pop(); !ok || j.TenantID != "quiet" {
 		t.Errorf("pop after remove = %v %v, want the quiet tenant's job", j.TenantID, ok)

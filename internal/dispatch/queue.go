@@ -15,38 +15,49 @@ type inFlightLimits struct {
 	total, tenant, destination int
 }
 
+// capUse is what one cap (a tenant's, a destination's) has running: the
+// attempts started and not done, and when the last of them started.
+type capUse struct {
+	running int
+	started time.Time
+}
+
 // fairQueue holds claimed jobs until a worker starts their attempt, the
 // tenants' jobs in turn, each tenant's in event order, and counts the
 // attempts running so that none starts past its caps (why:
 // docs/architecture.md, "Fairness holds up to the attempt").
 type fairQueue struct {
 	limits inFlightLimits
+	clock  func() time.Time
 
 	mu      sync.Mutex
 	jobs    map[string][]queuedJob // by tenant, in event (seq) order
 	turns   []string               // tenants with queued jobs, in turn order
 	next    int                    // index in turns of the tenant to serve next
 	queued  int
-	running int            // attempts started and not done
-	tenants map[string]int // running attempts by tenant
-	dests   map[string]int // running attempts by breaker key
+	running int               // attempts started and not done
+	tenants map[string]capUse // by tenant, only while attempts run
+	dests   map[string]capUse // by breaker key, only while attempts run
 	// arrived is signalled when a job may have become startable: jobs were
 	// added or an attempt ended. It never queues up.
 	arrived chan struct{}
 }
 
-func newFairQueue(limits inFlightLimits) *fairQueue {
+// newFairQueue builds a queue whose caps are limits; clock stamps the
+// jobs queued and the attempts started, which the stall decision reads.
+func newFairQueue(limits inFlightLimits, clock func() time.Time) *fairQueue {
 	return &fairQueue{
-		limits: limits, jobs: map[string][]queuedJob{}, tenants: map[string]int{}, dests: map[string]int{},
+		limits: limits, clock: clock, jobs: map[string][]queuedJob{}, tenants: map[string]capUse{}, dests: map[string]capUse{},
 		arrived: make(chan struct{}, 1),
 	}
 }
 
-// push queues jobs at now and wakes a waiting worker.
-func (q *fairQueue) push(now time.Time, jobs ...queuedJob) {
+// push queues jobs and wakes a waiting worker.
+func (q *fairQueue) push(jobs ...queuedJob) {
 	if len(jobs) == 0 {
 		return
 	}
+	now := q.clock()
 	q.mu.Lock()
 	// Tenants new to the queue take their turns, in the order they come,
 	// before the tenant about to be served again: they have waited longest.
@@ -104,12 +115,18 @@ func (q *fairQueue) done(job queuedJob) {
 	q.signal()
 }
 
-func uncount(m map[string]int, key string) {
-	if m[key] <= 1 {
+func count(m map[string]capUse, key string, now time.Time) {
+	m[key] = capUse{running: m[key].running + 1, started: now}
+}
+
+func uncount(m map[string]capUse, key string) {
+	use := m[key]
+	if use.running <= 1 {
 		delete(m, key)
 		return
 	}
-	m[key]--
+	use.running--
+	m[key] = use
 }
 
 // below reports whether n running attempts leave room under limit.
@@ -129,11 +146,13 @@ func (q *fairQueue) pop() (job queuedJob, more, ok bool) {
 	for i := range q.turns {
 		turn := (q.next + i) % len(q.turns)
 		tenant := q.turns[turn]
-		if !below(q.tenants[tenant], q.limits.tenant) {
+		if !below(q.tenants[tenant].running, q.limits.tenant) {
 			continue
 		}
 		pending := q.jobs[tenant]
-		at := q.startable(pending)
+		at := slices.IndexFunc(pending, func(j queuedJob) bool {
+			return below(q.dests[j.destination()].running, q.limits.destination)
+		})
 		if at < 0 {
 			continue
 		}
@@ -150,43 +169,72 @@ func (q *fairQueue) pop() (job queuedJob, more, ok bool) {
 		if q.next >= len(q.turns) {
 			q.next = 0
 		}
+		now := q.clock()
 		q.queued--
 		q.running++
-		q.tenants[tenant]++
-		q.dests[job.destination()]++
+		count(q.tenants, tenant, now)
+		count(q.dests, job.destination(), now)
 		return job, q.queued > 0, true
 	}
 	return queuedJob{}, false, false
 }
 
-// startable is the index of the first of a tenant's jobs whose destination
-// is under its cap, or -1.
-func (q *fairQueue) startable(pending []queuedJob) int {
-	if q.limits.destination <= 0 {
-		return 0
-	}
-	for i, job := range pending {
-		if q.dests[job.destination()] < q.limits.destination {
-			return i
-		}
-	}
-	return -1
-}
-
-// stalled lists the tenants whose oldest queued job was queued before
-// since: their caps hold their jobs back, and claiming more of them would
-// only fill the queue (docs/architecture.md, "Fairness holds up to the
-// attempt").
+// stalled lists the tenants tenantStalled judges stalled at since: claims
+// pass them over, and their queued jobs stop counting against the queue's
+// room (docs/architecture.md, "Fairness holds up to the attempt").
 func (q *fairQueue) stalled(since time.Time) []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	var tenants []string
 	for _, tenant := range q.turns {
-		if slices.ContainsFunc(q.jobs[tenant], func(j queuedJob) bool { return j.queuedAt.Before(since) }) {
+		if tenantStalled(q.limits, q.tenants[tenant], q.dests, q.jobs[tenant], since) {
 			tenants = append(tenants, tenant)
 		}
 	}
 	return tenants
+}
+
+// tenantStalled decides whether a tenant's queued jobs are stuck behind
+// its own caps: none of them can start, because the tenant is at its cap
+// or each job's destination is at its own, and one of them has waited
+// since before since on a cap that has not started an attempt since then
+// either. A job waits from when it was queued or when the cap holding it
+// last started an attempt, whichever is later, and on two full caps waits
+// on the one that started an attempt longer ago. So a slow destination
+// whose attempts keep ending and starting (the machine's CPU is busy,
+// the destination takes its time) never stalls its tenant, nor do busy
+// workers or a process at its total cap: only a cap that stopped moving
+// does, such as a destination whose attempts hang. tenant is the tenant's
+// running attempts, dests every destination's.
+func tenantStalled(limits inFlightLimits, tenant capUse, dests map[string]capUse, queued []queuedJob, since time.Time) bool {
+	tenantFull := !below(tenant.running, limits.tenant)
+	waited := false
+	for _, job := range queued {
+		dest := dests[job.destination()]
+		destFull := !below(dest.running, limits.destination)
+		var moved time.Time
+		switch {
+		case tenantFull && destFull:
+			moved = minTime(tenant.started, dest.started)
+		case tenantFull:
+			moved = tenant.started
+		case destFull:
+			moved = dest.started
+		default:
+			return false // this job can start: the tenant's queue moves
+		}
+		if job.queuedAt.Before(since) && moved.Before(since) {
+			waited = true
+		}
+	}
+	return waited
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // lenExcept is the number of queued jobs of tenants not in stalled: the

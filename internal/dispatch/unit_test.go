@@ -321,7 +321,7 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 }
 
 func TestFairQueueServesTenantsInTurn(t *testing.T) {
-	q := newFairQueue(inFlightLimits{})
+	q := newFairQueue(inFlightLimits{}, time.Now)
 	job := func(tenant string, n int) queuedJob {
 		return queuedJob{ClaimedJob: store.ClaimedJob{TenantID: tenant, Attempts: n},
 			sub: &store.Subscription{TenantID: tenant, Destination: "https://" + tenant + ".example:443"}}
@@ -341,14 +341,14 @@ func TestFairQueueServesTenantsInTurn(t *testing.T) {
 
 	// A noisy tenant's backlog, then a quiet tenant's one job: the quiet
 	// job is served next, not after the backlog.
-	q.push(time.Time{}, job("a", 1), job("a", 2), job("a", 3), job("a", 4))
-	q.push(time.Time{}, job("b", 1))
+	q.push(job("a", 1), job("a", 2), job("a", 3), job("a", 4))
+	q.push(job("b", 1))
 	if got, want := taken(3), []string{"b1", "a1", "a2"}; !slices.Equal(got, want) {
 		t.Errorf("took %v, want %v", got, want)
 	}
 	// Tenants interleave in one push too, newcomers in the order they
 	// came, each tenant's jobs in their own order.
-	q.push(time.Time{}, job("c", 1), job("c", 2), job("b", 2))
+	q.push(job("c", 1), job("c", 2), job("b", 2))
 	if got, want := taken(5), []string{"c1", "b2", "a3", "c2", "a4"}; !slices.Equal(got, want) {
 		t.Errorf("took %v, want %v", got, want)
 	}
@@ -363,21 +363,21 @@ func TestFairQueueServesTenantsInTurn(t *testing.T) {
 		j.Event.Seq = seq
 		return j
 	}
-	q.push(time.Time{}, seqJob("d", 5), seqJob("d", 6))
-	q.push(time.Time{}, seqJob("d", 1), seqJob("d", 2))
+	q.push(seqJob("d", 5), seqJob("d", 6))
+	q.push(seqJob("d", 1), seqJob("d", 2))
 	if got, want := taken(4), []string{"d1", "d2", "d5", "d6"}; !slices.Equal(got, want) {
 		t.Errorf("took %v, want %v", got, want)
 	}
 
 	// drain empties the queue whatever the turn.
-	q.push(time.Time{}, job("a", 5), job("b", 3), job("a", 6))
+	q.push(job("a", 5), job("b", 3), job("a", 6))
 	if got := q.drain(); len(got) != 3 || q.len() != 0 {
 		t.Errorf("drain returned %d jobs and left %d", len(got), q.len())
 	}
 }
 
 func TestFairQueueWakesEveryWaitingWorker(t *testing.T) {
-	q := newFairQueue(inFlightLimits{})
+	q := newFairQueue(inFlightLimits{}, time.Now)
 	ctx, cancel := context.WithCancel(context.Background())
 	const workers = 4
 	got := make(chan queuedJob, workers)
@@ -396,7 +396,7 @@ func TestFairQueueWakesEveryWaitingWorker(t *testing.T) {
 		jobs[i].TenantID = "acme"
 		jobs[i].sub = &store.Subscription{TenantID: "acme", Destination: "https://acme.example:443"}
 	}
-	q.push(time.Time{}, jobs...)
+	q.push(jobs...)
 	for range workers {
 		select {
 		case <-got:
