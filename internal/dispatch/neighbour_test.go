@@ -1,11 +1,14 @@
 package dispatch
 
 import (
+	"math"
 	"net/http"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -214,8 +217,32 @@ func TestFairQueueStallsTenantsWhoseCapsStopMoving(t *testing.T) {
 // quiet tenant's deliveries must take no longer than on an idle hub: the
 // hanging attempts hold only their destination's cap, claims pass the
 // stalled tenant over, and its queued jobs leave the queue's room to
-// others. Latency is compared with the same run's idle figure.
+// others. The idle hub runs in the same process on a database of its own,
+// and the quiet tenant's events go to both hubs in turn, so the machine's
+// other load (other tests, the race detector) weighs on both figures
+// alike and only their ratio is judged.
 func TestHangingDestinationLeavesAnotherTenantsLatencyUnchanged(t *testing.T) {
+	type hub struct {
+		e   *env
+		rc  *receiver
+		sub uuid.UUID
+	}
+	quietHub := func(e *env) hub {
+		rc := newReceiver(t, nil)
+		sub, _ := e.webhookSub("b-quiet", rc.URL)
+		return hub{e, rc, sub}
+	}
+	const destinationCap = 16
+	configure := func(o *Options) {
+		o.Dispatch.Workers = 8
+		o.Dispatch.ClaimBatch = 64
+		o.Dispatch.MaxInFlight = 256
+		o.Dispatch.TenantMaxInFlight = 64
+		o.Dispatch.DestinationMaxInFlight = destinationCap
+	}
+	idle := quietHub(newEnv(t))
+	idle.e.start(configure)
+
 	e := newEnv(t)
 	release := make(chan struct{})
 	var hanging atomic.Int64
@@ -230,53 +257,58 @@ func TestHangingDestinationLeavesAnotherTenantsLatencyUnchanged(t *testing.T) {
 	})
 	// Before the receivers close (cleanups run last in, first out).
 	t.Cleanup(func() { close(release) })
-	quietRC := newReceiver(t, nil)
 	hostile, _ := e.webhookSub("a-hostile", hostileRC.URL, func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "60s" })
-	quiet, _ := e.webhookSub("b-quiet", quietRC.URL)
-	const destinationCap = 16
-	d, _ := e.start(func(o *Options) {
-		o.Dispatch.Workers = 8
-		o.Dispatch.ClaimBatch = 64
-		o.Dispatch.MaxInFlight = 256
-		o.Dispatch.TenantMaxInFlight = 64
-		o.Dispatch.DestinationMaxInFlight = destinationCap
-	})
+	noisy := quietHub(e)
+	d, _ := e.start(configure)
 
-	// The machine's other load shows up as outliers in either phase, so
-	// each phase's figure is the best p99 of a few rounds; the quiet tenant
-	// waiting on the hanging destination would show in every round, as
-	// seconds.
-	const rounds, events = 3, 100
-	deliver := func(phase string) time.Duration {
-		best := time.Duration(1<<63 - 1)
-		for range rounds {
-			var took []time.Duration
-			for range events {
-				before := len(quietRC.got())
-				queued := time.Now()
-				e.insertJobs("b-quiet", quiet, 1)
-				waitFor(t, "the quiet tenant's delivery "+phase, func() bool { return len(quietRC.got()) > before })
-				took = append(took, quietRC.got()[before].At.Sub(queued))
-			}
-			slices.Sort(took)
-			best = min(best, took[len(took)*99/100])
-		}
-		return best
+	// latency delivers one event of the quiet tenant and returns the time
+	// from its insert to its arrival.
+	latency := func(h hub, phase string) time.Duration {
+		before := len(h.rc.got())
+		queued := time.Now()
+		h.e.insertJobs("b-quiet", h.sub, 1)
+		waitFor(t, "the quiet tenant's delivery "+phase, func() bool { return len(h.rc.got()) > before })
+		return h.rc.got()[before].At.Sub(queued)
 	}
 	// The first delivery opens the sink and its connection.
-	e.insertJobs("b-quiet", quiet, 1)
-	waitFor(t, "the quiet tenant's first delivery", func() bool { return len(quietRC.got()) == 1 })
-	idle := deliver("on an idle hub")
+	latency(idle, "on the idle hub")
+	latency(noisy, "before the hostile load")
 
 	e.insertJobs("a-hostile", hostile, 3000)
 	waitFor(t, "the hostile destination to hold its cap", func() bool { return hanging.Load() == destinationCap })
 	waitFor(t, "the hostile tenant to stall", func() bool {
 		return slices.Contains(d.queue.stalled(time.Now().Add(-stallAfter)), "a-hostile")
 	})
-	noisy := deliver("beside a hanging destination")
-	t.Logf("quiet tenant p99: %v on an idle hub, %v beside a hanging destination with 3,000 jobs", idle, noisy)
-	if noisy > idle+10*time.Millisecond {
-		t.Errorf("quiet tenant p99 %v beside a hanging destination, want within 10ms of the idle hub's %v", noisy, idle)
+
+	// Each round's figure is the ratio of the p99s. Rounds go on until one
+	// is within the margin, at most a few: an outlier of the machine's in
+	// one round cannot fail the test, while the quiet tenant waiting on the
+	// hostile tenant (for room its queued jobs hold, behind its hanging
+	// attempts) would show in every round, as seconds.
+	const rounds, events, margin = 5, 100, 2.0
+	best := math.Inf(1)
+	for round := 0; round < rounds && best > margin; round++ {
+		var onIdle, beside []time.Duration
+		for i := range events {
+			// Alternate which hub goes first, so neither always follows
+			// the other's delivery.
+			if i%2 == 0 {
+				onIdle = append(onIdle, latency(idle, "on the idle hub"))
+				beside = append(beside, latency(noisy, "beside a hanging destination"))
+			} else {
+				beside = append(beside, latency(noisy, "beside a hanging destination"))
+				onIdle = append(onIdle, latency(idle, "on the idle hub"))
+			}
+		}
+		idleP99, noisyP99 := p99(onIdle), p99(beside)
+		ratio := float64(noisyP99) / float64(idleP99)
+		t.Logf("round %d: quiet tenant p99 %v on the idle hub, %v beside a hanging destination with 3,000 jobs (%.2fx)",
+			round+1, idleP99, noisyP99, ratio)
+		best = min(best, ratio)
+	}
+	if best > margin {
+		t.Errorf("quiet tenant p99 beside a hanging destination is at best %.2fx the idle hub's in %d rounds, want at most %.1fx",
+			best, rounds, margin)
 	}
 	if n := hanging.Load(); n != destinationCap {
 		t.Errorf("%d attempts hang at the hostile destination, want its cap %d", n, destinationCap)
@@ -287,4 +319,10 @@ func TestHangingDestinationLeavesAnotherTenantsLatencyUnchanged(t *testing.T) {
 	if n := e.count(`SELECT count(*) FROM delivery_jobs WHERE subscription_id = $1 AND recoveries > 0`, hostile); n != 0 {
 		t.Errorf("%d hostile jobs were recovered from expired leases", n)
 	}
+}
+
+// p99 is the 99th percentile of durations, which it sorts.
+func p99(durations []time.Duration) time.Duration {
+	slices.Sort(durations)
+	return durations[(len(durations)*99+99)/100-1]
 }
