@@ -255,11 +255,12 @@ func TestHangingDestinationLeavesAnotherTenantsLatencyUnchanged(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	// Before the receivers close (cleanups run last in, first out).
-	t.Cleanup(func() { close(release) })
 	hostile, _ := e.webhookSub("a-hostile", hostileRC.URL, func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "60s" })
 	noisy := quietHub(e)
 	d, _ := e.start(configure)
+	// Before the dispatcher stops and the receivers close (cleanups run
+	// last in, first out): the dispatcher waits for the hanging attempts.
+	t.Cleanup(func() { close(release) })
 
 	// latency delivers one event of the quiet tenant and returns the time
 	// from its insert to its arrival.
@@ -325,4 +326,46 @@ func TestHangingDestinationLeavesAnotherTenantsLatencyUnchanged(t *testing.T) {
 func p99(durations []time.Duration) time.Duration {
 	slices.Sort(durations)
 	return durations[(len(durations)*99+99)/100-1]
+}
+
+// A tenant's destination hangs with jobs queued ahead of the tenant's jobs
+// to another destination: the queue passes the hanging destination, held
+// at its cap, for the other destination's jobs, which are all delivered
+// while the hanging attempts still hang.
+func TestHangingDestinationLetsItsTenantsOtherDestinationGoOn(t *testing.T) {
+	e := newEnv(t)
+	release := make(chan struct{})
+	var hanging atomic.Int64
+	slowRC := newReceiver(t, func(r *http.Request, _ int) int {
+		hanging.Add(1)
+		defer hanging.Add(-1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		return http.StatusOK
+	})
+	fastRC := newReceiver(t, nil)
+	slow, _ := e.webhookSub("acme", slowRC.URL, func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "60s" })
+	fast, _ := e.webhookSub("acme", fastRC.URL)
+	// Both destinations' jobs fit the first claim, the slow one's first in
+	// event order.
+	const destinationCap, jobs = 2, 20
+	e.insertJobs("acme", slow, jobs)
+	e.insertJobs("acme", fast, jobs)
+	e.start(func(o *Options) {
+		o.Dispatch.Workers = 1
+		o.Dispatch.ClaimBatch = 2 * jobs
+		o.Dispatch.DestinationMaxInFlight = destinationCap
+	})
+	// Before the dispatcher stops and the receivers close (cleanups run
+	// last in, first out): the dispatcher waits for the hanging attempts.
+	t.Cleanup(func() { close(release) })
+	waitFor(t, "the other destination's jobs", func() bool { return len(fastRC.got()) == jobs })
+	if n := hanging.Load(); n != destinationCap {
+		t.Errorf("%d attempts hang at the slow destination, want its cap %d", n, destinationCap)
+	}
+	if n := len(slowRC.got()); n != destinationCap {
+		t.Errorf("the slow destination received %d attempts, want its cap %d", n, destinationCap)
+	}
 }
