@@ -92,12 +92,12 @@ func TestTenantStalled(t *testing.T) {
 	since := now.Add(-stallAfter)
 	long, recent := since.Add(-time.Second), since.Add(time.Millisecond)
 	limits := inFlightLimits{total: 100, tenant: 4, destination: 2}
+	key := func(dest string) string { return breakerKey(store.Subscription{TenantID: "t", Destination: dest}) }
 	job := func(dest string, queuedAt time.Time) queuedJob {
-		j := queuedJob{sub: &store.Subscription{TenantID: "t", Destination: dest}, queuedAt: queuedAt}
+		j := queuedJob{sub: &store.Subscription{TenantID: "t", Destination: dest}, queuedAt: queuedAt, destination: key(dest)}
 		j.TenantID = "t"
 		return j
 	}
-	key := func(dest string) string { return breakerKey(store.Subscription{TenantID: "t", Destination: dest}) }
 	tests := []struct {
 		name   string
 		limits inFlightLimits

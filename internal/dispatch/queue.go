@@ -63,7 +63,7 @@ func (q *fairQueue) push(jobs ...queuedJob) {
 	// before the tenant about to be served again: they have waited longest.
 	newcomers := q.next
 	for _, job := range jobs {
-		job.queuedAt = now
+		job.queuedAt, job.destination = now, breakerKey(*job.sub)
 		if len(q.jobs[job.TenantID]) == 0 {
 			q.turns = slices.Insert(q.turns, newcomers, job.TenantID)
 			newcomers++
@@ -110,7 +110,7 @@ func (q *fairQueue) done(job queuedJob) {
 	q.mu.Lock()
 	q.running--
 	uncount(q.tenants, job.TenantID)
-	uncount(q.dests, job.destination())
+	uncount(q.dests, job.destination)
 	q.mu.Unlock()
 	q.signal()
 }
@@ -151,7 +151,7 @@ func (q *fairQueue) pop() (job queuedJob, more, ok bool) {
 		}
 		pending := q.jobs[tenant]
 		at := slices.IndexFunc(pending, func(j queuedJob) bool {
-			return below(q.dests[j.destination()].running, q.limits.destination)
+			return below(q.dests[j.destination].running, q.limits.destination)
 		})
 		if at < 0 {
 			continue
@@ -173,7 +173,7 @@ func (q *fairQueue) pop() (job queuedJob, more, ok bool) {
 		q.queued--
 		q.running++
 		count(q.tenants, tenant, now)
-		count(q.dests, job.destination(), now)
+		count(q.dests, job.destination, now)
 		return job, q.queued > 0, true
 	}
 	return queuedJob{}, false, false
@@ -210,7 +210,7 @@ func tenantStalled(limits inFlightLimits, tenant capUse, dests map[string]capUse
 	tenantFull := !below(tenant.running, limits.tenant)
 	waited := false
 	for _, job := range queued {
-		dest := dests[job.destination()]
+		dest := dests[job.destination]
 		destFull := !below(dest.running, limits.destination)
 		var moved time.Time
 		switch {

@@ -22,10 +22,10 @@ type queuedJob struct {
 	curve schedule.Curve      // sub's retry curve
 	// queuedAt is when the job joined the local queue.
 	queuedAt time.Time
+	// destination is the key of the job's destination cap, its breaker's,
+	// set when it joins the queue: the queue reads it at every start.
+	destination string
 }
-
-// destination is the key of the job's destination cap: its breaker's.
-func (j queuedJob) destination() string { return breakerKey(*j.sub) }
 
 // subscriptionCache keeps the subscription rows of claimed jobs. A claim
 // names each job's subscription and the version (updated_at) it found
