@@ -138,10 +138,16 @@ type IngestConfig struct {
 
 // DispatchConfig sizes the delivery worker pool.
 type DispatchConfig struct {
-	Workers         int
-	ClaimBatch      int
-	IdleInterval    time.Duration
-	PoisonThreshold int
+	Workers int
+	// MaxInFlight, TenantMaxInFlight and DestinationMaxInFlight cap the
+	// attempts running at once: in all, per tenant and per (tenant,
+	// destination).
+	MaxInFlight            int
+	TenantMaxInFlight      int
+	DestinationMaxInFlight int
+	ClaimBatch             int
+	IdleInterval           time.Duration
+	PoisonThreshold        int
 }
 
 // BreakerConfig tunes the per-destination circuit breaker.

@@ -237,16 +237,33 @@ func (s Setting) problem(raw string, err error) Problem {
 // setting decoded, on fields left at zero where decoding failed, so it only
 // judges values that were themselves valid.
 func crossSettingProblems(c *Config) []Problem {
+	problems := inFlightCapProblems(c.Dispatch)
 	if c.Kafka.SCRAMMechanism == SCRAMNone {
-		return nil
+		return problems
 	}
-	var problems []Problem
 	required := "required when " + EnvPrefix + "KAFKA_SCRAM_MECHANISM is set"
 	if c.Kafka.SCRAMUsername == "" {
 		problems = append(problems, Problem{Setting: EnvPrefix + "KAFKA_SCRAM_USERNAME", Reason: required})
 	}
 	if c.Kafka.SCRAMPassword == "" {
 		problems = append(problems, Problem{Setting: EnvPrefix + "KAFKA_SCRAM_PASSWORD", Reason: required})
+	}
+	return problems
+}
+
+// inFlightCapProblems rejects an in-flight cap above the one it lives
+// within: a destination's attempts are some of its tenant's, a tenant's
+// some of the process's. Such a cap could never be reached, and its
+// setting would say something untrue.
+func inFlightCapProblems(d DispatchConfig) []Problem {
+	var problems []Problem
+	if d.TenantMaxInFlight > 0 && d.MaxInFlight > 0 && d.TenantMaxInFlight > d.MaxInFlight {
+		problems = append(problems, Problem{Setting: EnvPrefix + "DISPATCH_TENANT_MAX_IN_FLIGHT", Value: strconv.Itoa(d.TenantMaxInFlight),
+			Reason: "must be at most " + EnvPrefix + "DISPATCH_MAX_IN_FLIGHT (" + strconv.Itoa(d.MaxInFlight) + ")"})
+	}
+	if d.DestinationMaxInFlight > 0 && d.TenantMaxInFlight > 0 && d.DestinationMaxInFlight > d.TenantMaxInFlight {
+		problems = append(problems, Problem{Setting: EnvPrefix + "DISPATCH_DESTINATION_MAX_IN_FLIGHT", Value: strconv.Itoa(d.DestinationMaxInFlight),
+			Reason: "must be at most " + EnvPrefix + "DISPATCH_TENANT_MAX_IN_FLIGHT (" + strconv.Itoa(d.TenantMaxInFlight) + ")"})
 	}
 	return problems
 }

@@ -41,9 +41,11 @@ func TestBreakerIsPerTenantAtOneDestination(t *testing.T) {
 	e.insertJobs(failing, subA, 10)
 	e.insertJobs(healthy, subB, 10)
 	d, _ := e.start(func(o *Options) {
-		// One worker, so no attempt of the failing tenant is already in
-		// flight when its breaker opens and the bound is exact.
+		// One attempt at a time per destination, so no attempt of the
+		// failing tenant is already in flight when its breaker opens and
+		// the bound is exact.
 		o.Dispatch.Workers = 1
+		o.Dispatch.DestinationMaxInFlight = 1
 		o.Breaker = config.BreakerConfig{Failures: failures, Cooldown: cooldown}
 	})
 	waitFor(t, "the failing tenant's breaker to open", func() bool { return d.breakers.OpenCount() == 1 })

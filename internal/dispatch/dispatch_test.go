@@ -308,9 +308,10 @@ func TestBreakerShedsADeadDestinationAndResumes(t *testing.T) {
 	e.insertJobs("acme", sub, 20)
 	const failures, cooldown = 3, 400 * time.Millisecond
 	d, _ := e.start(func(o *Options) {
-		// One worker, so no attempt is already in flight when the
+		// One attempt at a time, so none is already in flight when the
 		// breaker opens and the bound is exact.
 		o.Dispatch.Workers = 1
+		o.Dispatch.DestinationMaxInFlight = 1
 		o.Breaker = config.BreakerConfig{Failures: failures, Cooldown: cooldown}
 	})
 	waitFor(t, "the breaker to open", func() bool { return d.breakers.OpenCount() == 1 })

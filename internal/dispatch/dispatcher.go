@@ -30,10 +30,13 @@ const (
 	DefaultReapInterval = 5 * time.Second
 	DefaultDrainTimeout = 30 * time.Second
 
-	defaultWorkers         = 8
-	defaultClaimBatch      = 64
-	defaultIdleInterval    = 250 * time.Millisecond
-	defaultPoisonThreshold = 5
+	defaultWorkers                = 8
+	defaultMaxInFlight            = 256
+	defaultTenantMaxInFlight      = 64
+	defaultDestinationMaxInFlight = 16
+	defaultClaimBatch             = 64
+	defaultIdleInterval           = 250 * time.Millisecond
+	defaultPoisonThreshold        = 5
 
 	// maxBackoff caps the wait after a failed claim or lost LISTEN
 	// connection: the database is what is struggling, and every process
@@ -60,6 +63,15 @@ const (
 	// throughput at one batch per claim round trip. Two overlap so that the
 	// next batch is on its way while the last one is worked off.
 	claimers = 2
+
+	// stallAfter is how long a tenant's queued jobs may wait on caps that
+	// start no attempt before claims pass the tenant over and its queued
+	// jobs stop counting against the queue's room (tenantStalled): more of
+	// its jobs would only fill the queue for everyone. A cap that moves
+	// at all starts an attempt far more often than this; the queue
+	// allowance is far longer, so a stalled tenant is passed over long
+	// before its jobs must be released.
+	stallAfter = 500 * time.Millisecond
 )
 
 // Options configure a Dispatcher.
@@ -121,11 +133,14 @@ type Dispatcher struct {
 	// tenantLimit bounds the tenant label of the backlog metrics.
 	tenantLimit int
 
-	// queue holds claimed jobs no worker has taken yet, handed out in
-	// turns by tenant. It holds at most workers + claimers × claim batch:
+	// queue holds claimed jobs no worker has started yet, handed out in
+	// turns by tenant within the in-flight caps. Apart from the jobs of
+	// stalled tenants it holds at most workers + claimers × claim batch:
 	// a claim starts only while the queue and the claims already in flight
 	// leave room for it (see claimRoom).
 	queue *fairQueue
+	// attempts are the attempts running, each on a goroutine of its own.
+	attempts sync.WaitGroup
 	// room is signalled when room in the queue may have appeared: a worker
 	// took a job, or a claim in flight gave back its reservation.
 	room chan struct{}
@@ -164,6 +179,9 @@ func New(opts Options) (*Dispatcher, error) {
 	}
 	cfg := opts.Dispatch
 	cfg.Workers = orDefault(cfg.Workers, defaultWorkers)
+	cfg.MaxInFlight = orDefault(cfg.MaxInFlight, defaultMaxInFlight)
+	cfg.TenantMaxInFlight = min(orDefault(cfg.TenantMaxInFlight, defaultTenantMaxInFlight), cfg.MaxInFlight)
+	cfg.DestinationMaxInFlight = min(orDefault(cfg.DestinationMaxInFlight, defaultDestinationMaxInFlight), cfg.TenantMaxInFlight)
 	cfg.ClaimBatch = orDefault(cfg.ClaimBatch, defaultClaimBatch)
 	cfg.PoisonThreshold = orDefault(cfg.PoisonThreshold, defaultPoisonThreshold)
 	if cfg.IdleInterval <= 0 {
@@ -186,7 +204,7 @@ func New(opts Options) (*Dispatcher, error) {
 		sinks:       newSinkCache(opts.OpenSink, log),
 		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
 		purges:      newPurgeFences(),
-		queue:       newFairQueue(),
+		queue:       newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
 		room:        make(chan struct{}, 1),
 		successes:   make(chan success, successQueue),
 		wake:        make(chan struct{}, 1),
@@ -257,7 +275,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	for range d.cfg.Workers {
 		workers.Go(func() { d.work(ctx, attemptCtx) })
 	}
-	d.log.Info("dispatch started", "owner", d.owner, "workers", d.cfg.Workers, "claim_batch", d.cfg.ClaimBatch)
+	d.log.Info("dispatch started", "owner", d.owner, "workers", d.cfg.Workers, "claim_batch", d.cfg.ClaimBatch,
+		"max_in_flight", d.cfg.MaxInFlight, "tenant_max_in_flight", d.cfg.TenantMaxInFlight,
+		"destination_max_in_flight", d.cfg.DestinationMaxInFlight)
 	d.claimMu.Lock()
 	d.handoffOpen = true
 	d.claimMu.Unlock()
@@ -265,10 +285,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	d.claimLoop(ctx)
 	d.closeHandoff()
 
-	if !waitWithin(&workers, d.drain) {
+	workers.Wait()
+	if !waitWithin(&d.attempts, d.drain) {
 		d.log.Warn("drain timeout reached; attempts still running are abandoned to lease expiry", "timeout", d.drain)
 		cancelAttempts()
-		workers.Wait()
+		d.attempts.Wait()
 	}
 	d.releaseUnstarted(recordCtx)
 	close(d.successes)
@@ -373,9 +394,10 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 // claim claims up to size jobs and pairs them with their subscriptions.
 // Jobs whose subscriptions cannot be read are handed back before it fails.
 func (d *Dispatcher) claim(ctx context.Context, size int) (store.ClaimResult, []queuedJob, error) {
+	now := d.clock()
 	res, err := d.store.Claim(ctx, store.ClaimRequest{
-		Owner: d.owner, Limit: size, Now: d.clock(), After: d.resumeAfter(),
-		LeaseMargin: d.margin + queueAllowance,
+		Owner: d.owner, Limit: size, Now: now, After: d.resumeAfter(),
+		LeaseMargin: d.margin + queueAllowance, SkipTenants: d.queue.stalled(now.Add(-stallAfter)),
 	})
 	if err != nil {
 		return store.ClaimResult{}, nil, err
@@ -401,13 +423,17 @@ func claimRoom(queued, reserved, workers, size int) bool {
 // reserves its room. New jobs (a notification) start a claim at once as
 // long as its jobs fit the queue's bound, without waiting for the queue to
 // drain to claimRoom's mark (why: docs/architecture.md, "Fairness holds up
-// to the attempt"). It reports false once ctx ends.
+// to the attempt"). The jobs of stalled tenants do not count: claims pass
+// those tenants over. It reports false once ctx ends.
 func (d *Dispatcher) reserveRoom(ctx context.Context) (size int, ok bool) {
 	newJobs := false
 	bound := d.cfg.Workers + claimers*d.cfg.ClaimBatch
+	// A tenant stalls as time passes, with no signal: look again then.
+	stalling := time.NewTicker(stallAfter)
+	defer stalling.Stop()
 	for ctx.Err() == nil {
 		d.claimMu.Lock()
-		queued := d.queue.len()
+		queued := d.queuedForRoom()
 		size = d.pace.estimate(d.cfg.ClaimBatch)
 		if claimRoom(queued, d.reserved, d.cfg.Workers, size) || newJobs && queued+d.reserved+size <= bound {
 			// Sized now that it starts, so the rate is measured claim to
@@ -421,11 +447,18 @@ func (d *Dispatcher) reserveRoom(ctx context.Context) (size int, ok bool) {
 		select {
 		case <-ctx.Done():
 		case <-d.room:
+		case <-stalling.C:
 		case <-d.wake:
 			newJobs = true
 		}
 	}
 	return 0, false
+}
+
+// queuedForRoom is the number of queued jobs that bound the claims and
+// handovers: those of tenants not stalled.
+func (d *Dispatcher) queuedForRoom() int {
+	return d.queue.lenExcept(d.queue.stalled(d.clock().Add(-stallAfter)))
 }
 
 // unreserve gives back a claim's reservation of size once its jobs are
@@ -455,7 +488,9 @@ func (d *Dispatcher) roomMayHaveAppeared() {
 	}
 }
 
-// work is one worker: it attempts queued jobs until ctx ends.
+// work is one worker: until ctx ends it takes queued jobs as the in-flight
+// caps allow and starts each one's attempt on a goroutine of its own, so
+// that attempts, which wait on the network, never hold a worker.
 func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 	for {
 		job, ok := d.queue.take(ctx)
@@ -464,7 +499,10 @@ func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 		}
 		d.pace.jobTaken()
 		d.roomMayHaveAppeared()
-		d.attempt(attemptCtx, job)
+		d.attempts.Go(func() {
+			defer d.queue.done(job)
+			d.attempt(attemptCtx, job)
+		})
 	}
 }
 
@@ -475,6 +513,26 @@ func (d *Dispatcher) releaseUnstarted(ctx context.Context) {
 	var jobs []store.ClaimedJob
 	for _, job := range d.queue.drain() {
 		jobs = append(jobs, job.ClaimedJob)
+	}
+	d.releaseClaimed(ctx, jobs)
+}
+
+// releaseOutwaited hands back the queued jobs whose leases would no longer
+// cover an attempt by the next pass: their caps held them back past the
+// queue allowance. Released, they are due at once for the next claim, and
+// their leases never expire unrecorded, which would count a recovery
+// towards poison.
+func (d *Dispatcher) releaseOutwaited(ctx context.Context, now time.Time) {
+	outwaited := d.queue.remove(func(job queuedJob) bool {
+		return !leaseCoversAttempt(job.LeaseUntil, now.Add(d.reap), job.sub.AttemptTimeout, d.margin)
+	})
+	if len(outwaited) == 0 {
+		return
+	}
+	d.roomMayHaveAppeared()
+	jobs := make([]store.ClaimedJob, len(outwaited))
+	for i, job := range outwaited {
+		jobs[i] = job.ClaimedJob
 	}
 	d.releaseClaimed(ctx, jobs)
 }
@@ -589,6 +647,7 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 			d.log.Info("released the parked heads of ordering keys nothing else had released", "keys", released)
 			d.signal()
 		}
+		d.releaseOutwaited(ctx, now)
 		d.observeBacklog(ctx, now)
 		d.sinks.evictIdle(now, sinkIdleTimeout)
 		d.subs.evictIdle(now, sinkIdleTimeout)

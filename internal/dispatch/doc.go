@@ -3,7 +3,8 @@
 // through the subscription's sink, and records what happened.
 //
 // Claimers feed a local queue (fairQueue) that STREAMING_HUB_DISPATCH_WORKERS
-// long-lived workers drain. How claims interleave tenants, how they are
+// long-lived workers drain, starting each attempt on a goroutine of its own
+// within the in-flight caps (per process, tenant and destination). How claims interleave tenants, how they are
 // sized (claimSize, claimRoom) and why: docs/architecture.md, Decisions,
 // "Fairness holds up to the attempt". A claimer claims again at once after
 // a claim that found work, and otherwise sleeps until ingest signals new

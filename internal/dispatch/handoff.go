@@ -24,7 +24,7 @@ func handoffRoom(workers, claimBatch int) int {
 func (d *Dispatcher) ReserveHandoff(n int) (store.HandoffLease, bool) {
 	d.claimMu.Lock()
 	defer d.claimMu.Unlock()
-	if !d.handoffOpen || n < 1 || d.queue.len()+d.reserved+n > handoffRoom(d.cfg.Workers, d.cfg.ClaimBatch) {
+	if !d.handoffOpen || n < 1 || d.queuedForRoom()+d.reserved+n > handoffRoom(d.cfg.Workers, d.cfg.ClaimBatch) {
 		return store.HandoffLease{}, false
 	}
 	d.reserved += n

@@ -61,6 +61,7 @@ SELECT gen_random_uuid(), 'acme', $1, seq, now() FROM ev ORDER BY seq`, sub, ove
 	}
 	e.startWith(subs, func(o *Options) {
 		o.Dispatch.Workers = 1
+		o.Dispatch.DestinationMaxInFlight = 1
 		o.Breaker.Failures = 2
 		o.Breaker.Cooldown = time.Hour
 	})

@@ -78,6 +78,7 @@ func TestOnCallMetricsMove(t *testing.T) {
 		o.Registerer = reg
 		o.TenantLimit = 2
 		o.Dispatch.Workers = 1
+		o.Dispatch.DestinationMaxInFlight = 1
 		o.Breaker = config.BreakerConfig{Failures: 3, Cooldown: time.Hour}
 	}
 	idle, err := New(e.options(e.subs, configure))

@@ -20,6 +20,11 @@ type queuedJob struct {
 	store.ClaimedJob
 	sub   *store.Subscription // shared and read-only
 	curve schedule.Curve      // sub's retry curve
+	// queuedAt is when the job joined the local queue.
+	queuedAt time.Time
+	// destination is the key of the job's destination cap, its breaker's,
+	// set when it joins the queue: the queue reads it at every start.
+	destination string
 }
 
 // subscriptionCache keeps the subscription rows of claimed jobs. A claim

@@ -321,9 +321,10 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 }
 
 func TestFairQueueServesTenantsInTurn(t *testing.T) {
-	q := newFairQueue()
+	q := newFairQueue(inFlightLimits{}, time.Now)
 	job := func(tenant string, n int) queuedJob {
-		return queuedJob{ClaimedJob: store.ClaimedJob{TenantID: tenant, Attempts: n}}
+		return queuedJob{ClaimedJob: store.ClaimedJob{TenantID: tenant, Attempts: n},
+			sub: &store.Subscription{TenantID: tenant, Destination: "https://" + tenant + ".example:443"}}
 	}
 	ctx := context.Background()
 	taken := func(n int) []string {
@@ -376,7 +377,7 @@ func TestFairQueueServesTenantsInTurn(t *testing.T) {
 }
 
 func TestFairQueueWakesEveryWaitingWorker(t *testing.T) {
-	q := newFairQueue()
+	q := newFairQueue(inFlightLimits{}, time.Now)
 	ctx, cancel := context.WithCancel(context.Background())
 	const workers = 4
 	got := make(chan queuedJob, workers)
@@ -393,6 +394,7 @@ func TestFairQueueWakesEveryWaitingWorker(t *testing.T) {
 	jobs := make([]queuedJob, workers)
 	for i := range jobs {
 		jobs[i].TenantID = "acme"
+		jobs[i].sub = &store.Subscription{TenantID: "acme", Destination: "https://acme.example:443"}
 	}
 	q.push(jobs...)
 	for range workers {

@@ -30,6 +30,9 @@ type ClaimRequest struct {
 	// LeaseMargin is added to each subscription's attempt_timeout to form
 	// the lease: time for the attempt to be recorded after it ends.
 	LeaseMargin time.Duration
+	// SkipTenants are passed over as if they had no due job: the claimer
+	// holds enough of their jobs already, held back by its in-flight caps.
+	SkipTenants []string
 }
 
 // ClaimResult is what one claim took.
@@ -138,7 +141,7 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 	pipe.Queue(readClaimHorizon)
 	pipe.Queue(claimJobs, pgx.StrictNamedArgs{
 		"after": req.After, "ring_size": ClaimRingSize, "now": req.Now, "limit": req.Limit, "owner": req.Owner,
-		"lease_margin_ms": max(req.LeaseMargin, 0).Milliseconds(),
+		"lease_margin_ms": max(req.LeaseMargin, 0).Milliseconds(), "skip": skipTenants(req.SkipTenants),
 	})
 	results := s.Pool.SendBatch(ctx, pipe)
 	defer results.Close()
@@ -173,6 +176,15 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 	}
 	slices.SortFunc(res.Jobs, func(a, b ClaimedJob) int { return cmp.Compare(a.Event.Seq, b.Event.Seq) })
 	return res, nil
+}
+
+// skipTenants is the claim's skip argument: never NULL, which would skip
+// every tenant.
+func skipTenants(tenants []string) []string {
+	if tenants == nil {
+		return []string{}
+	}
+	return tenants
 }
 
 // claimedColumns are the columns of every job row of claimJobs.
@@ -219,7 +231,8 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 //     min() probes with the first step inlined into its three uses take
 //     six.)
 //   - due: ring tenants with at least one due job, in ring order, at most
-//     @limit of them; reading stops as soon as there are enough. (A separate
+//     @limit of them, apart from those in @skip (ClaimRequest.SkipTenants);
+//     reading stops as soon as there are enough. (A separate
 //     per-tenant due check is a trap: as EXISTS the planner may hash every
 //     pending job; as LATERAL ... LIMIT 1 it chose a sequential scan that
 //     walks past every claimed and finished row at the head of the table,
@@ -306,7 +319,7 @@ WITH RECURSIVE ring (tenant_id, earliest, first_tenant, n) AS (
     WHERE r.n < @ring_size AND step.tenant_id <> r.first_tenant
 ),
 due AS (
-    SELECT tenant_id, n FROM ring WHERE earliest <= @now LIMIT @limit
+    SELECT tenant_id, n FROM ring WHERE earliest <= @now AND tenant_id <> ALL(@skip::text[]) LIMIT @limit
 ),
 share AS (
     SELECT ceil(@limit::float8 / greatest(count(*), 1))::int AS per_tenant FROM due

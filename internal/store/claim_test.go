@@ -90,6 +90,33 @@ func TestClaimInterleavesTenants(t *testing.T) {
 	}
 }
 
+// TestClaimPassesSkippedTenantsOver: a skipped tenant is treated as if it
+// had no due job, so the batch is shared among the others alone and its
+// jobs stay pending, untouched; no skip list claims from every tenant.
+func TestClaimPassesSkippedTenantsOver(t *testing.T) {
+	st := ingestStore(t)
+	due := time.Now().Add(-time.Second)
+	stalled := insertJobs(t, st, "a-stalled", addTestSubscription(t, st, "a-stalled", "webhook", []string{"*"}), 3, due)
+	insertJobs(t, st, "b-other", addTestSubscription(t, st, "b-other", "webhook", []string{"*"}), 4, due)
+
+	res, err := st.Claim(context.Background(), ClaimRequest{Owner: "w", Limit: 4, Now: time.Now(), LeaseMargin: testLeaseMargin,
+		SkipTenants: []string{"a-stalled"}})
+	if err != nil {
+		t.Fatalf("Claim: %v", err)
+	}
+	if got := tenantsOf(res.Jobs); !slices.Equal(got, []string{"b-other", "b-other", "b-other", "b-other"}) {
+		t.Errorf("claim skipping a-stalled went to %v, want the whole batch to b-other", got)
+	}
+	for _, id := range stalled {
+		if j := readJob(t, st, id); j.State != "pending" || j.LeaseOwner != nil {
+			t.Errorf("skipped tenant's job %v is %s (leased: %v), want pending and untouched", id, j.State, j.LeaseOwner != nil)
+		}
+	}
+	if got := tenantsOf(claim(t, st, "w", 4, "").Jobs); !slices.Equal(got, []string{"a-stalled", "a-stalled", "a-stalled"}) {
+		t.Errorf("claim without a skip list went to %v, want the skipped tenant's jobs", got)
+	}
+}
+
 func TestClaimReachesTenantsBeyondTheRing(t *testing.T) {
 	st := ingestStore(t)
 	// More tenants than one ring holds, none of them due, then one that is.

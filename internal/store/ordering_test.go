@@ -247,7 +247,7 @@ func TestClaimOfUnorderedJobsNeverProbesTheOrderingIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := explainWith(t, st, true, nothingInFlight, claimJobs, pgx.StrictNamedArgs{
-		"after": "", "ring_size": ClaimRingSize, "now": time.Now(), "limit": 64, "owner": "owner", "lease_margin_ms": int64(1000),
+		"after": "", "ring_size": ClaimRingSize, "now": time.Now(), "limit": 64, "owner": "owner", "lease_margin_ms": int64(1000), "skip": []string{},
 	})
 	seen := 0
 	for _, line := range strings.Split(plan, "\n") {

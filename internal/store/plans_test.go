@@ -119,7 +119,7 @@ func TestPlansOfHotPathsTouchOnlyThePartitionsTheyNeed(t *testing.T) {
 	// reads of the inbox only the partitions of the events it claimed
 	// (the oldest due: never tomorrow's).
 	claimPlan := explainWith(t, st, true, nothingInFlight, claimJobs, pgx.StrictNamedArgs{
-		"after": "", "ring_size": ClaimRingSize, "now": now.Add(time.Hour), "limit": 64, "owner": "owner", "lease_margin_ms": int64(1000),
+		"after": "", "ring_size": ClaimRingSize, "now": now.Add(time.Hour), "limit": 64, "owner": "owner", "lease_margin_ms": int64(1000), "skip": []string{},
 	})
 	for _, d := range []string{yesterday, today, tomorrow} {
 		if strings.Contains(claimPlan, "Seq Scan on delivery_jobs_p"+d) {
