@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hubctl/hubctl/internal/jsonpos"
 	"github.com/hubctl/hubctl/internal/service"
 )
 
@@ -73,8 +74,7 @@ func decodeJSONBody(body []byte, dst any) error {
 	// Checked up front because null would decode into dst without error,
 	// silently standing for an empty object.
 	if body[start] != '{' {
-		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
-			message: "the request body must be a JSON object", details: map[string]any{"offset": start}}
+		return bodyErrorAt("the request body must be a JSON object", body, int64(start))
 	}
 	if err := checkJSONText(body); err != nil {
 		return err
@@ -82,36 +82,39 @@ func decodeJSONBody(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return decodeError(err, len(body))
+		return decodeError(err, body)
 	}
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
 		offset := end + int64(bytes.IndexFunc(body[end:], func(r rune) bool { return !isJSONSpace(r) }))
-		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
-			message: "unexpected data after the JSON object", details: map[string]any{"offset": offset}}
+		return bodyErrorAt("unexpected data after the JSON object", body, offset)
 	}
 	return nil
+}
+
+// bodyErrorAt is a 400 for what is wrong at byte offset of body, placed
+// by line and column in the message and by offset in details.
+func bodyErrorAt(what string, body []byte, offset int64) *apiError {
+	return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
+		message: what + " at " + jsonpos.At(body, offset).String(), details: map[string]any{"offset": offset}}
 }
 
 func isJSONSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' }
 
 // decodeError turns encoding/json's errors into 400s. Only an
 // InvalidUnmarshalError (a bad dst) is the hub's own fault.
-func decodeError(err error, bodyLength int) error {
+func decodeError(err error, body []byte) error {
 	var (
-		syntax      *json.SyntaxError
 		typeErr     *json.UnmarshalTypeError
 		invalidDest *json.InvalidUnmarshalError
 	)
+	if pos, ok := jsonpos.Of(err, body); ok {
+		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
+			message: "the request body is not valid JSON: " + jsonpos.Describe(err, body), details: map[string]any{"offset": pos.Offset}}
+	}
 	switch {
 	case errors.As(err, &invalidDest):
 		return err
-	case errors.As(err, &syntax):
-		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
-			message: "the request body is not valid JSON: " + syntax.Error(), details: map[string]any{"offset": syntax.Offset}}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &apiError{status: http.StatusBadRequest, code: CodeInvalidRequest,
-			message: "the request body ends in the middle of a JSON value", details: map[string]any{"offset": bodyLength}}
 	case errors.As(err, &typeErr):
 		return invalidRequest(typeErr.Field, fmt.Sprintf("field %q must be %s, not a JSON %s", typeErr.Field, describeJSONType(typeErr.Type), typeErr.Value))
 	}

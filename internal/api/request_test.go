@@ -23,23 +23,26 @@ func TestDecodeJSONBody(t *testing.T) {
 		body   string
 		field  string // details.field wanted; "" for none
 		offset any    // details.offset wanted; nil for none
+		at     string // the place the message names; "" for none
 		ok     bool
 	}{
 		{body: `{"name":"a","count":1,"tags":["x"]}`, ok: true},
 		{body: " \n{}\t ", ok: true},
 		{body: ``},
 		{body: "  \n"},
-		{body: `null`, offset: 0},
-		{body: `  "text"`, offset: 2},
+		{body: `null`, offset: int64(0), at: "line 1, column 1"},
+		{body: `  "text"`, offset: int64(2), at: "line 1, column 3"},
 		{body: `{"name":"a","color":"red"}`, field: "color"},
 		{body: `{"name":1}`, field: "name"},
 		{body: `{"count":300}`, field: "count"},
 		{body: `{"tags":"x"}`, field: "tags"},
 		{body: `{"tags":[1]}`, field: "tags"},
-		{body: `{"name" "a"}`, offset: int64(9)}, // encoding/json counts the offending byte
-		{body: `{"name":"a"`, offset: 11},
-		{body: `{"name":"a"} x`, offset: int64(13)},
-		{body: `{}{}`, offset: int64(2)},
+		{body: `{"name" "a"}`, offset: int64(8), at: "line 1, column 9"},
+		{body: "{\n  \"name\": \"a\",\n  \"tags\": [x]\n}", offset: int64(28), at: "line 3, column 12"},
+		{body: `{"name":"a"`, offset: int64(11), at: "line 1, column 12"},
+		{body: "{\n  \"tags\": [\"a\",\n", offset: int64(17), at: "line 2, column 16"},
+		{body: `{"name":"a"} x`, offset: int64(13), at: "line 1, column 14"},
+		{body: `{}{}`, offset: int64(2), at: "line 1, column 3"},
 	}
 	for _, c := range cases {
 		var dst target
@@ -60,6 +63,9 @@ func TestDecodeJSONBody(t *testing.T) {
 		}
 		if got := apiErr.details["offset"]; c.offset != nil && got != c.offset {
 			t.Errorf("%q: details.offset = %#v, want %#v", c.body, got, c.offset)
+		}
+		if c.at != "" && !strings.Contains(apiErr.message, " at "+c.at) {
+			t.Errorf("%q: message %q does not say it is at %s", c.body, apiErr.message, c.at)
 		}
 	}
 }

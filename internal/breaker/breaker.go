@@ -70,8 +70,9 @@ func (s State) String() string {
 	return "unknown"
 }
 
-// Transition is one change of state, for logs and metrics. Forgetting an idle
-// breaker that was not closed is reported as a transition to Closed.
+// Transition is one change of state, for logs and metrics. Forgetting a
+// breaker that was not closed (idle, or by [Set.Forget]) is reported as a
+// transition to Closed.
 type Transition struct {
 	Key      string
 	From, To State
@@ -238,6 +239,32 @@ func (s *Set) State(key string) State {
 		return b.state
 	}
 	return Closed
+}
+
+// Forget drops the breakers whose key drop accepts, as if they had never
+// been used: the caller knows their destinations take no more attempts
+// (no subscription delivers there any longer, or the tenant is purged), so
+// an open one would otherwise be counted and shown until it went idle.
+// Permits granted by a forgotten breaker are stale. It reports how many
+// were dropped.
+func (s *Set) Forget(drop func(key string) bool, now time.Time) int {
+	var fired []Transition
+	defer func() { s.notify(fired) }()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dropped := 0
+	for key, b := range s.breakers {
+		if !drop(key) {
+			continue
+		}
+		if b.state != Closed {
+			fired = append(fired, s.move(key, b, Closed, now))
+		}
+		delete(s.breakers, key)
+		dropped++
+	}
+	return dropped
 }
 
 // OpenCount is how many breakers are open or half-open, for a gauge.

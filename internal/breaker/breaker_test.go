@@ -3,6 +3,7 @@ package breaker
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -273,6 +274,58 @@ func TestIdleBreakersAreForgotten(t *testing.T) {
 	fail("one-failure", later)
 	if got := s.State("one-failure"); got != Closed {
 		t.Errorf("one-failure = %v after its first counted failure, want closed", got)
+	}
+}
+
+// TestForgetDropsChosenBreakers: forgetting open, half-open and closed
+// breakers takes them out of the count and the snapshot, reports the ones
+// not closed as closing, and makes their permits stale; the others stay.
+func TestForgetDropsChosenBreakers(t *testing.T) {
+	var closed []Transition
+	s := New(Config{Failures: 1, Cooldown: testCooldown, OnTransition: func(tr Transition) {
+		if tr.To == Closed {
+			closed = append(closed, tr)
+		}
+	}})
+	fail := func(key string) {
+		p, _, _ := s.Allow(key, t0)
+		s.Report(p, false, t0)
+	}
+	fail("acme|open")
+	fail("acme|probing")
+	probe, _, _ := s.Allow("acme|probing", t0.Add(testCooldown)) // half-open
+	healthy, _, _ := s.Allow("acme|healthy", t0)
+	fail("globex|open")
+
+	at := t0.Add(time.Minute)
+	n := s.Forget(func(key string) bool { return strings.HasPrefix(key, "acme|") }, at)
+	if n != 3 {
+		t.Errorf("Forget dropped %d breakers, want 3", n)
+	}
+	if got := s.OpenCount(); got != 1 {
+		t.Errorf("OpenCount = %d after forgetting, want 1 (globex's)", got)
+	}
+	if snap := s.Snapshot(); len(snap) != 1 || snap[0].Key != "globex|open" {
+		t.Errorf("Snapshot = %+v, want only globex|open", snap)
+	}
+	slices.SortFunc(closed, func(a, b Transition) int { return strings.Compare(a.Key, b.Key) })
+	want := []Transition{
+		{Key: "acme|open", From: Open, To: Closed, At: at},
+		{Key: "acme|probing", From: HalfOpen, To: Closed, At: at},
+	}
+	if !slices.Equal(closed, want) {
+		t.Errorf("transitions to closed = %+v, want %+v", closed, want)
+	}
+	// Reports under permits of forgotten breakers change nothing.
+	s.Report(probe, false, at)
+	s.Report(healthy, false, at)
+	for _, key := range []string{"acme|probing", "acme|healthy"} {
+		if got := s.State(key); got != Closed {
+			t.Errorf("%s = %v after a stale report, want closed", key, got)
+		}
+	}
+	if got := s.OpenCount(); got != 1 {
+		t.Errorf("OpenCount = %d after stale reports, want 1", got)
 	}
 }
 

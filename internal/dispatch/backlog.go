@@ -138,12 +138,50 @@ func (d *Dispatcher) Breakers() []store.BreakerState {
 	snap := d.breakers.Snapshot()
 	out := make([]store.BreakerState, 0, len(snap))
 	for _, s := range snap {
-		tenant, destination, _ := strings.Cut(s.Key, "|")
+		dest := destinationOf(s.Key)
 		state := "open"
 		if s.State == breaker.HalfOpen {
 			state = "half_open"
 		}
-		out = append(out, store.BreakerState{Owner: d.owner, TenantID: tenant, Destination: destination, State: state, OpenUntil: s.Until})
+		out = append(out, store.BreakerState{Owner: d.owner, TenantID: dest.TenantID, Destination: dest.Destination, State: state, OpenUntil: s.Until})
 	}
 	return out
+}
+
+// forgetUnusedBreakers forgets the open and half-open breakers of
+// destinations no enabled, live subscription delivers to any more: they
+// take no more attempts, so nothing would close them, and the gauge, `top`
+// and `subs get` would count them open until they went idle a day later.
+// Closed breakers are left to the idle rule: they are not shown anywhere.
+func (d *Dispatcher) forgetUnusedBreakers(ctx context.Context, now time.Time) {
+	snap := d.breakers.Snapshot()
+	if len(snap) == 0 {
+		return
+	}
+	dests := make([]store.Destination, len(snap))
+	for i, s := range snap {
+		dests[i] = destinationOf(s.Key)
+	}
+	unused, err := d.store.UnusedDestinations(ctx, dests)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Warn("looking for breakers of unused destinations failed", "error", err)
+		}
+		return
+	}
+	if len(unused) == 0 {
+		return
+	}
+	drop := make(map[string]bool, len(unused))
+	for _, u := range unused {
+		drop[u.TenantID+"|"+u.Destination] = true
+	}
+	d.breakers.Forget(func(key string) bool { return drop[key] }, now)
+}
+
+// destinationOf is the tenant and destination a breaker key names
+// (breakerKey).
+func destinationOf(key string) store.Destination {
+	tenant, destination, _ := strings.Cut(key, "|")
+	return store.Destination{TenantID: tenant, Destination: destination}
 }

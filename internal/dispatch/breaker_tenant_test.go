@@ -1,12 +1,18 @@
 package dispatch
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/store"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -79,5 +85,115 @@ func TestBreakerIsPerTenantAtOneDestination(t *testing.T) {
 	})
 	if n := e.count(`SELECT coalesce(sum(attempts), 0)::int FROM delivery_jobs WHERE subscription_id = $1`, subA); n != byTenant[failing] {
 		t.Errorf("the failing tenant's jobs spent %d attempts, the destination saw %d: shedding must not spend attempts", n, byTenant[failing])
+	}
+}
+
+// openBreakers starts a dispatcher whose breakers open at the first
+// failure and stay open for the whole test, runs a job of every sub against
+// a destination that always fails, and waits until all their breakers are
+// open. It returns the dispatcher and its registry.
+func openBreakers(t *testing.T, e *env, reap time.Duration, subs map[uuid.UUID]string) (*Dispatcher, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	d, _ := e.start(func(o *Options) {
+		o.Breaker = config.BreakerConfig{Failures: 1, Cooldown: time.Hour}
+		o.Registerer = reg
+		o.ReapInterval = reap
+	})
+	destinations := map[string]bool{}
+	for sub, tenant := range subs {
+		e.insertJobs(tenant, sub, 1)
+		var destination string
+		if err := e.store.Pool.QueryRow(context.Background(), `SELECT destination FROM subscriptions WHERE id = $1`, sub).Scan(&destination); err != nil {
+			t.Fatal(err)
+		}
+		destinations[tenant+"|"+destination] = true
+	}
+	waitFor(t, "every breaker to open", func() bool {
+		open, _ := gauge(t, reg, "streaming_hub_breakers_open", nil)
+		return int(open) == len(destinations)
+	})
+	return d, reg
+}
+
+func openTenants(d *Dispatcher) []string {
+	var tenants []string
+	for _, b := range d.Breakers() {
+		tenants = append(tenants, b.TenantID)
+	}
+	slices.Sort(tenants)
+	return tenants
+}
+
+// TestBreakersOfUnusedDestinationsAreForgotten: once no subscription of a
+// tenant delivers to a destination any more, its open breaker is no longer
+// counted by streaming_hub_breakers_open nor stored by the heartbeat that
+// `hubctl top` reads; a breaker of a destination another subscription
+// still uses stays open.
+func TestBreakersOfUnusedDestinationsAreForgotten(t *testing.T) {
+	e := newEnv(t)
+	rc := newReceiver(t, func(*http.Request, int) int { return http.StatusServiceUnavailable })
+	acmeFirst, _ := e.webhookSub("acme", rc.URL)
+	acmeSecond, _ := e.webhookSub("acme", rc.URL)
+	globex, _ := e.webhookSub("globex", rc.URL)
+	d, reg := openBreakers(t, e, 50*time.Millisecond, map[uuid.UUID]string{acmeFirst: "acme", globex: "globex"})
+
+	ctx := context.Background()
+	// acme's first subscription goes before globex's: a maintenance round
+	// that saw globex's deletion saw this one too.
+	for _, del := range []struct {
+		tenant string
+		sub    uuid.UUID
+	}{{"acme", acmeFirst}, {"globex", globex}} {
+		if _, err := e.store.DeleteSubscription(ctx, del.tenant, del.sub, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "globex's breaker to be forgotten", func() bool {
+		open, _ := gauge(t, reg, "streaming_hub_breakers_open", nil)
+		return open == 1
+	})
+	if got := openTenants(d); !slices.Equal(got, []string{"acme"}) {
+		t.Errorf("open breakers of %v, want acme's alone: its second subscription still delivers there", got)
+	}
+
+	in := store.Instance{Owner: d.Owner(), Role: "all", Version: "test", StartedAt: time.Now(), HeartbeatAt: time.Now()}
+	if err := e.store.Heartbeat(ctx, in, d.Breakers(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.DeleteSubscription(ctx, "acme", acmeSecond, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if states, err := e.store.BreakerStates(ctx, "", "", time.Now(), time.Minute); err != nil || len(states) != 0 {
+		t.Errorf("stored breakers after the last subscription was deleted = %+v (%v), want none", states, err)
+	}
+	waitFor(t, "acme's breaker to be forgotten", func() bool {
+		open, _ := gauge(t, reg, "streaming_hub_breakers_open", nil)
+		return open == 0
+	})
+}
+
+// TestPurgeForgetsTheTenantsBreakers: the purge's notification makes a
+// dispatcher forget the purged tenant's breakers at once, without waiting
+// for its maintenance (an hour away here), so the next heartbeat does not
+// store them again; other tenants' breakers stay.
+func TestPurgeForgetsTheTenantsBreakers(t *testing.T) {
+	e := newEnv(t)
+	rc := newReceiver(t, func(*http.Request, int) int { return http.StatusServiceUnavailable })
+	acme, _ := e.webhookSub("acme", rc.URL)
+	globex, _ := e.webhookSub("globex", rc.URL)
+	d, reg := openBreakers(t, e, time.Hour, map[uuid.UUID]string{acme: "acme", globex: "globex"})
+
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if _, err := service.NewTenants(e.store, time.Now).Purge(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the purged tenant's breaker to be forgotten", func() bool {
+		open, _ := gauge(t, reg, "streaming_hub_breakers_open", nil)
+		return open == 1
+	})
+	if got := openTenants(d); !slices.Equal(got, []string{"globex"}) {
+		t.Errorf("open breakers of %v after acme's purge, want globex's alone", got)
 	}
 }

@@ -613,8 +613,9 @@ func (d *Dispatcher) listenLoop(ctx context.Context, open func(context.Context) 
 	}
 }
 
-// maintain recovers expired leases, counts the due backlog and closes idle
-// sinks, every reap interval.
+// maintain recovers expired leases, forgets the breakers of destinations
+// no longer in use, counts the due backlog and closes idle sinks, every
+// reap interval.
 func (d *Dispatcher) maintain(ctx context.Context) {
 	ticker := time.NewTicker(d.reap)
 	defer ticker.Stop()
@@ -648,6 +649,7 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 			d.signal()
 		}
 		d.releaseOutwaited(ctx, now)
+		d.forgetUnusedBreakers(ctx, now)
 		d.observeBacklog(ctx, now)
 		d.sinks.evictIdle(now, sinkIdleTimeout)
 		d.subs.evictIdle(now, sinkIdleTimeout)

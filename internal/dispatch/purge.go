@@ -117,7 +117,12 @@ func (d *Dispatcher) listenPurges(ctx context.Context) {
 				d.log.Warn("ignoring a tenant purge notification", "error", err)
 				return
 			}
-			cut := d.purges.fence(f, d.clock())
-			d.log.Info("tenant being purged: its jobs are no longer attempted", "tenant_id", f.Tenant, "attempts_cut_short", cut)
+			now := d.clock()
+			cut := d.purges.fence(f, now)
+			// The purge deletes the tenant's stored breakers; forgetting
+			// them here keeps the next heartbeat from writing them back
+			// and the gauge from counting them.
+			forgot := d.breakers.Forget(func(key string) bool { return destinationOf(key).TenantID == f.Tenant }, now)
+			d.log.Info("tenant being purged: its jobs are no longer attempted", "tenant_id", f.Tenant, "attempts_cut_short", cut, "breakers_forgotten", forgot)
 		})
 }

@@ -114,9 +114,13 @@ ON CONFLICT (owner) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, stats = 
 		if _, err := tx.Exec(ctx, `DELETE FROM breaker_states WHERE owner = $1`, in.Owner); err != nil {
 			return fmt.Errorf("record the breakers: %w", err)
 		}
+		// A breaker of a destination no subscription delivers to any more
+		// is not written back: the process forgets it at its next
+		// maintenance, which may come after this heartbeat.
 		if _, err := tx.Exec(ctx, `
 INSERT INTO breaker_states (owner, tenant_id, destination, state, open_until)
-SELECT @owner, t, d, s, u FROM unnest(@tenants::text[], @dests::text[], @states::text[], @until::timestamptz[]) AS b (t, d, s, u)`,
+SELECT @owner, t, d, s, u FROM unnest(@tenants::text[], @dests::text[], @states::text[], @until::timestamptz[]) AS b (t, d, s, u)
+WHERE `+destinationInUse("t", "d"),
 			pgx.NamedArgs{"owner": in.Owner, "tenants": tenants, "dests": dests, "states": states, "until": until}); err != nil {
 			return fmt.Errorf("record the breakers: %w", err)
 		}
@@ -126,6 +130,62 @@ SELECT @owner, t, d, s, u FROM unnest(@tenants::text[], @dests::text[], @states:
 		}
 		return nil
 	}))
+}
+
+// Destination is one tenant's destination: what a circuit breaker is kept
+// for (docs/concepts.md, Circuit breaker).
+type Destination struct {
+	TenantID    string
+	Destination string
+}
+
+// destinationInUse is the SQL condition that some enabled, live
+// subscription of the tenant delivers to the destination, given as SQL
+// expressions: the only case in which its breaker means anything.
+func destinationInUse(tenant, destination string) string {
+	return `EXISTS (SELECT 1 FROM subscriptions s WHERE s.tenant_id = ` + tenant +
+		` AND s.destination = ` + destination + ` AND s.deleted_at IS NULL AND s.enabled)`
+}
+
+// UnusedDestinations returns those of dests that no enabled, live
+// subscription delivers to any more: their breakers are to be forgotten.
+func (s *Store) UnusedDestinations(ctx context.Context, dests []Destination) ([]Destination, error) {
+	if len(dests) == 0 {
+		return nil, nil
+	}
+	tenants, names := make([]string, len(dests)), make([]string, len(dests))
+	for i, d := range dests {
+		tenants[i], names[i] = d.TenantID, d.Destination
+	}
+	rows, err := s.Pool.Query(ctx, `
+SELECT t, d FROM unnest(@tenants::text[], @dests::text[]) AS b (t, d)
+WHERE NOT `+destinationInUse("t", "d"),
+		pgx.NamedArgs{"tenants": tenants, "dests": names})
+	if err != nil {
+		return nil, classify(fmt.Errorf("find unused destinations: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Destination, error) {
+		var d Destination
+		err := row.Scan(&d.TenantID, &d.Destination)
+		return d, err
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("find unused destinations: %w", err))
+	}
+	return out, nil
+}
+
+// forgetUnusedBreakers removes the stored breakers of a tenant's
+// destination once no enabled, live subscription delivers to it, so that
+// `hubctl top` and `subs get` stop showing them at once rather than at
+// every process's next heartbeat.
+func forgetUnusedBreakers(ctx context.Context, tx pgx.Tx, tenantID, destination string) error {
+	if _, err := tx.Exec(ctx, `
+DELETE FROM breaker_states WHERE tenant_id = $1 AND destination = $2 AND NOT `+destinationInUse("$1", "$2"),
+		tenantID, destination); err != nil {
+		return fmt.Errorf("forget the breakers of %s: %w", destination, err)
+	}
+	return nil
 }
 
 // Leave removes an instance that is stopping, with its breaker rows.

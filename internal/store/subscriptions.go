@@ -385,8 +385,16 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at, nullIfEmpty(next.Filter),
 			signatureScheme(next.SignatureScheme), nullIfEmpty(next.PreviousSignatureScheme),
 			orderingOrNone(next.Ordering), nullIfZero(next.RateLimit)))
-		if err != nil || next.RateLimit == current.RateLimit {
+		if err != nil {
 			return err
+		}
+		if current.Destination != next.Destination || (current.Enabled && !next.Enabled) {
+			if err := forgetUnusedBreakers(ctx, tx, current.TenantID, current.Destination); err != nil {
+				return err
+			}
+		}
+		if next.RateLimit == current.RateLimit {
+			return nil
 		}
 		return resetRateLimiter(ctx, tx, id)
 	})
@@ -439,21 +447,26 @@ func cloneTime(t *time.Time) *time.Time {
 // so keeping them would only keep something to leak.
 func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time) (canceledJobs int64, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `
+		var destination string
+		err := tx.QueryRow(ctx, `
 			UPDATE subscriptions
 			SET deleted_at = $3, updated_at = `+nextVersion("$3")+`,
 			    sink_credentials = NULL, signing_secret = NULL,
 			    previous_secret = NULL, previous_secret_expires_at = NULL,
 			    previous_signature_scheme = NULL
-			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
-			id, tenantID, at)
+			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
+			RETURNING destination`,
+			id, tenantID, at).Scan(&destination)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return subscriptionNotFound(id)
+		}
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return subscriptionNotFound(id)
+		if err := forgetUnusedBreakers(ctx, tx, tenantID, destination); err != nil {
+			return err
 		}
-		tag, err = tx.Exec(ctx, `
+		tag, err := tx.Exec(ctx, `
 			UPDATE delivery_jobs SET state = 'canceled', updated_at = $2
 			WHERE subscription_id = $1 AND state = 'pending'`,
 			id, at)

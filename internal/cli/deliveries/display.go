@@ -38,13 +38,42 @@ func ListRow(t *output.TableWriter, f *cmdutil.Factory, d hubapi.Delivery) {
 // a pending one held back without spending an attempt.
 func stateText(f *cmdutil.Factory, d hubapi.Delivery) string {
 	state := output.Style(f.IOStreams, d.State)
-	switch {
-	case d.DeadReason != nil:
-		state += " (" + output.Style(f.IOStreams, *d.DeadReason) + ")"
-	case d.HeldReason != nil:
-		state += " (held: " + strings.ReplaceAll(*d.HeldReason, "_", " ") + ")"
+	if d.DeadReason != nil {
+		return state + " (" + output.Style(f.IOStreams, *d.DeadReason) + ")"
+	}
+	if held := heldText(d); held != "" {
+		return state + " (held: " + held + ")"
 	}
 	return state
+}
+
+// heldText is why a pending delivery waits without spending an attempt,
+// "" when it does not. The API names the breaker and the rate limit in
+// held_reason; a delivery parked behind an earlier one of its ordering
+// key has neither a held_reason nor a next_attempt_at, which a pending
+// delivery has in every other case (docs/api.md, Deliveries).
+func heldText(d hubapi.Delivery) string {
+	switch {
+	case d.State != hubapi.DeliveryPending:
+		return ""
+	case d.HeldReason != nil:
+		return strings.ReplaceAll(*d.HeldReason, "_", " ")
+	case d.NextAttemptAt == nil:
+		return heldByKey
+	}
+	return ""
+}
+
+// heldByKey is heldText of a delivery parked behind its ordering key.
+const heldByKey = "waiting for an earlier event of its key"
+
+// nextAttemptText is when a delivery is tried next: a parked one when the
+// earlier event of its key is done with, at no time known yet.
+func nextAttemptText(d hubapi.Delivery) string {
+	if heldText(d) == heldByKey {
+		return "when the earlier event of its key is done"
+	}
+	return optionalTime(d.NextAttemptAt)
 }
 
 // errorWidth cuts an error in the attempts table: enough to tell one
@@ -66,7 +95,7 @@ func writeSummary(w io.Writer, f *cmdutil.Factory, d hubapi.Delivery, recorded i
 		{"Type", orDash(output.SafeText(d.EventType, 0))},
 		{"State", state},
 		{"Attempts", attemptsText(d.Attempts, recorded)},
-		{"Next attempt", optionalTime(d.NextAttemptAt)},
+		{"Next attempt", nextAttemptText(d)},
 		{"Last status", optionalInt(d.LastStatus)},
 		{"Last error", optionalText(d.LastError, 0)},
 		{"Created", d.CreatedAt.Format(time.RFC3339)},

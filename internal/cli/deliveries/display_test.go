@@ -3,6 +3,7 @@ package deliveries
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
@@ -12,18 +13,27 @@ import (
 func TestStateSaysWhy(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
 	f := &cmdutil.Factory{IOStreams: ios}
-	held, exhausted := hubapi.HeldBreakerOpen, hubapi.DeadExhausted
+	held, limited, exhausted := hubapi.HeldBreakerOpen, hubapi.HeldRateLimited, hubapi.DeadExhausted
+	due := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	cases := []struct {
-		d    hubapi.Delivery
-		want string
+		d          hubapi.Delivery
+		want, next string
 	}{
-		{hubapi.Delivery{State: hubapi.DeliveryPending}, "pending"},
-		{hubapi.Delivery{State: hubapi.DeliveryPending, HeldReason: &held}, "pending (held: breaker open)"},
-		{hubapi.Delivery{State: hubapi.DeliveryDead, DeadReason: &exhausted}, "dead (exhausted)"},
+		{hubapi.Delivery{State: hubapi.DeliveryPending, NextAttemptAt: &due}, "pending", "2026-12-01T08:00:00Z"},
+		{hubapi.Delivery{State: hubapi.DeliveryPending, NextAttemptAt: &due, HeldReason: &held}, "pending (held: breaker open)", "2026-12-01T08:00:00Z"},
+		{hubapi.Delivery{State: hubapi.DeliveryPending, NextAttemptAt: &due, HeldReason: &limited}, "pending (held: rate limited)", "2026-12-01T08:00:00Z"},
+		// Parked behind an earlier delivery of its ordering key.
+		{hubapi.Delivery{State: hubapi.DeliveryPending}, "pending (held: waiting for an earlier event of its key)", "when the earlier event of its key is done"},
+		{hubapi.Delivery{State: hubapi.DeliveryInFlight}, "in_flight", "-"},
+		{hubapi.Delivery{State: hubapi.DeliverySucceeded}, "succeeded", "-"},
+		{hubapi.Delivery{State: hubapi.DeliveryDead, DeadReason: &exhausted}, "dead (exhausted)", "-"},
 	}
 	for _, c := range cases {
 		if got := stateText(f, c.d); got != c.want {
 			t.Errorf("stateText(%+v) = %q, want %q", c.d, got, c.want)
+		}
+		if got := nextAttemptText(c.d); got != c.next {
+			t.Errorf("nextAttemptText(%+v) = %q, want %q", c.d, got, c.next)
 		}
 	}
 }

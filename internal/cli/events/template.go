@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/jsonpos"
 	"github.com/hubctl/hubctl/internal/service"
 )
 
@@ -97,7 +98,9 @@ func newTemplate(in produceInput, typePrefix string) (template, error) {
 		return template{}, fmt.Errorf("invalid --content-type %q: %v", in.ContentType, err)
 	}
 	if isJSONContentType(in.ContentType) && !json.Valid(in.Data) {
-		return template{}, fmt.Errorf("--data is not valid JSON, as content type %s requires; fix it or pass --content-type", in.ContentType)
+		var v any
+		return template{}, fmt.Errorf("--data is not valid JSON (%s), as content type %s requires; fix it or pass --content-type",
+			jsonpos.Describe(json.Unmarshal(in.Data, &v), in.Data), in.ContentType)
 	}
 
 	if typePrefix == "" {

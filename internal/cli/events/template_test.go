@@ -100,11 +100,11 @@ func TestNewTemplateRejects(t *testing.T) {
 		{"topic dot", func(in *produceInput) { in.Topic = "." }, "--topic"},
 		{"default topic too long", func(in *produceInput) { in.Source = strings.Repeat("s", 240) }, "pass a --topic"},
 		{"bad content type", func(in *produceInput) { in.ContentType = "not a type" }, "--content-type"},
-		{"invalid JSON", func(in *produceInput) { in.Data = []byte(`{"a":`) }, "not valid JSON"},
+		{"invalid JSON", func(in *produceInput) { in.Data = []byte(`{"a":`) }, "not valid JSON (the JSON text ends in the middle of a value at line 1, column 6)"},
 		{"invalid JSON, +json type", func(in *produceInput) {
 			in.ContentType = "application/cloudevents+json; charset=utf-8"
 			in.Data = []byte("nope")
-		}, "not valid JSON"},
+		}, "not valid JSON (invalid character 'o' in literal null (expecting 'u') at line 1, column 2)"},
 		{"subject with a control character", func(in *produceInput) { in.Subject = "a\x1bb" }, "invalid_subject"},
 		{"schema major past 32 bits", func(in *produceInput) { in.SchemaVersion = "99999999999" }, "invalid_schemaversion"},
 	}

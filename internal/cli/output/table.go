@@ -114,6 +114,16 @@ func count(shown []bool) int {
 	return n
 }
 
+// Cut makes a line of text at most width cells wide, ending in "…" when
+// it was longer, as a table cuts its values; width 0 or less leaves it
+// whole. Colour sequences do not count.
+func Cut(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	return cut(s, width, false)
+}
+
 // cut makes s at most width cells wide, ending (or, with keepEnd,
 // starting) in "…" when it was longer. Colour sequences do not count.
 func cut(s string, width int, keepEnd bool) string {
@@ -181,20 +191,32 @@ func (l layout) line(cells []string, limit bool) string {
 }
 
 func writeTable(w io.Writer, cols []Column, rows [][]string, width int) error {
-	l := newLayout(cols, rows, width)
 	var b strings.Builder
-	header := make([]string, len(cols))
-	for i, c := range cols {
-		header[i] = strings.ToUpper(c.Name)
-	}
-	b.WriteString(l.line(header, width > 0))
-	b.WriteByte('\n')
-	for _, r := range rows {
-		b.WriteString(l.line(r, width > 0))
+	for _, line := range Lines(cols, rows, width) {
+		b.WriteString(line)
 		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Lines lays a table out by the one rule for a line width cells wide (0:
+// no limit) and returns its lines, the header first. Cells may carry
+// colour, which takes no room, and are written as given: a caller whose
+// cells come from outside makes them safe first (TableWriter does). It is
+// for a view that places the table itself, as hubctl top does.
+func Lines(cols []Column, rows [][]string, width int) []string {
+	l := newLayout(cols, rows, width)
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = strings.ToUpper(c.Name)
+	}
+	lines := make([]string, 0, len(rows)+1)
+	lines = append(lines, l.line(header, width > 0))
+	for _, r := range rows {
+		lines = append(lines, l.line(r, width > 0))
+	}
+	return lines
 }
 
 // Stream is a table whose rows are written as they come (pull --follow):

@@ -63,10 +63,36 @@ func TestGetShowsTheBreakerAndFailureSpanInEveryMode(t *testing.T) {
 				t.Errorf("failure span not shown: %s", got)
 			}
 			table := clitest.Run(t, m.env, "subs", "get", sub.ID, "-o", "table").Stdout
-			for _, want := range []string{"breaker open until " + until.Format(time.RFC3339), "failing since ", ", last failure "} {
+			for _, want := range []string{"open until " + until.Format(time.RFC3339), "failing since ", ", last failure "} {
 				if !strings.Contains(table, want) {
 					t.Errorf("table lacks %q:\n%s", want, table)
 				}
+			}
+			if strings.Contains(table, "breaker breaker") {
+				t.Errorf("the breaker row says breaker twice:\n%s", table)
+			}
+		})
+	}
+}
+
+// TestGetShowsTheWebhooksHeadersAndMaskedAuth goes through a hub: what
+// the API reads back is what the table shows, the token as the API masks
+// it and never in the clear.
+func TestGetShowsTheWebhooksHeadersAndMaskedAuth(t *testing.T) {
+	const token = "gateway-token-7f3a"
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			body := `{"name": "gated", "event_types": ["*"], "sink": {"type": "webhook", "url": "https://hooks.example/gated",
+				"headers": {"X-Api-Version": "2"}, "auth": {"type": "bearer", "token": "` + token + `"}}}`
+			id := idOf(t, mustRun(t, m.env, body, "subs", "create", "--from-file", "-", "-o", "json"))
+			table := mustRun(t, m.env, "", "subs", "get", id, "-o", "table")
+			for _, want := range []string{"X-Api-Version: 2", "bearer (token ****)"} {
+				if !strings.Contains(table, want) {
+					t.Errorf("table lacks %q:\n%s", want, table)
+				}
+			}
+			if strings.Contains(table, token) {
+				t.Errorf("table shows the token in the clear:\n%s", table)
 			}
 		})
 	}

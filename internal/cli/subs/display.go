@@ -1,6 +1,10 @@
 package subs
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +64,7 @@ func subscriptionTable(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Sub
 		{"name", sub.Name},
 		{"sink", sinkSummary(sub.Sink)},
 	}
+	rows = append(rows, sinkExtras(sub.Sink)...)
 	if sub.SignatureScheme != "" {
 		rows = append(rows, [2]string{"signature scheme", sub.SignatureScheme})
 	}
@@ -124,10 +129,10 @@ func rateSummary(limit float64, r *hubapi.Rate) string {
 	return out + ")"
 }
 
-// breakerSummary is "breaker closed", "breaker open until T" or "breaker
-// half-open", with the number of hub processes holding it when more than one.
+// breakerSummary is "closed", "open until T" or "half-open", with the
+// number of hub processes holding it when more than one.
 func breakerSummary(b hubapi.Breaker) string {
-	out := "breaker " + strings.ReplaceAll(b.State, "_", "-")
+	out := strings.ReplaceAll(b.State, "_", "-")
 	if b.State == hubapi.BreakerOpen && b.OpenUntil != nil {
 		out += " until " + b.OpenUntil.UTC().Format(time.RFC3339)
 	}
@@ -144,4 +149,48 @@ func sinkSummary(sink map[string]any) string {
 		return sinkType + " " + url
 	}
 	return sinkType
+}
+
+// sinkExtras are the rows of what a webhook sink sends beside the event:
+// one per custom header, sorted by name, and its auth. Values are shown as
+// the API read them, so the auth's password or token is its mask.
+func sinkExtras(sink map[string]any) [][2]string {
+	var rows [][2]string
+	if headers, ok := sink["headers"].(map[string]any); ok {
+		for _, name := range slices.Sorted(maps.Keys(headers)) {
+			rows = append(rows, [2]string{"header", name + ": " + jsonText(headers[name])})
+		}
+	}
+	if auth, ok := sink["auth"].(map[string]any); ok {
+		rows = append(rows, [2]string{"auth", authSummary(auth)})
+	}
+	return rows
+}
+
+// authSummary is the auth's type and its other fields by name:
+// "basic (username hub, password ****)".
+func authSummary(auth map[string]any) string {
+	out := jsonText(auth["type"])
+	var fields []string
+	for _, name := range slices.Sorted(maps.Keys(auth)) {
+		if name != "type" {
+			fields = append(fields, name+" "+jsonText(auth[name]))
+		}
+	}
+	if len(fields) > 0 {
+		out += " (" + strings.Join(fields, ", ") + ")"
+	}
+	return out
+}
+
+// jsonText is a string as it is and any other JSON value as JSON.
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(raw)
 }

@@ -20,7 +20,9 @@ func TestGetTableShowsMoreThanTheList(t *testing.T) {
 	until := at("2026-12-01T10:00:30Z")
 	sub := hubapi.Subscription{
 		ID: "0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b", Name: "ledger", EventTypes: []string{"transaction.*"},
-		Sink: map[string]any{"type": "webhook", "url": "https://hooks.example/ledger"}, SchemaMajor: 1,
+		Sink: map[string]any{"type": "webhook", "url": "https://hooks.example/ledger",
+			"headers": map[string]any{"X-Route": "ledger", "X-Api-Version": "2"},
+			"auth":    map[string]any{"type": "basic", "username": "hub", "password": hubapi.Masked}}, SchemaMajor: 1,
 		Origin: &origin, Filter: &filter, RetrySchedule: []string{"0s", "5s", "1m"}, AttemptTimeout: "10s",
 		Enabled: false, DisabledReason: &reason, VerificationState: "failed", VerificationError: "connection refused",
 		FailingSince: at("2026-11-25T10:00:00Z"), LastFailureAt: at("2026-12-01T09:59:00Z"),
@@ -41,7 +43,10 @@ func TestGetTableShowsMoreThanTheList(t *testing.T) {
 		{"attempt timeout", "10s"},
 		{"delivery", "disabled (auto_disabled)"},
 		{"verification", "failed: connection refused"},
-		{"breaker", "breaker open until 2026-12-01T10:00:30Z (2 instances)"},
+		{"breaker", "open until 2026-12-01T10:00:30Z (2 instances)"},
+		{"header", "X-Api-Version: 2"},
+		{"header", "X-Route: ledger"},
+		{"auth", "basic (password ****, username hub)"},
 		{"failure span", "failing since 2026-11-25T10:00:00Z, last failure 2026-12-01T09:59:00Z"},
 		{"created", "2026-11-20T08:00:00Z"},
 	}
@@ -58,19 +63,40 @@ func TestGetTableShowsMoreThanTheList(t *testing.T) {
 		}
 	}
 
+	if strings.Index(out.String(), "X-Api-Version") > strings.Index(out.String(), "X-Route") {
+		t.Errorf("headers not in order of name:\n%s", out.String())
+	}
+
 	out.Reset()
 	plain := hubapi.Subscription{ID: sub.ID, Name: "p", Sink: map[string]any{"type": "pull"}, EventTypes: []string{"*"},
 		SchemaMajor: 1, AttemptTimeout: "10s", Enabled: true, VerificationState: "active"}
 	if err := output.New(ios, output.Table).Print(plain, func(tw *output.TableWriter) { subscriptionTable(tw, f, plain) }); err != nil {
 		t.Fatal(err)
 	}
-	for _, absent := range []string{"origin", "filter", "breaker", "failure span"} {
+	for _, absent := range []string{"origin", "filter", "breaker", "failure span", "header", "auth"} {
 		if strings.Contains(out.String(), absent) {
 			t.Errorf("a pull subscription without them shows %q:\n%s", absent, out.String())
 		}
 	}
 	if !strings.Contains(out.String(), "default") {
 		t.Errorf("no default retry schedule shown:\n%s", out.String())
+	}
+}
+
+func TestAuthSummary(t *testing.T) {
+	cases := []struct {
+		auth map[string]any
+		want string
+	}{
+		{map[string]any{"type": "bearer", "token": hubapi.Masked}, "bearer (token ****)"},
+		{map[string]any{"type": "basic", "username": "hub", "password": hubapi.Masked}, "basic (password ****, username hub)"},
+		{map[string]any{"type": "oauth2_client_credentials", "client_id": "c", "scopes": []any{"a", "b"}}, `oauth2_client_credentials (client_id c, scopes ["a","b"])`},
+		{map[string]any{"type": "none"}, "none"},
+	}
+	for _, c := range cases {
+		if got := authSummary(c.auth); got != c.want {
+			t.Errorf("authSummary(%v) = %q, want %q", c.auth, got, c.want)
+		}
 	}
 }
 

@@ -56,6 +56,8 @@ func TestTestFilter(t *testing.T) {
 		{"refused filter", []string{"--filter", `data.amount >`, "--event", "@" + path}, "", 2, "", "line 1, column 14"},
 		{"filter missing", []string{"--event", "@" + path}, "", 2, "", "required"},
 		{"misspelt attribute", []string{"--filter", "true", "--event", "-"}, `{"subjekt":"x"}`, 2, "", "subjekt"},
+		{"an event cut short", []string{"--filter", "true", "--event", "-"}, "{\"type\": \"x\",\n\"data\": {", 2, "", "invalid --event: the JSON text ends in the middle of a value at line 2, column 10"},
+		{"a stored event cut short", []string{"--filter", "true", "--event", "-"}, storedEvent[:len(storedEvent)/2], 2, "", "invalid --event: the JSON text ends in the middle of a value at line "},
 		{"not a file argument", []string{"--filter", "true", "--event", "event.json"}, "", 2, "", "@FILE"},
 		{"a stored event as events get prints it", []string{"--filter", `type == "transaction.posted" && ce_type == "studio.lerian.midaz.transaction.posted" && data.amount > 100`, "--event", "-"}, storedEvent, 0, "match\n", ""},
 		{"a stored event with a base64 payload", []string{"--filter", `has(data.amount)`, "--event", "-"},

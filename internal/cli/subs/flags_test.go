@@ -44,6 +44,10 @@ func TestCreateBuildsTheBodyWithoutAHub(t *testing.T) {
 				}
 			},
 		},
+		{name: "cut short", args: []string{"--from-file", "-"}, stdin: "{\"name\": \"feed\",\n \"sink\": {\"type\": \"pull\"}\n",
+			wantErr: "invalid standard input: the JSON text ends in the middle of a value at line 2, column 26"},
+		{name: "malformed", args: []string{"--from-file", "-"}, stdin: "{\"name\": \"feed\",\n \"sink\": {\"type\": pull}}",
+			wantErr: "invalid standard input: invalid character 'p' looking for beginning of value at line 2, column 19"},
 		{name: "file and flags", args: []string{"--from-file", "-", "--name", "x"}, wantErr: "--from-file"},
 		{name: "bad format", args: []string{"--name", "x", "-o", "xml"}, wantErr: "xml"},
 		{name: "an argument", args: []string{"orders"}, wantErr: "unknown command"},

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/jsonpos"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -100,7 +101,7 @@ func decodeUpdate(r io.Reader, source string) (updateDocument, error) {
 	var fields map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&fields); err != nil {
-		return updateDocument{}, cmdutil.UsageErrorf("invalid %s: %v", source, err)
+		return updateDocument{}, cmdutil.UsageErrorf("invalid %s: %s", source, jsonpos.Describe(err, raw))
 	}
 	if fields == nil {
 		return updateDocument{}, cmdutil.UsageErrorf("invalid %s: the body must be a JSON object", source)

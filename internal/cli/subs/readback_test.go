@@ -117,7 +117,8 @@ func TestDecodeUpdate(t *testing.T) {
 		{name: "a writable field of the wrong type", document: `{"name": 7}`, wantErr: "name"},
 		{name: "not an object", document: `["name"]`, wantErr: "invalid doc.json"},
 		{name: "null", document: `null`, wantErr: "must be a JSON object"},
-		{name: "not JSON", document: `{"name": `, wantErr: "invalid doc.json"},
+		{name: "cut short", document: "{\n  \"name\": \"n\",\n  \"event_types\": [\n", wantErr: "invalid doc.json: the JSON text ends in the middle of a value at line 3, column 19"},
+		{name: "malformed", document: "{\n  \"name\" \"n\"\n}", wantErr: "invalid doc.json: invalid character '\"' after object key at line 2, column 10"},
 		{name: "two objects", document: `{"name": "a"} {"name": "b"}`, wantErr: "unexpected data after the JSON object"},
 	}
 	for _, c := range cases {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/jsonpos"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -113,7 +114,7 @@ func decodeBody(r io.Reader, source string, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return cmdutil.UsageErrorf("invalid %s: %v", source, err)
+		return cmdutil.UsageErrorf("invalid %s: %s", source, jsonpos.Describe(err, raw))
 	}
 	if dec.More() {
 		return cmdutil.UsageErrorf("invalid %s: unexpected data after the JSON object", source)

@@ -17,6 +17,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/filter"
+	"github.com/hubctl/hubctl/internal/jsonpos"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -176,7 +177,7 @@ func parseEventFile(raw []byte) (filter.Event, error) {
 	dec.DisallowUnknownFields()
 	var f eventFile
 	if err := dec.Decode(&f); err != nil {
-		return filter.Event{}, err
+		return filter.Event{}, errors.New(jsonpos.Describe(err, raw))
 	}
 	if dec.More() {
 		return filter.Event{}, errors.New("unexpected data after the JSON object")
@@ -208,7 +209,7 @@ func parseStoredEvent(raw []byte) (filter.Event, error) {
 	dec.DisallowUnknownFields()
 	var stored hubapi.EventDetail
 	if err := dec.Decode(&stored); err != nil {
-		return filter.Event{}, err
+		return filter.Event{}, errors.New(jsonpos.Describe(err, raw))
 	}
 	if dec.More() {
 		return filter.Event{}, errors.New("unexpected data after the JSON object")

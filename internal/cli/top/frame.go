@@ -129,7 +129,7 @@ func Render(f Frame, r *lipgloss.Renderer, width int) string {
 	if f.Interval > 0 {
 		header += fmt.Sprintf(" — rates over %s", f.Interval.Round(100*time.Millisecond))
 	}
-	line(s.title.Render(truncate(header, width)))
+	line(s.title.Render(output.Cut(header, width)))
 	if len(f.Instances) > 0 {
 		roles := map[string]int{}
 		for _, in := range f.Instances {
@@ -186,10 +186,10 @@ func Render(f Frame, r *lipgloss.Renderer, width int) string {
 	if len(f.Backlog) == 0 {
 		line(s.good.Render("  nothing queued"))
 	} else {
-		rows := [][]string{{"TENANT", "QUEUED", "DUE", "OLDEST DUE"}}
+		var rows [][]string
 		for i, t := range f.Backlog {
 			if i == maxBacklogRows {
-				rows = append(rows, []string{fmt.Sprintf("… %d more", len(f.Backlog)-maxBacklogRows), "", "", ""})
+				rows = append(rows, []string{fmt.Sprintf("… %d more", len(f.Backlog)-maxBacklogRows)})
 				break
 			}
 			age := "—"
@@ -201,24 +201,24 @@ func Render(f Frame, r *lipgloss.Renderer, width int) string {
 					age = s.warn.Render(age)
 				}
 			}
-			rows = append(rows, []string{t.Tenant, count(t.Pending), count(t.Due), age})
+			rows = append(rows, []string{output.SafeText(t.Tenant, 0), count(t.Pending), count(t.Due), age})
 		}
-		table(&b, rows, s)
+		table(&b, backlogColumns, rows, width, s)
 	}
 	line("")
 
 	if len(f.Breakers) > 0 {
 		line(s.heading.Render("Open breakers"))
-		rows := [][]string{{"TENANT", "DESTINATION", "STATE", "UNTIL", "INSTANCES"}}
+		var rows [][]string
 		for i, br := range f.Breakers {
 			if i == maxBreakerRows {
-				rows = append(rows, []string{fmt.Sprintf("… %d more", len(f.Breakers)-maxBreakerRows), "", "", "", ""})
+				rows = append(rows, []string{fmt.Sprintf("… %d more", len(f.Breakers)-maxBreakerRows)})
 				break
 			}
-			rows = append(rows, []string{br.Tenant, truncate(br.Destination, max(width/2, 20)), s.bad.Render(br.State),
+			rows = append(rows, []string{output.SafeText(br.Tenant, 0), output.SafeText(br.Destination, 0), s.bad.Render(br.State),
 				br.Until.UTC().Format("15:04:05Z"), strconv.Itoa(br.Instances)})
 		}
-		table(&b, rows, s)
+		table(&b, breakerColumns, rows, width, s)
 		line("")
 	}
 
@@ -232,45 +232,63 @@ func Render(f Frame, r *lipgloss.Renderer, width int) string {
 		for _, l := range lag {
 			total += l.Records
 		}
-		rows := [][]string{{"TOPIC", "PARTITION", "LAG"}}
+		var rows [][]string
 		for i, l := range lag {
 			if i == maxLagRows {
-				rows = append(rows, []string{fmt.Sprintf("… %d more", len(lag)-maxLagRows), "", ""})
+				rows = append(rows, []string{fmt.Sprintf("… %d more", len(lag)-maxLagRows)})
 				break
 			}
 			v := count(l.Records)
 			if l.Records > 0 {
 				v = s.warn.Render(v)
 			}
-			rows = append(rows, []string{truncate(l.Topic, max(width/2, 20)), strconv.Itoa(l.Partition), v})
+			rows = append(rows, []string{output.SafeText(l.Topic, 0), strconv.Itoa(l.Partition), v})
 		}
-		table(&b, rows, s)
+		table(&b, lagColumns, rows, width, s)
 		line(fmt.Sprintf("  total %s records behind over %s", count(total), output.Count(len(lag), "partition", "partitions")))
 	}
 	return b.String()
 }
 
-// table writes rows with columns aligned; cells may carry styles, so
-// widths are measured with lipgloss.
-func table(b *strings.Builder, rows [][]string, s styles) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], lipgloss.Width(c))
-		}
+// The sections' tables follow the rule of every table (output.Fit): on a
+// narrow terminal the least telling columns go first, and names are cut
+// rather than the lines wrapped.
+var (
+	backlogColumns = []output.Column{
+		{Name: "tenant", Priority: 9, Min: 12},
+		{Name: "queued", Priority: 6},
+		{Name: "due", Priority: 7},
+		{Name: "oldest due", Priority: 8},
 	}
-	for n, r := range rows {
-		b.WriteString("  ")
-		for i, c := range r {
-			if n == 0 {
-				c = s.dim.Render(c)
-			}
-			b.WriteString(c)
-			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-lipgloss.Width(c)+2))
-			}
+	breakerColumns = []output.Column{
+		{Name: "tenant", Priority: 8, Min: 12},
+		{Name: "destination", Priority: 9, Min: 20},
+		{Name: "state", Priority: 7},
+		{Name: "until", Priority: 6},
+		{Name: "instances", Priority: 5},
+	}
+	// Topics share their start (lerian.streaming.…): the end tells them apart.
+	lagColumns = []output.Column{
+		{Name: "topic", Priority: 9, Min: 20, KeepEnd: true},
+		{Name: "partition", Priority: 8},
+		{Name: "lag", Priority: 7},
+	}
+)
+
+// tableIndent sets a section's table under its heading.
+const tableIndent = "  "
+
+// table writes a section's table laid out by output.Lines for what is
+// left of width (0: no limit) after the indent, its header dimmed.
+func table(b *strings.Builder, cols []output.Column, rows [][]string, width int, s styles) {
+	if width > 0 {
+		width = max(width-len(tableIndent), 1)
+	}
+	for i, line := range output.Lines(cols, rows, width) {
+		if i == 0 {
+			line = s.dim.Render(line)
 		}
-		b.WriteString("\n")
+		b.WriteString(tableIndent + line + "\n")
 	}
 }
 
@@ -330,15 +348,4 @@ func duration(secs float64) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-func truncate(s string, width int) string {
-	if width <= 1 || lipgloss.Width(s) <= width {
-		return s
-	}
-	r := []rune(s)
-	for len(r) > 0 && lipgloss.Width(string(r))+1 > width {
-		r = r[:len(r)-1]
-	}
-	return string(r) + "…"
 }

@@ -81,6 +81,7 @@ func TestFrameGolden(t *testing.T) {
 		{"frame.golden", prev, cur, "database (all instances)", 100},
 		{"first_frame.golden", Snapshot{}, cur, "database (all instances)", 100},
 		{"idle.golden", Snapshot{}, Snapshot{At: observe.Reading{At: cur.At.At}}, "http://127.0.0.1:8080", 80},
+		{"narrow.golden", prev, cur, "database (all instances)", 52},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Render(NewFrame(c.source, c.prev, c.cur), plainRenderer(), c.width)
@@ -98,6 +99,32 @@ func TestFrameGolden(t *testing.T) {
 				t.Errorf("frame differs from %s (go test -run TestFrameGolden -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 			}
 		})
+	}
+}
+
+// TestFrameTablesFitANarrowTerminal: the sections' tables follow the rule
+// of every table, so none of their lines is wider than the terminal; the
+// least telling columns go and names are cut, topics from the left.
+func TestFrameTablesFitANarrowTerminal(t *testing.T) {
+	prev, cur := goldenSnapshots()
+	const width = 52
+	out := Render(NewFrame("database (all instances)", prev, cur), plainRenderer(), width)
+	_, tables, ok := strings.Cut(out, "Backlog by tenant\n")
+	if !ok {
+		t.Fatalf("no backlog section:\n%s", out)
+	}
+	for line := range strings.Lines(tables) {
+		if w := lipgloss.Width(strings.TrimSuffix(line, "\n")); w > width {
+			t.Errorf("a table line is %d wide on a %d-column terminal: %q", w, width, line)
+		}
+	}
+	for _, want := range []string{"  …treaming.midaz_transaction.posted", "https://hooks.acme.exam…"} {
+		if !strings.Contains(tables, want) {
+			t.Errorf("no %q in the narrow tables:\n%s", want, tables)
+		}
+	}
+	if strings.Contains(tables, "INSTANCES") {
+		t.Errorf("the breakers' least telling column is still shown at %d columns:\n%s", width, tables)
 	}
 }
 

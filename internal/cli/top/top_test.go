@@ -70,6 +70,17 @@ func TestDatabaseSourceSeesEveryInstance(t *testing.T) {
 	}
 	defer st.Close()
 	dest := "https://hooks.acme.example:443"
+	// Breakers are stored only for a destination some subscription delivers to.
+	if _, err := st.Pool.Exec(ctx, `
+INSERT INTO tenants (id) VALUES ('acme');
+INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret)
+VALUES ('0190b6a2-7c1e-7d3a-9f00-000000000001', 'acme', 's', 'webhook', 'https://hooks.acme.example:443', '{*}', 'active', 'x');
+INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time, header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+SELECT 'acme', gen_random_uuid(), 'a.b', '1', 1, 's', 't', now(), '{}', '{}', '{}', 't', 0, g FROM generate_series(1, 3) g;
+INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, next_attempt_at)
+SELECT gen_random_uuid(), 'acme', '0190b6a2-7c1e-7d3a-9f00-000000000001', seq, now() - interval '90 seconds' FROM events`); err != nil {
+		t.Fatal(err)
+	}
 	heartbeat(t, st, "hub-a", "ingest", observe.Stats{
 		Ingest: map[string]float64{"accept": 100, "quarantine": 2},
 		Lag:    []observe.PartitionLag{{Topic: "t", Partition: 0, Records: 7}},
@@ -85,16 +96,6 @@ func TestDatabaseSourceSeesEveryInstance(t *testing.T) {
 	stale, _ := json.Marshal(observe.Stats{Ingest: map[string]float64{"accept": 1e6}})
 	if err := st.Heartbeat(ctx, store.Instance{Owner: "hub-dead", Role: "all", Version: "old", StartedAt: time.Now().Add(-time.Hour),
 		HeartbeatAt: time.Now().Add(-time.Minute), Stats: stale}, []store.BreakerState{{TenantID: "acme", Destination: "x", State: "open", OpenUntil: time.Now().Add(time.Hour)}}, time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Pool.Exec(ctx, `
-INSERT INTO tenants (id) VALUES ('acme');
-INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret)
-VALUES ('0190b6a2-7c1e-7d3a-9f00-000000000001', 'acme', 's', 'webhook', 'https://hooks.acme.example:443', '{*}', 'active', 'x');
-INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time, header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
-SELECT 'acme', gen_random_uuid(), 'a.b', '1', 1, 's', 't', now(), '{}', '{}', '{}', 't', 0, g FROM generate_series(1, 3) g;
-INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, next_attempt_at)
-SELECT gen_random_uuid(), 'acme', '0190b6a2-7c1e-7d3a-9f00-000000000001', seq, now() - interval '90 seconds' FROM events`); err != nil {
 		t.Fatal(err)
 	}
 
