@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -244,23 +245,13 @@ func TestHangingDestinationLeavesAnotherTenantsLatencyUnchanged(t *testing.T) {
 	idle.e.start(configure)
 
 	e := newEnv(t)
-	release := make(chan struct{})
-	var hanging atomic.Int64
-	hostileRC := newReceiver(t, func(r *http.Request, _ int) int {
-		hanging.Add(1)
-		defer hanging.Add(-1)
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-		return http.StatusOK
-	})
+	hostileRC, hanging, release := newHangingReceiver(t)
 	hostile, _ := e.webhookSub("a-hostile", hostileRC.URL, func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "60s" })
 	noisy := quietHub(e)
 	d, _ := e.start(configure)
 	// Before the dispatcher stops and the receivers close (cleanups run
 	// last in, first out): the dispatcher waits for the hanging attempts.
-	t.Cleanup(func() { close(release) })
+	t.Cleanup(release)
 
 	// latency delivers one event of the quiet tenant and returns the time
 	// from its insert to its arrival.
@@ -334,17 +325,7 @@ func p99(durations []time.Duration) time.Duration {
 // while the hanging attempts still hang.
 func TestHangingDestinationLetsItsTenantsOtherDestinationGoOn(t *testing.T) {
 	e := newEnv(t)
-	release := make(chan struct{})
-	var hanging atomic.Int64
-	slowRC := newReceiver(t, func(r *http.Request, _ int) int {
-		hanging.Add(1)
-		defer hanging.Add(-1)
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-		return http.StatusOK
-	})
+	slowRC, hanging, release := newHangingReceiver(t)
 	fastRC := newReceiver(t, nil)
 	slow, _ := e.webhookSub("acme", slowRC.URL, func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "60s" })
 	fast, _ := e.webhookSub("acme", fastRC.URL)
@@ -360,7 +341,7 @@ func TestHangingDestinationLetsItsTenantsOtherDestinationGoOn(t *testing.T) {
 	})
 	// Before the dispatcher stops and the receivers close (cleanups run
 	// last in, first out): the dispatcher waits for the hanging attempts.
-	t.Cleanup(func() { close(release) })
+	t.Cleanup(release)
 	waitFor(t, "the other destination's jobs", func() bool { return len(fastRC.got()) == jobs })
 	if n := hanging.Load(); n != destinationCap {
 		t.Errorf("%d attempts hang at the slow destination, want its cap %d", n, destinationCap)
@@ -368,4 +349,23 @@ func TestHangingDestinationLetsItsTenantsOtherDestinationGoOn(t *testing.T) {
 	if n := len(slowRC.got()); n != destinationCap {
 		t.Errorf("the slow destination received %d attempts, want its cap %d", n, destinationCap)
 	}
+}
+
+// newHangingReceiver answers no request until release is called or the
+// request ends; hanging counts the requests it holds. Register release as a
+// cleanup after the dispatcher starts: cleanups run last in, first out, and
+// a stopping dispatcher waits for its attempts.
+func newHangingReceiver(t testing.TB) (rc *receiver, hanging *atomic.Int64, release func()) {
+	held := make(chan struct{})
+	hanging = new(atomic.Int64)
+	rc = newReceiver(t, func(r *http.Request, _ int) int {
+		hanging.Add(1)
+		defer hanging.Add(-1)
+		select {
+		case <-held:
+		case <-r.Context().Done():
+		}
+		return http.StatusOK
+	})
+	return rc, hanging, sync.OnceFunc(func() { close(held) })
 }
