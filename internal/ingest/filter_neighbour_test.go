@@ -94,9 +94,9 @@ VALUES (gen_random_uuid(), $1, gen_random_uuid()::text, 'sqs', 'somewhere', '{*}
 		id := eventID(next)
 		start := time.Now()
 		e.produce(cloudEvent(quietPartition, "quiet", id, []byte(`{"n": 1}`)))
-		for e.count(`SELECT count(*) FROM events WHERE tenant_id = 'quiet' AND id = $1`, id) == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		pollFor(t, "the quiet tenant's event stored", time.Millisecond, func() bool {
+			return e.count(`SELECT count(*) FROM events WHERE tenant_id = 'quiet' AND id = $1`, id) > 0
+		})
 		latency := time.Since(start)
 		e.waitStored(testTopic, int64(next))
 		return latency

@@ -246,12 +246,19 @@ func (e *env) waitStored(topic string, n int64) {
 
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
+	pollFor(t, what, 10*time.Millisecond, cond)
+}
+
+// pollFor is waitFor looking every interval: a test that measures how long
+// the wait took wants a finer grain than waitFor's.
+func pollFor(t testing.TB, what string, interval time.Duration, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out after %v waiting for %s", waitTimeout, what)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 
