@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -124,7 +123,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	// Through a context like the one hubctl dev stores (server, tenant key,
 	// tenant, brokers) and nothing else: no flag or variable names the
 	// brokers, so the events can only have reached Kafka through it.
-	devEnv := devContext(t, profile.Context{Name: "dev-test", Server: server, Token: tenantKey(t, admin),
+	devEnv := clitest.Profile(t, profile.Context{Name: "dev-test", Server: server, Token: tenantKey(t, admin),
 		Tenant: tenant, Brokers: strings.Split(brokers, ",")})
 	if viaContext := runJSON(t, devEnv, "bench", "-n", "20", "--bare-n", "20", "--name", "bench-context", "-o", "json"); viaContext.Delivered != 20 {
 		t.Errorf("run through the context delivered %d, want 20", viaContext.Delivered)
@@ -169,18 +168,6 @@ func tenantKey(t *testing.T, admin map[string]string) string {
 		t.Fatalf("create a tenant key: exit %d: %s", r.Code, r.Stderr)
 	}
 	return key.Key
-}
-
-// devContext is an environment whose only setting is a profile file with
-// c as the current context.
-func devContext(t *testing.T, c profile.Context) map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	file := &profile.File{Current: c.Name, Contexts: []profile.Context{c}}
-	if err := file.Save(filepath.Join(dir, "config.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	return map[string]string{profile.EnvConfigDir: dir}
 }
 
 // runJSON runs hubctl bench and decodes its result.

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/api"
+	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink/registry"
@@ -44,6 +46,18 @@ func Direct(dsn string) map[string]string {
 // token, and nothing else: no database.
 func Remote(url, token string) map[string]string {
 	return map[string]string{"HUBCTL_SERVER": url, "HUBCTL_TOKEN": token}
+}
+
+// Profile is an environment whose only setting is a profile file with c
+// as its current context, as hubctl dev or login leave one.
+func Profile(t testing.TB, c profile.Context) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	file := &profile.File{Current: c.Name, Contexts: []profile.Context{c}}
+	if err := file.Save(filepath.Join(dir, "config.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{profile.EnvConfigDir: dir}
 }
 
 // With returns env plus the extra variables, env unchanged.

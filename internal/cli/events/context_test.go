@@ -3,7 +3,6 @@ package events_test
 import (
 	"context"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,18 +13,6 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 )
-
-// devProfile is an environment whose current context is one like hubctl
-// dev stores: server, tenant key, tenant and brokers.
-func devProfile(t *testing.T, c profile.Context) map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	file := &profile.File{Current: c.Name, Contexts: []profile.Context{c}}
-	if err := file.Save(filepath.Join(dir, "config.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	return map[string]string{profile.EnvConfigDir: dir}
-}
 
 // publishedTenant consumes the one event a command published and returns
 // its tenant, checking ingest would take it and its id is the printed one.
@@ -52,7 +39,7 @@ func TestProduceAndTriggerUseTheContextsBrokersAndTenant(t *testing.T) {
 	} {
 		t.Run(command[1], func(t *testing.T) {
 			cluster := kafkatest.New(t, defaultTopic)
-			env := devProfile(t, profile.Context{Name: "dev", Server: "http://127.0.0.1:1", Token: "key",
+			env := clitest.Profile(t, profile.Context{Name: "dev", Server: "http://127.0.0.1:1", Token: "key",
 				Tenant: "default", Brokers: cluster.Brokers()})
 			if got := publishedTenant(t, cluster, clitest.Run(t, env, command...)); got != "default" {
 				t.Errorf("tenant %q, want the context's", got)
@@ -66,7 +53,7 @@ func TestProduceAndTriggerUseTheContextsBrokersAndTenant(t *testing.T) {
 func TestProduceFlagsAndEnvironmentOverrideTheContext(t *testing.T) {
 	// Every case consumes its event from the start of the topic, so each
 	// gets a broker of its own, at the one address the cases name.
-	ctxEnv := devProfile(t, profile.Context{Name: "dev", Server: "http://127.0.0.1:1", Token: "key",
+	ctxEnv := clitest.Profile(t, profile.Context{Name: "dev", Server: "http://127.0.0.1:1", Token: "key",
 		Tenant: "default", Brokers: []string{"127.0.0.1:1"}})
 	with := func(extra map[string]string) map[string]string {
 		env := maps.Clone(ctxEnv)
@@ -106,8 +93,8 @@ func TestProduceFlagsAndEnvironmentOverrideTheContext(t *testing.T) {
 // Without a flag, a variable or a context to take them from, the brokers
 // and the tenant are usage errors naming the flag, before Kafka is tried.
 func TestProduceWithoutBrokersOrTenantNamesTheFlag(t *testing.T) {
-	loginContext := devProfile(t, profile.Context{Name: "prod", Server: "https://hub.example.com", Token: "key"})
-	elsewhere := devProfile(t, profile.Context{Name: "dev", Server: "http://127.0.0.1:1", Token: "key",
+	loginContext := clitest.Profile(t, profile.Context{Name: "prod", Server: "https://hub.example.com", Token: "key"})
+	elsewhere := clitest.Profile(t, profile.Context{Name: "dev", Server: "http://127.0.0.1:1", Token: "key",
 		Tenant: "default", Brokers: []string{"127.0.0.1:1"}})
 	elsewhere["HUBCTL_SERVER"] = "https://hub.example.com"
 	for _, tc := range []struct {
