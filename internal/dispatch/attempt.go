@@ -172,8 +172,11 @@ func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logge
 
 // breakerKey is the (tenant, destination) pair a breaker is kept for (docs/concepts.md, Circuit breaker).
 func breakerKey(sub store.Subscription) string {
-	return sub.TenantID + "|" + sub.Destination
+	return keyOf(store.Destination{TenantID: sub.TenantID, Destination: sub.Destination})
 }
+
+// keyOf is the breaker key of a destination; destinationOf reads it back.
+func keyOf(d store.Destination) string { return d.TenantID + "|" + d.Destination }
 
 // shed hands the job back untouched, due when the breaker may let it through.
 func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time, log *slog.Logger) {

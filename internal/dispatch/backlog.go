@@ -174,7 +174,7 @@ func (d *Dispatcher) forgetUnusedBreakers(ctx context.Context, now time.Time) {
 	}
 	drop := make(map[string]bool, len(unused))
 	for _, u := range unused {
-		drop[u.TenantID+"|"+u.Destination] = true
+		drop[keyOf(u)] = true
 	}
 	d.breakers.Forget(func(key string) bool { return drop[key] }, now)
 }
