@@ -458,7 +458,7 @@ func (d *Dispatcher) reserveRoom(ctx context.Context) (size int, ok bool) {
 // queuedForRoom is the number of queued jobs that bound the claims and
 // handovers: those of tenants not stalled.
 func (d *Dispatcher) queuedForRoom() int {
-	return d.queue.lenExcept(d.queue.stalled(d.clock().Add(-stallAfter)))
+	return d.queue.unstalledLen(d.clock().Add(-stallAfter))
 }
 
 // unreserve gives back a claim's reservation of size once its jobs are

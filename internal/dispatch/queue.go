@@ -237,14 +237,16 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-// lenExcept is the number of queued jobs of tenants not in stalled: the
-// jobs that bound when the next claim may start.
-func (q *fairQueue) lenExcept(stalled []string) int {
+// unstalledLen is the number of queued jobs of the tenants stalled does
+// not list at since: the jobs that bound when the next claim may start.
+func (q *fairQueue) unstalledLen(since time.Time) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := q.queued
-	for _, tenant := range stalled {
-		n -= len(q.jobs[tenant])
+	for _, tenant := range q.turns {
+		if tenantStalled(q.limits, q.tenants[tenant], q.dests, q.jobs[tenant], since) {
+			n -= len(q.jobs[tenant])
+		}
 	}
 	return n
 }
