@@ -15,7 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/retention"
+	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 )
@@ -60,10 +60,15 @@ func registeredMetrics(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	consumer.Close()
-	if _, err := newDispatch(cfg, st, service.NewSubscriptions(st, nil, nil, service.SubscriptionOptions{}), log, rec, nil, "deploy-test"); err != nil {
+	dispatcher, err := newDispatch(cfg, st, service.NewSubscriptions(st, nil, nil, service.SubscriptionOptions{}), log, rec, nil, "deploy-test")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := retention.New(retention.Options{Store: st, Registerer: rec}); err != nil {
+	services, err := maintenance.Services(maintenance.Options{Role: config.RoleAll, Store: st, Registerer: rec, Dispatcher: dispatcher})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := maintenance.NewRunner(maintenance.RunnerOptions{Store: st, Registerer: rec}, services); err != nil {
 		t.Fatal(err)
 	}
 	return rec.names
