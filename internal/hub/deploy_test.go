@@ -15,7 +15,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 )
@@ -64,11 +63,8 @@ func registeredMetrics(t *testing.T) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	services, err := maintenance.Services(maintenance.Options{Role: config.RoleAll, Store: st, Registerer: rec, Dispatcher: dispatcher})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := maintenance.NewRunner(maintenance.RunnerOptions{Store: st, Registerer: rec}, services); err != nil {
+	cfg.Role, cfg.Retention.Interval = config.RoleAll, time.Minute
+	if _, err := newMaintenance(cfg, st, log, rec, prometheus.NewRegistry(), "deploy-test", dispatcher); err != nil {
 		t.Fatal(err)
 	}
 	return rec.names

@@ -142,7 +142,7 @@ func Run(ctx context.Context, opts Options) error {
 			return nil
 		}
 	}
-	upkeep, err := newMaintenance(cfg, st, log, metrics, owner, upkeepFor)
+	upkeep, err := newMaintenance(cfg, st, log, metrics, metrics, owner, upkeepFor)
 	if err != nil {
 		return err
 	}

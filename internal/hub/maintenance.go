@@ -16,13 +16,13 @@ import (
 // (maintenance.Services). dispatcher is this process's dispatcher when it
 // delivers, nil otherwise. The heartbeat names the process owner, as its
 // leases and breakers do.
-func newMaintenance(cfg *config.Config, st *store.Store, log *slog.Logger, metrics *prometheus.Registry, owner string, dispatcher maintenance.Dispatcher) (*maintenance.Runner, error) {
+func newMaintenance(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer, owner string, dispatcher maintenance.Dispatcher) (*maintenance.Runner, error) {
 	services, err := maintenance.Services(maintenance.Options{
 		Role:       cfg.Role,
 		Store:      st,
 		Logger:     log,
-		Registerer: metrics,
-		Gatherer:   metrics,
+		Registerer: reg,
+		Gatherer:   gatherer,
 		Instance: store.Instance{Owner: owner, Role: string(cfg.Role), Version: buildinfo.Get().Version,
 			StartedAt: time.Now()},
 		Dispatcher:        dispatcher,
@@ -34,5 +34,5 @@ func newMaintenance(cfg *config.Config, st *store.Store, log *slog.Logger, metri
 	if err != nil {
 		return nil, err
 	}
-	return maintenance.NewRunner(maintenance.RunnerOptions{Store: st, Logger: log, Registerer: metrics}, services)
+	return maintenance.NewRunner(maintenance.RunnerOptions{Store: st, Logger: log, Registerer: reg}, services)
 }
