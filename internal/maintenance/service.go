@@ -29,13 +29,6 @@ const (
 	OneInstance
 )
 
-func (l Leader) String() string {
-	if l == OneInstance {
-		return "one instance at a time"
-	}
-	return "every instance"
-}
-
 // Service is one periodic maintenance job.
 type Service struct {
 	// Name labels the service's logs and its runs metric.

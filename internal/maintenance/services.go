@@ -72,9 +72,10 @@ func (o Options) now() time.Time {
 	return o.Now()
 }
 
-// Services are the maintenance services of a process of o.Role, in the
-// order they run: the heartbeat on every role, the delivery services where
-// the process delivers, the storage services on every role.
+// Services are the maintenance services of a process of o.Role: the
+// heartbeat on every role, the delivery services where the process
+// delivers, the storage services on every role. The one-instance services
+// among them take turns in this order.
 func Services(o Options) ([]Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
