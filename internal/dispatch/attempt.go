@@ -132,7 +132,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 	case res.AlreadyRecorded:
 		log.Info("attempt was recorded by a try whose answer the database connection lost", attrs...)
 		if job.OrderingKey != nil {
-			d.signal() // that try may have dead-lettered the key's head
+			d.Wake() // that try may have dead-lettered the key's head
 		}
 		return
 	case !res.Owned:
@@ -140,7 +140,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 	case res.Dead:
 		log.Info("delivery failed; attempts exhausted, job dead-lettered", append(attrs, "error", out.Error)...)
 		if job.OrderingKey != nil {
-			d.signal() // the key's next job may go now
+			d.Wake() // the key's next job may go now
 		}
 	default:
 		log.Debug("delivery failed; retry scheduled", append(attrs, "error", out.Error, "retry_at", result.Retry.At)...)

@@ -95,10 +95,10 @@ func TestBreakerIsPerTenantAtOneDestination(t *testing.T) {
 func openBreakers(t *testing.T, e *env, reap time.Duration, subs map[uuid.UUID]string) (*Dispatcher, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
+	e.reap = reap
 	d, _ := e.start(func(o *Options) {
 		o.Breaker = config.BreakerConfig{Failures: 1, Cooldown: time.Hour}
 		o.Registerer = reg
-		o.ReapInterval = reap
 	})
 	destinations := map[string]bool{}
 	for sub, tenant := range subs {

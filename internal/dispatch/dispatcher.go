@@ -27,7 +27,6 @@ import (
 // Defaults for the options the configuration does not carry.
 const (
 	DefaultLeaseMargin  = 15 * time.Second
-	DefaultReapInterval = 5 * time.Second
 	DefaultDrainTimeout = 30 * time.Second
 
 	defaultWorkers                = 8
@@ -36,7 +35,6 @@ const (
 	defaultDestinationMaxInFlight = 16
 	defaultClaimBatch             = 64
 	defaultIdleInterval           = 250 * time.Millisecond
-	defaultPoisonThreshold        = 5
 
 	// maxBackoff caps the wait after a failed claim or lost LISTEN
 	// connection: the database is what is struggling, and every process
@@ -96,9 +94,6 @@ type Options struct {
 	// LeaseMargin is added to a subscription's attempt_timeout to form the
 	// lease; 0 means DefaultLeaseMargin.
 	LeaseMargin time.Duration
-	// ReapInterval is how often expired leases are recovered and the due
-	// backlog counted; 0 means DefaultReapInterval.
-	ReapInterval time.Duration
 	// DrainTimeout bounds waiting for attempts in flight once Run's
 	// context ends; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
@@ -106,9 +101,6 @@ type Options struct {
 	Rand func() float64
 	// Tracing receives a span per attempt; nil is tracing off.
 	Tracing *tracing.Tracing
-	// TenantLimit bounds the tenant label of the backlog metrics; 0 means
-	// DefaultTenantLimit.
-	TenantLimit int
 }
 
 // Dispatcher claims due delivery jobs and attempts them. Build it with New
@@ -121,7 +113,6 @@ type Dispatcher struct {
 	cfg      config.DispatchConfig
 	policy   store.AutoDisablePolicy
 	margin   time.Duration
-	reap     time.Duration
 	drain    time.Duration
 	rnd      func() float64
 	breakers *breaker.Set
@@ -130,8 +121,6 @@ type Dispatcher struct {
 	purges   *purgeFences
 	metrics  *metrics
 	tracing  *tracing.Tracing
-	// tenantLimit bounds the tenant label of the backlog metrics.
-	tenantLimit int
 
 	// queue holds claimed jobs no worker has started yet, handed out in
 	// turns by tenant within the in-flight caps. Apart from the jobs of
@@ -183,31 +172,28 @@ func New(opts Options) (*Dispatcher, error) {
 	cfg.TenantMaxInFlight = min(orDefault(cfg.TenantMaxInFlight, defaultTenantMaxInFlight), cfg.MaxInFlight)
 	cfg.DestinationMaxInFlight = min(orDefault(cfg.DestinationMaxInFlight, defaultDestinationMaxInFlight), cfg.TenantMaxInFlight)
 	cfg.ClaimBatch = orDefault(cfg.ClaimBatch, defaultClaimBatch)
-	cfg.PoisonThreshold = orDefault(cfg.PoisonThreshold, defaultPoisonThreshold)
 	if cfg.IdleInterval <= 0 {
 		cfg.IdleInterval = defaultIdleInterval
 	}
 	log := opts.Logger.With(slog.String("component", "dispatch"))
 	d := &Dispatcher{
-		store:       opts.Store,
-		log:         log,
-		clock:       opts.Clock,
-		owner:       opts.Owner,
-		cfg:         cfg,
-		policy:      store.AutoDisablePolicy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread},
-		margin:      positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
-		reap:        positiveOr(opts.ReapInterval, DefaultReapInterval),
-		drain:       positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
-		rnd:         opts.Rand,
-		tracing:     opts.Tracing,
-		tenantLimit: orDefault(opts.TenantLimit, DefaultTenantLimit),
-		sinks:       newSinkCache(opts.OpenSink, log),
-		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
-		purges:      newPurgeFences(),
-		queue:       newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
-		room:        make(chan struct{}, 1),
-		successes:   make(chan success, successQueue),
-		wake:        make(chan struct{}, 1),
+		store:     opts.Store,
+		log:       log,
+		clock:     opts.Clock,
+		owner:     opts.Owner,
+		cfg:       cfg,
+		policy:    store.AutoDisablePolicy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread},
+		margin:    positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
+		drain:     positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
+		rnd:       opts.Rand,
+		tracing:   opts.Tracing,
+		sinks:     newSinkCache(opts.OpenSink, log),
+		subs:      newSubscriptionCache(opts.Store.SubscriptionsByID, log),
+		purges:    newPurgeFences(),
+		queue:     newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
+		room:      make(chan struct{}, 1),
+		successes: make(chan success, successQueue),
+		wake:      make(chan struct{}, 1),
 	}
 	d.breakers = breaker.New(breaker.Config{
 		Failures: opts.Breaker.Failures,
@@ -270,7 +256,6 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	var background, workers, recorder sync.WaitGroup
 	background.Go(func() { d.listen(ctx) })
 	background.Go(func() { d.listenPurges(ctx) })
-	background.Go(func() { d.maintain(ctx) })
 	recorder.Go(func() { d.recordSuccesses(recordCtx) })
 	for range d.cfg.Workers {
 		workers.Go(func() { d.work(ctx, attemptCtx) })
@@ -517,14 +502,15 @@ func (d *Dispatcher) releaseUnstarted(ctx context.Context) {
 	d.releaseClaimed(ctx, jobs)
 }
 
-// releaseOutwaited hands back the queued jobs whose leases would no longer
-// cover an attempt by the next pass: their caps held them back past the
-// queue allowance. Released, they are due at once for the next claim, and
-// their leases never expire unrecorded, which would count a recovery
-// towards poison.
-func (d *Dispatcher) releaseOutwaited(ctx context.Context, now time.Time) {
+// ReleaseOutwaited hands back the queued jobs whose leases would no longer
+// cover an attempt started at next, when the maintenance service looks
+// again: their caps held them back past the queue allowance. Released,
+// they are due at once for the next claim, and their leases never expire
+// unrecorded, which would count a recovery towards poison. A failed
+// release is logged; those leases expire and are recovered.
+func (d *Dispatcher) ReleaseOutwaited(ctx context.Context, next time.Time) {
 	outwaited := d.queue.remove(func(job queuedJob) bool {
-		return !leaseCoversAttempt(job.LeaseUntil, now.Add(d.reap), job.sub.AttemptTimeout, d.margin)
+		return !leaseCoversAttempt(job.LeaseUntil, next, job.sub.AttemptTimeout, d.margin)
 	})
 	if len(outwaited) == 0 {
 		return
@@ -555,8 +541,9 @@ func (d *Dispatcher) releaseClaimed(ctx context.Context, jobs []store.ClaimedJob
 	}
 }
 
-// signal wakes the claim loop if it sleeps; signals never queue up.
-func (d *Dispatcher) signal() {
+// Wake wakes the claim loop if it sleeps, when new jobs may be due;
+// wake-ups never queue up.
+func (d *Dispatcher) Wake() {
 	select {
 	case d.wake <- struct{}{}:
 	default:
@@ -566,8 +553,8 @@ func (d *Dispatcher) signal() {
 // listen turns ingest's notifications into wake-ups.
 func (d *Dispatcher) listen(ctx context.Context) {
 	// Jobs may have arrived while nobody listened.
-	d.listenLoop(ctx, d.store.ListenJobs, "new jobs", "polling every idle interval meanwhile", d.signal,
-		func(string) { d.signal() })
+	d.listenLoop(ctx, d.store.ListenJobs, "new jobs", "polling every idle interval meanwhile", d.Wake,
+		func(string) { d.Wake() })
 }
 
 // listenLoop hands every notification of the listener open opens to
@@ -610,49 +597,6 @@ func (d *Dispatcher) listenLoop(ctx context.Context, open func(context.Context) 
 		failures++
 		d.log.Warn("lost the connection listening for "+what+"; reconnecting", "error", err)
 		backoff.Sleep(ctx, listenBackoff.Delay(failures-1, d.jitter()))
-	}
-}
-
-// maintain recovers expired leases, forgets the breakers of destinations
-// no longer in use, counts the due backlog and closes idle sinks, every
-// reap interval.
-func (d *Dispatcher) maintain(ctx context.Context) {
-	ticker := time.NewTicker(d.reap)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		now := d.clock()
-		rec, err := d.store.RecoverExpiredLeases(ctx, now, d.cfg.PoisonThreshold)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			d.log.Warn("recovering expired leases failed", "error", err)
-		case rec.Retried+rec.Poisoned > 0:
-			d.metrics.recovered.WithLabelValues("retry").Add(float64(rec.Retried))
-			d.metrics.recovered.WithLabelValues("poison").Add(float64(rec.Poisoned))
-			d.log.Warn("recovered jobs whose lease expired without a result", "retried", rec.Retried, "poison", rec.Poisoned)
-			d.signal()
-		}
-		// Every transition releases its ordering key's next job; this
-		// catches one that was missed (a race the claim cannot see, or a
-		// process of an older version), so it delays a key, never strands it.
-		released, err := d.store.ReleaseStrandedKeys(ctx, now)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			d.log.Warn("releasing stranded ordering keys failed", "error", err)
-		case released > 0:
-			d.metrics.swept.Add(float64(released))
-			d.log.Info("released the parked heads of ordering keys nothing else had released", "keys", released)
-			d.signal()
-		}
-		d.releaseOutwaited(ctx, now)
-		d.forgetUnusedBreakers(ctx, now)
-		d.observeBacklog(ctx, now)
-		d.sinks.evictIdle(now, sinkIdleTimeout)
-		d.subs.evictIdle(now, sinkIdleTimeout)
 	}
 }
 

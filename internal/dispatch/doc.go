@@ -37,8 +37,9 @@
 //     queue. A job still queued when its lease could no longer cover a
 //     whole attempt and its recording is released (pending, nothing spent)
 //     instead of attempted. A worker that dies or loses the database leaves
-//     its lease to expire; a reaper in every process returns expired jobs
-//     to pending; once a job has been recovered
+//     its lease to expire; lease recovery, a maintenance service of every
+//     delivering process (internal/maintenance), returns expired jobs to
+//     pending; once a job has been recovered
 //     STREAMING_HUB_POISON_THRESHOLD times, the next expiry dead-letters it
 //     as poison.
 //     A result that arrives after its lease was recovered is still

@@ -22,6 +22,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/ingest"
+	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
@@ -44,6 +45,10 @@ type env struct {
 	keys  *crypto.Keyring
 	// subs creates subscriptions and opens sinks that may reach loopback.
 	subs *service.Subscriptions
+	// reap and tenantLimit configure the delivery maintenance services
+	// start runs beside each dispatcher, as serve does.
+	reap        time.Duration
+	tenantLimit int
 }
 
 func newEnv(t testing.TB) *env {
@@ -59,7 +64,7 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatalf("keyring: %v", err)
 	}
-	e := &env{t: t, store: st, keys: keys}
+	e := &env{t: t, store: st, keys: keys, reap: 50 * time.Millisecond}
 	e.subs = e.subscriptions(true)
 	return e
 }
@@ -183,7 +188,6 @@ func (e *env) options(subs *service.Subscriptions, configure ...func(*Options)) 
 		AutoDisable:  config.AutoDisableConfig{Enabled: true, FailureWindow: 120 * time.Hour, FailureSpread: 12 * time.Hour},
 		Logger:       testLogger(),
 		Registerer:   prometheus.NewRegistry(),
-		ReapInterval: 50 * time.Millisecond,
 		DrainTimeout: 5 * time.Second,
 	}
 	for _, f := range configure {
@@ -192,8 +196,9 @@ func (e *env) options(subs *service.Subscriptions, configure ...func(*Options)) 
 	return opts
 }
 
-// start runs a dispatcher until the test ends; the returned function stops
-// it earlier and waits for Run to return.
+// start runs a dispatcher and its delivery maintenance services, on the
+// dispatcher's registry, until the test ends; the returned function stops
+// them earlier and waits for both to return.
 func (e *env) start(configure ...func(*Options)) (*Dispatcher, func()) {
 	e.t.Helper()
 	return e.startWith(e.subs, configure...)
@@ -201,19 +206,32 @@ func (e *env) start(configure ...func(*Options)) (*Dispatcher, func()) {
 
 func (e *env) startWith(subs *service.Subscriptions, configure ...func(*Options)) (*Dispatcher, func()) {
 	e.t.Helper()
-	d, err := New(e.options(subs, configure...))
+	opts := e.options(subs, configure...)
+	d, err := New(opts)
 	if err != nil {
 		e.t.Fatalf("New: %v", err)
 	}
+	services, err := maintenance.Delivery(maintenance.Options{Store: e.store, Logger: opts.Logger, Registerer: opts.Registerer,
+		Dispatcher: d, ReapInterval: e.reap, PoisonThreshold: opts.Dispatch.PoisonThreshold, TenantLimit: e.tenantLimit})
+	if err != nil {
+		e.t.Fatalf("maintenance services: %v", err)
+	}
+	upkeep, err := maintenance.NewRunner(maintenance.RunnerOptions{Store: e.store, Logger: opts.Logger, Registerer: opts.Registerer}, services)
+	if err != nil {
+		e.t.Fatalf("maintenance runner: %v", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	done := make(chan error, 2)
 	go func() { done <- d.Run(ctx) }()
+	go func() { done <- upkeep.Run(ctx) }()
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
 			cancel()
-			if err := <-done; err != nil {
-				e.t.Errorf("Run: %v", err)
+			for range 2 {
+				if err := <-done; err != nil {
+					e.t.Errorf("Run: %v", err)
+				}
 			}
 		})
 	}

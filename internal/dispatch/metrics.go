@@ -11,20 +11,14 @@ type metrics struct {
 	deliveries     *prometheus.CounterVec
 	attemptSeconds *prometheus.HistogramVec
 	lagSeconds     prometheus.Histogram
-	dueJobs        prometheus.Gauge
 	autoDisabled   prometheus.Counter
 	shed           prometheus.Counter
-	recovered      *prometheus.CounterVec
 	breakersOpen   prometheus.GaugeFunc
 	// latencySeconds is produce→delivered: from the event's time
 	// attribute, which its producer stamps, to its successful delivery.
-	latencySeconds   prometheus.Histogram
-	backlog          *backlogCollector
-	autoDisabledSubs prometheus.Gauge
-	blockedKeys      prometheus.Gauge
-	rateLimited      prometheus.Counter
-	swept            prometheus.Counter
-	handedOver       prometheus.Counter
+	latencySeconds prometheus.Histogram
+	rateLimited    prometheus.Counter
+	handedOver     prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metrics, error) {
@@ -43,10 +37,6 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 			Help:    "Time from an event's arrival in the inbox to its successful delivery, retries included.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 25), // 5ms … about 23 days
 		}),
-		dueJobs: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "streaming_hub_dispatch_due_jobs",
-			Help: "Pending delivery jobs whose next attempt is due, across all processes, as last counted by this one.",
-		}),
 		autoDisabled: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "streaming_hub_autodisabled_total",
 			Help: "Subscriptions this process switched off after a sustained, spread failure span (docs/concepts.md, Auto-disable).",
@@ -55,10 +45,6 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 			Name: "streaming_hub_jobs_shed_total",
 			Help: "Claimed jobs handed back without an attempt because their destination's breaker was open.",
 		}),
-		recovered: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "streaming_hub_leases_recovered_total",
-			Help: "In-flight jobs whose lease expired without a result: retried, or dead-lettered as poison.",
-		}, []string{"result"}),
 		breakersOpen: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "streaming_hub_breakers_open",
 			Help: "Circuit breakers of this process that are open or half-open.",
@@ -68,22 +54,9 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 			Help:    "Produce to delivered: from an event's time attribute (stamped by its producer) to its successful delivery, retries included.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 25), // 5ms … about 23 days
 		}),
-		backlog: newBacklogCollector(),
-		autoDisabledSubs: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "streaming_hub_subscriptions_autodisabled",
-			Help: "Live subscriptions switched off after a sustained failure span, across all processes, as last counted by this one.",
-		}),
-		blockedKeys: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "streaming_hub_ordering_blocked_keys",
-			Help: "Ordering keys of ordered subscriptions whose next delivery has failed and waits for its retry, holding the key's later deliveries back, across all processes, as last counted by this one.",
-		}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "streaming_hub_jobs_rate_limited_total",
 			Help: "Jobs this process's claims left pending for a later slot of their subscription's rate_limit, without an attempt.",
-		}),
-		swept: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "streaming_hub_ordering_keys_swept_total",
-			Help: "Ordering keys whose parked next delivery this process's sweep released because nothing else had: each waited up to a reap interval longer than it needed to.",
 		}),
 		handedOver: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "streaming_hub_jobs_handed_over_total",
@@ -93,7 +66,7 @@ func newMetrics(reg prometheus.Registerer, openBreakers func() float64) (*metric
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.dueJobs, m.autoDisabled, m.shed, m.recovered, m.breakersOpen, m.latencySeconds, m.backlog, m.autoDisabledSubs, m.blockedKeys, m.rateLimited, m.swept, m.handedOver} {
+	for _, c := range []prometheus.Collector{m.deliveries, m.attemptSeconds, m.lagSeconds, m.autoDisabled, m.shed, m.breakersOpen, m.latencySeconds, m.rateLimited, m.handedOver} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

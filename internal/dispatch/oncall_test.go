@@ -11,7 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/maintenance"
 )
 
 // gauge reads one series of a gathered family: the value of the metric
@@ -76,18 +76,29 @@ func TestOnCallMetricsMove(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	configure := func(o *Options) {
 		o.Registerer = reg
-		o.TenantLimit = 2
 		o.Dispatch.Workers = 1
 		o.Dispatch.DestinationMaxInFlight = 1
 		o.Breaker = config.BreakerConfig{Failures: 3, Cooldown: time.Hour}
 	}
+	e.tenantLimit = 2
 	idle, err := New(e.options(e.subs, configure))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One reading before anything is delivered, as maintain takes it.
-	idle.observeBacklog(context.Background(), time.Now())
-	for tenant, want := range map[string]float64{"t-broken": 30, "t-quiet": 5, OtherTenants: 2} {
+	// One reading before anything is delivered, as the backlog service
+	// takes it.
+	services, err := maintenance.Delivery(maintenance.Options{Store: e.store, Registerer: reg, Dispatcher: idle, TenantLimit: e.tenantLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(services, func(s maintenance.Service) bool { return s.Name == "backlog_count" })
+	if i < 0 {
+		t.Fatal("no backlog_count among the delivery services")
+	}
+	if err := services[i].RunOnce(context.Background(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for tenant, want := range map[string]float64{"t-broken": 30, "t-quiet": 5, maintenance.OtherTenants: 2} {
 		if got, ok := gauge(t, reg, "streaming_hub_delivery_backlog_jobs", map[string]string{"tenant": tenant}); !ok || got != want {
 			t.Errorf("backlog of %s = %v (present %v), want %v", tenant, got, ok, want)
 		}
@@ -106,7 +117,7 @@ func TestOnCallMetricsMove(t *testing.T) {
 	waitFor(t, "the breaker to open and the healthy backlog to drain", func() bool {
 		open, _ := gauge(t, reg2, "streaming_hub_breakers_open", nil)
 		_, quietLeft := gauge(t, reg2, "streaming_hub_delivery_backlog_jobs", map[string]string{"tenant": "t-quiet"})
-		_, otherLeft := gauge(t, reg2, "streaming_hub_delivery_backlog_jobs", map[string]string{"tenant": OtherTenants})
+		_, otherLeft := gauge(t, reg2, "streaming_hub_delivery_backlog_jobs", map[string]string{"tenant": maintenance.OtherTenants})
 		shed, _ := gauge(t, reg2, "streaming_hub_jobs_shed_total", nil)
 		// Latency is observed once a success is recorded, which may trail
 		// the backlog reading that no longer counts the job.
@@ -142,34 +153,4 @@ func TestOnCallMetricsMove(t *testing.T) {
 		n, _ := gauge(t, reg2, "streaming_hub_subscriptions_autodisabled", nil)
 		return n == 1
 	})
-}
-
-func TestBoundTenants(t *testing.T) {
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	backlog := []store.TenantBacklog{
-		{TenantID: "a", Pending: 100, Due: 90, OldestDue: now.Add(-time.Minute)},
-		{TenantID: "b", Pending: 50, Due: 0},
-		{TenantID: "other", Pending: 7, Due: 7, OldestDue: now.Add(-time.Hour)},
-		{TenantID: "c", Pending: 3, Due: 3, OldestDue: now.Add(-10 * time.Second)},
-		{TenantID: "d", Pending: 1, Due: 1, OldestDue: now.Add(time.Second)}, // clock skew: never negative
-	}
-	cases := []struct {
-		limit int
-		want  []tenantBacklog
-	}{
-		{10, []tenantBacklog{
-			{"a", 100, 90, 60}, {"b", 50, 0, 0}, {"c", 3, 3, 10}, {"d", 1, 1, 0},
-			{OtherTenants, 7, 7, 3600}, // a tenant named "other" is the bucket
-		}},
-		{2, []tenantBacklog{{"a", 100, 90, 60}, {"b", 50, 0, 0}, {OtherTenants, 11, 11, 3600}}},
-		{1, []tenantBacklog{{"a", 100, 90, 60}, {OtherTenants, 61, 11, 3600}}},
-	}
-	for _, c := range cases {
-		if got := boundTenants(backlog, c.limit, now); !slices.Equal(got, c.want) {
-			t.Errorf("limit %d:\n got %+v\nwant %+v", c.limit, got, c.want)
-		}
-	}
-	if got := boundTenants(nil, 5, now); len(got) != 0 {
-		t.Errorf("no backlog gives %+v, want no series", got)
-	}
 }

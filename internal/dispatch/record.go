@@ -91,6 +91,6 @@ func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 	if unblocked {
 		// The next job of an ordered key became claimable only now; a
 		// claim need not wait for the idle interval to find it.
-		d.signal()
+		d.Wake()
 	}
 }

@@ -109,6 +109,13 @@ func (c *sinkCache) release(e *openedSink, subID uuid.UUID) {
 	}
 }
 
+// EvictIdleCaches closes the sinks and forgets the subscriptions no claim
+// used for sinkIdleTimeout.
+func (d *Dispatcher) EvictIdleCaches(now time.Time) {
+	d.sinks.evictIdle(now, sinkIdleTimeout)
+	d.subs.evictIdle(now, sinkIdleTimeout)
+}
+
 // evictIdle closes sinks nobody used since before now - idle.
 func (c *sinkCache) evictIdle(now time.Time, idle time.Duration) {
 	c.evict(func(e *openedSink) bool { return now.Sub(e.lastUsed) >= idle })

@@ -15,7 +15,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/retention"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 )
@@ -60,10 +59,12 @@ func registeredMetrics(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	consumer.Close()
-	if _, err := newDispatch(cfg, st, service.NewSubscriptions(st, nil, nil, service.SubscriptionOptions{}), log, rec, nil, "deploy-test"); err != nil {
+	dispatcher, err := newDispatch(cfg, st, service.NewSubscriptions(st, nil, nil, service.SubscriptionOptions{}), log, rec, nil, "deploy-test")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := retention.New(retention.Options{Store: st, Registerer: rec}); err != nil {
+	cfg.Role, cfg.Retention.Interval = config.RoleAll, time.Minute
+	if _, err := newMaintenance(cfg, st, log, rec, prometheus.NewRegistry(), "deploy-test", dispatcher); err != nil {
 		t.Fatal(err)
 	}
 	return rec.names

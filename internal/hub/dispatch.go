@@ -26,7 +26,6 @@ func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscription
 		Registerer:   reg,
 		Owner:        owner,
 		Tracing:      tracer,
-		TenantLimit:  cfg.MetricsTenantLimit,
 		DrainTimeout: cfg.ShutdownTimeout,
 	})
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/dispatch"
+	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/ratelimit"
-	"github.com/hubctl/hubctl/internal/retention"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/tracing"
@@ -113,9 +113,9 @@ func Run(ctx context.Context, opts Options) error {
 	// One name for this process on leases, breakers and its heartbeat.
 	owner := dispatch.DefaultOwner()
 	var (
-		breakers func() []store.BreakerState
-		// A nil *Dispatcher in the interface would not be nil.
-		handoff store.Handoff
+		// A nil *Dispatcher in these interfaces would not be nil.
+		handoff   store.Handoff
+		upkeepFor maintenance.Dispatcher
 	)
 	if cfg.Role.RunsDelivery() {
 		dispatcher, err := newDispatch(cfg, st, subscriptions, log, metrics, tracer, owner)
@@ -123,8 +123,7 @@ func Run(ctx context.Context, opts Options) error {
 			return err
 		}
 		parts = append(parts, dispatcher)
-		breakers = dispatcher.Breakers
-		handoff = dispatcher
+		handoff, upkeepFor = dispatcher, dispatcher
 	}
 	if cfg.Role.RunsIngest() {
 		consumer, err := newIngest(cfg, st, log, metrics, tracer, handoff)
@@ -143,15 +142,11 @@ func Run(ctx context.Context, opts Options) error {
 			return nil
 		}
 	}
-	parts = append(parts, newHeartbeat(st, metrics, owner, string(cfg.Role), breakers, log))
-
-	keeper, err := retention.New(retention.Options{
-		Store: st, Policy: retentionPolicy(cfg), Interval: cfg.Retention.Interval, Logger: log, Registerer: metrics,
-	})
+	upkeep, err := newMaintenance(cfg, st, log, metrics, metrics, owner, upkeepFor)
 	if err != nil {
 		return err
 	}
-	parts = append(parts, keeper)
+	parts = append(parts, upkeep)
 
 	var gatherer prometheus.Gatherer
 	if cfg.MetricsEnabled {

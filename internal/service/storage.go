@@ -55,8 +55,17 @@ func (s *Storage) Status(ctx context.Context) (hubapi.StorageStatus, error) {
 func (s *Storage) Prune(ctx context.Context, dryRun bool) (hubapi.StoragePruneResult, error) {
 	var rep store.PruneReport
 	err := s.store.WithRetentionLock(ctx, func() error {
+		now := s.now()
+		// A prune run makes sure the days ahead have their partitions, as
+		// serve's partition and sequence services do, so a hub without
+		// serve running (only `hubctl storage prune` from cron) keeps them.
+		if !dryRun {
+			if err := s.store.EnsurePartitions(ctx, now); err != nil {
+				return err
+			}
+		}
 		var err error
-		rep, err = s.store.Prune(ctx, s.now(), s.policy, dryRun)
+		rep, err = s.store.Prune(ctx, now, s.policy, dryRun)
 		return err
 	})
 	if errors.Is(err, store.ErrRetentionBusy) {

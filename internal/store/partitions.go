@@ -256,10 +256,20 @@ func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time
 // ready, so a maintainer that misses a run or two changes nothing.
 const PartitionsAhead = 2
 
-// EnsurePartitions creates the daily partitions of today and the days
-// ahead that are missing, then moves the inbox's sequence into today's
-// range.
+// EnsurePartitions creates the missing partitions (CreatePartitions), then
+// moves the inbox's sequence into today's range (MoveInboxSequence), which
+// needs today's partition: what a prune run and a fresh database need.
 func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
+	if err := s.CreatePartitions(ctx, now); err != nil {
+		return err
+	}
+	return s.MoveInboxSequence(ctx, now)
+}
+
+// CreatePartitions creates the daily partitions of today and the days
+// ahead that are missing. Two runs at once would both create a missing
+// partition, and one fail: callers hold the retention lock.
+func (s *Store) CreatePartitions(ctx context.Context, now time.Time) error {
 	today := DayStart(now)
 	for _, t := range managedTables {
 		parts, err := listPartitions(ctx, s.Pool, t)
@@ -287,15 +297,16 @@ func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
 			}
 		}
 	}
-	return s.rollSequence(ctx, today)
+	return nil
 }
 
-// rollSequence moves the inbox's sequence up to today's base when it is
-// below it, holding the ingest lock exclusively, so the batches that drew
-// seqs of the old range have committed when the new one starts and the
-// move happens between batches, never inside one. Only days whose events
-// partition exists are rolled into.
-func (s *Store) rollSequence(ctx context.Context, today time.Time) error {
+// MoveInboxSequence moves the inbox's sequence up to the base of now's day
+// when it is below it, holding the ingest lock exclusively, so the batches
+// that drew seqs of the old range have committed when the new one starts
+// and the move happens between batches, never inside one. Only days whose
+// events partition exists are moved into.
+func (s *Store) MoveInboxSequence(ctx context.Context, now time.Time) error {
+	today := DayStart(now)
 	base := DaySeqBase(today)
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		var exists bool

@@ -55,7 +55,7 @@ type PruneReport struct {
 }
 
 // retentionLockKey is the session advisory lock one process holds while it
-// maintains partitions and prunes, so that any number of `hubctl serve`
+// creates partitions, moves the inbox sequence or prunes, so that any number of `hubctl serve`
 // and `hubctl storage prune` run it one at a time. "hubret" in ASCII.
 const retentionLockKey int64 = 0x6875_6272_6574
 
@@ -93,16 +93,9 @@ func (s *Store) WithRetentionLock(ctx context.Context, fn func() error) error {
 // partitions with their pull entries, unless a live job or a dead letter
 // still needs one of their events; then the event ids no retained event
 // has; last the Idempotency-Key rows past their window. A dry run only
-// reports. The caller holds the retention lock
-// (WithRetentionLock); a real run first makes sure the partitions ahead
-// exist.
+// reports. The caller holds the retention lock (WithRetentionLock).
 func (s *Store) Prune(ctx context.Context, now time.Time, policy RetentionPolicy, dryRun bool) (PruneReport, error) {
 	rep := PruneReport{DryRun: dryRun}
-	if !dryRun {
-		if err := s.EnsurePartitions(ctx, now); err != nil {
-			return rep, err
-		}
-	}
 	if err := s.pruneJobs(ctx, now.Add(-policy.Deliveries), &rep); err != nil {
 		return rep, classify(err)
 	}

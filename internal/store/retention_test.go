@@ -136,6 +136,9 @@ func (s *simulation) prune(at time.Time) PruneReport {
 	s.t.Helper()
 	var rep PruneReport
 	err := s.st.WithRetentionLock(context.Background(), func() error {
+		if err := s.st.EnsurePartitions(context.Background(), at); err != nil {
+			return err
+		}
 		var err error
 		rep, err = s.st.Prune(context.Background(), at, s.policy, false)
 		return err

@@ -1,4 +1,4 @@
-package retention_test
+package maintenance_test
 
 import (
 	"context"

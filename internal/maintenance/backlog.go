@@ -1,16 +1,68 @@
-package dispatch
+package maintenance
 
 import (
 	"context"
-	"strings"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/store"
 )
+
+// backlogCount reads the delivery backlog per tenant, the auto-disabled
+// subscriptions and the blocked ordering keys for the on-call gauges.
+//
+// Leader: every delivering instance: each process serves the readings as
+// its own metrics (docs/observability.md: take max across instances).
+func backlogCount(o Options) (Service, error) {
+	limit := o.TenantLimit
+	if limit <= 0 {
+		limit = DefaultTenantLimit
+	}
+	dueJobs := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streaming_hub_dispatch_due_jobs",
+		Help: "Pending delivery jobs whose next attempt is due, across all processes, as last counted by this one.",
+	})
+	backlog := newBacklogCollector()
+	autoDisabled := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streaming_hub_subscriptions_autodisabled",
+		Help: "Live subscriptions switched off after a sustained failure span, across all processes, as last counted by this one.",
+	})
+	blockedKeys := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "streaming_hub_ordering_blocked_keys",
+		Help: "Ordering keys of ordered subscriptions whose next delivery has failed and waits for its retry, holding the key's later deliveries back, across all processes, as last counted by this one.",
+	})
+	if err := register(o.Registerer, dueJobs, backlog, autoDisabled, blockedKeys); err != nil {
+		return Service{}, err
+	}
+	return Service{
+		Name: "backlog_count", Interval: o.ReapInterval, Leader: EveryInstance,
+		RunOnce: func(ctx context.Context, now time.Time) error {
+			tenants, err := o.Store.BacklogByTenant(ctx, now)
+			if err != nil {
+				return fmt.Errorf("reading the delivery backlog: %w", err)
+			}
+			var due int64
+			for _, b := range tenants {
+				due += b.Due
+			}
+			dueJobs.Set(float64(due))
+			backlog.set(boundTenants(tenants, limit, now))
+			n, err := o.Store.AutoDisabledSubscriptions(ctx)
+			if err != nil {
+				return fmt.Errorf("counting auto-disabled subscriptions: %w", err)
+			}
+			autoDisabled.Set(float64(n))
+			if n, err = o.Store.OrderingBlockedKeys(ctx); err != nil {
+				return fmt.Errorf("counting blocked ordering keys: %w", err)
+			}
+			blockedKeys.Set(float64(n))
+			return nil
+		},
+	}, nil
+}
 
 // OtherTenants is the tenant label of the backlog of every tenant past the
 // metrics' tenant limit.
@@ -102,86 +154,4 @@ func (c *backlogCollector) set(reading []tenantBacklog) {
 	c.mu.Lock()
 	c.reading = reading
 	c.mu.Unlock()
-}
-
-// observeBacklog reads the backlog and the auto-disabled subscriptions
-// for the gauges; maintain calls it every reap interval.
-func (d *Dispatcher) observeBacklog(ctx context.Context, now time.Time) {
-	backlog, err := d.store.BacklogByTenant(ctx, now)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.log.Warn("reading the delivery backlog failed", "error", err)
-		}
-		return
-	}
-	var due int64
-	for _, b := range backlog {
-		due += b.Due
-	}
-	d.metrics.dueJobs.Set(float64(due))
-	d.metrics.backlog.set(boundTenants(backlog, d.tenantLimit, now))
-	if n, err := d.store.AutoDisabledSubscriptions(ctx); err == nil {
-		d.metrics.autoDisabledSubs.Set(float64(n))
-	} else if ctx.Err() == nil {
-		d.log.Warn("counting auto-disabled subscriptions failed", "error", err)
-	}
-	if n, err := d.store.OrderingBlockedKeys(ctx); err == nil {
-		d.metrics.blockedKeys.Set(float64(n))
-	} else if ctx.Err() == nil {
-		d.log.Warn("counting blocked ordering keys failed", "error", err)
-	}
-}
-
-// Breakers are this process's breakers that are open or half-open, for
-// operators and other processes to see.
-func (d *Dispatcher) Breakers() []store.BreakerState {
-	snap := d.breakers.Snapshot()
-	out := make([]store.BreakerState, 0, len(snap))
-	for _, s := range snap {
-		dest := destinationOf(s.Key)
-		state := "open"
-		if s.State == breaker.HalfOpen {
-			state = "half_open"
-		}
-		out = append(out, store.BreakerState{Owner: d.owner, TenantID: dest.TenantID, Destination: dest.Destination, State: state, OpenUntil: s.Until})
-	}
-	return out
-}
-
-// forgetUnusedBreakers forgets the open and half-open breakers of
-// destinations no enabled, live subscription delivers to any more: they
-// take no more attempts, so nothing would close them, and the gauge, `top`
-// and `subs get` would count them open until they went idle a day later.
-// Closed breakers are left to the idle rule: they are not shown anywhere.
-func (d *Dispatcher) forgetUnusedBreakers(ctx context.Context, now time.Time) {
-	snap := d.breakers.Snapshot()
-	if len(snap) == 0 {
-		return
-	}
-	dests := make([]store.Destination, len(snap))
-	for i, s := range snap {
-		dests[i] = destinationOf(s.Key)
-	}
-	unused, err := d.store.UnusedDestinations(ctx, dests)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.log.Warn("looking for breakers of unused destinations failed", "error", err)
-		}
-		return
-	}
-	if len(unused) == 0 {
-		return
-	}
-	drop := make(map[string]bool, len(unused))
-	for _, u := range unused {
-		drop[keyOf(u)] = true
-	}
-	d.breakers.Forget(func(key string) bool { return drop[key] }, now)
-}
-
-// destinationOf is the tenant and destination a breaker key names
-// (breakerKey).
-func destinationOf(key string) store.Destination {
-	tenant, destination, _ := strings.Cut(key, "|")
-	return store.Destination{TenantID: tenant, Destination: destination}
 }

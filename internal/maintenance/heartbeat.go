@@ -1,0 +1,43 @@
+package maintenance
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/observe"
+	"github.com/hubctl/hubctl/internal/store"
+)
+
+// heartbeat stores this instance's metrics snapshot and open breakers
+// (store.Heartbeat), so that `hubctl top` and `subs get` see every
+// instance behind the database, and removes the instance when it stops.
+//
+// Leader: every instance: each stores its own.
+func heartbeat(o Options) Service {
+	var breakers func() []store.BreakerState
+	if o.Dispatcher != nil {
+		breakers = o.Dispatcher.Breakers
+	}
+	return Service{
+		Name: "heartbeat", Interval: observe.HeartbeatInterval, Leader: EveryInstance,
+		RunOnce: func(ctx context.Context, now time.Time) error {
+			families, err := o.Gatherer.Gather()
+			if err != nil {
+				return err
+			}
+			stats, err := json.Marshal(observe.FromFamilies(families))
+			if err != nil {
+				return err
+			}
+			in := o.Instance
+			in.HeartbeatAt, in.Stats = now, stats
+			var open []store.BreakerState
+			if breakers != nil {
+				open = breakers()
+			}
+			return o.Store.Heartbeat(ctx, in, open, observe.StaleAfter)
+		},
+		Stop: func(ctx context.Context) { _ = o.Store.Leave(ctx, o.Instance.Owner) },
+	}
+}
