@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -18,13 +17,13 @@ func (s *Server) deadLetterRoutes() {
 	s.handleTenant("POST /v1/dead-letters/replay", s.replayDeadLetters)
 }
 
-func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	q := r.URL.Query()
 	page, err := listParams(q)
 	if err != nil {
 		return err
 	}
-	params := service.DeadLetterListParams{ListParams: page}
+	params := hubapi.DeadLetterListParams{ListParams: page}
 	// In a fixed order, so a request with several bad filters always
 	// names the same one.
 	for _, filter := range []struct {
@@ -40,7 +39,7 @@ func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, tenantI
 			return err
 		}
 	}
-	letters, err := s.opts.ControlPlane.Deliveries.ListDeadLetters(r.Context(), tenantID, params)
+	letters, err := hub.ListDeadLetters(r.Context(), tenant, params)
 	if err != nil {
 		return err
 	}
@@ -48,12 +47,12 @@ func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, tenantI
 	return nil
 }
 
-func (s *Server) replayDeadLetters(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) replayDeadLetters(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	var body hubapi.DeadLetterReplay
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	result, err := s.opts.ControlPlane.Deliveries.ReplayDeadLetters(r.Context(), tenantID, body)
+	result, err := hub.ReplayDeadLetters(r.Context(), tenant, body)
 	if err != nil {
 		return err
 	}

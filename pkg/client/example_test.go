@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // A hub stand-in that knows one tenant, so the example runs anywhere.
@@ -59,7 +60,7 @@ func ExampleWithTenant() {
 		fmt.Println(err)
 		return
 	}
-	page, err := c.ListSubscriptions(context.Background(), client.ListOptions{Limit: 50})
+	page, err := c.ListSubscriptions(context.Background(), "", hubapi.ListParams{Limit: 50})
 	if err != nil {
 		fmt.Println(err)
 		return

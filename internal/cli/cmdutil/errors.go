@@ -101,7 +101,7 @@ func ExitCode(err error) int {
 }
 
 // exitCodeForStatus maps an API answer to the exit code the same outcome
-// has in direct mode: 404 like service.NotFoundError, 503 like
+// has in direct mode: 404 like hubapi.NotFoundError, 503 like
 // store.ErrUnavailable; 400, 409, 422 and 500 are failures.
 func exitCodeForStatus(status int) int {
 	switch status {
