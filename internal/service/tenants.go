@@ -49,10 +49,9 @@ func (s *Tenants) Get(ctx context.Context, id string) (hubapi.Tenant, error) {
 }
 
 // Require checks that a tenant an operation acts on is named, well formed
-// and exists; an inactive one is fine (the admin may clean it up). The API
-// checks the tenant the admin token names with it, and the CLI's direct
-// mode every tenant it is given, so acting on an unknown tenant answers
-// tenant_not_found in both, rather than an empty list in one.
+// and exists; an inactive one is fine (the admin may clean it up). As
+// checks every tenant the admin names with it, so acting on an unknown
+// tenant answers tenant_not_found, rather than an empty list.
 func (s *Tenants) Require(ctx context.Context, id string) error {
 	_, err := s.Get(ctx, id)
 	return err
