@@ -30,6 +30,7 @@ func TestExitCodeAgreesAcrossModes(t *testing.T) {
 		{"subscription limit", &hubapi.ConflictError{Code: service.CodeSubscriptionLimitReached,
 			Err: &store.SubscriptionLimitError{TenantID: "acme", Limit: 2}}, apiErr(409), ExitFailure},
 		{"verification failed", &hubapi.UnprocessableError{}, apiErr(422), ExitFailure},
+		{"forbidden", &hubapi.ForbiddenError{Code: hubapi.CodeForbidden}, apiErr(403), ExitUnauthorized},
 		{"unavailable", fmt.Errorf("query: %w", store.ErrUnavailable), apiErr(503), ExitUnavailable},
 		{"internal", errors.New("boom"), apiErr(500), ExitFailure},
 		{"usage", UsageErrorf("--tenant is required"), UsageErrorf("--tenant is required"), ExitUsage},
