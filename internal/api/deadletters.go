@@ -6,10 +6,11 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// The dead-letter handlers (docs/concepts.md, Dead letters and poison; docs/api.md). Like every /v1 handler they
-// pass the tenant the request acts on to the use case, which scopes the
-// selection to it: another tenant's dead letters are never listed, counted
-// or replayed, and naming one of their ids selects nothing.
+// The dead-letter handlers (docs/concepts.md, Dead letters and poison;
+// docs/api.md). Like every /v1 handler they pass the tenant the request
+// names to the caller's use cases, which scope the selection to the tenant
+// the caller may act on: another tenant's dead letters are never listed,
+// counted or replayed, and naming one of their ids selects nothing.
 
 // deadLetterRoutes registers the dead-letter endpoints, one line each.
 func (s *Server) deadLetterRoutes() {

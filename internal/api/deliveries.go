@@ -7,7 +7,8 @@ import (
 )
 
 // The handlers of a subscription's deliveries and of one delivery (docs/api.md). Like the subscription handlers, they pass the tenant the
-// request acts on to the use case, which scopes every lookup to it: another
+// request names to the caller's use cases, which scope every lookup to the
+// tenant the caller may act on: another
 // tenant's subscription or delivery, or an id that is not a UUID, answers
 // 404 exactly like a missing one.
 

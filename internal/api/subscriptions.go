@@ -7,9 +7,9 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// The handlers of /v1/subscriptions (docs/concepts.md, Subscriptions; docs/api.md). Each one is handed the
-// tenant the request acts on and passes it to the use case, which scopes
-// every lookup to it: a subscription of another tenant, or an id that is
+// The handlers of /v1/subscriptions (docs/concepts.md, Subscriptions; docs/api.md). Each one passes the
+// tenant the request names to the caller's use cases, which settle the
+// tenant the caller may act on and scope every lookup to it: a subscription of another tenant, or an id that is
 // not a UUID, answers 404 subscription_not_found exactly like a missing one.
 
 func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
