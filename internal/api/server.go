@@ -42,7 +42,7 @@ type Options struct {
 	AdminToken string
 	// ControlPlane serves /admin and /v1; nil serves only the probes,
 	// /version and /metrics.
-	ControlPlane ControlPlane
+	ControlPlane UseCases
 	// Idempotency stores Idempotency-Keys and their responses; nil
 	// ignores the header.
 	Idempotency *idempotency.Keys
@@ -52,11 +52,11 @@ type Options struct {
 	PullLimiter *ratelimit.Limiter
 }
 
-// ControlPlane is what /admin and /v1 serve: the use cases as each caller
+// UseCases is what /admin and /v1 serve: the use cases as each caller
 // may use them, the same ones the CLI calls, and who a tenant API key is.
 // Handlers reach the hub only through the hubapi.ControlPlane of the
 // request's caller, which decides what that caller may touch.
-type ControlPlane interface {
+type UseCases interface {
 	As(caller hubapi.Caller) hubapi.ControlPlane
 	// Authenticate answers hubapi.ErrInvalidAPIKey or
 	// hubapi.ErrTenantInactive for a token that may not act.
