@@ -3,48 +3,11 @@ package service
 import (
 	"encoding/base64"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
-
-func TestCheckTenantID(t *testing.T) {
-	cases := []struct {
-		id   string
-		want bool
-	}{
-		{"acme", true},
-		{"A", true},
-		{"9", true},
-		{"acme.corp_eu-1", true},
-		{strings.Repeat("a", 128), true},
-		{strings.Repeat("a", 129), false},
-		{"", false},
-		{".acme", false},
-		{"-acme", false},
-		{"_acme", false},
-		{"ac me", false},
-		{"acme/1", false},
-		{"açme", false},
-		{"acme\n", false},
-	}
-	for _, c := range cases {
-		err := hubapi.CheckTenantID(c.id)
-		if (err == nil) != c.want {
-			t.Errorf("hubapi.CheckTenantID(%q) = %v, want valid = %v", c.id, err, c.want)
-			continue
-		}
-		if err == nil {
-			continue
-		}
-		var v *hubapi.ValidationError
-		if !errors.As(err, &v) || v.Field != "id" || v.Code != hubapi.CodeInvalidRequest || !strings.Contains(v.Message, hubapi.TenantIDRule) {
-			t.Errorf("hubapi.CheckTenantID(%q) = %#v, want a hubapi.ValidationError on id naming the rule", c.id, err)
-		}
-	}
-}
 
 func TestPageLimit(t *testing.T) {
 	cases := []struct {
