@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -40,12 +39,12 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleTenant("GET /v1/events", s.readEvents)
 }
 
-func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) createTenant(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
 	var body hubapi.TenantCreate
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	tenant, err := s.opts.ControlPlane.Tenants.Create(r.Context(), body.ID)
+	tenant, err := hub.CreateTenant(r.Context(), body.ID)
 	if err != nil {
 		return err
 	}
@@ -54,12 +53,12 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) listTenants(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
 	params, err := listParams(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	page, err := s.opts.ControlPlane.Tenants.List(r.Context(), params)
+	page, err := hub.ListTenants(r.Context(), params)
 	if err != nil {
 		return err
 	}
@@ -67,8 +66,8 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {
-	tenant, err := s.opts.ControlPlane.Tenants.Get(r.Context(), r.PathValue("id"))
+func (s *Server) getTenant(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
+	tenant, err := hub.GetTenant(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -76,7 +75,7 @@ func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) updateTenant(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) updateTenant(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
 	var body hubapi.TenantUpdate
 	if err := decodeJSON(r, &body); err != nil {
 		return err
@@ -84,9 +83,9 @@ func (s *Server) updateTenant(w http.ResponseWriter, r *http.Request) error {
 	// status is the only writable field, so a PATCH without it would be a
 	// no-op that hides a client's mistake.
 	if body.Status == nil {
-		return invalidRequest("status", `status is required: "`+service.TenantActive+`" or "`+service.TenantInactive+`"`)
+		return invalidRequest("status", `status is required: "`+hubapi.TenantActive+`" or "`+hubapi.TenantInactive+`"`)
 	}
-	tenant, err := s.opts.ControlPlane.Tenants.SetStatus(r.Context(), r.PathValue("id"), *body.Status)
+	tenant, err := hub.SetTenantStatus(r.Context(), r.PathValue("id"), *body.Status)
 	if err != nil {
 		return err
 	}
@@ -94,12 +93,12 @@ func (s *Server) updateTenant(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
 	var body hubapi.APIKeyCreate
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	key, err := s.opts.ControlPlane.APIKeys.Create(r.Context(), r.PathValue("id"), body.Name)
+	key, err := hub.CreateAPIKey(r.Context(), r.PathValue("id"), body.Name)
 	if err != nil {
 		return err
 	}
@@ -107,12 +106,12 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
 	params, err := listParams(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	page, err := s.opts.ControlPlane.APIKeys.List(r.Context(), r.PathValue("id"), params)
+	page, err := hub.ListAPIKeys(r.Context(), r.PathValue("id"), params)
 	if err != nil {
 		return err
 	}
@@ -122,8 +121,8 @@ func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 
 // revokeAPIKey answers 200 with the revoked key, so the caller sees when it
 // stopped working; revoking twice is not an error.
-func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	key, err := s.opts.ControlPlane.APIKeys.Revoke(r.Context(), r.PathValue("id"), r.PathValue("key_id"))
+func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
+	key, err := hub.RevokeAPIKey(r.Context(), r.PathValue("id"), r.PathValue("key_id"))
 	if err != nil {
 		return err
 	}
@@ -131,20 +130,20 @@ func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) listQuarantine(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) listQuarantine(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
 	q := r.URL.Query()
 	page, err := listParams(q)
 	if err != nil {
 		return err
 	}
-	params := service.QuarantineListParams{ListParams: page}
+	params := hubapi.QuarantineListParams{ListParams: page}
 	if params.Reason, err = filterParam(q, "reason"); err != nil {
 		return err
 	}
 	if params.Topic, err = filterParam(q, "topic"); err != nil {
 		return err
 	}
-	items, err := s.opts.ControlPlane.Quarantine.List(r.Context(), params)
+	items, err := hub.ListQuarantine(r.Context(), params)
 	if err != nil {
 		return err
 	}
@@ -154,8 +153,8 @@ func (s *Server) listQuarantine(w http.ResponseWriter, r *http.Request) error {
 
 // getQuarantined answers one quarantined record whole: the one way to read a
 // value, so that listings stay small whatever was quarantined.
-func (s *Server) getQuarantined(w http.ResponseWriter, r *http.Request) error {
-	item, err := s.opts.ControlPlane.Quarantine.Get(r.Context(), r.PathValue("id"))
+func (s *Server) getQuarantined(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
+	item, err := hub.GetQuarantined(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

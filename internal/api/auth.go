@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // HeaderTenantID names the tenant the admin token acts on in /v1.
@@ -79,67 +79,80 @@ func (s *Server) authenticateAdmin(r *http.Request) error {
 	}
 	// A tenant key here is a mistake worth naming, rather than calling a
 	// genuine key invalid.
-	_, err = s.opts.ControlPlane.APIKeys.Authenticate(r.Context(), token)
+	_, err = s.opts.ControlPlane.Authenticate(r.Context(), token)
 	switch {
-	case err == nil, errors.Is(err, service.ErrTenantInactive):
+	case err == nil, errors.Is(err, hubapi.ErrTenantInactive):
 		return errTenantKeyOnAdmin
-	case errors.Is(err, service.ErrInvalidAPIKey):
+	case errors.Is(err, hubapi.ErrInvalidAPIKey):
 		return errInvalidToken
 	}
 	return err
 }
 
-// authenticateTenant returns the tenant a /v1 request acts on: a key's own
-// tenant, or the one the admin token names in X-Tenant-Id.
-func (s *Server) authenticateTenant(r *http.Request) (string, error) {
+// tenantRequest is who sent a /v1 request and the tenant it names.
+type tenantRequest struct {
+	caller hubapi.Caller
+	// named is X-Tenant-Id, "" when none came. The use cases judge it:
+	// a key naming another tenant, or the admin an unknown one, is
+	// refused there.
+	named string
+}
+
+// authenticateTenant reads who a /v1 request comes from, and the tenant it
+// acts on into the request's info: a key's own tenant, or the one the
+// admin token names in X-Tenant-Id.
+func (s *Server) authenticateTenant(r *http.Request) (tenantRequest, error) {
 	token, err := bearerToken(r.Header.Get("Authorization"))
 	if err != nil {
-		return "", err
+		return tenantRequest{}, err
 	}
 	info := infoFrom(r.Context())
 	named := r.Header.Values(HeaderTenantID)
 
 	if s.isAdminToken(token) {
 		if len(named) != 1 || named[0] == "" {
-			return "", invalidRequest(HeaderTenantID, "the admin token acts on the tenant named by exactly one "+HeaderTenantID+" header")
+			return tenantRequest{}, invalidRequest(HeaderTenantID, "the admin token acts on the tenant named by exactly one "+HeaderTenantID+" header")
 		}
-		tenantID := named[0]
-		if service.CheckTenantID(tenantID) != nil {
-			return "", invalidRequest(HeaderTenantID, "invalid "+HeaderTenantID+": must match "+service.TenantIDRule)
+		if hubapi.CheckTenantID(named[0]) != nil {
+			return tenantRequest{}, invalidRequest(HeaderTenantID, "invalid "+HeaderTenantID+": must match "+hubapi.TenantIDRule)
 		}
-		// The admin may act on an inactive tenant (to clean up, say), but
-		// not on one that does not exist.
-		if err := s.opts.ControlPlane.Tenants.Require(r.Context(), tenantID); err != nil {
-			return "", err
-		}
-		info.auth, info.tenant = authAdmin, tenantID
-		return tenantID, nil
+		info.auth, info.tenant = authAdmin, named[0]
+		return tenantRequest{caller: hubapi.Admin(), named: named[0]}, nil
 	}
 
-	holder, err := s.opts.ControlPlane.APIKeys.Authenticate(r.Context(), token)
+	caller, err := s.opts.ControlPlane.Authenticate(r.Context(), token)
 	switch {
-	case errors.Is(err, service.ErrInvalidAPIKey):
-		return "", errInvalidToken
-	case errors.Is(err, service.ErrTenantInactive):
-		return "", errTenantInactive
+	case errors.Is(err, hubapi.ErrInvalidAPIKey):
+		return tenantRequest{}, errInvalidToken
+	case errors.Is(err, hubapi.ErrTenantInactive):
+		return tenantRequest{}, errTenantInactive
 	case err != nil:
-		return "", err
+		return tenantRequest{}, err
 	}
+	req := tenantRequest{caller: caller}
+	if len(named) > 0 {
+		req.named = named[0]
+	}
+	// Headers that disagree name some tenant other than the key's.
 	for _, id := range named {
-		if id != holder.TenantID {
-			return "", errTenantHeaderWithKey
+		if id != req.named {
+			return tenantRequest{}, errTenantHeaderWithKey
 		}
 	}
-	info.auth, info.tenant = authAPIKey, holder.TenantID
-	return holder.TenantID, nil
+	info.auth, info.tenant = authAPIKey, caller.Tenant
+	return req, nil
 }
 
 // handlerFunc serves a route; the error it returns is answered by
 // respondError.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// tenantHandlerFunc serves a /v1 route for the tenant the request acts on.
-type tenantHandlerFunc func(w http.ResponseWriter, r *http.Request, tenantID string) error
+// adminHandlerFunc serves an /admin route through the admin's use cases.
+type adminHandlerFunc func(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error
+
+// tenantHandlerFunc serves a /v1 route through the caller's use cases,
+// passing them tenant, the tenant the request names ("" for a key's own).
+type tenantHandlerFunc func(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error
 
 // handlePublic registers a route anyone may call.
 func (s *Server) handlePublic(pattern string, h handlerFunc) {
@@ -152,7 +165,7 @@ func (s *Server) handlePublic(pattern string, h handlerFunc) {
 
 // handleAdmin registers an /admin route: the admin token only. A POST with
 // an Idempotency-Key runs once per key (idempotent).
-func (s *Server) handleAdmin(pattern string, h handlerFunc) {
+func (s *Server) handleAdmin(pattern string, h adminHandlerFunc) {
 	s.handlePublic(pattern, func(w http.ResponseWriter, r *http.Request) error {
 		if err := s.authenticateAdmin(r); err != nil {
 			return err
@@ -160,30 +173,35 @@ func (s *Server) handleAdmin(pattern string, h handlerFunc) {
 		if err := checkQuery(r); err != nil {
 			return err
 		}
-		return s.idempotent(w, r, scopeAdmin, "", h)
+		hub := s.opts.ControlPlane.As(hubapi.Admin())
+		return s.idempotent(w, r, scopeAdmin, "", func(w http.ResponseWriter, r *http.Request) error {
+			return h(w, r, hub)
+		})
 	})
 }
 
 // handleTenant registers a /v1 route: a tenant key, or the admin token with
-// X-Tenant-Id. h sees only the tenant id, so it cannot reach beyond it by
-// accident; every lookup it makes must be scoped to that tenant, so another
+// X-Tenant-Id. h reaches the hub only through the caller's use cases, which
+// scope every lookup to the tenant the caller may act on, so another
 // tenant's resource answers 404 like a missing one. A POST with an
 // Idempotency-Key runs once per key and caller (idempotent).
 func (s *Server) handleTenant(pattern string, h tenantHandlerFunc) {
 	s.handlePublic(pattern, func(w http.ResponseWriter, r *http.Request) error {
-		tenantID, err := s.authenticateTenant(r)
+		req, err := s.authenticateTenant(r)
 		if err != nil {
 			return err
 		}
 		if err := checkQuery(r); err != nil {
 			return err
 		}
-		scope := tenantScope(tenantID)
-		if infoFrom(r.Context()).auth == authAdmin {
+		actsOn := infoFrom(r.Context()).tenant
+		scope := tenantScope(actsOn)
+		if req.caller.Kind == hubapi.CallerAdmin {
 			scope = scopeAdmin
 		}
-		return s.idempotent(w, r, scope, tenantID, func(w http.ResponseWriter, r *http.Request) error {
-			return h(w, r, tenantID)
+		hub := s.opts.ControlPlane.As(req.caller)
+		return s.idempotent(w, r, scope, actsOn, func(w http.ResponseWriter, r *http.Request) error {
+			return h(w, r, hub, req.named)
 		})
 	})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/internal/openapi"
+	"github.com/hubctl/hubctl/internal/service"
 )
 
 // contract is the served OpenAPI document, loaded once for every test.
@@ -187,7 +188,7 @@ func decodeJSONValue(body []byte) (any, error) {
 // no route the server does not serve.
 func TestContractCoversEveryRoute(t *testing.T) {
 	c := mustContract(t)
-	server := New(Options{Gatherer: prometheus.NewRegistry(), ControlPlane: &ControlPlane{}})
+	server := New(Options{Gatherer: prometheus.NewRegistry(), ControlPlane: &service.ControlPlane{}})
 	served := map[string]bool{}
 	for _, pattern := range server.patterns {
 		served[pattern] = true

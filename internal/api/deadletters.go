@@ -3,14 +3,14 @@ package api
 import (
 	"net/http"
 
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// The dead-letter handlers (docs/concepts.md, Dead letters and poison; docs/api.md). Like every /v1 handler they
-// pass the tenant the request acts on to the use case, which scopes the
-// selection to it: another tenant's dead letters are never listed, counted
-// or replayed, and naming one of their ids selects nothing.
+// The dead-letter handlers (docs/concepts.md, Dead letters and poison;
+// docs/api.md). Like every /v1 handler they pass the tenant the request
+// names to the caller's use cases, which scope the selection to the tenant
+// the caller may act on: another tenant's dead letters are never listed,
+// counted or replayed, and naming one of their ids selects nothing.
 
 // deadLetterRoutes registers the dead-letter endpoints, one line each.
 func (s *Server) deadLetterRoutes() {
@@ -18,13 +18,13 @@ func (s *Server) deadLetterRoutes() {
 	s.handleTenant("POST /v1/dead-letters/replay", s.replayDeadLetters)
 }
 
-func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	q := r.URL.Query()
 	page, err := listParams(q)
 	if err != nil {
 		return err
 	}
-	params := service.DeadLetterListParams{ListParams: page}
+	params := hubapi.DeadLetterListParams{ListParams: page}
 	// In a fixed order, so a request with several bad filters always
 	// names the same one.
 	for _, filter := range []struct {
@@ -40,7 +40,7 @@ func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, tenantI
 			return err
 		}
 	}
-	letters, err := s.opts.ControlPlane.Deliveries.ListDeadLetters(r.Context(), tenantID, params)
+	letters, err := hub.ListDeadLetters(r.Context(), tenant, params)
 	if err != nil {
 		return err
 	}
@@ -48,12 +48,12 @@ func (s *Server) listDeadLetters(w http.ResponseWriter, r *http.Request, tenantI
 	return nil
 }
 
-func (s *Server) replayDeadLetters(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) replayDeadLetters(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	var body hubapi.DeadLetterReplay
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	result, err := s.opts.ControlPlane.Deliveries.ReplayDeadLetters(r.Context(), tenantID, body)
+	result, err := hub.ReplayDeadLetters(r.Context(), tenant, body)
 	if err != nil {
 		return err
 	}

@@ -3,25 +3,26 @@ package api
 import (
 	"net/http"
 
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // The handlers of a subscription's deliveries and of one delivery (docs/api.md). Like the subscription handlers, they pass the tenant the
-// request acts on to the use case, which scopes every lookup to it: another
+// request names to the caller's use cases, which scope every lookup to the
+// tenant the caller may act on: another
 // tenant's subscription or delivery, or an id that is not a UUID, answers
 // 404 exactly like a missing one.
 
-func (s *Server) listSubscriptionDeliveries(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) listSubscriptionDeliveries(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	q := r.URL.Query()
 	page, err := listParams(q)
 	if err != nil {
 		return err
 	}
-	params := service.DeliveryListParams{ListParams: page}
+	params := hubapi.DeliveryListParams{ListParams: page}
 	if params.State, err = filterParam(q, "state"); err != nil {
 		return err
 	}
-	deliveries, err := s.opts.ControlPlane.Deliveries.List(r.Context(), tenantID, r.PathValue("id"), params)
+	deliveries, err := hub.ListDeliveries(r.Context(), tenant, r.PathValue("id"), params)
 	if err != nil {
 		return err
 	}
@@ -29,8 +30,8 @@ func (s *Server) listSubscriptionDeliveries(w http.ResponseWriter, r *http.Reque
 	return nil
 }
 
-func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request, tenantID string) error {
-	delivery, err := s.opts.ControlPlane.Deliveries.Get(r.Context(), tenantID, r.PathValue("id"))
+func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
+	delivery, err := hub.GetDelivery(r.Context(), tenant, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hubctl/hubctl/internal/service"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -32,7 +33,7 @@ func TestDocsCoverEveryRoute(t *testing.T) {
 
 	// Every optional part on, so every route is registered; the handlers
 	// are never called, so the use cases need not be wired.
-	server := New(Options{Gatherer: prometheus.NewRegistry(), ControlPlane: &ControlPlane{}})
+	server := New(Options{Gatherer: prometheus.NewRegistry(), ControlPlane: &service.ControlPlane{}})
 	registered := map[string]bool{}
 	for _, pattern := range server.patterns {
 		registered[pattern] = true

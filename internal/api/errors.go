@@ -5,19 +5,18 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Codes the API itself answers with (docs/api.md); the use cases bring their
-// own (service.Code*).
+// own (hubapi.Code* and internal/service's Code*).
 const (
 	CodeUnauthorized     = "unauthorized"
-	CodeForbidden        = "forbidden"
+	CodeForbidden        = hubapi.CodeForbidden
 	CodeNotFound         = "not_found"
 	CodeMethodNotAllowed = "method_not_allowed"
-	CodeInvalidRequest   = service.CodeInvalidRequest
+	CodeInvalidRequest   = hubapi.CodeInvalidRequest
 	CodeRequestTooLarge  = "request_too_large"
 	CodeStoreUnavailable = "store_unavailable"
 	CodeInternal         = "internal"
@@ -57,16 +56,17 @@ type errorResponse struct {
 }
 
 // responseFor maps any error a handler returns to its answer. It is the one
-// place where errors meet HTTP: a new typed error of the service layer
+// place where errors meet HTTP: a new typed error of the control plane
 // needs one case here and nowhere else. Anything it does not recognise is
 // a 500 with a generic message, since its text was never meant for clients.
 func responseFor(err error) errorResponse {
 	var (
 		apiErr     *apiError
-		validation *service.ValidationError
-		notFound   *service.NotFoundError
-		conflict   *service.ConflictError
-		failed     *service.UnprocessableError
+		validation *hubapi.ValidationError
+		forbidden  *hubapi.ForbiddenError
+		notFound   *hubapi.NotFoundError
+		conflict   *hubapi.ConflictError
+		failed     *hubapi.UnprocessableError
 	)
 	switch {
 	case errors.As(err, &apiErr):
@@ -91,6 +91,8 @@ func responseFor(err error) errorResponse {
 			}
 		}
 		return errorResponse{status: http.StatusBadRequest, body: hubapi.Error{Code: validation.Code, Message: validation.Message, Details: details}}
+	case errors.As(err, &forbidden):
+		return errorResponse{status: http.StatusForbidden, body: hubapi.Error{Code: forbidden.Code, Message: forbidden.Message}}
 	case errors.As(err, &notFound):
 		return errorResponse{status: http.StatusNotFound, body: hubapi.Error{Code: notFound.Code, Message: notFound.Message}}
 	case errors.As(err, &conflict):

@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/crypto"
+	"github.com/hubctl/hubctl/internal/idempotency"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // TestMain stops the PostgreSQL server pgtest may start for this package.
@@ -84,22 +86,23 @@ func newHarnessWith(t testing.TB, adminToken string, subs service.SubscriptionOp
 	opts := Options{
 		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AdminToken: adminToken,
-		ControlPlane: &ControlPlane{
-			Tenants:       service.NewTenants(st, time.Now),
-			APIKeys:       service.NewAPIKeys(st, time.Now),
-			Quarantine:    service.NewQuarantine(st),
-			Subscriptions: service.NewSubscriptions(st, testKeyring(t), sinks.Registry, subs),
-			Deliveries:    service.NewDeliveries(st),
-			Pull:          service.NewPull(st),
-			Idempotency:   service.NewIdempotency(st, testKeyring(t), time.Now),
-		},
+		ControlPlane: service.NewControlPlane(st, service.ControlPlaneOptions{
+			NewSubscriptions: func() (*service.Subscriptions, func(), error) {
+				return service.NewSubscriptions(st, testKeyring(t), sinks.Registry, subs), nil, nil
+			},
+		}),
+		Idempotency: idempotency.New(st, testKeyring(t), time.Now),
 	}
 	for _, c := range configure {
 		c(&opts)
 	}
 	server := New(opts)
-	server.handleTenant(whoamiPattern, func(w http.ResponseWriter, _ *http.Request, tenantID string) error {
-		writeJSON(w, http.StatusOK, map[string]string{"tenant": tenantID})
+	server.handleTenant(whoamiPattern, func(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
+		// Any use case settles whether the caller may act on the tenant.
+		if _, err := hub.ListSubscriptions(r.Context(), tenant, hubapi.ListParams{Limit: 1}); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"tenant": infoFrom(r.Context()).tenant})
 		return nil
 	})
 	server.handlePublic("GET /test/panic", func(http.ResponseWriter, *http.Request) error {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/idempotency"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -43,7 +43,7 @@ func tenantScope(tenantID string) string { return "tenant:" + tenantID }
 // duplicates get its response. scope is the caller, tenant the tenant the
 // request acts on ("" on /admin).
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, scope, tenant string, h handlerFunc) error {
-	idem := s.opts.ControlPlane.Idempotency
+	idem := s.opts.Idempotency
 	keys := r.Header.Values(HeaderIdempotencyKey)
 	if r.Method != http.MethodPost || len(keys) == 0 || idem == nil {
 		return h(w, r)
@@ -52,7 +52,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, scope, tenan
 		return invalidRequest(HeaderIdempotencyKey, "send one "+HeaderIdempotencyKey+" header, not several")
 	}
 	key := keys[0]
-	if err := service.CheckIdempotencyKey(key); err != nil {
+	if err := idempotency.CheckKey(key); err != nil {
 		return err
 	}
 	body, err := readBody(r)
@@ -60,7 +60,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, scope, tenan
 		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	fingerprint := service.IdempotencyFingerprint(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, tenant, body)
+	fingerprint := idempotency.Fingerprint(r.Method, r.URL.EscapedPath(), r.URL.RawQuery, tenant, body)
 	actsOn := tenant
 	if actsOn == "" {
 		actsOn = adminRequestTenant(r, body)
@@ -73,18 +73,18 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, scope, tenan
 			return err
 		}
 		switch out.Action {
-		case service.IdempotentProceed:
+		case idempotency.Proceed:
 			s.runClaimed(w, r, out.Claim, h)
 			return nil
-		case service.IdempotentReplay:
+		case idempotency.Replay:
 			writeStored(w, out.Response)
 			return nil
-		case service.IdempotentReused:
-			return &apiError{status: http.StatusUnprocessableEntity, code: service.CodeIdempotencyKeyReused,
+		case idempotency.Reused:
+			return &apiError{status: http.StatusUnprocessableEntity, code: idempotency.CodeKeyReused,
 				message: "this " + HeaderIdempotencyKey + " was used by another request (method, path or body differ): use a new key for a new request"}
 		}
 		if time.Now().After(deadline) {
-			return &apiError{status: http.StatusConflict, code: service.CodeIdempotencyKeyInProgress,
+			return &apiError{status: http.StatusConflict, code: idempotency.CodeKeyInProgress,
 				message: "a request with this " + HeaderIdempotencyKey + " is still in progress: retry later for its response",
 				header:  retryAfter(1)}
 		}
@@ -118,8 +118,8 @@ func adminRequestTenant(r *http.Request, body []byte) string {
 // releases the key when there is none to keep: a 5xx (the work may not
 // have happened, and a retry should try it), a client gone before the
 // answer, a panic.
-func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, claim *service.IdempotencyClaim, h handlerFunc) {
-	idem := s.opts.ControlPlane.Idempotency
+func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, claim *idempotency.Claim, h handlerFunc) {
+	idem := s.opts.Idempotency
 	rec := &recorder{header: http.Header{}}
 	ctx := context.WithoutCancel(r.Context())
 	defer func() {
@@ -133,7 +133,7 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, claim *servi
 	}
 	if rec.status == 0 || rec.status >= http.StatusInternalServerError {
 		s.releaseClaim(ctx, r, claim)
-	} else if err := idem.Finish(ctx, claim, service.IdempotentResponse{
+	} else if err := idem.Finish(ctx, claim, idempotency.Response{
 		Status: rec.status, Location: rec.header.Get("Location"), Body: rec.body.Bytes(),
 	}); err != nil {
 		// The work is done and its answer goes out; a duplicate waits
@@ -143,14 +143,14 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, claim *servi
 	rec.writeTo(w)
 }
 
-func (s *Server) releaseClaim(ctx context.Context, r *http.Request, claim *service.IdempotencyClaim) {
-	if err := s.opts.ControlPlane.Idempotency.Release(ctx, claim); err != nil {
+func (s *Server) releaseClaim(ctx context.Context, r *http.Request, claim *idempotency.Claim) {
+	if err := s.opts.Idempotency.Release(ctx, claim); err != nil {
 		s.log.Warn("releasing an idempotency key failed", "request_id", infoFrom(r.Context()).id, "error", err)
 	}
 }
 
 // writeStored answers a stored response.
-func writeStored(w http.ResponseWriter, resp service.IdempotentResponse) {
+func writeStored(w http.ResponseWriter, resp idempotency.Response) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set(HeaderIdempotencyReplayed, "true")

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/idempotency"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -90,8 +90,8 @@ func TestIdempotencyKeyAnswersByRequestAndCaller(t *testing.T) {
 		t.Fatalf("create = %d %s", first.status, first.raw)
 	}
 	other := create(acme, strings.Replace(webhookBody(rcv), "orders", "refunds", 1), "k")
-	if other.status != http.StatusUnprocessableEntity || other.body["code"] != service.CodeIdempotencyKeyReused {
-		t.Fatalf("another body under the key = %d %s, want 422 %s", other.status, other.raw, service.CodeIdempotencyKeyReused)
+	if other.status != http.StatusUnprocessableEntity || other.body["code"] != idempotency.CodeKeyReused {
+		t.Fatalf("another body under the key = %d %s, want 422 %s", other.status, other.raw, idempotency.CodeKeyReused)
 	}
 	// Another caller's key of the same name is its own.
 	if r := create(globex, webhookBody(rcv), "k"); r.status != http.StatusCreated || r.body["id"] == first.body["id"] {
@@ -147,12 +147,12 @@ func TestDuplicateOfARequestInProgressWaitsThenGets409(t *testing.T) {
 	// A claim another process holds and has not finished.
 	body := `{"since":"2026-01-02T00:00:00Z"}`
 	path := "/v1/subscriptions/0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b/recover"
-	fingerprint := service.IdempotencyFingerprint("POST", path, "", "acme", []byte(body))
-	if _, err := h.server.opts.ControlPlane.Idempotency.Begin(context.Background(), tenantScope("acme"), "slow", "acme", fingerprint); err != nil {
+	fingerprint := idempotency.Fingerprint("POST", path, "", "acme", []byte(body))
+	if _, err := h.server.opts.Idempotency.Begin(context.Background(), tenantScope("acme"), "slow", "acme", fingerprint); err != nil {
 		t.Fatal(err)
 	}
 	r := h.send(t, withKey(call{method: "POST", path: path, token: token, body: body}, "slow"))
-	if r.status != http.StatusConflict || r.body["code"] != service.CodeIdempotencyKeyInProgress || r.header.Get("Retry-After") == "" {
+	if r.status != http.StatusConflict || r.body["code"] != idempotency.CodeKeyInProgress || r.header.Get("Retry-After") == "" {
 		t.Fatalf("duplicate of a request in progress = %d %s (Retry-After %q)", r.status, r.raw, r.header.Get("Retry-After"))
 	}
 }
@@ -192,7 +192,7 @@ func TestClientRetryAfterADroppedResponseGetsTheFirstResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := c.CreateSubscription(context.Background(), hubapi.SubscriptionCreate{
+	created, err := c.CreateSubscription(context.Background(), "", hubapi.SubscriptionCreate{
 		Name: "orders", EventTypes: []string{"transaction.*"},
 		Sink: json.RawMessage(`{"type":"webhook","url":"` + newReceiver(t, http.StatusNoContent).url + `"}`),
 	})

@@ -3,7 +3,7 @@ package api
 import (
 	"net/http"
 
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // The inbox handlers: support's lookups from what a customer has, an event
@@ -16,13 +16,13 @@ func (s *Server) inboxRoutes() {
 	s.handleTenant("GET /v1/inbox/{id}", s.getInboxEvent)
 }
 
-func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	q := r.URL.Query()
 	page, err := listParams(q)
 	if err != nil {
 		return err
 	}
-	params := service.EventListParams{ListParams: page}
+	params := hubapi.EventListParams{ListParams: page}
 	// In a fixed order, so a request with several bad filters always
 	// names the same one.
 	for _, filter := range []struct {
@@ -39,7 +39,7 @@ func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, tenantID stri
 			return err
 		}
 	}
-	events, err := s.opts.ControlPlane.Deliveries.ListEvents(r.Context(), tenantID, params)
+	events, err := hub.ListEvents(r.Context(), tenant, params)
 	if err != nil {
 		return err
 	}
@@ -47,8 +47,8 @@ func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, tenantID stri
 	return nil
 }
 
-func (s *Server) getInboxEvent(w http.ResponseWriter, r *http.Request, tenantID string) error {
-	event, err := s.opts.ControlPlane.Deliveries.GetEvent(r.Context(), tenantID, r.PathValue("id"))
+func (s *Server) getInboxEvent(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
+	event, err := hub.GetEvent(r.Context(), tenant, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hubctl/hubctl/internal/ratelimit"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Codes of the pull endpoint's refusals (docs/consuming.md, Pulling events).
@@ -25,14 +25,14 @@ const drainingRetryAfterSeconds = 5
 // readEvents serves GET /v1/events, a pull subscription's stream (docs/consuming.md, Pulling events).
 // Refusals come cheapest first: draining needs no database, the rate limit
 // no more than the authentication that already ran.
-func (s *Server) readEvents(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) readEvents(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	if s.draining.Load() {
 		return &apiError{status: http.StatusServiceUnavailable, code: CodeDraining,
 			message: "the hub is shutting down; retry after Retry-After seconds",
 			header:  retryAfter(drainingRetryAfterSeconds)}
 	}
 	if s.opts.PullLimiter != nil {
-		if allowed, wait := s.opts.PullLimiter.Allow(tenantID); !allowed {
+		if allowed, wait := s.opts.PullLimiter.Allow(infoFrom(r.Context()).tenant); !allowed {
 			seconds := ratelimit.RetryAfterSeconds(wait)
 			return &apiError{status: http.StatusTooManyRequests, code: CodeRateLimited,
 				message: fmt.Sprintf("too many pull requests for this tenant; retry in %d s", seconds),
@@ -51,7 +51,7 @@ func (s *Server) readEvents(w http.ResponseWriter, r *http.Request, tenantID str
 	if err != nil {
 		return err
 	}
-	page, err := s.opts.ControlPlane.Pull.Read(r.Context(), tenantID, subscriptionID, params)
+	page, err := hub.ReadEvents(r.Context(), tenant, subscriptionID, params)
 	if err != nil {
 		return err
 	}
@@ -61,16 +61,16 @@ func (s *Server) readEvents(w http.ResponseWriter, r *http.Request, tenantID str
 
 // pullParams reads limit and after. Both must be plain decimal integers
 // here; the service checks their ranges.
-func pullParams(q url.Values) (service.PullParams, error) {
-	var p service.PullParams
+func pullParams(q url.Values) (hubapi.PullParams, error) {
+	var p hubapi.PullParams
 	limit, present, err := singleParam(q, "limit")
 	if err != nil {
 		return p, err
 	}
 	if present {
 		n, ok := parseDecimal(limit)
-		if !ok || n < 1 || n > service.MaxPageLimit {
-			return p, invalidRequest("limit", fmt.Sprintf("invalid limit %q: must be an integer between 1 and %d", limit, service.MaxPageLimit))
+		if !ok || n < 1 || n > hubapi.MaxPageLimit {
+			return p, invalidRequest("limit", fmt.Sprintf("invalid limit %q: must be an integer between 1 and %d", limit, hubapi.MaxPageLimit))
 		}
 		p.Limit = int(n)
 	}

@@ -228,9 +228,7 @@ func TestReadEventsWithoutADatabase(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	f := newPullFixture(t, func(o *Options) {
-		withDeadPull := *o.ControlPlane
-		withDeadPull.Pull = service.NewPull(&store.Store{Pool: pool})
-		o.ControlPlane = &withDeadPull
+		o.ControlPlane.(*service.ControlPlane).Pull = service.NewPull(&store.Store{Pool: pool})
 	})
 
 	r := f.h.v1(t, http.StatusServiceUnavailable, f.acmeKey, "GET", eventsPath(f.feed, ""), "")

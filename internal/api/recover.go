@@ -12,12 +12,12 @@ func (s *Server) recoverRoutes() {
 
 // recoverSubscription queues again what a subscription missed in a time
 // range (docs/api.md, Recover).
-func (s *Server) recoverSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) recoverSubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	var body hubapi.SubscriptionRecover
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	result, err := s.opts.ControlPlane.Subscriptions.Recover(r.Context(), tenantID, r.PathValue("id"), body, nil)
+	result, err := hub.RecoverSubscription(r.Context(), tenant, r.PathValue("id"), body, nil)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hubctl/hubctl/internal/jsonpos"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // decodeJSON reads r's body, which must be one JSON object with only the
@@ -154,8 +154,8 @@ func describeJSONType(t reflect.Type) string {
 
 // listParams reads the limit and cursor query parameters of a listing. The
 // service checks the limit's range; here it must be a number at all.
-func listParams(q url.Values) (service.ListParams, error) {
-	var p service.ListParams
+func listParams(q url.Values) (hubapi.ListParams, error) {
+	var p hubapi.ListParams
 	limit, present, err := singleParam(q, "limit")
 	if err != nil {
 		return p, err
@@ -163,7 +163,7 @@ func listParams(q url.Values) (service.ListParams, error) {
 	if present {
 		n, err := strconv.Atoi(limit)
 		if err != nil || n < 1 {
-			return p, invalidRequest("limit", fmt.Sprintf("invalid limit %q: must be an integer between 1 and %d", limit, service.MaxPageLimit))
+			return p, invalidRequest("limit", fmt.Sprintf("invalid limit %q: must be an integer between 1 and %d", limit, hubapi.MaxPageLimit))
 		}
 		p.Limit = n
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestDecodeJSONBody(t *testing.T) {
@@ -152,10 +152,10 @@ func TestResponseFor(t *testing.T) {
 		field      string
 		retryAfter string
 	}{
-		{"validation", fmt.Errorf("wrapped: %w", &service.ValidationError{Field: "name", Code: "invalid_request", Message: "bad"}), 400, "invalid_request", "name", ""},
-		{"not found", &service.NotFoundError{Code: "tenant_not_found", Message: "no", Err: store.ErrNotFound}, 404, "tenant_not_found", "", ""},
-		{"conflict", &service.ConflictError{Code: "tenant_already_exists", Message: "dup", Err: store.ErrConflict}, 409, "tenant_already_exists", "", ""},
-		{"unprocessable", fmt.Errorf("verify: %w", &service.UnprocessableError{Code: "verification_failed", Message: "probe: 500"}), 422, "verification_failed", "", ""},
+		{"validation", fmt.Errorf("wrapped: %w", &hubapi.ValidationError{Field: "name", Code: "invalid_request", Message: "bad"}), 400, "invalid_request", "name", ""},
+		{"not found", &hubapi.NotFoundError{Code: "tenant_not_found", Message: "no", Err: store.ErrNotFound}, 404, "tenant_not_found", "", ""},
+		{"conflict", &hubapi.ConflictError{Code: "tenant_already_exists", Message: "dup", Err: store.ErrConflict}, 409, "tenant_already_exists", "", ""},
+		{"unprocessable", fmt.Errorf("verify: %w", &hubapi.UnprocessableError{Code: "verification_failed", Message: "probe: 500"}), 422, "verification_failed", "", ""},
 		{"store unavailable", fmt.Errorf("list: %w", store.ErrUnavailable), 503, "store_unavailable", "", "5"},
 		{"api error", errInvalidToken, 401, "unauthorized", "", ""},
 		{"anything else", errors.New("pq: relation does not exist"), 500, "internal", "", ""},

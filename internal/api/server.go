@@ -21,8 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
+	"github.com/hubctl/hubctl/internal/idempotency"
 	"github.com/hubctl/hubctl/internal/ratelimit"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -42,26 +42,25 @@ type Options struct {
 	AdminToken string
 	// ControlPlane serves /admin and /v1; nil serves only the probes,
 	// /version and /metrics.
-	ControlPlane *ControlPlane
+	ControlPlane UseCases
+	// Idempotency stores Idempotency-Keys and their responses; nil
+	// ignores the header.
+	Idempotency *idempotency.Keys
 	// PullLimiter is the per-tenant token bucket of GET /v1/events
 	// (STREAMING_HUB_PULL_RATE, STREAMING_HUB_PULL_BURST); nil leaves pull
 	// reads unlimited.
 	PullLimiter *ratelimit.Limiter
 }
 
-// ControlPlane holds the use cases behind /admin and /v1, the same ones the
-// CLI's direct mode calls.
-type ControlPlane struct {
-	Tenants       *service.Tenants
-	APIKeys       *service.APIKeys
-	Quarantine    *service.Quarantine
-	Subscriptions *service.Subscriptions
-	Deliveries    *service.Deliveries
-	Pull          *service.Pull
-	Storage       *service.Storage
-	// Idempotency stores Idempotency-Keys and their responses; nil
-	// ignores the header.
-	Idempotency *service.Idempotency
+// UseCases is what /admin and /v1 serve: the use cases as each caller
+// may use them, the same ones the CLI calls, and who a tenant API key is.
+// Handlers reach the hub only through the hubapi.ControlPlane of the
+// request's caller, which decides what that caller may touch.
+type UseCases interface {
+	As(caller hubapi.Caller) hubapi.ControlPlane
+	// Authenticate answers hubapi.ErrInvalidAPIKey or
+	// hubapi.ErrTenantInactive for a token that may not act.
+	Authenticate(ctx context.Context, token string) (hubapi.Caller, error)
 }
 
 // Server is the HTTP handler plus the draining switch that SIGTERM flips.

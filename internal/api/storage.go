@@ -14,8 +14,8 @@ func (s *Server) storageRoutes() {
 	s.handleAdmin("DELETE /admin/tenants/{id}", s.purgeTenant)
 }
 
-func (s *Server) storageStatus(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.opts.ControlPlane.Storage.Status(r.Context())
+func (s *Server) storageStatus(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
+	st, err := hub.StorageStatus(r.Context())
 	if err != nil {
 		return err
 	}
@@ -23,12 +23,12 @@ func (s *Server) storageStatus(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) storagePrune(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) storagePrune(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
 	var body hubapi.StoragePruneRequest
 	if err := decodeOptionalJSON(r, &body); err != nil {
 		return err
 	}
-	res, err := s.opts.ControlPlane.Storage.Prune(r.Context(), body.DryRun)
+	res, err := hub.PruneStorage(r.Context(), body.DryRun)
 	if err != nil {
 		return err
 	}
@@ -39,11 +39,11 @@ func (s *Server) storagePrune(w http.ResponseWriter, r *http.Request) error {
 // purgeTenant deletes a tenant with every row it has. Deleting is never
 // implied: without purge=true the request is refused, so a client that
 // meant something milder (deactivating: PATCH status) loses nothing.
-func (s *Server) purgeTenant(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) purgeTenant(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane) error {
 	if r.URL.Query().Get("purge") != "true" {
 		return invalidRequest("purge", "deleting a tenant removes every row it has; confirm with ?purge=true (to stop its traffic only, PATCH its status to inactive)")
 	}
-	res, err := s.opts.ControlPlane.Tenants.Purge(r.Context(), r.PathValue("id"))
+	res, err := hub.PurgeTenant(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

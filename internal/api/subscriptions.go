@@ -7,12 +7,12 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// The handlers of /v1/subscriptions (docs/concepts.md, Subscriptions; docs/api.md). Each one is handed the
-// tenant the request acts on and passes it to the use case, which scopes
-// every lookup to it: a subscription of another tenant, or an id that is
+// The handlers of /v1/subscriptions (docs/concepts.md, Subscriptions; docs/api.md). Each one passes the
+// tenant the request names to the caller's use cases, which settle the
+// tenant the caller may act on and scope every lookup to it: a subscription of another tenant, or an id that is
 // not a UUID, answers 404 subscription_not_found exactly like a missing one.
 
-func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	var body hubapi.SubscriptionCreate
 	if err := decodeJSON(r, &body); err != nil {
 		return err
@@ -20,21 +20,21 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, tena
 	// A failed verification is not an error here: the subscription exists
 	// (in state failed, with verification_error), and the caller fixes the
 	// destination and calls verify, rather than creating it again.
-	sub, secret, err := s.opts.ControlPlane.Subscriptions.Create(r.Context(), tenantID, body)
+	created, err := hub.CreateSubscription(r.Context(), tenant, body)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", subscriptionPath(sub.ID))
-	writeJSON(w, http.StatusCreated, hubapi.CreatedSubscription{Subscription: sub, SigningSecret: secret})
+	w.Header().Set("Location", subscriptionPath(created.ID))
+	writeJSON(w, http.StatusCreated, created)
 	return nil
 }
 
-func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	params, err := listParams(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	page, err := s.opts.ControlPlane.Subscriptions.List(r.Context(), tenantID, params)
+	page, err := hub.ListSubscriptions(r.Context(), tenant, params)
 	if err != nil {
 		return err
 	}
@@ -42,8 +42,8 @@ func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request, tenan
 	return nil
 }
 
-func (s *Server) getSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
-	sub, err := s.opts.ControlPlane.Subscriptions.Get(r.Context(), tenantID, r.PathValue("id"))
+func (s *Server) getSubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
+	sub, err := hub.GetSubscription(r.Context(), tenant, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -53,12 +53,12 @@ func (s *Server) getSubscription(w http.ResponseWriter, r *http.Request, tenantI
 
 // updateSubscription applies any subset of the writable fields; an empty
 // object changes nothing and answers the subscription as it is.
-func (s *Server) updateSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) updateSubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	var body hubapi.SubscriptionUpdate
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	sub, err := s.opts.ControlPlane.Subscriptions.Update(r.Context(), tenantID, r.PathValue("id"), body)
+	sub, err := hub.UpdateSubscription(r.Context(), tenant, r.PathValue("id"), body)
 	if err != nil {
 		return err
 	}
@@ -69,27 +69,26 @@ func (s *Server) updateSubscription(w http.ResponseWriter, r *http.Request, tena
 // deleteSubscription answers 200 with how many pending deliveries went
 // with the subscription, rather than a bare 204: an operator deleting a
 // subscription wants to know what was dropped.
-func (s *Server) deleteSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) deleteSubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	if err := decodeNoBody(r); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	canceled, err := s.opts.ControlPlane.Subscriptions.Delete(r.Context(), tenantID, id)
+	deleted, err := hub.DeleteSubscription(r.Context(), tenant, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, hubapi.SubscriptionDeleted{ID: id, CanceledJobs: canceled})
+	writeJSON(w, http.StatusOK, deleted)
 	return nil
 }
 
 // verifySubscription re-probes the destination. A probe that fails is a
 // 422 verification_failed carrying the probe's message; the subscription
 // is left in state failed with the same message.
-func (s *Server) verifySubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) verifySubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	if err := decodeNoBody(r); err != nil {
 		return err
 	}
-	sub, err := s.opts.ControlPlane.Subscriptions.Verify(r.Context(), tenantID, r.PathValue("id"))
+	sub, err := hub.VerifySubscription(r.Context(), tenant, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -99,12 +98,12 @@ func (s *Server) verifySubscription(w http.ResponseWriter, r *http.Request, tena
 
 // rotateSubscriptionSecret takes an optional body: no body (or no
 // signing_secret) has the hub generate the new secret.
-func (s *Server) rotateSubscriptionSecret(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) rotateSubscriptionSecret(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	var body hubapi.SecretRotate
 	if err := decodeOptionalJSON(r, &body); err != nil {
 		return err
 	}
-	rotation, err := s.opts.ControlPlane.Subscriptions.RotateSecret(r.Context(), tenantID, r.PathValue("id"), body.SigningSecret)
+	rotation, err := hub.RotateSecret(r.Context(), tenant, r.PathValue("id"), body.SigningSecret)
 	if err != nil {
 		return err
 	}
@@ -114,11 +113,11 @@ func (s *Server) rotateSubscriptionSecret(w http.ResponseWriter, r *http.Request
 
 // enableSubscription and disableSubscription are the CLI's enable and
 // disable; PATCH {"enabled": ...} does the same.
-func (s *Server) enableSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) enableSubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	if err := decodeNoBody(r); err != nil {
 		return err
 	}
-	sub, err := s.opts.ControlPlane.Subscriptions.Enable(r.Context(), tenantID, r.PathValue("id"))
+	sub, err := hub.EnableSubscription(r.Context(), tenant, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -126,11 +125,11 @@ func (s *Server) enableSubscription(w http.ResponseWriter, r *http.Request, tena
 	return nil
 }
 
-func (s *Server) disableSubscription(w http.ResponseWriter, r *http.Request, tenantID string) error {
+func (s *Server) disableSubscription(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	if err := decodeNoBody(r); err != nil {
 		return err
 	}
-	sub, err := s.opts.ControlPlane.Subscriptions.Disable(r.Context(), tenantID, r.PathValue("id"))
+	sub, err := hub.DisableSubscription(r.Context(), tenant, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

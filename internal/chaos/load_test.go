@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -286,7 +287,7 @@ func (p *puller) run() {
 		after := p.last
 		p.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		page, err := p.client.ReadEvents(ctx, p.sub, 500, &after)
+		page, err := p.client.ReadEvents(ctx, "", p.sub, hubapi.PullParams{Limit: 500, After: &after})
 		cancel()
 		if err != nil { // the hub or its database is down: read again
 			time.Sleep(100 * time.Millisecond)

@@ -59,7 +59,7 @@ func (w *world) addOrderedSubscription() *orderedSubscription {
 	rc := startFlakyReceiver(secret, failRatio)
 	w.t.Cleanup(rc.srv.Close)
 	schedule := []string{"0s", "100ms", "100ms", "200ms", "200ms", "300ms", "300ms", "500ms", "500ms", "1s", "1s", "2s"}
-	created, err := w.tenant.CreateSubscription(w.t.Context(), hubapi.SubscriptionCreate{
+	created, err := w.tenant.CreateSubscription(w.t.Context(), "", hubapi.SubscriptionCreate{
 		Name: "chaos ordered", Sink: json.RawMessage(`{"type":"webhook","url":"` + rc.srv.URL + `"}`),
 		EventTypes: []string{"transaction.*"}, RetrySchedule: schedule, AttemptTimeout: attemptTimeout,
 		SigningSecret: secret, Ordering: "subject",

@@ -177,7 +177,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	// Retries a second apart for long enough to outlast any scenario, so a
 	// job goes dead only if something is really wrong.
 	schedule := []string{"0s", "1s", "1s", "1s", "2s", "2s", "2s", "5s", "5s", "5s", "10s", "10s"}
-	created, err := w.tenant.CreateSubscription(ctx, hubapi.SubscriptionCreate{
+	created, err := w.tenant.CreateSubscription(ctx, "", hubapi.SubscriptionCreate{
 		Name: "chaos webhook", Sink: json.RawMessage(`{"type":"webhook","url":"` + w.receiver.srv.URL + `"}`),
 		EventTypes: []string{"transaction.*"}, RetrySchedule: schedule, AttemptTimeout: attemptTimeout, SigningSecret: secret,
 	})
@@ -185,7 +185,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 		t.Fatal(err)
 	}
 	w.sub = created.ID
-	pull, err := w.tenant.CreateSubscription(ctx, hubapi.SubscriptionCreate{
+	pull, err := w.tenant.CreateSubscription(ctx, "", hubapi.SubscriptionCreate{
 		Name: "chaos pull", Sink: json.RawMessage(`{"type":"pull"}`), EventTypes: []string{"transaction.*"},
 	})
 	if err != nil {

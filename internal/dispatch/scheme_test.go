@@ -238,7 +238,7 @@ func TestHeadersAndAuthReachTheReceiverAndNoLog(t *testing.T) {
 					Name: "refused", EventTypes: []string{"*"},
 					Sink: json.RawMessage(`{"type":"webhook","url":` + quote(srv.URL) + `,"headers":{` + refused + `},"auth":` + tc.auth + `}`),
 				})
-				var invalid *service.ValidationError
+				var invalid *hubapi.ValidationError
 				if !errors.As(err, &invalid) || invalid.Code != service.CodeInvalidSink || !strings.HasPrefix(invalid.Field, "sink.headers.") {
 					t.Errorf("headers {%s}: %v, want invalid_sink on sink.headers.*", refused, err)
 				}
@@ -275,7 +275,7 @@ func TestHeadersAndAuthReachTheReceiverAndNoLog(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			page, err := e.subs.List(context.Background(), "acme", service.ListParams{})
+			page, err := e.subs.List(context.Background(), "acme", hubapi.ListParams{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,50 +1,49 @@
 package hub
 
 import (
+	"time"
+
+	"github.com/hubctl/hubctl/internal/api"
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/crypto"
+	"github.com/hubctl/hubctl/internal/idempotency"
+	"github.com/hubctl/hubctl/internal/ratelimit"
 	"github.com/hubctl/hubctl/internal/service"
 	sinkregistry "github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
-// ControlPlane is the hub's use cases as `hubctl serve` runs them, for the
-// API and for the CLI's direct mode alike: what the CLI stores, the hub
-// reads, and the probes it sends obey the same address filter
-// (STREAMING_HUB_ALLOW_PRIVATE_SINKS). Its sinks are the ones dispatch
-// delivers through.
-type ControlPlane struct {
-	*service.ControlPlane
-	sinks *sinkregistry.Sinks
-}
-
-// NewControlPlane assembles the use cases over st under cfg. keyring is
-// asked for the key-encryption key only when the subscription use cases
-// are first needed.
-func NewControlPlane(cfg *config.Config, st *store.Store, keyring func() (*crypto.Keyring, error)) *ControlPlane {
-	c := &ControlPlane{}
-	c.ControlPlane = service.NewControlPlane(st, service.ControlPlaneOptions{
+// NewControlPlane assembles the use cases over st under cfg as `hubctl
+// serve` runs them, for the API and for the CLI's direct mode alike: what
+// the CLI stores, the hub reads, and the probes it sends obey the same
+// address filter (STREAMING_HUB_ALLOW_PRIVATE_SINKS). keyring is asked
+// for the key-encryption key only when the subscription use cases are
+// first needed. The caller closes it, which closes the sinks' connections.
+func NewControlPlane(cfg *config.Config, st *store.Store, keyring func() (*crypto.Keyring, error)) *service.ControlPlane {
+	return service.NewControlPlane(st, service.ControlPlaneOptions{
 		Retention: retentionPolicy(cfg),
-		NewSubscriptions: func() (*service.Subscriptions, error) {
+		NewSubscriptions: func() (*service.Subscriptions, func(), error) {
 			keys, err := keyring()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sinks, err := sinkregistry.New(sinkregistry.Options{AllowPrivate: cfg.AllowPrivateSinks})
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			c.sinks = sinks
 			return service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{
-				RotationOverlap: cfg.RotationOverlap, MaxPerTenant: cfg.MaxSubscriptionsPerTenant}), nil
+				RotationOverlap: cfg.RotationOverlap, MaxPerTenant: cfg.MaxSubscriptionsPerTenant}), sinks.Close, nil
 		},
 	})
-	return c
 }
 
-// Close releases the sinks' connections.
-func (c *ControlPlane) Close() {
-	if c.sinks != nil {
-		c.sinks.Close()
-	}
+// NewAPI builds the HTTP API of `hubctl serve` over control: base's
+// logger, metrics and readiness checks, with the admin token, idempotency
+// keys and pull rate of cfg.
+func NewAPI(cfg *config.Config, st *store.Store, control *service.ControlPlane, keys *crypto.Keyring, base api.Options) *api.Server {
+	base.AdminToken = cfg.AdminToken
+	base.ControlPlane = control
+	base.Idempotency = idempotency.New(st, keys, time.Now)
+	base.PullLimiter = ratelimit.New(cfg.Pull.Rate, cfg.Pull.Burst, time.Now)
+	return api.New(base)
 }

@@ -22,8 +22,6 @@ import (
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/maintenance"
-	"github.com/hubctl/hubctl/internal/ratelimit"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
@@ -152,23 +150,7 @@ func Run(ctx context.Context, opts Options) error {
 	if cfg.MetricsEnabled {
 		gatherer = metrics
 	}
-	server := api.New(api.Options{
-		Logger:     log,
-		Gatherer:   gatherer,
-		Checks:     checks,
-		AdminToken: cfg.AdminToken,
-		ControlPlane: &api.ControlPlane{
-			Tenants:       control.Tenants,
-			APIKeys:       control.APIKeys,
-			Quarantine:    control.Quarantine,
-			Subscriptions: subscriptions,
-			Deliveries:    control.Deliveries,
-			Pull:          control.Pull,
-			Storage:       control.Storage,
-			Idempotency:   service.NewIdempotency(st, keys, time.Now),
-		},
-		PullLimiter: ratelimit.New(cfg.Pull.Rate, cfg.Pull.Burst, time.Now),
-	})
+	server := NewAPI(cfg, st, control, keys, api.Options{Logger: log, Gatherer: gatherer, Checks: checks})
 	httpServer := &http.Server{
 		Handler:           server,
 		ReadHeaderTimeout: 10 * time.Second,

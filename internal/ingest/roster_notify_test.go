@@ -9,6 +9,7 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // noRefresh keeps the periodic roster refresh out of the way, so only the
@@ -69,7 +70,7 @@ func TestRosterChangesArriveByNotification(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.waitRosterStatus(t, "t-n", event.TenantActive)
-	if _, err := tenants.SetStatus(ctx, "t-n", service.TenantInactive); err != nil {
+	if _, err := tenants.SetStatus(ctx, "t-n", hubapi.TenantInactive); err != nil {
 		t.Fatal(err)
 	}
 	m.waitRosterStatus(t, "t-n", event.TenantInactive)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 const (
@@ -51,7 +52,7 @@ func TestRosterChangesReachRunningIngest(t *testing.T) {
 		t.Fatalf("inbox holds %d events of the active tenant, want 1", n)
 	}
 
-	if _, err := tenants.SetStatus(ctx, "t-a", service.TenantInactive); err != nil {
+	if _, err := tenants.SetStatus(ctx, "t-a", hubapi.TenantInactive); err != nil {
 		t.Fatalf("deactivate tenant: %v", err)
 	}
 	m.waitRosterStatus(t, "t-a", event.TenantInactive)
@@ -67,7 +68,7 @@ func TestRosterChangesReachRunningIngest(t *testing.T) {
 		t.Errorf("inactive_tenant discards = %v, want 2", got)
 	}
 
-	if _, err := tenants.SetStatus(ctx, "t-a", service.TenantActive); err != nil {
+	if _, err := tenants.SetStatus(ctx, "t-a", hubapi.TenantActive); err != nil {
 		t.Fatalf("reactivate tenant: %v", err)
 	}
 	m.waitRosterStatus(t, "t-a", event.TenantActive)

@@ -21,21 +21,6 @@ import (
 // another tenant.
 const CodeAPIKeyNotFound = "api_key_not_found"
 
-// Errors of Authenticate. The API answers ErrInvalidAPIKey with 401 and
-// ErrTenantInactive with 403: the key is genuine, so trying another one of
-// the same tenant would not help.
-var (
-	// ErrInvalidAPIKey means the token is not a live key: malformed,
-	// unknown or revoked. The causes are not told apart, so a caller cannot
-	// learn which tokens once existed.
-	ErrInvalidAPIKey = errors.New("invalid or revoked API key")
-	// ErrTenantInactive means the key is live but its tenant is inactive.
-	// Deactivating a tenant (docs/concepts.md, Tenants) is the operator's off switch:
-	// ingest stops admitting its events, and its keys stop working too,
-	// until it is activated again. The admin token still acts on it.
-	ErrTenantInactive = errors.New("the tenant of this API key is inactive")
-)
-
 const (
 	// MaxAPIKeyNameLength matches the tenant_api_keys.name constraint.
 	MaxAPIKeyNameLength = 200
@@ -121,7 +106,7 @@ func checkAPIKeyID(id string) error {
 // Create issues a key for a tenant. The token is in the result and nowhere
 // else.
 func (s *APIKeys) Create(ctx context.Context, tenantID, name string) (hubapi.CreatedAPIKey, error) {
-	if err := CheckTenantID(tenantID); err != nil {
+	if err := hubapi.CheckTenantID(tenantID); err != nil {
 		return hubapi.CreatedAPIKey{}, err
 	}
 	if err := CheckAPIKeyName(name); err != nil {
@@ -150,8 +135,8 @@ func (s *APIKeys) Create(ctx context.Context, tenantID, name string) (hubapi.Cre
 }
 
 // List pages through a tenant's keys, revoked ones included, oldest first.
-func (s *APIKeys) List(ctx context.Context, tenantID string, p ListParams) (hubapi.Page[hubapi.APIKey], error) {
-	if err := CheckTenantID(tenantID); err != nil {
+func (s *APIKeys) List(ctx context.Context, tenantID string, p hubapi.ListParams) (hubapi.Page[hubapi.APIKey], error) {
+	if err := hubapi.CheckTenantID(tenantID); err != nil {
 		return hubapi.Page[hubapi.APIKey]{}, err
 	}
 	limit, err := pageLimit(p.Limit)
@@ -192,7 +177,7 @@ func (s *APIKeys) List(ctx context.Context, tenantID string, p ListParams) (huba
 // revoked key succeeds and keeps the first revocation time. Another
 // tenant's key answers api_key_not_found, exactly like a missing one.
 func (s *APIKeys) Revoke(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error) {
-	if err := CheckTenantID(tenantID); err != nil {
+	if err := hubapi.CheckTenantID(tenantID); err != nil {
 		return hubapi.APIKey{}, err
 	}
 	if err := checkAPIKeyID(keyID); err != nil {
@@ -205,7 +190,7 @@ func (s *APIKeys) Revoke(ctx context.Context, tenantID, keyID string) (hubapi.AP
 		if _, tenantErr := s.store.GetTenant(ctx, tenantID); tenantErr != nil {
 			return hubapi.APIKey{}, tenantError(tenantID, tenantErr)
 		}
-		return hubapi.APIKey{}, &NotFoundError{Code: CodeAPIKeyNotFound, Message: fmt.Sprintf("API key %s of tenant %q not found", keyID, tenantID), Err: err}
+		return hubapi.APIKey{}, &hubapi.NotFoundError{Code: CodeAPIKeyNotFound, Message: fmt.Sprintf("API key %s of tenant %q not found", keyID, tenantID), Err: err}
 	}
 	if err != nil {
 		return hubapi.APIKey{}, err
@@ -213,23 +198,23 @@ func (s *APIKeys) Revoke(ctx context.Context, tenantID, keyID string) (hubapi.AP
 	return apiKeyView(k), nil
 }
 
-// Authenticate says which tenant a token acts for: ErrInvalidAPIKey for a
-// token that is not a live key, ErrTenantInactive when its tenant is
+// Authenticate says which tenant a token acts for: hubapi.ErrInvalidAPIKey for a
+// token that is not a live key, hubapi.ErrTenantInactive when its tenant is
 // inactive, a store error (ErrUnavailable) when the answer is unknown.
 func (s *APIKeys) Authenticate(ctx context.Context, token string) (KeyHolder, error) {
 	if !plausibleAPIToken(token) {
-		return KeyHolder{}, ErrInvalidAPIKey
+		return KeyHolder{}, hubapi.ErrInvalidAPIKey
 	}
 	h, err := s.store.AuthenticateAPIKey(ctx, crypto.HashAPIToken(token), s.now(), lastUseResolution)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return KeyHolder{}, ErrInvalidAPIKey
+		return KeyHolder{}, hubapi.ErrInvalidAPIKey
 	case err != nil:
 		return KeyHolder{}, err
 	case h.Key.RevokedAt != nil:
-		return KeyHolder{}, ErrInvalidAPIKey
+		return KeyHolder{}, hubapi.ErrInvalidAPIKey
 	case h.TenantStatus != store.TenantActive:
-		return KeyHolder{}, ErrTenantInactive
+		return KeyHolder{}, hubapi.ErrTenantInactive
 	}
 	return KeyHolder{TenantID: h.Key.TenantID, KeyID: h.Key.ID}, nil
 }

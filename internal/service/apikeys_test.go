@@ -12,6 +12,7 @@ import (
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestAPIKeyLifecycle(t *testing.T) {
@@ -37,7 +38,7 @@ func TestAPIKeyLifecycle(t *testing.T) {
 		t.Errorf("authenticate = %+v, %v", holder, err)
 	}
 
-	page, err := keys.List(ctx, "acme", service.ListParams{})
+	page, err := keys.List(ctx, "acme", hubapi.ListParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	if err != nil || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(clk.now) {
 		t.Fatalf("revoke = %+v, %v", revoked, err)
 	}
-	if _, err := keys.Authenticate(ctx, created.Key); !errors.Is(err, service.ErrInvalidAPIKey) {
+	if _, err := keys.Authenticate(ctx, created.Key); !errors.Is(err, hubapi.ErrInvalidAPIKey) {
 		t.Errorf("revoked key authenticated: err = %v", err)
 	}
 }
@@ -79,13 +80,13 @@ func TestAuthenticateRefusesKeysOfInactiveTenants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tenants.SetStatus(ctx, "acme", service.TenantInactive); err != nil {
+	if _, err := tenants.SetStatus(ctx, "acme", hubapi.TenantInactive); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := keys.Authenticate(ctx, created.Key); !errors.Is(err, service.ErrTenantInactive) {
+	if _, err := keys.Authenticate(ctx, created.Key); !errors.Is(err, hubapi.ErrTenantInactive) {
 		t.Errorf("inactive tenant's key: err = %v, want ErrTenantInactive", err)
 	}
-	if _, err := tenants.SetStatus(ctx, "acme", service.TenantActive); err != nil {
+	if _, err := tenants.SetStatus(ctx, "acme", hubapi.TenantActive); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := keys.Authenticate(ctx, created.Key); err != nil {
@@ -117,16 +118,16 @@ func TestAPIKeyErrors(t *testing.T) {
 		wantField string
 		wantStore error
 	}{
-		{"create for unknown tenant", func() error { _, err := keys.Create(ctx, "nobody", "ci"); return err }, service.CodeTenantNotFound, "", store.ErrNotFound},
-		{"list of unknown tenant", func() error { _, err := keys.List(ctx, "nobody", service.ListParams{}); return err }, service.CodeTenantNotFound, "", store.ErrNotFound},
-		{"revoke of unknown tenant", func() error { _, err := keys.Revoke(ctx, "nobody", missingKey); return err }, service.CodeTenantNotFound, "", store.ErrNotFound},
+		{"create for unknown tenant", func() error { _, err := keys.Create(ctx, "nobody", "ci"); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
+		{"list of unknown tenant", func() error { _, err := keys.List(ctx, "nobody", hubapi.ListParams{}); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
+		{"revoke of unknown tenant", func() error { _, err := keys.Revoke(ctx, "nobody", missingKey); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
 		{"revoke missing key", func() error { _, err := keys.Revoke(ctx, "acme", missingKey); return err }, service.CodeAPIKeyNotFound, "", store.ErrNotFound},
 		{"revoke another tenant's key", func() error { _, err := keys.Revoke(ctx, "acme", globexKey.ID); return err }, service.CodeAPIKeyNotFound, "", store.ErrNotFound},
-		{"revoke malformed key id", func() error { _, err := keys.Revoke(ctx, "acme", "42"); return err }, service.CodeInvalidRequest, "key_id", nil},
-		{"create bad tenant id", func() error { _, err := keys.Create(ctx, "no spaces", "ci"); return err }, service.CodeInvalidRequest, "id", nil},
-		{"create without name", func() error { _, err := keys.Create(ctx, "acme", " "); return err }, service.CodeInvalidRequest, "name", nil},
-		{"list bad limit", func() error { _, err := keys.List(ctx, "acme", service.ListParams{Limit: -1}); return err }, service.CodeInvalidRequest, "limit", nil},
-		{"list bad cursor", func() error { _, err := keys.List(ctx, "acme", service.ListParams{Cursor: "nope"}); return err }, service.CodeInvalidRequest, "cursor", nil},
+		{"revoke malformed key id", func() error { _, err := keys.Revoke(ctx, "acme", "42"); return err }, hubapi.CodeInvalidRequest, "key_id", nil},
+		{"create bad tenant id", func() error { _, err := keys.Create(ctx, "no spaces", "ci"); return err }, hubapi.CodeInvalidRequest, "id", nil},
+		{"create without name", func() error { _, err := keys.Create(ctx, "acme", " "); return err }, hubapi.CodeInvalidRequest, "name", nil},
+		{"list bad limit", func() error { _, err := keys.List(ctx, "acme", hubapi.ListParams{Limit: -1}); return err }, hubapi.CodeInvalidRequest, "limit", nil},
+		{"list bad cursor", func() error { _, err := keys.List(ctx, "acme", hubapi.ListParams{Cursor: "nope"}); return err }, hubapi.CodeInvalidRequest, "cursor", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -166,7 +167,7 @@ func TestCheckAPIKeyName(t *testing.T) {
 		if (err == nil) != c.valid {
 			t.Errorf("CheckAPIKeyName(%q) = %v, want valid = %v", c.name, err, c.valid)
 		}
-		if code, field := codeOf(err); err != nil && (code != service.CodeInvalidRequest || field != "name") {
+		if code, field := codeOf(err); err != nil && (code != hubapi.CodeInvalidRequest || field != "name") {
 			t.Errorf("CheckAPIKeyName(%q): code %q field %q, want invalid_request on name", c.name, code, field)
 		}
 	}
@@ -177,7 +178,7 @@ func TestAPIKeyChecksComeBeforeTheDatabase(t *testing.T) {
 	// No store at all: these must all be answered without one.
 	keys := service.NewAPIKeys(nil, time.Now)
 	for _, token := range []string{"", "Bearer x", "whsec_abc", crypto.APITokenPrefix + strings.Repeat("a", 300)} {
-		if _, err := keys.Authenticate(ctx, token); !errors.Is(err, service.ErrInvalidAPIKey) {
+		if _, err := keys.Authenticate(ctx, token); !errors.Is(err, hubapi.ErrInvalidAPIKey) {
 			t.Errorf("Authenticate(%.20q…) = %v, want ErrInvalidAPIKey", token, err)
 		}
 	}
@@ -188,8 +189,8 @@ func TestAPIKeyChecksComeBeforeTheDatabase(t *testing.T) {
 		base64.RawURLEncoding.EncodeToString([]byte("tenants:acme")),
 	}
 	for _, cursor := range forged {
-		_, err := keys.List(ctx, "acme", service.ListParams{Cursor: cursor})
-		if code, field := codeOf(err); code != service.CodeInvalidRequest || field != "cursor" {
+		_, err := keys.List(ctx, "acme", hubapi.ListParams{Cursor: cursor})
+		if code, field := codeOf(err); code != hubapi.CodeInvalidRequest || field != "cursor" {
 			t.Errorf("cursor %q: err = %v, want invalid_request on cursor", cursor, err)
 		}
 	}
@@ -212,7 +213,7 @@ func TestListAPIKeysFollowsCursors(t *testing.T) {
 		want = append(want, k.ID)
 	}
 	var got []string
-	params := service.ListParams{Limit: 2}
+	params := hubapi.ListParams{Limit: 2}
 	for range 10 {
 		page, err := keys.List(ctx, "acme", params)
 		if err != nil {

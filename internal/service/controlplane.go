@@ -9,7 +9,8 @@ import (
 
 // ControlPlane is every use case of the hub over one store, assembled in
 // one place (NewControlPlane) for both the API of `hubctl serve` and the
-// CLI's direct mode, so the two cannot drift apart.
+// CLI's direct mode, so the two cannot drift apart. It checks no caller:
+// front ends reach it through As, which does.
 type ControlPlane struct {
 	Tenants    *Tenants
 	APIKeys    *APIKeys
@@ -19,6 +20,8 @@ type ControlPlane struct {
 	Storage    *Storage
 
 	subscriptions func() (*Subscriptions, error)
+	mu            sync.Mutex
+	release       func()
 }
 
 // ControlPlaneOptions are what the use cases need beyond the store.
@@ -27,8 +30,9 @@ type ControlPlaneOptions struct {
 	Retention store.RetentionPolicy
 	// NewSubscriptions builds the subscription use cases. They need the
 	// key-encryption key and the sinks, which tenant, key and storage
-	// commands must not require, so it runs on first use, once.
-	NewSubscriptions func() (*Subscriptions, error)
+	// commands must not require, so it runs on first use, once. release,
+	// if not nil, frees what they hold (the sinks' connections) on Close.
+	NewSubscriptions func() (subs *Subscriptions, release func(), err error)
 }
 
 // NewControlPlane assembles the use cases over st.
@@ -36,17 +40,35 @@ func NewControlPlane(st *store.Store, o ControlPlaneOptions) *ControlPlane {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &ControlPlane{
-		Tenants:       NewTenants(st, o.Now),
-		APIKeys:       NewAPIKeys(st, o.Now),
-		Quarantine:    NewQuarantine(st),
-		Deliveries:    NewDeliveries(st),
-		Pull:          NewPull(st),
-		Storage:       NewStorage(st, o.Retention, o.Now),
-		subscriptions: sync.OnceValues(o.NewSubscriptions),
+	c := &ControlPlane{
+		Tenants:    NewTenants(st, o.Now),
+		APIKeys:    NewAPIKeys(st, o.Now),
+		Quarantine: NewQuarantine(st),
+		Deliveries: NewDeliveries(st),
+		Pull:       NewPull(st),
+		Storage:    NewStorage(st, o.Retention, o.Now),
 	}
+	c.subscriptions = sync.OnceValues(func() (*Subscriptions, error) {
+		subs, release, err := o.NewSubscriptions()
+		c.mu.Lock()
+		c.release = release
+		c.mu.Unlock()
+		return subs, err
+	})
+	return c
 }
 
 // Subscriptions returns the subscription use cases, building them on the
 // first call.
 func (c *ControlPlane) Subscriptions() (*Subscriptions, error) { return c.subscriptions() }
+
+// Close frees what the subscription use cases hold, if they were built.
+// The store is the caller's.
+func (c *ControlPlane) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+}

@@ -13,30 +13,13 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// MaxReplayIDs bounds the ids of one replay request, as MaxPageLimit bounds
+// MaxReplayIDs bounds the ids of one replay request, as hubapi.MaxPageLimit bounds
 // a page: a client replays a longer list in several requests.
-const MaxReplayIDs = MaxPageLimit
-
-// DeadLetterFilter narrows the dead letters of a tenant (docs/concepts.md, Dead letters and poison), as the
-// API spells it: a subscription id, a reason (one of hubapi.DeadReasons)
-// and an RFC 3339 window on dead_at, Since inclusive and Until exclusive.
-// Empty fields select everything.
-type DeadLetterFilter struct {
-	SubscriptionID string
-	Reason         string
-	Since, Until   string
-}
-
-// DeadLetterListParams select a page of dead letters, most recently dead
-// first.
-type DeadLetterListParams struct {
-	ListParams
-	DeadLetterFilter
-}
+const MaxReplayIDs = hubapi.MaxPageLimit
 
 // ListDeadLetters pages through the tenant's dead letters. Those of a
 // deleted subscription are not listed: they can never be replayed.
-func (s *Deliveries) ListDeadLetters(ctx context.Context, tenantID string, p DeadLetterListParams) (hubapi.Page[hubapi.DeadLetter], error) {
+func (s *Deliveries) ListDeadLetters(ctx context.Context, tenantID string, p hubapi.DeadLetterListParams) (hubapi.Page[hubapi.DeadLetter], error) {
 	q, err := checkDeadLetterList(tenantID, p)
 	if err != nil {
 		return hubapi.Page[hubapi.DeadLetter]{}, err
@@ -75,7 +58,7 @@ func (s *Deliveries) ReplayDeadLetters(ctx context.Context, tenantID string, in 
 
 // checkDeadLetterList validates a listing's input before any I/O and turns
 // it into the store's query.
-func checkDeadLetterList(tenantID string, p DeadLetterListParams) (store.DeadLetterQuery, error) {
+func checkDeadLetterList(tenantID string, p hubapi.DeadLetterListParams) (store.DeadLetterQuery, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return store.DeadLetterQuery{}, err
@@ -101,7 +84,7 @@ func checkDeadLetterList(tenantID string, p DeadLetterListParams) (store.DeadLet
 
 // checkDeadLetterReplay validates a replay body before any I/O.
 func checkDeadLetterReplay(tenantID string, in hubapi.DeadLetterReplay) (store.DeadLetterFilter, error) {
-	f, err := checkDeadLetterFilter(tenantID, DeadLetterFilter{
+	f, err := checkDeadLetterFilter(tenantID, hubapi.DeadLetterFilter{
 		SubscriptionID: in.SubscriptionID, Reason: in.Reason, Since: in.Since, Until: in.Until,
 	})
 	if err != nil {
@@ -125,8 +108,8 @@ func checkDeadLetterReplay(tenantID string, in hubapi.DeadLetterReplay) (store.D
 	return f, nil
 }
 
-func checkDeadLetterFilter(tenantID string, in DeadLetterFilter) (store.DeadLetterFilter, error) {
-	if err := CheckTenantID(tenantID); err != nil {
+func checkDeadLetterFilter(tenantID string, in hubapi.DeadLetterFilter) (store.DeadLetterFilter, error) {
+	if err := hubapi.CheckTenantID(tenantID); err != nil {
 		return store.DeadLetterFilter{}, err
 	}
 	f := store.DeadLetterFilter{TenantID: tenantID, Reason: in.Reason}

@@ -16,7 +16,7 @@ func TestDeadLetterInputIsCheckedBeforeTheDatabase(t *testing.T) {
 	// No store: every case must be answered without one.
 	svc := service.NewDeliveries(nil)
 	ctx := context.Background()
-	list := func(p service.DeadLetterListParams) func() error {
+	list := func(p hubapi.DeadLetterListParams) func() error {
 		return func() error { _, err := svc.ListDeadLetters(ctx, "acme", p); return err }
 	}
 	replay := func(in hubapi.DeadLetterReplay) func() error {
@@ -26,22 +26,22 @@ func TestDeadLetterInputIsCheckedBeforeTheDatabase(t *testing.T) {
 	for i := range tooMany {
 		tooMany[i] = uuid.Must(uuid.NewV7()).String()
 	}
-	filter := func(f service.DeadLetterFilter) service.DeadLetterListParams {
-		return service.DeadLetterListParams{DeadLetterFilter: f}
+	filter := func(f hubapi.DeadLetterFilter) hubapi.DeadLetterListParams {
+		return hubapi.DeadLetterListParams{DeadLetterFilter: f}
 	}
 	cases := []struct {
 		name      string
 		call      func() error
 		wantField string
 	}{
-		{"limit too large", list(service.DeadLetterListParams{ListParams: service.ListParams{Limit: service.MaxPageLimit + 1}}), "limit"},
-		{"unknown reason", list(filter(service.DeadLetterFilter{Reason: "expired"})), "reason"},
-		{"subscription id that is not a UUID", list(filter(service.DeadLetterFilter{SubscriptionID: "orders"})), "subscription_id"},
-		{"since that is not RFC 3339", list(filter(service.DeadLetterFilter{Since: "yesterday"})), "since"},
-		{"until without a zone", list(filter(service.DeadLetterFilter{Until: "2026-01-02T03:04:05"})), "until"},
-		{"empty window", list(filter(service.DeadLetterFilter{Since: "2026-01-02T00:00:00Z", Until: "2026-01-02T00:00:00Z"})), "until"},
-		{"forged cursor", list(service.DeadLetterListParams{ListParams: service.ListParams{Cursor: encodeTestCursor("dead-letters:12.x")}}), "cursor"},
-		{"another listing's cursor", list(service.DeadLetterListParams{ListParams: service.ListParams{Cursor: encodeTestCursor("deliveries:12")}}), "cursor"},
+		{"limit too large", list(hubapi.DeadLetterListParams{ListParams: hubapi.ListParams{Limit: hubapi.MaxPageLimit + 1}}), "limit"},
+		{"unknown reason", list(filter(hubapi.DeadLetterFilter{Reason: "expired"})), "reason"},
+		{"subscription id that is not a UUID", list(filter(hubapi.DeadLetterFilter{SubscriptionID: "orders"})), "subscription_id"},
+		{"since that is not RFC 3339", list(filter(hubapi.DeadLetterFilter{Since: "yesterday"})), "since"},
+		{"until without a zone", list(filter(hubapi.DeadLetterFilter{Until: "2026-01-02T03:04:05"})), "until"},
+		{"empty window", list(filter(hubapi.DeadLetterFilter{Since: "2026-01-02T00:00:00Z", Until: "2026-01-02T00:00:00Z"})), "until"},
+		{"forged cursor", list(hubapi.DeadLetterListParams{ListParams: hubapi.ListParams{Cursor: encodeTestCursor("dead-letters:12.x")}}), "cursor"},
+		{"another listing's cursor", list(hubapi.DeadLetterListParams{ListParams: hubapi.ListParams{Cursor: encodeTestCursor("deliveries:12")}}), "cursor"},
 		{"replay of an id that is not a UUID", replay(hubapi.DeadLetterReplay{IDs: []string{"42"}}), "ids"},
 		{"replay of an empty id list", replay(hubapi.DeadLetterReplay{IDs: []string{}}), "ids"},
 		{"replay of too many ids", replay(hubapi.DeadLetterReplay{IDs: tooMany}), "ids"},
@@ -50,7 +50,7 @@ func TestDeadLetterInputIsCheckedBeforeTheDatabase(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, field := codeOf(tc.call())
-		if code != service.CodeInvalidRequest || field != tc.wantField {
+		if code != hubapi.CodeInvalidRequest || field != tc.wantField {
 			t.Errorf("%s: code %q field %q, want invalid_request %q", tc.name, code, field, tc.wantField)
 		}
 	}
@@ -90,7 +90,7 @@ func TestDeadLettersPageAndReplay(t *testing.T) {
 	}
 	svc := service.NewDeliveries(st)
 	var ids []string
-	p := service.DeadLetterListParams{ListParams: service.ListParams{Limit: 2}}
+	p := hubapi.DeadLetterListParams{ListParams: hubapi.ListParams{Limit: 2}}
 	for {
 		page, err := svc.ListDeadLetters(ctx, "acme", p)
 		if err != nil {

@@ -14,13 +14,6 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// DeliveryListParams select a page of one subscription's deliveries, newest
-// first. State, when set, keeps only deliveries in that state.
-type DeliveryListParams struct {
-	ListParams
-	State string
-}
-
 // Deliveries reads delivery jobs and their attempts (docs/concepts.md, Dispatch). Every
 // method is scoped to one tenant: another tenant's subscription or delivery
 // answers exactly like a missing one. Reading needs no key-encryption key:
@@ -36,13 +29,13 @@ func NewDeliveries(st *store.Store) *Deliveries {
 
 // List pages through a subscription's deliveries, newest event first. A
 // deleted subscription's deliveries stay listed: they are its history.
-func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, p DeliveryListParams) (hubapi.Page[hubapi.Delivery], error) {
+func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, p hubapi.DeliveryListParams) (hubapi.Page[hubapi.Delivery], error) {
 	q, err := checkDeliveryList(p)
 	if err != nil {
 		return hubapi.Page[hubapi.Delivery]{}, err
 	}
 	subID, err := uuid.Parse(subscriptionID)
-	if err != nil || !tenantIDPattern.MatchString(tenantID) {
+	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
 		return hubapi.Page[hubapi.Delivery]{}, subscriptionError(subscriptionID, store.ErrNotFound)
 	}
 	q.TenantID, q.SubscriptionID = tenantID, subID
@@ -65,7 +58,7 @@ func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, 
 // X-Lerian-Delivery-Id a receiver saw is all a customer can quote.
 func (s *Deliveries) Get(ctx context.Context, tenantID, id string) (hubapi.DeliveryDetail, error) {
 	jobID, err := uuid.Parse(id)
-	if err != nil || !tenantIDPattern.MatchString(tenantID) {
+	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
 		return hubapi.DeliveryDetail{}, deliveryError(id, store.ErrNotFound)
 	}
 	row, attempts, err := s.store.GetDelivery(ctx, tenantID, jobID)
@@ -94,7 +87,7 @@ func deliveryDetailView(row store.Delivery, attempts []store.DeliveryAttempt) *h
 
 // checkDeliveryList validates a listing's input before any I/O and turns
 // it into the store's query, less the scope.
-func checkDeliveryList(p DeliveryListParams) (store.DeliveryQuery, error) {
+func checkDeliveryList(p hubapi.DeliveryListParams) (store.DeliveryQuery, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return store.DeliveryQuery{}, err
@@ -115,7 +108,7 @@ func checkDeliveryList(p DeliveryListParams) (store.DeliveryQuery, error) {
 // service's error; other errors pass through unchanged.
 func deliveryError(id string, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return &NotFoundError{Code: CodeDeliveryNotFound, Message: fmt.Sprintf("delivery %q not found", id), Err: err}
+		return &hubapi.NotFoundError{Code: CodeDeliveryNotFound, Message: fmt.Sprintf("delivery %q not found", id), Err: err}
 	}
 	return err
 }

@@ -22,7 +22,7 @@ func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	validSub := uuid.Must(uuid.NewV7()).String()
 	otherListing := listCursorOf(t)
-	list := func(tenant, sub string, p service.DeliveryListParams) func() error {
+	list := func(tenant, sub string, p hubapi.DeliveryListParams) func() error {
 		return func() error { _, err := svc.List(ctx, tenant, sub, p); return err }
 	}
 	cases := []struct {
@@ -31,14 +31,14 @@ func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
 		wantCode  string
 		wantField string
 	}{
-		{"limit too large", list("acme", validSub, service.DeliveryListParams{ListParams: service.ListParams{Limit: service.MaxPageLimit + 1}}), service.CodeInvalidRequest, "limit"},
-		{"unknown state", list("acme", validSub, service.DeliveryListParams{State: "lost"}), service.CodeInvalidRequest, "state"},
-		{"state in the wrong case", list("acme", validSub, service.DeliveryListParams{State: "DEAD"}), service.CodeInvalidRequest, "state"},
-		{"forged cursor", list("acme", validSub, service.DeliveryListParams{ListParams: service.ListParams{Cursor: "not-a-cursor!"}}), service.CodeInvalidRequest, "cursor"},
-		{"another listing's cursor", list("acme", validSub, service.DeliveryListParams{ListParams: service.ListParams{Cursor: otherListing}}), service.CodeInvalidRequest, "cursor"},
-		{"cursor at seq 0", list("acme", validSub, service.DeliveryListParams{ListParams: service.ListParams{Cursor: encodeTestCursor("deliveries:0")}}), service.CodeInvalidRequest, "cursor"},
-		{"subscription id that is not a UUID", list("acme", "orders", service.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
-		{"tenant id no tenant can have", list("a/b", validSub, service.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
+		{"limit too large", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: hubapi.MaxPageLimit + 1}}), hubapi.CodeInvalidRequest, "limit"},
+		{"unknown state", list("acme", validSub, hubapi.DeliveryListParams{State: "lost"}), hubapi.CodeInvalidRequest, "state"},
+		{"state in the wrong case", list("acme", validSub, hubapi.DeliveryListParams{State: "DEAD"}), hubapi.CodeInvalidRequest, "state"},
+		{"forged cursor", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: "not-a-cursor!"}}), hubapi.CodeInvalidRequest, "cursor"},
+		{"another listing's cursor", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: otherListing}}), hubapi.CodeInvalidRequest, "cursor"},
+		{"cursor at seq 0", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: encodeTestCursor("deliveries:0")}}), hubapi.CodeInvalidRequest, "cursor"},
+		{"subscription id that is not a UUID", list("acme", "orders", hubapi.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
+		{"tenant id no tenant can have", list("a/b", validSub, hubapi.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
 		{"delivery id that is not a UUID", func() error { _, err := svc.Get(ctx, "acme", "42"); return err }, service.CodeDeliveryNotFound, ""},
 		{"delivery of an impossible tenant", func() error { _, err := svc.Get(ctx, "", validSub); return err }, service.CodeDeliveryNotFound, ""},
 	}
@@ -59,7 +59,7 @@ func listCursorOf(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	page, err := svc.List(context.Background(), service.ListParams{Limit: 1})
+	page, err := svc.List(context.Background(), hubapi.ListParams{Limit: 1})
 	if err != nil || page.NextCursor == nil {
 		t.Fatalf("tenant page: %+v, %v", page, err)
 	}
@@ -117,7 +117,7 @@ func TestListDeliveriesFollowsCursorsNewestFirst(t *testing.T) {
 	f := newDeliveryFixture(t)
 	ctx := context.Background()
 	var states []string
-	params := service.DeliveryListParams{ListParams: service.ListParams{Limit: 2}}
+	params := hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: 2}}
 	for range 10 {
 		page, err := f.svc.List(ctx, "acme", f.sub, params)
 		if err != nil {
@@ -135,11 +135,11 @@ func TestListDeliveriesFollowsCursorsNewestFirst(t *testing.T) {
 		t.Errorf("states in listing order %s, want %s", got, want)
 	}
 
-	page, err := f.svc.List(ctx, "acme", f.sub, service.DeliveryListParams{State: hubapi.DeliveryDead})
+	page, err := f.svc.List(ctx, "acme", f.sub, hubapi.DeliveryListParams{State: hubapi.DeliveryDead})
 	if err != nil || len(page.Items) != 1 || page.Items[0].ID != f.jobs[hubapi.DeliveryDead] || page.NextCursor != nil {
 		t.Errorf("dead only: %+v, %v", page, err)
 	}
-	if _, err := f.svc.List(ctx, "globex", f.sub, service.DeliveryListParams{}); !isCode(err, service.CodeSubscriptionNotFound) {
+	if _, err := f.svc.List(ctx, "globex", f.sub, hubapi.DeliveryListParams{}); !isCode(err, service.CodeSubscriptionNotFound) {
 		t.Errorf("another tenant's subscription: %v", err)
 	}
 }

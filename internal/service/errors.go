@@ -5,58 +5,17 @@ import (
 	"fmt"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Error codes (docs/api.md) that the use cases produce.
 const (
-	CodeInvalidRequest      = "invalid_request"
-	CodeTenantNotFound      = "tenant_not_found"
 	CodeTenantAlreadyExists = "tenant_already_exists"
 )
 
-// ValidationError rejects input before anything is read or written. Field
-// names the offending input as the API spells it (a JSON field or query
-// parameter), so the API can report it in details.field.
-type ValidationError struct {
-	Field   string
-	Code    string
-	Message string
-	// Details are more facts for details beside the field, such as where
-	// in a filter expression the error is.
-	Details map[string]any
+func invalid(field, format string, args ...any) *hubapi.ValidationError {
+	return &hubapi.ValidationError{Field: field, Code: hubapi.CodeInvalidRequest, Message: fmt.Sprintf(format, args...)}
 }
-
-func (e *ValidationError) Error() string { return e.Message }
-
-func invalid(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Field: field, Code: CodeInvalidRequest, Message: fmt.Sprintf(format, args...)}
-}
-
-// NotFoundError says the named resource does not exist (or, for a tenant
-// API caller, belongs to another tenant: the two must look the same).
-type NotFoundError struct {
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *NotFoundError) Error() string { return e.Message }
-
-// Unwrap exposes the store's ErrNotFound, and through it the store's message.
-func (e *NotFoundError) Unwrap() error { return e.Err }
-
-// ConflictError says the request clashes with what exists, such as creating
-// a tenant twice.
-type ConflictError struct {
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *ConflictError) Error() string { return e.Message }
-
-// Unwrap exposes the store's ErrConflict.
-func (e *ConflictError) Unwrap() error { return e.Err }
 
 // tenantError turns the store's typed answers about one tenant into the
 // service's errors; other errors pass through unchanged.
@@ -65,9 +24,9 @@ func tenantError(id string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrNotFound):
-		return &NotFoundError{Code: CodeTenantNotFound, Message: fmt.Sprintf("tenant %q not found", id), Err: err}
+		return &hubapi.NotFoundError{Code: hubapi.CodeTenantNotFound, Message: fmt.Sprintf("tenant %q not found", id), Err: err}
 	case errors.Is(err, store.ErrConflict):
-		return &ConflictError{Code: CodeTenantAlreadyExists, Message: fmt.Sprintf("tenant %q already exists", id), Err: err}
+		return &hubapi.ConflictError{Code: CodeTenantAlreadyExists, Message: fmt.Sprintf("tenant %q already exists", id), Err: err}
 	}
 	return err
 }
@@ -89,21 +48,11 @@ const (
 	CodeSubscriptionLimitReached = "subscription_limit_reached"
 )
 
-// UnprocessableError says the request was well formed and the resource
-// exists, but what it asked for could not be achieved (422): a verification
-// probe that failed carries the probe's own message.
-type UnprocessableError struct {
-	Code    string
-	Message string
-}
-
-func (e *UnprocessableError) Error() string { return e.Message }
-
 // subscriptionError turns the store's ErrNotFound about one subscription
 // into the service's error; other errors pass through unchanged.
 func subscriptionError(id string, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return &NotFoundError{Code: CodeSubscriptionNotFound, Message: fmt.Sprintf("subscription %q not found", id), Err: err}
+		return &hubapi.NotFoundError{Code: CodeSubscriptionNotFound, Message: fmt.Sprintf("subscription %q not found", id), Err: err}
 	}
 	return err
 }

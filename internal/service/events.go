@@ -19,28 +19,13 @@ const CodeEventNotFound = "event_not_found"
 // any stored attribute could be, short enough to refuse junk early.
 const maxFilterLength = 1024
 
-// EventFilter narrows a tenant's inbox, as the API spells it: exact event
-// key, source and subject, and an RFC 3339 window on when the hub received
-// the event (Since inclusive, Until exclusive). Empty fields select
-// everything.
-type EventFilter struct {
-	Type, Source, Subject string
-	Since, Until          string
-}
-
-// EventListParams select a page of the inbox, newest first.
-type EventListParams struct {
-	ListParams
-	EventFilter
-}
-
 // eventsCursor names the inbox listing's cursors; a position is the last
 // event's seq.
 const eventsCursor = "events"
 
 // ListEvents searches the tenant's inbox, newest first: what support
 // starts from when all a customer has is a type, a source or a time.
-func (s *Deliveries) ListEvents(ctx context.Context, tenantID string, p EventListParams) (hubapi.Page[hubapi.InboxEvent], error) {
+func (s *Deliveries) ListEvents(ctx context.Context, tenantID string, p hubapi.EventListParams) (hubapi.Page[hubapi.InboxEvent], error) {
 	q, err := checkEventList(tenantID, p)
 	if err != nil {
 		return hubapi.Page[hubapi.InboxEvent]{}, err
@@ -64,7 +49,7 @@ func (s *Deliveries) ListEvents(ctx context.Context, tenantID string, p EventLis
 // it: a push delivery with each attempt, or a pull entry.
 func (s *Deliveries) GetEvent(ctx context.Context, tenantID, id string) (hubapi.EventDetail, error) {
 	eventID, err := uuid.Parse(id)
-	if err != nil || CheckTenantID(tenantID) != nil {
+	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
 		return hubapi.EventDetail{}, eventError(id, store.ErrNotFound)
 	}
 	row, err := s.store.GetInboxEvent(ctx, tenantID, eventID)
@@ -91,12 +76,12 @@ func (s *Deliveries) GetEvent(ctx context.Context, tenantID, id string) (hubapi.
 	return detail, nil
 }
 
-func checkEventList(tenantID string, p EventListParams) (store.InboxQuery, error) {
+func checkEventList(tenantID string, p hubapi.EventListParams) (store.InboxQuery, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return store.InboxQuery{}, err
 	}
-	if err := CheckTenantID(tenantID); err != nil {
+	if err := hubapi.CheckTenantID(tenantID); err != nil {
 		return store.InboxQuery{}, err
 	}
 	q := store.InboxQuery{TenantID: tenantID, Key: p.Type, Source: p.Source, Subject: p.Subject, Limit: limit}
@@ -130,7 +115,7 @@ func checkEventList(tenantID string, p EventListParams) (store.InboxQuery, error
 // service's error; other errors pass through unchanged.
 func eventError(id string, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return &NotFoundError{Code: CodeEventNotFound, Message: fmt.Sprintf("event %q not found", id), Err: err}
+		return &hubapi.NotFoundError{Code: CodeEventNotFound, Message: fmt.Sprintf("event %q not found", id), Err: err}
 	}
 	return err
 }

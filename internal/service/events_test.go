@@ -110,7 +110,7 @@ func TestListEventsSearchesAndPages(t *testing.T) {
 	if _, err := f.st.Pool.Exec(ctx, `UPDATE events SET source = 'ledger', subject = 'acct-7' WHERE kafka_offset IN (1, 3)`); err != nil {
 		t.Fatal(err)
 	}
-	list := func(p service.EventListParams) []int64 {
+	list := func(p hubapi.EventListParams) []int64 {
 		t.Helper()
 		var offsets []int64
 		for range 10 {
@@ -137,15 +137,15 @@ func TestListEventsSearchesAndPages(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		p    service.EventListParams
+		p    hubapi.EventListParams
 		want string
 	}{
-		{"everything, newest first, in pages of 2", service.EventListParams{ListParams: service.ListParams{Limit: 2}}, "[4 3 2 1 0]"},
-		{"by source", service.EventListParams{EventFilter: service.EventFilter{Source: "ledger"}}, "[3 1]"},
-		{"by subject", service.EventListParams{EventFilter: service.EventFilter{Subject: "acct-7"}}, "[3 1]"},
-		{"by type", service.EventListParams{EventFilter: service.EventFilter{Type: "account.created"}}, "[4 3 2 1 0]"},
-		{"other type", service.EventListParams{EventFilter: service.EventFilter{Type: "account.deleted"}}, "[]"},
-		{"time window", service.EventListParams{EventFilter: service.EventFilter{Since: at(1), Until: at(3)}}, "[2 1]"},
+		{"everything, newest first, in pages of 2", hubapi.EventListParams{ListParams: hubapi.ListParams{Limit: 2}}, "[4 3 2 1 0]"},
+		{"by source", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Source: "ledger"}}, "[3 1]"},
+		{"by subject", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Subject: "acct-7"}}, "[3 1]"},
+		{"by type", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Type: "account.created"}}, "[4 3 2 1 0]"},
+		{"other type", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Type: "account.deleted"}}, "[]"},
+		{"time window", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Since: at(1), Until: at(3)}}, "[2 1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _ := json.Marshal(list(tc.p))
@@ -154,17 +154,17 @@ func TestListEventsSearchesAndPages(t *testing.T) {
 			}
 		})
 	}
-	page, err := f.svc.ListEvents(ctx, "globex", service.EventListParams{})
+	page, err := f.svc.ListEvents(ctx, "globex", hubapi.EventListParams{})
 	if err != nil || len(page.Items) != 0 {
 		t.Errorf("another tenant's inbox: %+v, %v; want empty", page, err)
 	}
-	for _, p := range []service.EventListParams{
-		{EventFilter: service.EventFilter{Since: "yesterday"}},
-		{EventFilter: service.EventFilter{Since: at(3), Until: at(1)}},
-		{ListParams: service.ListParams{Cursor: encodeTestCursor("deliveries:5")}},
-		{EventFilter: service.EventFilter{Source: strings.Repeat("s", 2000)}},
+	for _, p := range []hubapi.EventListParams{
+		{EventFilter: hubapi.EventFilter{Since: "yesterday"}},
+		{EventFilter: hubapi.EventFilter{Since: at(3), Until: at(1)}},
+		{ListParams: hubapi.ListParams{Cursor: encodeTestCursor("deliveries:5")}},
+		{EventFilter: hubapi.EventFilter{Source: strings.Repeat("s", 2000)}},
 	} {
-		if code, _ := codeOf(func() error { _, err := f.svc.ListEvents(ctx, "acme", p); return err }()); code != service.CodeInvalidRequest {
+		if code, _ := codeOf(func() error { _, err := f.svc.ListEvents(ctx, "acme", p); return err }()); code != hubapi.CodeInvalidRequest {
 			t.Errorf("ListEvents(%+v) code %q, want invalid_request", p, code)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/hubctl/hubctl/internal/filter"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // CodeInvalidFilter refuses a subscription filter that does not compile or
@@ -22,10 +23,10 @@ func checkFilter(expr string) (string, error) {
 // filterError is the 400 of an expression filter.Compile refused: the
 // message, and where it could be placed, the line and column (from 1),
 // or the estimated cost that was over the limit.
-func filterError(err error) *ValidationError {
+func filterError(err error) *hubapi.ValidationError {
 	var fe *filter.Error
 	if !errors.As(err, &fe) {
-		return &ValidationError{Field: "filter", Code: CodeInvalidFilter, Message: "invalid filter: " + err.Error()}
+		return &hubapi.ValidationError{Field: "filter", Code: CodeInvalidFilter, Message: "invalid filter: " + err.Error()}
 	}
 	details := map[string]any{"message": fe.Message}
 	if fe.Line > 0 {
@@ -35,5 +36,5 @@ func filterError(err error) *ValidationError {
 		details["estimated_cost"] = fe.EstimatedCost
 		details["cost_limit"] = filter.MaxEstimatedCost
 	}
-	return &ValidationError{Field: "filter", Code: CodeInvalidFilter, Message: fe.Error(), Details: details}
+	return &hubapi.ValidationError{Field: "filter", Code: CodeInvalidFilter, Message: fe.Error(), Details: details}
 }

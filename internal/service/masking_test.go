@@ -118,10 +118,10 @@ func TestMaskedCredentialOnCreateIsRefused(t *testing.T) {
 	}
 	in := webhookInput("https://hooks.test/a")
 	in.SigningSecret = hubapi.Masked
-	if _, _, err := f.svc.Create(ctx, "acme", in); !isFieldCode(err, service.CodeInvalidRequest, "signing_secret") {
+	if _, _, err := f.svc.Create(ctx, "acme", in); !isFieldCode(err, hubapi.CodeInvalidRequest, "signing_secret") {
 		t.Errorf("a masked signing secret on create: %v, want invalid_request on signing_secret", err)
 	}
-	if page, err := f.svc.List(ctx, "acme", service.ListParams{}); err != nil || len(page.Items) != 0 {
+	if page, err := f.svc.List(ctx, "acme", hubapi.ListParams{}); err != nil || len(page.Items) != 0 {
 		t.Errorf("refused creates left %d subscriptions, %v", len(page.Items), err)
 	}
 }
@@ -138,7 +138,7 @@ func TestSigningSecretReadsMaskedAndSentBackKeepsIt(t *testing.T) {
 	if err != nil || got.SigningSecret != hubapi.Masked || hook.SigningSecret != hubapi.Masked {
 		t.Fatalf("get shows signing_secret %q (create's view %q), %v; want the mask", got.SigningSecret, hook.SigningSecret, err)
 	}
-	page, err := f.svc.List(ctx, "acme", service.ListParams{})
+	page, err := f.svc.List(ctx, "acme", hubapi.ListParams{})
 	if err != nil || len(page.Items) != 2 || page.Items[0].SigningSecret != hubapi.Masked || page.Items[1].SigningSecret != "" {
 		t.Fatalf("list: %+v, %v; want the webhook's secret masked and none for pull", page.Items, err)
 	}
@@ -157,7 +157,7 @@ func TestSigningSecretReadsMaskedAndSentBackKeepsIt(t *testing.T) {
 		t.Errorf("signing with %d secrets (%v), want the created one alone", len(secrets), err)
 	}
 
-	if code, field := codeOf(mustErr(f.svc.Update(ctx, "acme", pullSub.ID, hubapi.SubscriptionUpdate{SigningSecret: &masked}))); code != service.CodeInvalidRequest || field != "signing_secret" {
+	if code, field := codeOf(mustErr(f.svc.Update(ctx, "acme", pullSub.ID, hubapi.SubscriptionUpdate{SigningSecret: &masked}))); code != hubapi.CodeInvalidRequest || field != "signing_secret" {
 		t.Errorf("a masked secret on a pull subscription: code %q field %q, want invalid_request on signing_secret", code, field)
 	}
 }

@@ -6,28 +6,17 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-)
 
-// Page bounds of every listing (lists page with limit + cursor: docs/api.md).
-const (
-	DefaultPageLimit = 100
-	MaxPageLimit     = 1000
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
-
-// ListParams page through a listing. A zero Limit means DefaultPageLimit;
-// an empty Cursor starts at the beginning.
-type ListParams struct {
-	Limit  int
-	Cursor string
-}
 
 // pageLimit applies the default and the bounds.
 func pageLimit(limit int) (int, error) {
 	switch {
 	case limit == 0:
-		return DefaultPageLimit, nil
-	case limit < 1 || limit > MaxPageLimit:
-		return 0, invalid("limit", "invalid limit %d: must be between 1 and %d", limit, MaxPageLimit)
+		return hubapi.DefaultPageLimit, nil
+	case limit < 1 || limit > hubapi.MaxPageLimit:
+		return 0, invalid("limit", "invalid limit %d: must be between 1 and %d", limit, hubapi.MaxPageLimit)
 	}
 	return limit, nil
 }

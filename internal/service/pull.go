@@ -16,14 +16,6 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// PullParams select one read of a pull subscription (docs/consuming.md, Pulling events). A zero Limit
-// means DefaultPageLimit. After, when set, reads the events after that seq
-// instead of after the subscription's cursor.
-type PullParams struct {
-	Limit int
-	After *int64
-}
-
 // Pull reads pull subscriptions' streams, where reading is the ack: a read
 // that returns events advances the subscription's durable cursor in the same
 // transaction. Every read is scoped to one tenant.
@@ -40,7 +32,7 @@ func NewPull(st *store.Store) *Pull {
 // p.After), ascending by seq, at most p.Limit of them. next_cursor is the
 // last seq returned when the page is full, and null when it is short: the
 // subscription has nothing more right now.
-func (s *Pull) Read(ctx context.Context, tenantID, subscriptionID string, p PullParams) (hubapi.PullPage, error) {
+func (s *Pull) Read(ctx context.Context, tenantID, subscriptionID string, p hubapi.PullParams) (hubapi.PullPage, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return hubapi.PullPage{}, err
@@ -49,7 +41,7 @@ func (s *Pull) Read(ctx context.Context, tenantID, subscriptionID string, p Pull
 		return hubapi.PullPage{}, invalid("after", "invalid after %d: must be a seq, an integer of 0 or more", *p.After)
 	}
 	subID, err := uuid.Parse(subscriptionID)
-	if err != nil || !tenantIDPattern.MatchString(tenantID) {
+	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
 		return hubapi.PullPage{}, pullError(subscriptionID, store.ErrNotFound)
 	}
 	res, err := s.store.ReadPull(ctx, store.PullQuery{TenantID: tenantID, SubscriptionID: subID, Limit: limit, After: p.After})
@@ -87,7 +79,7 @@ func NextPullCursor(seqs []int64, limit int) *int64 {
 // subscription_not_found, a push subscription not_a_pull_subscription.
 func pullError(id string, err error) error {
 	if errors.Is(err, store.ErrNotPull) {
-		return &ConflictError{Code: CodeNotAPullSubscription,
+		return &hubapi.ConflictError{Code: CodeNotAPullSubscription,
 			Message: fmt.Sprintf("subscription %q is not a pull subscription: its events are pushed to its sink, not read here", id), Err: err}
 	}
 	return subscriptionError(id, err)

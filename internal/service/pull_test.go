@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestPullInputIsCheckedBeforeTheDatabase(t *testing.T) {
@@ -21,15 +22,15 @@ func TestPullInputIsCheckedBeforeTheDatabase(t *testing.T) {
 		name      string
 		tenant    string
 		sub       string
-		params    service.PullParams
+		params    hubapi.PullParams
 		wantCode  string
 		wantField string
 	}{
-		{"limit below 1", "acme", validSub, service.PullParams{Limit: -1}, service.CodeInvalidRequest, "limit"},
-		{"limit above 1000", "acme", validSub, service.PullParams{Limit: service.MaxPageLimit + 1}, service.CodeInvalidRequest, "limit"},
-		{"negative after", "acme", validSub, service.PullParams{After: new(int64(-1))}, service.CodeInvalidRequest, "after"},
-		{"subscription id that is not a UUID", "acme", "orders", service.PullParams{}, service.CodeSubscriptionNotFound, ""},
-		{"tenant id no tenant can have", "a/b", validSub, service.PullParams{}, service.CodeSubscriptionNotFound, ""},
+		{"limit below 1", "acme", validSub, hubapi.PullParams{Limit: -1}, hubapi.CodeInvalidRequest, "limit"},
+		{"limit above 1000", "acme", validSub, hubapi.PullParams{Limit: hubapi.MaxPageLimit + 1}, hubapi.CodeInvalidRequest, "limit"},
+		{"negative after", "acme", validSub, hubapi.PullParams{After: new(int64(-1))}, hubapi.CodeInvalidRequest, "after"},
+		{"subscription id that is not a UUID", "acme", "orders", hubapi.PullParams{}, service.CodeSubscriptionNotFound, ""},
+		{"tenant id no tenant can have", "a/b", validSub, hubapi.PullParams{}, service.CodeSubscriptionNotFound, ""},
 	}
 	for _, tc := range cases {
 		_, err := svc.Read(context.Background(), tc.tenant, tc.sub, tc.params)
@@ -149,7 +150,7 @@ func TestPullReadPagesAndAcks(t *testing.T) {
 	var got []int64
 	var nextCursors []*int64
 	for range 4 {
-		page, err := f.svc.Read(ctx, "acme", f.orders, service.PullParams{})
+		page, err := f.svc.Read(ctx, "acme", f.orders, hubapi.PullParams{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,13 +173,13 @@ func TestPullReadPagesAndAcks(t *testing.T) {
 	}
 
 	// The maximum limit is served whole.
-	page, err := f.svc.Read(ctx, "acme", f.orders, service.PullParams{Limit: service.MaxPageLimit, After: new(int64(0))})
+	page, err := f.svc.Read(ctx, "acme", f.orders, hubapi.PullParams{Limit: hubapi.MaxPageLimit, After: new(int64(0))})
 	if err != nil || len(page.Items) != 250 || page.NextCursor != nil {
 		t.Errorf("limit 1000 from 0: %d items, next %v, %v", len(page.Items), page.NextCursor, err)
 	}
 	// A page exactly as long as the limit cannot know it is the last: it
 	// carries next_cursor, and the read after it comes back empty.
-	page, err = f.svc.Read(ctx, "acme", f.orders, service.PullParams{Limit: 50, After: &got[199]})
+	page, err = f.svc.Read(ctx, "acme", f.orders, hubapi.PullParams{Limit: 50, After: &got[199]})
 	if err != nil || len(page.Items) != 50 || page.NextCursor == nil || *page.NextCursor != got[249] {
 		t.Errorf("exact last page: %d items, next %v, %v", len(page.Items), page.NextCursor, err)
 	}
@@ -188,7 +189,7 @@ func TestPullItemView(t *testing.T) {
 	f := newPullFixture(t)
 	f.add(t, "acme", 1, "application/json", `{"amount": 10}`, f.orders)
 	f.add(t, "acme", 1, "application/octet-stream", "\x00\xff", f.orders)
-	page, err := f.svc.Read(context.Background(), "acme", f.orders, service.PullParams{})
+	page, err := f.svc.Read(context.Background(), "acme", f.orders, hubapi.PullParams{})
 	if err != nil || len(page.Items) != 2 {
 		t.Fatalf("read: %+v, %v", page, err)
 	}
@@ -222,7 +223,7 @@ func TestPullScope(t *testing.T) {
 
 	count := func(tenant, sub string) int {
 		t.Helper()
-		page, err := f.svc.Read(ctx, tenant, sub, service.PullParams{})
+		page, err := f.svc.Read(ctx, tenant, sub, hubapi.PullParams{})
 		if err != nil {
 			t.Fatalf("read %s of %s: %v", sub, tenant, err)
 		}
@@ -252,13 +253,13 @@ func TestPullScope(t *testing.T) {
 		{"push subscription", "acme", f.hook, service.CodeNotAPullSubscription},
 	}
 	for _, tc := range cases {
-		_, err := f.svc.Read(ctx, tc.tenant, tc.sub, service.PullParams{})
+		_, err := f.svc.Read(ctx, tc.tenant, tc.sub, hubapi.PullParams{})
 		if code, _ := codeOf(err); code != tc.want {
 			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
 		}
 	}
-	var conflict *service.ConflictError
-	_, err := f.svc.Read(ctx, "acme", f.hook, service.PullParams{})
+	var conflict *hubapi.ConflictError
+	_, err := f.svc.Read(ctx, "acme", f.hook, hubapi.PullParams{})
 	if !errors.As(err, &conflict) || !strings.Contains(conflict.Message, "not a pull subscription") {
 		t.Errorf("push subscription: %v", err)
 	}

@@ -16,15 +16,6 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// QuarantineListParams select a page of the quarantine, newest first.
-// Reason and Topic, when set, keep only records with exactly that reason
-// code or topic.
-type QuarantineListParams struct {
-	ListParams
-	Reason string
-	Topic  string
-}
-
 // Quarantine reads the poison records ingest kept (docs/concepts.md, Verdicts).
 type Quarantine struct {
 	store *store.Store
@@ -38,7 +29,7 @@ func NewQuarantine(st *store.Store) *Quarantine {
 // List pages through the quarantine, newest first. Each record is a
 // summary of bounded size (see hubapi.QuarantineSummary); Get returns one
 // whole.
-func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error) {
+func (s *Quarantine) List(ctx context.Context, p hubapi.QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return hubapi.Page[hubapi.QuarantineSummary]{}, err
@@ -83,7 +74,7 @@ func (s *Quarantine) List(ctx context.Context, p QuarantineListParams) (hubapi.P
 const CodeQuarantineNotFound = "quarantine_not_found"
 
 func quarantineNotFound(id string, err error) error {
-	return &NotFoundError{Code: CodeQuarantineNotFound, Message: fmt.Sprintf("quarantined record %q not found", id), Err: err}
+	return &hubapi.NotFoundError{Code: CodeQuarantineNotFound, Message: fmt.Sprintf("quarantined record %q not found", id), Err: err}
 }
 
 // Get returns one quarantined record whole, by its id (a decimal

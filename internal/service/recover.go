@@ -9,13 +9,11 @@ import (
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-// Codes of recover (docs/api.md, Recover). not_a_push_subscription mirrors
-// not_a_pull_subscription: a pull subscription's reader moves its own
-// cursor, and entries put behind it would never be read.
-const (
-	CodeNotAPushSubscription = "not_a_push_subscription"
-	CodeSubscriptionDisabled = "subscription_disabled"
-)
+// CodeNotAPushSubscription refuses recovering a pull subscription
+// (docs/api.md, Recover). It mirrors not_a_pull_subscription: a pull
+// subscription's reader moves its own cursor, and entries put behind it
+// would never be read.
+const CodeNotAPushSubscription = "not_a_push_subscription"
 
 // RecoverProgress reports a recover's progress (store.RecoverProgress).
 type RecoverProgress = store.RecoverProgress
@@ -35,11 +33,11 @@ func (s *Subscriptions) Recover(ctx context.Context, tenantID, id string, in hub
 		return hubapi.SubscriptionRecoverResult{}, err
 	}
 	if sub.SinkType == "pull" {
-		return hubapi.SubscriptionRecoverResult{}, &ConflictError{Code: CodeNotAPushSubscription,
+		return hubapi.SubscriptionRecoverResult{}, &hubapi.ConflictError{Code: CodeNotAPushSubscription,
 			Message: fmt.Sprintf("subscription %q is a pull subscription: its reader's cursor decides what it reads again", id)}
 	}
 	if !sub.Enabled && !in.DryRun {
-		return hubapi.SubscriptionRecoverResult{}, &ConflictError{Code: CodeSubscriptionDisabled,
+		return hubapi.SubscriptionRecoverResult{}, &hubapi.ConflictError{Code: hubapi.CodeSubscriptionDisabled,
 			Message: fmt.Sprintf("subscription %q is disabled: enable it first, or pass dry_run to only count", id)}
 	}
 	res, err := s.store.Recover(ctx, r, s.now(), in.DryRun, store.DefaultRecoverBatch, progress)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -40,8 +39,8 @@ func TestSignatureSchemeRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := f.svc.Create(ctx, "acme", tc.in)
-			if code, field := codeOf(err); code != service.CodeInvalidRequest || field != tc.field {
-				t.Errorf("code %q field %q (%v), want %s on %s", code, field, err, service.CodeInvalidRequest, tc.field)
+			if code, field := codeOf(err); code != hubapi.CodeInvalidRequest || field != tc.field {
+				t.Errorf("code %q field %q (%v), want %s on %s", code, field, err, hubapi.CodeInvalidRequest, tc.field)
 			}
 		})
 	}
@@ -57,13 +56,13 @@ func TestSignatureSchemeRules(t *testing.T) {
 	if got, err := f.svc.Get(ctx, "acme", mine.ID); err != nil || got.SignatureScheme != std || got.SigningSecret != hubapi.Masked {
 		t.Errorf("read: scheme %q secret %q, %v", got.SignatureScheme, got.SigningSecret, err)
 	}
-	page, err := f.svc.List(ctx, "acme", service.ListParams{})
+	page, err := f.svc.List(ctx, "acme", hubapi.ListParams{})
 	if err != nil || len(page.Items) != 2 || page.Items[0].SignatureScheme != std {
 		t.Errorf("list: %+v, %v", page.Items, err)
 	}
 
 	// Rotation keeps the scheme's form.
-	if code, field := codeOf(mustErr(f.svc.RotateSecret(ctx, "acme", sub.ID, "a-long-enough-lerian-style-secret"))); code != service.CodeInvalidRequest || field != "signing_secret" {
+	if code, field := codeOf(mustErr(f.svc.RotateSecret(ctx, "acme", sub.ID, "a-long-enough-lerian-style-secret"))); code != hubapi.CodeInvalidRequest || field != "signing_secret" {
 		t.Errorf("rotating to a lerian-style secret: %q %q", code, field)
 	}
 	rotated, err := f.svc.RotateSecret(ctx, "acme", sub.ID, "")
@@ -89,11 +88,11 @@ func TestSignatureSchemeRules(t *testing.T) {
 		t.Errorf("switch generated %q: %v", forth.SigningSecret, err)
 	}
 	bad := "still-a-lerian-style-secret-here"
-	if code, field := codeOf(mustErr(f.svc.Update(ctx, "acme", mine.ID, hubapi.SubscriptionUpdate{SigningSecret: &bad}))); code != service.CodeInvalidRequest || field != "signing_secret" {
+	if code, field := codeOf(mustErr(f.svc.Update(ctx, "acme", mine.ID, hubapi.SubscriptionUpdate{SigningSecret: &bad}))); code != hubapi.CodeInvalidRequest || field != "signing_secret" {
 		t.Errorf("PATCH to a lerian-style secret on a standard-webhooks subscription: %q %q", code, field)
 	}
 	pullSub, _ := f.create(t, "acme", pull)
-	if code, field := codeOf(mustErr(f.svc.Update(ctx, "acme", pullSub.ID, hubapi.SubscriptionUpdate{SignatureScheme: &std}))); code != service.CodeInvalidRequest || field != "signature_scheme" {
+	if code, field := codeOf(mustErr(f.svc.Update(ctx, "acme", pullSub.ID, hubapi.SubscriptionUpdate{SignatureScheme: &std}))); code != hubapi.CodeInvalidRequest || field != "signature_scheme" {
 		t.Errorf("PATCH signature_scheme on a pull sink: %q %q", code, field)
 	}
 	if got, _ := f.svc.Get(ctx, "acme", pullSub.ID); got.SignatureScheme != "" {

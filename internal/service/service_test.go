@@ -11,6 +11,7 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func openStore(t *testing.T) *store.Store {
@@ -39,16 +40,16 @@ func TestTenantLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.ID != "acme" || created.Status != service.TenantActive || !created.CreatedAt.Equal(clk.now) || !created.UpdatedAt.Equal(clk.now) {
+	if created.ID != "acme" || created.Status != hubapi.TenantActive || !created.CreatedAt.Equal(clk.now) || !created.UpdatedAt.Equal(clk.now) {
 		t.Errorf("created %+v", created)
 	}
 
 	clk.now = clk.now.Add(time.Hour)
-	inactive, err := svc.SetStatus(ctx, "acme", service.TenantInactive)
+	inactive, err := svc.SetStatus(ctx, "acme", hubapi.TenantInactive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inactive.Status != service.TenantInactive || !inactive.UpdatedAt.Equal(clk.now) || !inactive.CreatedAt.Equal(created.CreatedAt) {
+	if inactive.Status != hubapi.TenantInactive || !inactive.UpdatedAt.Equal(clk.now) || !inactive.CreatedAt.Equal(created.CreatedAt) {
 		t.Errorf("after deactivate: %+v", inactive)
 	}
 
@@ -76,13 +77,13 @@ func TestTenantErrors(t *testing.T) {
 		wantStore error
 	}{
 		{"create twice", func() error { _, err := svc.Create(ctx, "acme"); return err }, service.CodeTenantAlreadyExists, "", store.ErrConflict},
-		{"get unknown", func() error { _, err := svc.Get(ctx, "nobody"); return err }, service.CodeTenantNotFound, "", store.ErrNotFound},
-		{"set status of unknown", func() error { _, err := svc.SetStatus(ctx, "nobody", service.TenantActive); return err }, service.CodeTenantNotFound, "", store.ErrNotFound},
-		{"create bad id", func() error { _, err := svc.Create(ctx, "no spaces"); return err }, service.CodeInvalidRequest, "id", nil},
-		{"get bad id", func() error { _, err := svc.Get(ctx, ""); return err }, service.CodeInvalidRequest, "id", nil},
-		{"bad status", func() error { _, err := svc.SetStatus(ctx, "acme", "paused"); return err }, service.CodeInvalidRequest, "status", nil},
-		{"bad limit", func() error { _, err := svc.List(ctx, service.ListParams{Limit: 5000}); return err }, service.CodeInvalidRequest, "limit", nil},
-		{"bad cursor", func() error { _, err := svc.List(ctx, service.ListParams{Cursor: "nope"}); return err }, service.CodeInvalidRequest, "cursor", nil},
+		{"get unknown", func() error { _, err := svc.Get(ctx, "nobody"); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
+		{"set status of unknown", func() error { _, err := svc.SetStatus(ctx, "nobody", hubapi.TenantActive); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
+		{"create bad id", func() error { _, err := svc.Create(ctx, "no spaces"); return err }, hubapi.CodeInvalidRequest, "id", nil},
+		{"get bad id", func() error { _, err := svc.Get(ctx, ""); return err }, hubapi.CodeInvalidRequest, "id", nil},
+		{"bad status", func() error { _, err := svc.SetStatus(ctx, "acme", "paused"); return err }, hubapi.CodeInvalidRequest, "status", nil},
+		{"bad limit", func() error { _, err := svc.List(ctx, hubapi.ListParams{Limit: 5000}); return err }, hubapi.CodeInvalidRequest, "limit", nil},
+		{"bad cursor", func() error { _, err := svc.List(ctx, hubapi.ListParams{Cursor: "nope"}); return err }, hubapi.CodeInvalidRequest, "cursor", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,9 +100,9 @@ func TestTenantErrors(t *testing.T) {
 
 // codeOf returns the API code (and field) a service error carries.
 func codeOf(err error) (code, field string) {
-	var v *service.ValidationError
-	var nf *service.NotFoundError
-	var c *service.ConflictError
+	var v *hubapi.ValidationError
+	var nf *hubapi.NotFoundError
+	var c *hubapi.ConflictError
 	switch {
 	case errors.As(err, &v):
 		return v.Code, v.Field
@@ -120,7 +121,7 @@ func TestValidationComesBeforeTheDatabase(t *testing.T) {
 		t.Error("bad id accepted")
 	}
 	quarantine := service.NewQuarantine(nil)
-	if _, err := quarantine.List(context.Background(), service.QuarantineListParams{ListParams: service.ListParams{Limit: -1}}); err == nil {
+	if _, err := quarantine.List(context.Background(), hubapi.QuarantineListParams{ListParams: hubapi.ListParams{Limit: -1}}); err == nil {
 		t.Error("bad limit accepted")
 	}
 }
@@ -134,7 +135,7 @@ func TestListTenantsFollowsCursors(t *testing.T) {
 		}
 	}
 	var ids []string
-	params := service.ListParams{Limit: 2}
+	params := hubapi.ListParams{Limit: 2}
 	for range 10 {
 		page, err := svc.List(ctx, params)
 		if err != nil {
@@ -171,7 +172,7 @@ func TestQuarantineListPagesAndShowsItemsAsSpecified(t *testing.T) {
 	svc := service.NewQuarantine(st)
 
 	var offsets []int64
-	params := service.QuarantineListParams{ListParams: service.ListParams{Limit: 2}}
+	params := hubapi.QuarantineListParams{ListParams: hubapi.ListParams{Limit: 2}}
 	for range 10 {
 		page, err := svc.List(ctx, params)
 		if err != nil {
@@ -189,7 +190,7 @@ func TestQuarantineListPagesAndShowsItemsAsSpecified(t *testing.T) {
 		t.Errorf("offsets newest first = %v, want [4 3 2 1 0]", offsets)
 	}
 
-	page, err := svc.List(ctx, service.QuarantineListParams{ListParams: service.ListParams{Limit: 1}, Reason: "invalid_time"})
+	page, err := svc.List(ctx, hubapi.QuarantineListParams{ListParams: hubapi.ListParams{Limit: 1}, Reason: "invalid_time"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestQuarantineListPagesAndShowsItemsAsSpecified(t *testing.T) {
 	}
 
 	// The next page of a filtered listing keeps its filter.
-	next, err := svc.List(ctx, service.QuarantineListParams{ListParams: service.ListParams{Limit: 1, Cursor: *decoded.Next}, Reason: "invalid_time"})
+	next, err := svc.List(ctx, hubapi.QuarantineListParams{ListParams: hubapi.ListParams{Limit: 1, Cursor: *decoded.Next}, Reason: "invalid_time"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func (s *Storage) Prune(ctx context.Context, dryRun bool) (hubapi.StoragePruneRe
 		return err
 	})
 	if errors.Is(err, store.ErrRetentionBusy) {
-		return hubapi.StoragePruneResult{}, &ConflictError{Code: CodeRetentionBusy,
+		return hubapi.StoragePruneResult{}, &hubapi.ConflictError{Code: CodeRetentionBusy,
 			Message: "another process is running retention now; try again in a moment", Err: err}
 	}
 	if err != nil {

@@ -258,8 +258,8 @@ func sinkInputError(err error) error {
 	return err
 }
 
-func invalidSink(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Field: field, Code: CodeInvalidSink, Message: fmt.Sprintf(format, args...)}
+func invalidSink(field, format string, args ...any) *hubapi.ValidationError {
+	return &hubapi.ValidationError{Field: field, Code: CodeInvalidSink, Message: fmt.Sprintf(format, args...)}
 }
 
 // checkText accepts UTF-8 text without NULs (PostgreSQL text takes
@@ -316,7 +316,7 @@ func checkOrigin(origin string) (string, error) {
 func checkRetrySchedule(steps []string) error {
 	_, err := schedule.Parse(steps)
 	if errors.Is(err, schedule.ErrInvalid) {
-		return &ValidationError{Field: "retry_schedule", Code: CodeInvalidRetrySchedule, Message: err.Error()}
+		return &hubapi.ValidationError{Field: "retry_schedule", Code: CodeInvalidRetrySchedule, Message: err.Error()}
 	}
 	return err
 }

@@ -73,7 +73,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 	if err != nil {
 		return hubapi.Subscription{}, "", err
 	}
-	if !tenantIDPattern.MatchString(tenantID) {
+	if hubapi.CheckTenantID(tenantID) != nil {
 		return hubapi.Subscription{}, "", tenantError(tenantID, store.ErrNotFound)
 	}
 	if spec.row.SinkType == sinkWebhook {
@@ -102,7 +102,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 		return hubapi.Subscription{}, "", tenantError(tenantID, err)
 	}
 	if limit := (*store.SubscriptionLimitError)(nil); errors.As(err, &limit) {
-		return hubapi.Subscription{}, "", &ConflictError{Code: CodeSubscriptionLimitReached, Err: err,
+		return hubapi.Subscription{}, "", &hubapi.ConflictError{Code: CodeSubscriptionLimitReached, Err: err,
 			Message: fmt.Sprintf("tenant %q already has %d subscriptions, the most allowed (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT); delete one to create another", tenantID, limit.Limit)}
 	}
 	if err != nil {
@@ -132,7 +132,7 @@ func (s *Subscriptions) Get(ctx context.Context, tenantID, id string) (hubapi.Su
 }
 
 // List pages through a tenant's subscriptions, oldest first.
-func (s *Subscriptions) List(ctx context.Context, tenantID string, p ListParams) (hubapi.Page[hubapi.Subscription], error) {
+func (s *Subscriptions) List(ctx context.Context, tenantID string, p hubapi.ListParams) (hubapi.Page[hubapi.Subscription], error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return hubapi.Page[hubapi.Subscription]{}, err
@@ -148,7 +148,7 @@ func (s *Subscriptions) List(ctx context.Context, tenantID string, p ListParams)
 		}
 	}
 	page := hubapi.Page[hubapi.Subscription]{Items: []hubapi.Subscription{}}
-	if !tenantIDPattern.MatchString(tenantID) {
+	if hubapi.CheckTenantID(tenantID) != nil {
 		return page, nil
 	}
 	rows, more, err := s.store.ListSubscriptions(ctx, tenantID, after, limit)
@@ -279,7 +279,7 @@ func (s *Subscriptions) Verify(ctx context.Context, tenantID, id string) (hubapi
 		return hubapi.Subscription{}, subscriptionError(id, err)
 	}
 	if failure != nil {
-		return hubapi.Subscription{}, &UnprocessableError{Code: CodeVerificationFailed, Message: "verification failed: " + probeMessage(failure)}
+		return hubapi.Subscription{}, &hubapi.UnprocessableError{Code: CodeVerificationFailed, Message: "verification failed: " + probeMessage(failure)}
 	}
 	return s.view(recorded)
 }
@@ -304,7 +304,7 @@ func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingS
 	var secret string
 	rotated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, now time.Time) error {
 		if sub.SinkType != sinkWebhook {
-			return &ConflictError{Code: CodeNotAWebhookSubscription,
+			return &hubapi.ConflictError{Code: CodeNotAWebhookSubscription,
 				Message: fmt.Sprintf("subscription %s has a %s sink, which does not sign: only webhook subscriptions have a signing secret", sub.ID, sub.SinkType)}
 		}
 		var err error
@@ -325,7 +325,7 @@ func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingS
 // can have, answers like any missing subscription.
 func (s *Subscriptions) scope(tenantID, id string) (uuid.UUID, error) {
 	subID, err := uuid.Parse(id)
-	if err != nil || !tenantIDPattern.MatchString(tenantID) {
+	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
 		return uuid.UUID{}, subscriptionError(id, store.ErrNotFound)
 	}
 	return subID, nil
@@ -355,7 +355,7 @@ func (s *Subscriptions) change(ctx context.Context, tenantID, id string, subID u
 func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch, now time.Time) (sinkChanged bool, generated string, err error) {
 	if p.sink != nil {
 		if p.sink.TypeName != sub.SinkType {
-			return false, "", &ValidationError{Field: "sink.type", Code: CodeInvalidSink,
+			return false, "", &hubapi.ValidationError{Field: "sink.type", Code: CodeInvalidSink,
 				Message: fmt.Sprintf("invalid sink: type cannot change from %q to %q; create a new subscription instead", sub.SinkType, p.sink.TypeName)}
 		}
 		current, err := s.opener.Config(*sub)

@@ -383,7 +383,7 @@ func TestCreateForUnknownTenant(t *testing.T) {
 	f := newSubsFixture(t, true)
 	for _, tenant := range []string{"nobody", "not a tenant id"} {
 		_, _, err := f.svc.Create(context.Background(), tenant, webhookInput("https://hooks.test/a"))
-		if code, _ := codeOf(err); code != service.CodeTenantNotFound {
+		if code, _ := codeOf(err); code != hubapi.CodeTenantNotFound {
 			t.Errorf("tenant %q: err = %v, want tenant_not_found", tenant, err)
 		}
 	}
@@ -420,7 +420,7 @@ func TestCrossTenantAccessAnswersNotFound(t *testing.T) {
 		var messages []string
 		for _, target := range targets {
 			err := call(target.tenant, target.id)
-			var nf *service.NotFoundError
+			var nf *hubapi.NotFoundError
 			if !errors.As(err, &nf) || nf.Code != service.CodeSubscriptionNotFound || !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("%s on %s: err = %v, want NotFoundError subscription_not_found", verb, target.name, err)
 				continue
@@ -435,7 +435,7 @@ func TestCrossTenantAccessAnswersNotFound(t *testing.T) {
 	if err != nil || got.Name != "orders" || !got.Enabled {
 		t.Errorf("owner's subscription after foreign calls: %+v, %v", got, err)
 	}
-	if page, err := f.svc.List(ctx, "globex", service.ListParams{}); err != nil || len(page.Items) != 0 {
+	if page, err := f.svc.List(ctx, "globex", hubapi.ListParams{}); err != nil || len(page.Items) != 0 {
 		t.Errorf("another tenant's list: %+v, %v", page, err)
 	}
 }
@@ -470,7 +470,7 @@ func TestSecretsNeverAppearInViews(t *testing.T) {
 	views = append(views, hook, queue)
 	add(f.svc.Get(ctx, "acme", hook.ID))
 	add(f.svc.Get(ctx, "acme", queue.ID))
-	add(f.svc.List(ctx, "acme", service.ListParams{}))
+	add(f.svc.List(ctx, "acme", hubapi.ListParams{}))
 	renamed := "renamed"
 	add(f.svc.Update(ctx, "acme", queue.ID, hubapi.SubscriptionUpdate{Name: &renamed}))
 	add(f.svc.Enable(ctx, "acme", hook.ID))
@@ -627,7 +627,7 @@ func TestRotateSecretRejections(t *testing.T) {
 	pullSub, _ := f.create(t, "acme", hubapi.SubscriptionCreate{Sink: json.RawMessage(`{"type": "pull"}`), EventTypes: []string{"*"}})
 
 	_, err := f.svc.RotateSecret(ctx, "acme", pullSub.ID, "")
-	var conflict *service.ConflictError
+	var conflict *hubapi.ConflictError
 	if !errors.As(err, &conflict) || conflict.Code != service.CodeNotAWebhookSubscription {
 		t.Errorf("rotate a pull subscription: err = %v, want ConflictError not_a_webhook_subscription", err)
 	}
@@ -677,7 +677,7 @@ func TestDeleteCancelsPendingJobs(t *testing.T) {
 	if _, err := f.svc.Get(ctx, "acme", sub.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("get after delete: %v", err)
 	}
-	if page, _ := f.svc.List(ctx, "acme", service.ListParams{}); len(page.Items) != 0 {
+	if page, _ := f.svc.List(ctx, "acme", hubapi.ListParams{}); len(page.Items) != 0 {
 		t.Errorf("deleted subscription still listed")
 	}
 }
@@ -709,7 +709,7 @@ func TestVerifyFailureChangesOnlyTheState(t *testing.T) {
 	f.webhook.setFailing("https://hooks.test/a", true)
 
 	_, err := f.svc.Verify(context.Background(), "acme", sub.ID)
-	var failed *service.UnprocessableError
+	var failed *hubapi.UnprocessableError
 	if !errors.As(err, &failed) || failed.Code != service.CodeVerificationFailed ||
 		!strings.Contains(failed.Message, "connection refused by https://hooks.test/a") {
 		t.Fatalf("err = %v, want verification_failed with the probe's message", err)
@@ -897,7 +897,7 @@ func TestListSubscriptionsFollowsCursors(t *testing.T) {
 	cursor := ""
 	pages := 0
 	for {
-		page, err := f.svc.List(ctx, "acme", service.ListParams{Limit: 2, Cursor: cursor})
+		page, err := f.svc.List(ctx, "acme", hubapi.ListParams{Limit: 2, Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -914,12 +914,12 @@ func TestListSubscriptionsFollowsCursors(t *testing.T) {
 		t.Errorf("listed %q in %d pages, want %q in 3", got, pages, want)
 	}
 
-	tenantsCursor, err := service.NewTenants(f.st, f.clk.Now).List(ctx, service.ListParams{Limit: 1})
+	tenantsCursor, err := service.NewTenants(f.st, f.clk.Now).List(ctx, hubapi.ListParams{Limit: 1})
 	if err != nil || tenantsCursor.NextCursor == nil {
 		t.Fatal("no tenants cursor to replay", err)
 	}
 	for _, bad := range []string{"garbage", *tenantsCursor.NextCursor, base64.RawURLEncoding.EncodeToString([]byte("subscriptions:1.not-a-uuid"))} {
-		_, err := f.svc.List(ctx, "acme", service.ListParams{Cursor: bad})
+		_, err := f.svc.List(ctx, "acme", hubapi.ListParams{Cursor: bad})
 		if code, field := codeOf(err); code != "invalid_request" || field != "cursor" {
 			t.Errorf("cursor %q: err = %v", bad, err)
 		}

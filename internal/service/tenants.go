@@ -2,33 +2,10 @@ package service
 
 import (
 	"context"
-	"regexp"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/hubapi"
-)
-
-// TenantIDRule is the form of a tenant id (the tenantid attribute: docs/concepts.md, Events), as error
-// messages show it.
-const TenantIDRule = `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`
-
-var tenantIDPattern = regexp.MustCompile(`^` + TenantIDRule + `$`)
-
-// CheckTenantID rejects an id that no event could carry, so that a typo
-// fails with the rule instead of creating a tenant ingest can never admit
-// or answering "not found" for a name that cannot exist.
-func CheckTenantID(id string) error {
-	if !tenantIDPattern.MatchString(id) {
-		return invalid("id", "invalid tenant id %q: must match %s", id, TenantIDRule)
-	}
-	return nil
-}
-
-// Tenant statuses as the API and CLI spell them.
-const (
-	TenantActive   = string(store.TenantActive)
-	TenantInactive = string(store.TenantInactive)
 )
 
 func tenantView(t store.Tenant) hubapi.Tenant {
@@ -49,7 +26,7 @@ func NewTenants(st *store.Store, now func() time.Time) *Tenants {
 
 // Create adds an active tenant.
 func (s *Tenants) Create(ctx context.Context, id string) (hubapi.Tenant, error) {
-	if err := CheckTenantID(id); err != nil {
+	if err := hubapi.CheckTenantID(id); err != nil {
 		return hubapi.Tenant{}, err
 	}
 	t, err := s.store.CreateTenant(ctx, id, s.now())
@@ -61,7 +38,7 @@ func (s *Tenants) Create(ctx context.Context, id string) (hubapi.Tenant, error) 
 
 // Get reads one tenant.
 func (s *Tenants) Get(ctx context.Context, id string) (hubapi.Tenant, error) {
-	if err := CheckTenantID(id); err != nil {
+	if err := hubapi.CheckTenantID(id); err != nil {
 		return hubapi.Tenant{}, err
 	}
 	t, err := s.store.GetTenant(ctx, id)
@@ -72,17 +49,16 @@ func (s *Tenants) Get(ctx context.Context, id string) (hubapi.Tenant, error) {
 }
 
 // Require checks that a tenant an operation acts on is named, well formed
-// and exists; an inactive one is fine (the admin may clean it up). The API
-// checks the tenant the admin token names with it, and the CLI's direct
-// mode every tenant it is given, so acting on an unknown tenant answers
-// tenant_not_found in both, rather than an empty list in one.
+// and exists; an inactive one is fine (the admin may clean it up). As
+// checks every tenant the admin names with it, so acting on an unknown
+// tenant answers tenant_not_found, rather than an empty list.
 func (s *Tenants) Require(ctx context.Context, id string) error {
 	_, err := s.Get(ctx, id)
 	return err
 }
 
 // List pages through the tenants in id order.
-func (s *Tenants) List(ctx context.Context, p ListParams) (hubapi.Page[hubapi.Tenant], error) {
+func (s *Tenants) List(ctx context.Context, p hubapi.ListParams) (hubapi.Page[hubapi.Tenant], error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return hubapi.Page[hubapi.Tenant]{}, err
@@ -111,11 +87,11 @@ func (s *Tenants) List(ctx context.Context, p ListParams) (hubapi.Page[hubapi.Te
 // change within STREAMING_HUB_ROSTER_REFRESH. Setting the status a tenant
 // already has succeeds and changes nothing.
 func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tenant, error) {
-	if err := CheckTenantID(id); err != nil {
+	if err := hubapi.CheckTenantID(id); err != nil {
 		return hubapi.Tenant{}, err
 	}
-	if status != TenantActive && status != TenantInactive {
-		return hubapi.Tenant{}, invalid("status", "invalid status %q: must be %s or %s", status, TenantActive, TenantInactive)
+	if status != hubapi.TenantActive && status != hubapi.TenantInactive {
+		return hubapi.Tenant{}, invalid("status", "invalid status %q: must be %s or %s", status, hubapi.TenantActive, hubapi.TenantInactive)
 	}
 	t, err := s.store.SetTenantStatus(ctx, id, store.TenantStatus(status), s.now())
 	if err != nil {
@@ -129,7 +105,7 @@ func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tena
 // flight: when it returns, nothing of the tenant is sent or stored.
 // Nothing of another tenant is touched.
 func (s *Tenants) Purge(ctx context.Context, id string) (hubapi.TenantPurgeResult, error) {
-	if err := CheckTenantID(id); err != nil {
+	if err := hubapi.CheckTenantID(id); err != nil {
 		return hubapi.TenantPurgeResult{}, err
 	}
 	counts, err := s.store.PurgeTenant(ctx, id, s.now)

@@ -3,56 +3,21 @@ package service
 import (
 	"encoding/base64"
 	"errors"
-	"strings"
 	"testing"
 	"time"
-)
 
-func TestCheckTenantID(t *testing.T) {
-	cases := []struct {
-		id   string
-		want bool
-	}{
-		{"acme", true},
-		{"A", true},
-		{"9", true},
-		{"acme.corp_eu-1", true},
-		{strings.Repeat("a", 128), true},
-		{strings.Repeat("a", 129), false},
-		{"", false},
-		{".acme", false},
-		{"-acme", false},
-		{"_acme", false},
-		{"ac me", false},
-		{"acme/1", false},
-		{"açme", false},
-		{"acme\n", false},
-	}
-	for _, c := range cases {
-		err := CheckTenantID(c.id)
-		if (err == nil) != c.want {
-			t.Errorf("CheckTenantID(%q) = %v, want valid = %v", c.id, err, c.want)
-			continue
-		}
-		if err == nil {
-			continue
-		}
-		var v *ValidationError
-		if !errors.As(err, &v) || v.Field != "id" || v.Code != CodeInvalidRequest || !strings.Contains(v.Message, TenantIDRule) {
-			t.Errorf("CheckTenantID(%q) = %#v, want a ValidationError on id naming the rule", c.id, err)
-		}
-	}
-}
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
 
 func TestPageLimit(t *testing.T) {
 	cases := []struct {
 		in, want int
 		valid    bool
 	}{
-		{0, DefaultPageLimit, true},
+		{0, hubapi.DefaultPageLimit, true},
 		{1, 1, true},
-		{MaxPageLimit, MaxPageLimit, true},
-		{MaxPageLimit + 1, 0, false},
+		{hubapi.MaxPageLimit, hubapi.MaxPageLimit, true},
+		{hubapi.MaxPageLimit + 1, 0, false},
 		{-1, 0, false},
 	}
 	for _, c := range cases {
@@ -60,9 +25,9 @@ func TestPageLimit(t *testing.T) {
 		if (err == nil) != c.valid || got != c.want {
 			t.Errorf("pageLimit(%d) = %d, %v; want %d, valid = %v", c.in, got, err, c.want, c.valid)
 		}
-		var v *ValidationError
+		var v *hubapi.ValidationError
 		if err != nil && (!errors.As(err, &v) || v.Field != "limit") {
-			t.Errorf("pageLimit(%d) error %#v is not a ValidationError on limit", c.in, err)
+			t.Errorf("pageLimit(%d) error %#v is not a hubapi.ValidationError on limit", c.in, err)
 		}
 	}
 }
@@ -91,12 +56,12 @@ func TestCursorsRoundTripAndRejectForgeries(t *testing.T) {
 	}
 	for _, c := range forged {
 		if _, err := decodeCursor(c.listing, c.cursor); !isCursorError(err) {
-			t.Errorf("%s: err = %v, want a ValidationError on cursor", c.name, err)
+			t.Errorf("%s: err = %v, want a hubapi.ValidationError on cursor", c.name, err)
 		}
 	}
 	for _, position := range []string{"", "1", "1.", ".1", "x.1", "1.x", "99999999999999999999.1", "-99999999999999999.1", "253402300800000000.1"} {
 		if _, _, err := parseQuarantinePosition(position); !isCursorError(err) {
-			t.Errorf("quarantine position %q: err = %v, want a ValidationError on cursor", position, err)
+			t.Errorf("quarantine position %q: err = %v, want a hubapi.ValidationError on cursor", position, err)
 		}
 	}
 }
@@ -105,6 +70,6 @@ func TestCursorsRoundTripAndRejectForgeries(t *testing.T) {
 func rawCursor(text string) string { return base64.RawURLEncoding.EncodeToString([]byte(text)) }
 
 func isCursorError(err error) bool {
-	var v *ValidationError
-	return errors.As(err, &v) && v.Field == "cursor" && v.Code == CodeInvalidRequest
+	var v *hubapi.ValidationError
+	return errors.As(err, &v) && v.Field == "cursor" && v.Code == hubapi.CodeInvalidRequest
 }

@@ -18,9 +18,9 @@ func (c *Client) CreateTenant(ctx context.Context, id string) (hubapi.Tenant, er
 }
 
 // ListTenants pages through the tenants in id order: GET /admin/tenants.
-func (c *Client) ListTenants(ctx context.Context, opts ListOptions) (hubapi.Page[hubapi.Tenant], error) {
+func (c *Client) ListTenants(ctx context.Context, p hubapi.ListParams) (hubapi.Page[hubapi.Tenant], error) {
 	var out hubapi.Page[hubapi.Tenant]
-	err := c.call(ctx, http.MethodGet, "/admin/tenants", opts.query(), nil, &out)
+	err := c.call(ctx, http.MethodGet, "/admin/tenants", pageQuery(p), nil, &out)
 	return out, err
 }
 
@@ -61,13 +61,13 @@ func (c *Client) CreateAPIKey(ctx context.Context, tenantID, name string) (hubap
 
 // ListAPIKeys pages through a tenant's keys, revoked ones included:
 // GET /admin/tenants/{id}/keys.
-func (c *Client) ListAPIKeys(ctx context.Context, tenantID string, opts ListOptions) (hubapi.Page[hubapi.APIKey], error) {
+func (c *Client) ListAPIKeys(ctx context.Context, tenantID string, p hubapi.ListParams) (hubapi.Page[hubapi.APIKey], error) {
 	var out hubapi.Page[hubapi.APIKey]
 	path, err := tenantPath(tenantID)
 	if err != nil {
 		return out, err
 	}
-	err = c.call(ctx, http.MethodGet, path+"/keys", opts.query(), nil, &out)
+	err = c.call(ctx, http.MethodGet, path+"/keys", pageQuery(p), nil, &out)
 	return out, err
 }
 
@@ -87,21 +87,13 @@ func (c *Client) RevokeAPIKey(ctx context.Context, tenantID, keyID string) (huba
 	return out, err
 }
 
-// QuarantineListOptions select a page of the quarantine, newest first;
-// Reason and Topic, when set, keep only records with exactly that value.
-type QuarantineListOptions struct {
-	ListOptions
-	Reason string
-	Topic  string
-}
-
 // ListQuarantine pages through quarantined records: GET /admin/quarantine.
 // Each item is a summary of bounded size; GetQuarantined reads one whole.
-func (c *Client) ListQuarantine(ctx context.Context, opts QuarantineListOptions) (hubapi.Page[hubapi.QuarantineSummary], error) {
+func (c *Client) ListQuarantine(ctx context.Context, p hubapi.QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error) {
 	var out hubapi.Page[hubapi.QuarantineSummary]
-	q := opts.query()
-	setIfNotEmpty(q, "reason", opts.Reason)
-	setIfNotEmpty(q, "topic", opts.Topic)
+	q := pageQuery(p.ListParams)
+	setIfNotEmpty(q, "reason", p.Reason)
+	setIfNotEmpty(q, "topic", p.Topic)
 	err := c.call(ctx, http.MethodGet, "/admin/quarantine", q, nil, &out)
 	return out, err
 }

@@ -2,9 +2,11 @@
 // admin API under /admin and the tenant API under /v1. Requests and answers
 // are the pkg/hubapi types the server itself uses.
 //
-// A Client is safe for concurrent use. Authenticate with WithToken: a
-// tenant API key acts on its own tenant; the admin token acts on /admin and,
-// with WithTenant (or ForTenant), on one tenant's /v1 resources.
+// A Client is safe for concurrent use, and implements hubapi.ControlPlane
+// for whoever its token authenticates. Authenticate with WithToken: a
+// tenant API key acts on its own tenant; the admin token acts on /admin and
+// on the /v1 resources of the tenant each call names (or that WithTenant
+// names, for calls that name none).
 //
 // Every answer outside 2xx comes back as a *Error carrying the status and
 // the hub's {"code","message","details"}; a hub that could not be reached
@@ -45,6 +47,8 @@ const (
 	maxResponseBytes = 64 << 20
 	maxErrorBytes    = 64 << 10
 )
+
+var _ hubapi.ControlPlane = (*Client)(nil)
 
 // Client calls one hub.
 type Client struct {
@@ -132,20 +136,23 @@ func (c *Client) ForTenant(id string) *Client {
 	return &clone
 }
 
-// ListOptions page through a listing: Limit 0 takes the hub's default, an
-// empty Cursor starts at the beginning, and a page's NextCursor continues it.
-type ListOptions struct {
-	Limit  int
-	Cursor string
+// on is c acting on tenant, or c itself for "": the key's own tenant, or
+// the one WithTenant named.
+func (c *Client) on(tenant string) *Client {
+	if tenant == "" {
+		return c
+	}
+	return c.ForTenant(tenant)
 }
 
-func (o ListOptions) query() url.Values {
+// pageQuery is the query of a listing's page.
+func pageQuery(p hubapi.ListParams) url.Values {
 	q := url.Values{}
-	if o.Limit != 0 {
-		q.Set("limit", strconv.Itoa(o.Limit))
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
 	}
-	if o.Cursor != "" {
-		q.Set("cursor", o.Cursor)
+	if p.Cursor != "" {
+		q.Set("cursor", p.Cursor)
 	}
 	return q
 }

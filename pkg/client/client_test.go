@@ -54,10 +54,10 @@ func TestRequestsSendWhatTheRouteTakes(t *testing.T) {
 		{"create tenant", func(c *Client) error { _, err := c.CreateTenant(ctx, "acme"); return err },
 			"POST", "/admin/tenants", "", `{"id":"acme"}`},
 		{"list tenants", func(c *Client) error {
-			_, err := c.ListTenants(ctx, ListOptions{Limit: 5, Cursor: "abc=="})
+			_, err := c.ListTenants(ctx, hubapi.ListParams{Limit: 5, Cursor: "abc=="})
 			return err
 		}, "GET", "/admin/tenants", "cursor=abc%3D%3D&limit=5", ""},
-		{"list tenants with defaults", func(c *Client) error { _, err := c.ListTenants(ctx, ListOptions{}); return err },
+		{"list tenants with defaults", func(c *Client) error { _, err := c.ListTenants(ctx, hubapi.ListParams{}); return err },
 			"GET", "/admin/tenants", "", ""},
 		{"get tenant", func(c *Client) error { _, err := c.GetTenant(ctx, "acme"); return err },
 			"GET", "/admin/tenants/acme", "", ""},
@@ -65,40 +65,43 @@ func TestRequestsSendWhatTheRouteTakes(t *testing.T) {
 			"PATCH", "/admin/tenants/acme", "", `{"status":"inactive"}`},
 		{"create key", func(c *Client) error { _, err := c.CreateAPIKey(ctx, "acme", "ci"); return err },
 			"POST", "/admin/tenants/acme/keys", "", `{"name":"ci"}`},
-		{"list keys", func(c *Client) error { _, err := c.ListAPIKeys(ctx, "acme", ListOptions{Limit: 2}); return err },
+		{"list keys", func(c *Client) error { _, err := c.ListAPIKeys(ctx, "acme", hubapi.ListParams{Limit: 2}); return err },
 			"GET", "/admin/tenants/acme/keys", "limit=2", ""},
 		{"revoke key", func(c *Client) error { _, err := c.RevokeAPIKey(ctx, "acme", "k1"); return err },
 			"DELETE", "/admin/tenants/acme/keys/k1", "", ""},
 		{"list quarantine", func(c *Client) error {
-			_, err := c.ListQuarantine(ctx, QuarantineListOptions{ListOptions: ListOptions{Limit: 3}, Reason: "missing_id", Topic: "t"})
+			_, err := c.ListQuarantine(ctx, hubapi.QuarantineListParams{ListParams: hubapi.ListParams{Limit: 3}, Reason: "missing_id", Topic: "t"})
 			return err
 		}, "GET", "/admin/quarantine", "limit=3&reason=missing_id&topic=t", ""},
 		{"get quarantined record", func(c *Client) error { _, err := c.GetQuarantined(ctx, "42"); return err },
 			"GET", "/admin/quarantine/42", "", ""},
 		{"create subscription", func(c *Client) error {
-			_, err := c.CreateSubscription(ctx, hubapi.SubscriptionCreate{Name: "feed", Sink: []byte(`{"type":"pull"}`), EventTypes: []string{"*"}})
+			_, err := c.CreateSubscription(ctx, "", hubapi.SubscriptionCreate{Name: "feed", Sink: []byte(`{"type":"pull"}`), EventTypes: []string{"*"}})
 			return err
 		}, "POST", "/v1/subscriptions", "", `{"name":"feed","sink":{"type":"pull"},"event_types":["*"]}`},
-		{"list subscriptions", func(c *Client) error { _, err := c.ListSubscriptions(ctx, ListOptions{Cursor: "c"}); return err },
+		{"list subscriptions", func(c *Client) error {
+			_, err := c.ListSubscriptions(ctx, "", hubapi.ListParams{Cursor: "c"})
+			return err
+		},
 			"GET", "/v1/subscriptions", "cursor=c", ""},
-		{"get subscription", func(c *Client) error { _, err := c.GetSubscription(ctx, "s1"); return err },
+		{"get subscription", func(c *Client) error { _, err := c.GetSubscription(ctx, "", "s1"); return err },
 			"GET", "/v1/subscriptions/s1", "", ""},
 		{"update subscription", func(c *Client) error {
-			_, err := c.UpdateSubscription(ctx, "s1", hubapi.SubscriptionUpdate{Origin: hubapi.SetNull[string]()})
+			_, err := c.UpdateSubscription(ctx, "", "s1", hubapi.SubscriptionUpdate{Origin: hubapi.SetNull[string]()})
 			return err
 		}, "PATCH", "/v1/subscriptions/s1", "", `{"origin":null}`},
-		{"delete subscription", func(c *Client) error { _, err := c.DeleteSubscription(ctx, "s1"); return err },
+		{"delete subscription", func(c *Client) error { _, err := c.DeleteSubscription(ctx, "", "s1"); return err },
 			"DELETE", "/v1/subscriptions/s1", "", ""},
-		{"enable", func(c *Client) error { _, err := c.EnableSubscription(ctx, "s1"); return err },
+		{"enable", func(c *Client) error { _, err := c.EnableSubscription(ctx, "", "s1"); return err },
 			"POST", "/v1/subscriptions/s1/enable", "", ""},
-		{"disable", func(c *Client) error { _, err := c.DisableSubscription(ctx, "s1"); return err },
+		{"disable", func(c *Client) error { _, err := c.DisableSubscription(ctx, "", "s1"); return err },
 			"POST", "/v1/subscriptions/s1/disable", "", ""},
-		{"verify", func(c *Client) error { _, err := c.VerifySubscription(ctx, "s1"); return err },
+		{"verify", func(c *Client) error { _, err := c.VerifySubscription(ctx, "", "s1"); return err },
 			"POST", "/v1/subscriptions/s1/verify", "", ""},
-		{"rotate to a generated secret", func(c *Client) error { _, err := c.RotateSecret(ctx, "s1", ""); return err },
+		{"rotate to a generated secret", func(c *Client) error { _, err := c.RotateSecret(ctx, "", "s1", ""); return err },
 			"POST", "/v1/subscriptions/s1/rotate-secret", "", `{}`},
 		{"rotate to a given secret", func(c *Client) error {
-			_, err := c.RotateSecret(ctx, "s1", "0123456789abcdefghijklmn")
+			_, err := c.RotateSecret(ctx, "", "s1", "0123456789abcdefghijklmn")
 			return err
 		}, "POST", "/v1/subscriptions/s1/rotate-secret", "", `{"signing_secret":"0123456789abcdefghijklmn"}`},
 	}
@@ -133,21 +136,36 @@ func TestTenantScopeAndBasePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ListSubscriptions(context.Background(), ListOptions{}); err != nil {
+	if _, err := c.ListSubscriptions(context.Background(), "", hubapi.ListParams{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := last(); got.path != "/hub/v1/subscriptions" || got.header.Get(HeaderTenantID) != "acme" {
 		t.Errorf("sent %s with tenant %q", got.path, got.header.Get(HeaderTenantID))
 	}
-	if _, err := c.ForTenant("other").GetSubscription(context.Background(), "a/b c"); err != nil {
+	if _, err := c.ForTenant("other").GetSubscription(context.Background(), "", "a/b c"); err != nil {
 		t.Fatal(err)
 	}
 	if got := last(); got.rawPath != "/hub/v1/subscriptions/a%2Fb%20c" || got.header.Get(HeaderTenantID) != "other" {
 		t.Errorf("sent %s with tenant %q", got.rawPath, got.header.Get(HeaderTenantID))
 	}
 	// ForTenant leaves the original alone.
-	if _, err := c.GetSubscription(context.Background(), "s"); err != nil || last().header.Get(HeaderTenantID) != "acme" {
+	if _, err := c.GetSubscription(context.Background(), "", "s"); err != nil || last().header.Get(HeaderTenantID) != "acme" {
 		t.Errorf("original client's tenant changed: %v", err)
+	}
+	// A call naming its tenant sends that one, and leaves the client's alone.
+	if _, err := c.ReadEvents(context.Background(), "globex", "s", hubapi.PullParams{}); err != nil || last().header.Get(HeaderTenantID) != "globex" {
+		t.Errorf("a call naming tenant globex: %v", err)
+	}
+	if _, err := c.GetDelivery(context.Background(), "", "d"); err != nil || last().header.Get(HeaderTenantID) != "acme" {
+		t.Errorf("the client's tenant changed after a call naming another: %v", err)
+	}
+	// A client without a tenant sends none for "".
+	bare, err := New(srv.URL, WithToken("key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bare.ListEvents(context.Background(), "", hubapi.EventListParams{}); err != nil || last().header.Values(HeaderTenantID) != nil {
+		t.Errorf("no tenant named, yet sent %q: %v", last().header.Values(HeaderTenantID), err)
 	}
 }
 
@@ -158,7 +176,7 @@ func TestIDsThatWouldAddressAnotherResourceAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"", ".", ".."} {
-		if _, err := c.GetSubscription(context.Background(), id); err == nil {
+		if _, err := c.GetSubscription(context.Background(), "", id); err == nil {
 			t.Errorf("GetSubscription(%q) sent a request", id)
 		}
 		if _, err := c.GetTenant(context.Background(), id); err == nil {
@@ -245,7 +263,7 @@ func TestTransportErrorsAreWrappedWithoutTheToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.ListTenants(context.Background(), ListOptions{})
+	_, err = c.ListTenants(context.Background(), hubapi.ListParams{})
 	var apiErr *Error
 	if err == nil || errors.As(err, &apiErr) {
 		t.Fatalf("got %v, want a transport error", err)

@@ -17,21 +17,21 @@ func TestDeadLetterRequests(t *testing.T) {
 		body                string
 	}{
 		{"list with defaults", func(c *Client) error {
-			_, err := c.ListDeadLetters(ctx, DeadLetterListOptions{})
+			_, err := c.ListDeadLetters(ctx, "", hubapi.DeadLetterListParams{})
 			return err
 		}, http.MethodGet, "/v1/dead-letters", "", ""},
 		{"list with every filter", func(c *Client) error {
-			_, err := c.ListDeadLetters(ctx, DeadLetterListOptions{ListOptions: ListOptions{Limit: 5, Cursor: "c"},
-				SubscriptionID: "s1", Reason: "poison", Since: "2026-01-01T00:00:00Z", Until: "2026-02-01T00:00:00Z"})
+			_, err := c.ListDeadLetters(ctx, "", hubapi.DeadLetterListParams{ListParams: hubapi.ListParams{Limit: 5, Cursor: "c"},
+				DeadLetterFilter: hubapi.DeadLetterFilter{SubscriptionID: "s1", Reason: "poison", Since: "2026-01-01T00:00:00Z", Until: "2026-02-01T00:00:00Z"}})
 			return err
 		}, http.MethodGet, "/v1/dead-letters",
 			"cursor=c&limit=5&reason=poison&since=2026-01-01T00%3A00%3A00Z&subscription_id=s1&until=2026-02-01T00%3A00%3A00Z", ""},
 		{"replay by ids", func(c *Client) error {
-			_, err := c.ReplayDeadLetters(ctx, hubapi.DeadLetterReplay{IDs: []string{"d1", "d2"}})
+			_, err := c.ReplayDeadLetters(ctx, "", hubapi.DeadLetterReplay{IDs: []string{"d1", "d2"}})
 			return err
 		}, http.MethodPost, "/v1/dead-letters/replay", "", `{"ids":["d1","d2"]}`},
 		{"dry run by filters", func(c *Client) error {
-			_, err := c.ReplayDeadLetters(ctx, hubapi.DeadLetterReplay{Reason: "exhausted", DryRun: true})
+			_, err := c.ReplayDeadLetters(ctx, "", hubapi.DeadLetterReplay{Reason: "exhausted", DryRun: true})
 			return err
 		}, http.MethodPost, "/v1/dead-letters/replay", "", `{"reason":"exhausted","dry_run":true}`},
 	}

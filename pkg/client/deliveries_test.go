@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestDeliveryRequests(t *testing.T) {
@@ -15,16 +17,16 @@ func TestDeliveryRequests(t *testing.T) {
 		path, rawPath, query string
 	}{
 		{"list with defaults", func(c *Client) error {
-			_, err := c.ListDeliveries(ctx, "s1", DeliveryListOptions{})
+			_, err := c.ListDeliveries(ctx, "", "s1", hubapi.DeliveryListParams{})
 			return err
 		}, "/v1/subscriptions/s1/deliveries", "/v1/subscriptions/s1/deliveries", ""},
 		{"list a page of one state", func(c *Client) error {
-			_, err := c.ListDeliveries(ctx, "s1", DeliveryListOptions{ListOptions: ListOptions{Limit: 5, Cursor: "c"}, State: "dead"})
+			_, err := c.ListDeliveries(ctx, "", "s1", hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: 5, Cursor: "c"}, State: "dead"})
 			return err
 		}, "/v1/subscriptions/s1/deliveries", "/v1/subscriptions/s1/deliveries", "cursor=c&limit=5&state=dead"},
-		{"get", func(c *Client) error { _, err := c.GetDelivery(ctx, "d1"); return err },
+		{"get", func(c *Client) error { _, err := c.GetDelivery(ctx, "", "d1"); return err },
 			"/v1/deliveries/d1", "/v1/deliveries/d1", ""},
-		{"get escapes the id", func(c *Client) error { _, err := c.GetDelivery(ctx, "a/b"); return err },
+		{"get escapes the id", func(c *Client) error { _, err := c.GetDelivery(ctx, "", "a/b"); return err },
 			"/v1/deliveries/a/b", "/v1/deliveries/a%2Fb", ""},
 	}
 	for _, tc := range cases {
@@ -55,10 +57,10 @@ func TestDeliveryIDsThatWouldAddressAnotherResourceAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"", ".", ".."} {
-		if _, err := c.GetDelivery(context.Background(), id); err == nil {
+		if _, err := c.GetDelivery(context.Background(), "", id); err == nil {
 			t.Errorf("GetDelivery(%q) sent a request", id)
 		}
-		if _, err := c.ListDeliveries(context.Background(), id, DeliveryListOptions{}); err == nil {
+		if _, err := c.ListDeliveries(context.Background(), "", id, hubapi.DeliveryListParams{}); err == nil {
 			t.Errorf("ListDeliveries(%q) sent a request", id)
 		}
 	}
@@ -76,7 +78,7 @@ func TestGetDeliveryDecodesTheDetail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := c.GetDelivery(context.Background(), "d1")
+	d, err := c.GetDelivery(context.Background(), "", "d1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"testing"
+
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestEventRequests(t *testing.T) {
@@ -13,16 +15,16 @@ func TestEventRequests(t *testing.T) {
 		call                 func(*Client) error
 		path, rawPath, query string
 	}{
-		{"list with defaults", func(c *Client) error { _, err := c.ListEvents(ctx, EventListOptions{}); return err },
+		{"list with defaults", func(c *Client) error { _, err := c.ListEvents(ctx, "", hubapi.EventListParams{}); return err },
 			"/v1/inbox", "/v1/inbox", ""},
 		{"list with every filter", func(c *Client) error {
-			_, err := c.ListEvents(ctx, EventListOptions{ListOptions: ListOptions{Limit: 5, Cursor: "c"},
-				Type: "a.b", Source: "midaz", Subject: "s 1", Since: "2026-01-01T00:00:00Z", Until: "2026-01-02T00:00:00Z"})
+			_, err := c.ListEvents(ctx, "", hubapi.EventListParams{ListParams: hubapi.ListParams{Limit: 5, Cursor: "c"},
+				EventFilter: hubapi.EventFilter{Type: "a.b", Source: "midaz", Subject: "s 1", Since: "2026-01-01T00:00:00Z", Until: "2026-01-02T00:00:00Z"}})
 			return err
 		}, "/v1/inbox", "/v1/inbox",
 			"cursor=c&limit=5&since=2026-01-01T00%3A00%3A00Z&source=midaz&subject=s+1&type=a.b&until=2026-01-02T00%3A00%3A00Z"},
-		{"get", func(c *Client) error { _, err := c.GetEvent(ctx, "e1"); return err }, "/v1/inbox/e1", "/v1/inbox/e1", ""},
-		{"get escapes the id", func(c *Client) error { _, err := c.GetEvent(ctx, "a/b"); return err },
+		{"get", func(c *Client) error { _, err := c.GetEvent(ctx, "", "e1"); return err }, "/v1/inbox/e1", "/v1/inbox/e1", ""},
+		{"get escapes the id", func(c *Client) error { _, err := c.GetEvent(ctx, "", "a/b"); return err },
 			"/v1/inbox/a/b", "/v1/inbox/a%2Fb", ""},
 	}
 	for _, tc := range cases {
@@ -44,7 +46,7 @@ func TestEventRequests(t *testing.T) {
 	srv, _ := fakeHub(t, http.StatusOK, `{}`, nil)
 	c, _ := New(srv.URL)
 	for _, id := range []string{"", ".", ".."} {
-		if _, err := c.GetEvent(ctx, id); err == nil {
+		if _, err := c.GetEvent(ctx, "", id); err == nil {
 			t.Errorf("GetEvent(%q) sent a request", id)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // A hub stand-in that knows one tenant, so the example runs anywhere.
@@ -51,20 +52,46 @@ func Example() {
 	// 404 tenant_not_found
 }
 
-// A tenant's subscriptions, acted on with the admin token: WithTenant sends
-// X-Tenant-Id. A tenant API key needs no WithTenant.
+// A tenant's subscriptions, acted on with the admin token: WithTenant names
+// the tenant (X-Tenant-Id) of every call that names none. A tenant API key
+// needs no WithTenant.
 func ExampleWithTenant() {
 	c, err := client.New("https://hub.example.com", client.WithToken("the-admin-token"), client.WithTenant("acme"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	page, err := c.ListSubscriptions(context.Background(), client.ListOptions{Limit: 50})
+	page, err := c.ListSubscriptions(context.Background(), "", hubapi.ListParams{Limit: 50})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	for _, sub := range page.Items {
 		fmt.Println(sub.ID, sub.Name, sub.VerificationState)
+	}
+}
+
+// The admin token names the tenant each call acts on; a tenant API key
+// passes "" for its own, and is refused (403 forbidden) naming another.
+// The client is a hubapi.ControlPlane, so code written against the
+// interface runs as well in process.
+func ExampleClient_ListSubscriptions() {
+	c, err := client.New("https://hub.example.com", client.WithToken("the-admin-token"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var hub hubapi.ControlPlane = c
+	page, err := hub.ListSubscriptions(context.Background(), "acme", hubapi.ListParams{Limit: 50})
+	if hubapi.ErrorCode(err) == hubapi.CodeTenantNotFound {
+		fmt.Println("no tenant acme")
+		return
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, sub := range page.Items {
+		fmt.Println(sub.ID, sub.Name)
 	}
 }

@@ -14,18 +14,19 @@ import (
 
 // ReadEvents reads one page of a pull subscription: GET /v1/events (docs/consuming.md, Pulling events).
 // Reading is the ack: a read that returns events moves the subscription's
-// cursor to the last of them. after, when not nil, reads the events after
-// that seq instead of after the cursor; limit 0 takes the hub's default.
-func (c *Client) ReadEvents(ctx context.Context, subscriptionID string, limit int, after *int64) (hubapi.PullPage, error) {
+// cursor to the last of them. p.After, when not nil, reads the events
+// after that seq instead of after the cursor; p.Limit 0 takes the hub's
+// default.
+func (c *Client) ReadEvents(ctx context.Context, tenant, subscriptionID string, p hubapi.PullParams) (hubapi.PullPage, error) {
 	var out hubapi.PullPage
 	q := url.Values{"subscription_id": {subscriptionID}}
-	if limit != 0 {
-		q.Set("limit", strconv.Itoa(limit))
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
 	}
-	if after != nil {
-		q.Set("after", strconv.FormatInt(*after, 10))
+	if p.After != nil {
+		q.Set("after", strconv.FormatInt(*p.After, 10))
 	}
-	err := c.call(ctx, http.MethodGet, "/v1/events", q, nil, &out)
+	err := c.on(tenant).call(ctx, http.MethodGet, "/v1/events", q, nil, &out)
 	return out, err
 }
 
@@ -128,11 +129,12 @@ type Pull struct {
 	started  time.Time // the first read, for GiveUpAfter
 }
 
-// Pull returns an iterator over subscriptionID's events. Nothing is read
-// until the first Next.
-func (c *Client) Pull(subscriptionID string, opts PullOptions) *Pull {
+// Pull returns an iterator over the events of tenant's subscription
+// subscriptionID (tenant as for ReadEvents). Nothing is read until the
+// first Next.
+func (c *Client) Pull(tenant, subscriptionID string, opts PullOptions) *Pull {
 	return NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
-		return c.ReadEvents(ctx, subscriptionID, limit, after)
+		return c.ReadEvents(ctx, tenant, subscriptionID, hubapi.PullParams{Limit: limit, After: after})
 	}, opts)
 }
 

@@ -33,7 +33,7 @@ func TestReadEventsRequest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, err := c.ReadEvents(context.Background(), "s/1", tc.limit, tc.after)
+		page, err := c.ReadEvents(context.Background(), "", "s/1", hubapi.PullParams{Limit: tc.limit, After: tc.after})
 		if err != nil || len(page.Items) != 1 || page.Items[0].Seq != 7 || string(page.Items[0].Payload) != `{"n":1}` || page.NextCursor != nil {
 			t.Errorf("%s: %+v, %v", tc.name, page, err)
 		}
@@ -162,7 +162,7 @@ func drain(ctx context.Context, p *Pull) ([]string, error) {
 func TestPullPagesUntilAShortPage(t *testing.T) {
 	hub := &pullHub{}
 	hub.add("a", "b", "c", "d", "e", "f", "g")
-	p := startPullHub(t, hub).Pull("sub", PullOptions{Limit: 3})
+	p := startPullHub(t, hub).Pull("", "sub", PullOptions{Limit: 3})
 	ids, err := drain(context.Background(), p)
 	if !errors.Is(err, io.EOF) || fmt.Sprint(ids) != "[a b c d e f g]" {
 		t.Fatalf("read %v, %v; want a..g then EOF", ids, err)
@@ -177,7 +177,7 @@ func TestPullPagesUntilAShortPage(t *testing.T) {
 func TestPullFollowsDedupsAndWaitsOutRefusals(t *testing.T) {
 	hub := &pullHub{}
 	hub.add("a", "b")
-	p := startPullHub(t, hub).Pull("sub", PullOptions{Limit: 10, Follow: true, PollInterval: time.Millisecond, MaxPollInterval: 5 * time.Millisecond})
+	p := startPullHub(t, hub).Pull("", "sub", PullOptions{Limit: 10, Follow: true, PollInterval: time.Millisecond, MaxPollInterval: 5 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	next := func(want string) {
@@ -234,7 +234,7 @@ func TestPullStopsOnErrorsThatWaitingCannotFix(t *testing.T) {
 	for _, tc := range cases {
 		hub := &pullHub{fail: tc.fail}
 		hub.add("a")
-		p := startPullHub(t, hub).Pull("sub", PullOptions{Follow: tc.follow, PollInterval: time.Millisecond, MaxPollInterval: time.Millisecond})
+		p := startPullHub(t, hub).Pull("", "sub", PullOptions{Follow: tc.follow, PollInterval: time.Millisecond, MaxPollInterval: time.Millisecond})
 		_, err := p.Next(context.Background())
 		var apiErr *Error
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != tc.status {
@@ -247,7 +247,7 @@ func TestPullMaxReadsAndAcksNoMoreThanItReturns(t *testing.T) {
 	for _, follow := range []bool{false, true} {
 		hub := &pullHub{}
 		hub.add("a", "b", "c", "d", "e", "f", "g")
-		p := startPullHub(t, hub).Pull("sub", PullOptions{Limit: 3, Max: 5, Follow: follow, PollInterval: time.Millisecond})
+		p := startPullHub(t, hub).Pull("", "sub", PullOptions{Limit: 3, Max: 5, Follow: follow, PollInterval: time.Millisecond})
 		ids, err := drain(context.Background(), p)
 		if !errors.Is(err, io.EOF) || fmt.Sprint(ids) != "[a b c d e]" {
 			t.Fatalf("follow %v: read %v, %v; want a..e then EOF", follow, ids, err)
@@ -276,7 +276,7 @@ func TestPullFollowGivesUpOnAHubItNeverReached(t *testing.T) {
 		t.Fatal(err)
 	}
 	var retries []Retry
-	p := c.Pull("sub", PullOptions{Follow: true, PollInterval: 10 * time.Millisecond, MaxPollInterval: 50 * time.Millisecond,
+	p := c.Pull("", "sub", PullOptions{Follow: true, PollInterval: 10 * time.Millisecond, MaxPollInterval: 50 * time.Millisecond,
 		GiveUpAfter: 300 * time.Millisecond, OnRetry: func(r Retry) { retries = append(retries, r) }})
 	start := time.Now()
 	_, err = p.Next(context.Background())
@@ -302,7 +302,7 @@ func TestPullFollowKeepsWaitingForAHubThatAnswered(t *testing.T) {
 	}
 	hub.add("a")
 	var retries int
-	p := startPullHub(t, hub).Pull("sub", PullOptions{Limit: 10, Follow: true, PollInterval: time.Millisecond, MaxPollInterval: 20 * time.Millisecond,
+	p := startPullHub(t, hub).Pull("", "sub", PullOptions{Limit: 10, Follow: true, PollInterval: time.Millisecond, MaxPollInterval: 20 * time.Millisecond,
 		GiveUpAfter: 50 * time.Millisecond, OnRetry: func(r Retry) {
 			retries++
 			if !r.Reached {

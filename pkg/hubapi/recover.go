@@ -19,3 +19,7 @@ type SubscriptionRecoverResult struct {
 	Queued  int64 `json:"queued"`
 	DryRun  bool  `json:"dry_run"`
 }
+
+// CodeSubscriptionDisabled refuses recovering a disabled subscription
+// other than on a dry run: its jobs would go straight to the dead letters.
+const CodeSubscriptionDisabled = "subscription_disabled"

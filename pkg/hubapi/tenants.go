@@ -21,3 +21,9 @@ type TenantCreate struct {
 type TenantUpdate struct {
 	Status *string `json:"status"`
 }
+
+// Tenant statuses.
+const (
+	TenantActive   = "active"
+	TenantInactive = "inactive"
+)

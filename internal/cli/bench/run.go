@@ -18,6 +18,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/listen"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // progressEvery is how often the progress line is redrawn.
@@ -35,7 +36,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
+	return hubaccess.RunForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) error {
 		b := &bencher{opts: opts, hub: h, tenant: tenant, done: make(chan struct{}), warm: make(chan struct{})}
 		return b.run(ctx, cfg)
 	})
@@ -45,7 +46,7 @@ func run(ctx context.Context, opts *Options) error {
 // delivery figures under mu.
 type bencher struct {
 	opts   *Options
-	hub    hubaccess.Hub
+	hub    hubapi.ControlPlane
 	tenant string
 
 	mu        sync.Mutex

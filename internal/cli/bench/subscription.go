@@ -9,7 +9,6 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -55,7 +54,7 @@ func (b *bencher) subscription(ctx context.Context, target, secret string) (sub 
 
 // findByName looks for the subscription named --name.
 func (b *bencher) findByName(ctx context.Context) (hubapi.Subscription, bool, error) {
-	p := service.ListParams{Limit: service.MaxPageLimit}
+	p := hubapi.ListParams{Limit: hubapi.MaxPageLimit}
 	for {
 		page, err := b.hub.ListSubscriptions(ctx, b.tenant, p)
 		if err != nil {
@@ -155,7 +154,7 @@ const clockSlack = time.Minute
 // at or after since (less clockSlack) to each; the listing is newest event
 // first, so it stops at the first older one.
 func (b *bencher) succeededSince(ctx context.Context, subID string, since time.Time, each func(hubapi.Delivery)) error {
-	p := service.DeliveryListParams{ListParams: service.ListParams{Limit: service.MaxPageLimit}, State: "succeeded"}
+	p := hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: hubapi.MaxPageLimit}, State: "succeeded"}
 	for {
 		page, err := b.hub.ListDeliveries(ctx, b.tenant, subID, p)
 		if err != nil {

@@ -8,13 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hubctl/hubctl/internal/api"
 	"github.com/hubctl/hubctl/internal/cli/profile"
+	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/sink/registry"
+	"github.com/hubctl/hubctl/internal/hub"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -25,10 +24,6 @@ const AdminToken = "clitest-admin-token-0123456789abcdef"
 // API and the direct mode share it, so either can read what the other
 // sealed, as serve and the CLI do in production.
 const devKEK = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-
-// rotationOverlap is the default STREAMING_HUB_ROTATION_OVERLAP, which the
-// direct mode gets from its configuration.
-const rotationOverlap = 24 * time.Hour
 
 // Direct is the environment of direct mode on dsn with everything the
 // subscription commands need: the dev KEK and private sinks allowed, so
@@ -70,41 +65,30 @@ func With(env map[string]string, extra map[string]string) map[string]string {
 	return merged
 }
 
-// Serve starts the hub's API over the database dsn, wired as serve wires
-// it (private sinks allowed, like Direct), with AdminToken as the admin
-// token, and returns its URL. It stops with the test.
+// Serve starts the hub's API over the database dsn, assembled as serve
+// assembles it (hub.NewControlPlane, hub.NewAPI) under the configuration of
+// Direct, with AdminToken as the admin token, and returns its URL. It
+// stops with the test.
 func Serve(t testing.TB, dsn string) string {
 	t.Helper()
+	env := With(Direct(dsn), map[string]string{"STREAMING_HUB_ADMIN_TOKEN": AdminToken})
+	lookupEnv := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	cfg, err := config.Load(config.LoadOptions{LookupEnv: lookupEnv})
+	if err != nil {
+		t.Fatalf("configuration: %v", err)
+	}
 	st, err := store.Open(context.Background(), dsn, store.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(st.Close)
-	keys, err := crypto.ParseKeyring(devKEK)
+	keys, err := hub.LoadKeyring(cfg, lookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sinks, err := registry.New(registry.Options{AllowPrivate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sinks.Close)
-	server := httptest.NewServer(api.New(api.Options{
-		AdminToken: AdminToken,
-		ControlPlane: &api.ControlPlane{
-			Tenants:       service.NewTenants(st, time.Now),
-			APIKeys:       service.NewAPIKeys(st, time.Now),
-			Quarantine:    service.NewQuarantine(st),
-			Subscriptions: service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: rotationOverlap}),
-			Deliveries:    service.NewDeliveries(st),
-			Pull:          service.NewPull(st),
-			// The default retention, which a direct-mode command without
-			// STREAMING_HUB_RETENTION_* settings also uses.
-			Storage: service.NewStorage(st, store.RetentionPolicy{Events: 168 * time.Hour, Deliveries: 168 * time.Hour,
-				Quarantine: 720 * time.Hour}, time.Now),
-			Idempotency: service.NewIdempotency(st, keys, time.Now),
-		},
-	}))
+	control := hub.NewControlPlane(cfg, st, func() (*crypto.Keyring, error) { return keys, nil })
+	t.Cleanup(control.Close)
+	server := httptest.NewServer(hub.NewAPI(cfg, st, control, keys, api.Options{}))
 	t.Cleanup(server.Close)
 	return server.URL
 }

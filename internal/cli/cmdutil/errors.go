@@ -11,6 +11,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Exit codes (README.md, Using it); scripts rely on them.
@@ -59,8 +60,8 @@ func WithCode(code int, err error) error {
 func SilentExit(code int) error { return &ExitError{Code: code, Silent: true} }
 
 // ExitCode maps an error to its exit status (README.md, Using it), the same way for
-// both modes: an answer of the API (*client.Error) and the service error
-// the same use case returns on the database get the same code.
+// both modes: an answer of the API (*client.Error) and the hubapi error
+// the same use case returns in process get the same code.
 //
 // The rule for bad input: 2 is for a command line cobra or the command
 // itself rejects before asking the hub (an unknown flag, a missing
@@ -71,12 +72,13 @@ func SilentExit(code int) error { return &ExitError{Code: code, Silent: true} }
 // without a known type are plain failures.
 func ExitCode(err error) int {
 	var (
-		exitErr  *ExitError
-		apiErr   *client.Error
-		cfgErr   *config.ValidationError
-		setupErr *config.SetupError
-		transErr *url.Error
-		noCtxErr *profile.UnknownContextError
+		exitErr   *ExitError
+		apiErr    *client.Error
+		forbidden *hubapi.ForbiddenError
+		cfgErr    *config.ValidationError
+		setupErr  *config.SetupError
+		transErr  *url.Error
+		noCtxErr  *profile.UnknownContextError
 	)
 	switch {
 	case err == nil:
@@ -85,6 +87,8 @@ func ExitCode(err error) int {
 		return exitErr.Code
 	case errors.As(err, &apiErr):
 		return exitCodeForStatus(apiErr.StatusCode)
+	case errors.As(err, &forbidden):
+		return ExitUnauthorized
 	case errors.As(err, &cfgErr), errors.As(err, &setupErr):
 		return ExitUsage
 	case errors.Is(err, store.ErrNotFound), errors.As(err, &noCtxErr):
@@ -101,7 +105,7 @@ func ExitCode(err error) int {
 }
 
 // exitCodeForStatus maps an API answer to the exit code the same outcome
-// has in direct mode: 404 like service.NotFoundError, 503 like
+// has in direct mode: 404 like hubapi.NotFoundError, 503 like
 // store.ErrUnavailable; 400, 409, 422 and 500 are failures.
 func exitCodeForStatus(status int) int {
 	switch status {

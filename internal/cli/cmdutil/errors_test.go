@@ -11,6 +11,7 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/client"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // TestExitCodeAgreesAcrossModes pairs each outcome's direct-mode error with
@@ -23,12 +24,13 @@ func TestExitCodeAgreesAcrossModes(t *testing.T) {
 		remote error
 		want   int
 	}{
-		{"invalid value", &service.ValidationError{Field: "id"}, apiErr(400), ExitFailure},
-		{"not found", &service.NotFoundError{Err: store.ErrNotFound}, apiErr(404), ExitNotFound},
-		{"conflict", &service.ConflictError{Err: store.ErrConflict}, apiErr(409), ExitFailure},
-		{"subscription limit", &service.ConflictError{Code: service.CodeSubscriptionLimitReached,
+		{"invalid value", &hubapi.ValidationError{Field: "id"}, apiErr(400), ExitFailure},
+		{"not found", &hubapi.NotFoundError{Err: store.ErrNotFound}, apiErr(404), ExitNotFound},
+		{"conflict", &hubapi.ConflictError{Err: store.ErrConflict}, apiErr(409), ExitFailure},
+		{"subscription limit", &hubapi.ConflictError{Code: service.CodeSubscriptionLimitReached,
 			Err: &store.SubscriptionLimitError{TenantID: "acme", Limit: 2}}, apiErr(409), ExitFailure},
-		{"verification failed", &service.UnprocessableError{}, apiErr(422), ExitFailure},
+		{"verification failed", &hubapi.UnprocessableError{}, apiErr(422), ExitFailure},
+		{"forbidden", &hubapi.ForbiddenError{Code: hubapi.CodeForbidden}, apiErr(403), ExitUnauthorized},
 		{"unavailable", fmt.Errorf("query: %w", store.ErrUnavailable), apiErr(503), ExitUnavailable},
 		{"internal", errors.New("boom"), apiErr(500), ExitFailure},
 		{"usage", UsageErrorf("--tenant is required"), UsageErrorf("--tenant is required"), ExitUsage},

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // AddOutputFlag registers -o for the formats every listing accepts, and
@@ -62,17 +62,17 @@ func ResolveFormat(f *Factory, flag string, allowed ...output.Format) (output.Fo
 // AddPageFlags registers a listing's --limit and --cursor; what names the
 // items in the help text ("tenants", "dead letters").
 func AddPageFlags(cmd *cobra.Command, limit *int, cursor *string, what string) {
-	cmd.Flags().IntVar(limit, "limit", service.DefaultPageLimit, fmt.Sprintf("most %s to list (1-%d)", what, service.MaxPageLimit))
+	cmd.Flags().IntVar(limit, "limit", hubapi.DefaultPageLimit, fmt.Sprintf("most %s to list (1-%d)", what, hubapi.MaxPageLimit))
 	cmd.Flags().StringVar(cursor, "cursor", "", "continue a listing from the next_cursor of its previous page")
 }
 
-// CheckLimit rejects a --limit outside 1..service.MaxPageLimit. It is
+// CheckLimit rejects a --limit outside 1..hubapi.MaxPageLimit. It is
 // checked here, not only by the service: the service reads 0 as "the
 // default", but on the command line the default is already filled in, so 0
 // is a mistake; and the message names the flag.
 func CheckLimit(limit int) error {
-	if limit < 1 || limit > service.MaxPageLimit {
-		return UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, service.MaxPageLimit)
+	if limit < 1 || limit > hubapi.MaxPageLimit {
+		return UsageErrorf("invalid --limit %d: must be between 1 and %d", limit, hubapi.MaxPageLimit)
 	}
 	return nil
 }

@@ -3,9 +3,8 @@ package cmdutil
 import (
 	"testing"
 
+	"github.com/hubctl/hubctl/pkg/hubapi"
 	"github.com/spf13/cobra"
-
-	"github.com/hubctl/hubctl/internal/service"
 )
 
 func TestCheckLimit(t *testing.T) {
@@ -14,10 +13,10 @@ func TestCheckLimit(t *testing.T) {
 		wantErr string
 	}{
 		{1, ""},
-		{service.MaxPageLimit, ""},
+		{hubapi.MaxPageLimit, ""},
 		{0, "invalid --limit 0: must be between 1 and 1000"},
 		{-3, "invalid --limit -3: must be between 1 and 1000"},
-		{service.MaxPageLimit + 1, "invalid --limit 1001: must be between 1 and 1000"},
+		{hubapi.MaxPageLimit + 1, "invalid --limit 1001: must be between 1 and 1000"},
 	}
 	for _, tt := range tests {
 		err := CheckLimit(tt.limit)

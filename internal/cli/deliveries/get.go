@@ -52,7 +52,7 @@ Exits 3 when the tenant has no delivery with that id.`,
 }
 
 func getRun(ctx context.Context, opts *GetOptions) error {
-	detail, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubaccess.Hub, tenant string) (hubapi.DeliveryDetail, error) {
+	detail, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubapi.ControlPlane, tenant string) (hubapi.DeliveryDetail, error) {
 		return h.GetDelivery(ctx, tenant, opts.ID)
 	})
 	if err != nil {

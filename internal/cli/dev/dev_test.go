@@ -88,7 +88,7 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := hub.CreateSubscription(ctx, hubapi.SubscriptionCreate{
+	created, err := hub.CreateSubscription(ctx, "", hubapi.SubscriptionCreate{
 		Name:       "dev smoke test",
 		Sink:       json.RawMessage(`{"type":"webhook","url":"` + receiver.URL + `"}`),
 		EventTypes: []string{"transaction.*"},

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -58,8 +57,8 @@ func (ff *filterFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&ff.until, "until", "", "only dead letters that died before this time (RFC 3339)")
 }
 
-func (ff filterFlags) filter() service.DeadLetterFilter {
-	return service.DeadLetterFilter{SubscriptionID: ff.subscription, Reason: ff.reason, Since: ff.since, Until: ff.until}
+func (ff filterFlags) filter() hubapi.DeadLetterFilter {
+	return hubapi.DeadLetterFilter{SubscriptionID: ff.subscription, Reason: ff.reason, Since: ff.since, Until: ff.until}
 }
 
 func orDash(s string) string {

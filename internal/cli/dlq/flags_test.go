@@ -7,7 +7,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/dlq"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestListRepeatsItsSelectionInTheNextPageHint(t *testing.T) {
@@ -18,9 +18,9 @@ func TestListRepeatsItsSelectionInTheNextPageHint(t *testing.T) {
 	if err != nil || got == nil {
 		t.Fatalf("err %v, ran %v", err, got != nil)
 	}
-	want := service.DeadLetterListParams{
-		ListParams:       service.ListParams{Limit: 3, Cursor: "c"},
-		DeadLetterFilter: service.DeadLetterFilter{Reason: "exhausted", Since: "2026-12-01T00:00:00Z"},
+	want := hubapi.DeadLetterListParams{
+		ListParams:       hubapi.ListParams{Limit: 3, Cursor: "c"},
+		DeadLetterFilter: hubapi.DeadLetterFilter{Reason: "exhausted", Since: "2026-12-01T00:00:00Z"},
 	}
 	if got.Params != want {
 		t.Errorf("params %+v, want %+v", got.Params, want)
@@ -45,9 +45,9 @@ func TestReplayParsesItsSelection(t *testing.T) {
 	}{
 		{args: []string{"--id", "a", "--id", "b"}, want: dlq.ReplayOptions{IDs: []string{"a", "b"}}},
 		{args: []string{"--subscription", "s1", "--until", "2026-12-02T00:00:00Z", "--dry-run"},
-			want: dlq.ReplayOptions{Filter: service.DeadLetterFilter{SubscriptionID: "s1", Until: "2026-12-02T00:00:00Z"}, DryRun: true}},
+			want: dlq.ReplayOptions{Filter: hubapi.DeadLetterFilter{SubscriptionID: "s1", Until: "2026-12-02T00:00:00Z"}, DryRun: true}},
 		{args: []string{"--reason", "poison", "--yes", "-o", "yaml"},
-			want: dlq.ReplayOptions{Filter: service.DeadLetterFilter{Reason: "poison"}, Yes: true, Format: "yaml"}},
+			want: dlq.ReplayOptions{Filter: hubapi.DeadLetterFilter{Reason: "poison"}, Yes: true, Format: "yaml"}},
 	} {
 		f, _, _, _ := cmdtest.Factory(nil)
 		var got *dlq.ReplayOptions

@@ -13,7 +13,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -21,7 +20,7 @@ import (
 type ListOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
-	Params  service.DeadLetterListParams
+	Params  hubapi.DeadLetterListParams
 	// Next is the command the table's next-page hint repeats.
 	Next string
 }
@@ -39,7 +38,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 		Short: "List dead letters, most recently dead first",
 		Long: fmt.Sprintf(`List the tenant's dead letters, most recently dead first, --limit at a time
 (at most %d). When more follow, -o json and -o yaml carry next_cursor and the
-table prints the command for the next page on stderr.`, service.MaxPageLimit),
+table prints the command for the next page on stderr.`, hubapi.MaxPageLimit),
 		Example: `  hubctl dlq list
   hubctl dlq list --subscription 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --reason exhausted -o json`,
 		Args: cobra.NoArgs,
@@ -53,7 +52,7 @@ table prints the command for the next page on stderr.`, service.MaxPageLimit),
 			}
 			opts := &ListOptions{
 				Factory: f, Format: fm,
-				Params: service.DeadLetterListParams{ListParams: service.ListParams{Limit: limit, Cursor: cursor}, DeadLetterFilter: ff.filter()},
+				Params: hubapi.DeadLetterListParams{ListParams: hubapi.ListParams{Limit: limit, Cursor: cursor}, DeadLetterFilter: ff.filter()},
 				Next:   nextPageCommand(cmd),
 			}
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
@@ -67,7 +66,7 @@ table prints the command for the next page on stderr.`, service.MaxPageLimit),
 
 func listRun(ctx context.Context, opts *ListOptions) error {
 	f := opts.Factory
-	page, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.DeadLetter], error) {
+	page, err := hubaccess.CallForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) (hubapi.Page[hubapi.DeadLetter], error) {
 		p := opts.Params
 		var err error
 		if p.SubscriptionID, err = hubaccess.ResolveSubscriptionFlag(ctx, h, tenant, flagSubscription, p.SubscriptionID); err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -25,7 +24,7 @@ var replayChunk = 500
 type ReplayOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
-	Filter  service.DeadLetterFilter
+	Filter  hubapi.DeadLetterFilter
 	IDs     []string
 	DryRun  bool
 	Yes     bool
@@ -79,7 +78,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	f := opts.Factory
 	r := replayer{f: f, ctx: ctx, filter: opts.Filter, ids: opts.IDs}
 	var result hubapi.DeadLetterReplayResult
-	err := hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (err error) {
+	err := hubaccess.RunForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) (err error) {
 		r.hub, r.tenant = h, tenant
 		if r.filter.SubscriptionID, err = hubaccess.ResolveSubscriptionFlag(ctx, h, tenant, flagSubscription, r.filter.SubscriptionID); err != nil {
 			return err
@@ -101,9 +100,9 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 type replayer struct {
 	f      *cmdutil.Factory
 	ctx    context.Context
-	hub    hubaccess.Hub
+	hub    hubapi.ControlPlane
 	tenant string
-	filter service.DeadLetterFilter
+	filter hubapi.DeadLetterFilter
 	ids    []string
 }
 
@@ -183,7 +182,7 @@ func (r *replayer) confirm(matched int64) error {
 // progress is real.
 func (r *replayer) gather() ([]string, error) {
 	var ids []string
-	p := service.DeadLetterListParams{ListParams: service.ListParams{Limit: service.MaxPageLimit}, DeadLetterFilter: r.filter}
+	p := hubapi.DeadLetterListParams{ListParams: hubapi.ListParams{Limit: hubapi.MaxPageLimit}, DeadLetterFilter: r.filter}
 	for {
 		page, err := r.hub.ListDeadLetters(r.ctx, r.tenant, p)
 		if err != nil {

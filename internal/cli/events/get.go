@@ -53,7 +53,7 @@ Exits 3 when the tenant's inbox has no event with that id.`,
 }
 
 func getRun(ctx context.Context, opts *GetOptions) error {
-	detail, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubaccess.Hub, tenant string) (hubapi.EventDetail, error) {
+	detail, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubapi.ControlPlane, tenant string) (hubapi.EventDetail, error) {
 		return h.GetEvent(ctx, tenant, opts.ID)
 	})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -19,7 +18,7 @@ import (
 type ListOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
-	Params  service.EventListParams
+	Params  hubapi.EventListParams
 	// Next is the command the table's next-page hint repeats.
 	Next string
 }
@@ -28,7 +27,7 @@ type ListOptions struct {
 // real run.
 func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Command {
 	var format, cursor string
-	var params service.EventListParams
+	var params hubapi.EventListParams
 	cmd := &cobra.Command{
 		Use:   "list [--type T] [--source S] [--subject S] [--since T] [--until T]",
 		Short: "Search the tenant's stored events, newest first",
@@ -36,7 +35,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 at a time (at most %d): by exact event key (--type), source and subject, and
 by when the hub received them (--since inclusive, --until exclusive, RFC
 3339). A time window keeps the search quick on a large inbox.
-hubctl events get shows one event with every delivery of it.`, service.MaxPageLimit),
+hubctl events get shows one event with every delivery of it.`, hubapi.MaxPageLimit),
 		Example: `  hubctl events list --type transaction.posted --since 2026-12-01T00:00:00Z
   hubctl events list --subject acct-7 -o json --jq '.items[].id'`,
 		Args: cobra.NoArgs,
@@ -70,7 +69,7 @@ hubctl events get shows one event with every delivery of it.`, service.MaxPageLi
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	page, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.InboxEvent], error) {
+	page, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubapi.ControlPlane, tenant string) (hubapi.Page[hubapi.InboxEvent], error) {
 		return h.ListEvents(ctx, tenant, opts.Params)
 	})
 	if err != nil {

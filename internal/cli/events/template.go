@@ -14,7 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/jsonpos"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // produceInput is what `events produce` was asked for, flags as given and
@@ -68,8 +68,8 @@ const segmentRule = `[a-z0-9][a-z0-9_-]*`
 // events' common part. Each problem is reported against the flag that
 // caused it, before any connection is made.
 func newTemplate(in produceInput, typePrefix string) (template, error) {
-	if err := service.CheckTenantID(in.Tenant); err != nil {
-		return template{}, fmt.Errorf("invalid --tenant %q: a tenant id must match %s", in.Tenant, service.TenantIDRule)
+	if err := hubapi.CheckTenantID(in.Tenant); err != nil {
+		return template{}, fmt.Errorf("invalid --tenant %q: a tenant id must match %s", in.Tenant, hubapi.TenantIDRule)
 	}
 	resourceType, eventType, ok := strings.Cut(in.Type, ".")
 	if !ok || !segmentPattern.MatchString(resourceType) || !segmentPattern.MatchString(eventType) {

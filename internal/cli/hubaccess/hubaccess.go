@@ -1,21 +1,23 @@
-// Package hubaccess is how admin commands reach the hub, in either of the
-// two modes of every admin command (README.md, Using it): through the HTTP API (--server, with pkg/client) or
-// directly on the database (--database-url, with internal/service). Both
-// implement Hub, so every command is written once and behaves the same in
-// both modes; the use cases behind the API are the very ones the direct
-// mode calls.
+// Package hubaccess is how admin commands find the hub, in either of the
+// two modes of every admin command (README.md, Using it): through the HTTP
+// API (--server, with pkg/client) or directly on the database
+// (--database-url, with the use cases `hubctl serve` runs, as the admin).
+// Either way a command gets a hubapi.ControlPlane, so every command is
+// written once and behaves the same in both modes.
 package hubaccess
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/crypto"
+	"github.com/hubctl/hubctl/internal/hub"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -34,47 +36,6 @@ const (
 	FlagToken  = "token"
 	FlagTenant = "tenant"
 )
-
-// Hub is every operation the admin commands perform. Subscription
-// operations act on tenant; "" means the tenant of the API key in remote
-// mode, and is refused in direct mode, where no key names one.
-type Hub interface {
-	CreateTenant(ctx context.Context, id string) (hubapi.Tenant, error)
-	ListTenants(ctx context.Context, p service.ListParams) (hubapi.Page[hubapi.Tenant], error)
-	GetTenant(ctx context.Context, id string) (hubapi.Tenant, error)
-	SetTenantStatus(ctx context.Context, id, status string) (hubapi.Tenant, error)
-
-	CreateAPIKey(ctx context.Context, tenantID, name string) (hubapi.CreatedAPIKey, error)
-	ListAPIKeys(ctx context.Context, tenantID string, p service.ListParams) (hubapi.Page[hubapi.APIKey], error)
-	RevokeAPIKey(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error)
-
-	ListQuarantine(ctx context.Context, p service.QuarantineListParams) (hubapi.Page[hubapi.QuarantineSummary], error)
-	GetQuarantined(ctx context.Context, id string) (hubapi.QuarantineItem, error)
-
-	CreateSubscription(ctx context.Context, tenant string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error)
-	ListSubscriptions(ctx context.Context, tenant string, p service.ListParams) (hubapi.Page[hubapi.Subscription], error)
-	GetSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
-	UpdateSubscription(ctx context.Context, tenant, id string, in hubapi.SubscriptionUpdate) (hubapi.UpdatedSubscription, error)
-	DeleteSubscription(ctx context.Context, tenant, id string) (hubapi.SubscriptionDeleted, error)
-	EnableSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
-	DisableSubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
-	VerifySubscription(ctx context.Context, tenant, id string) (hubapi.Subscription, error)
-	RotateSecret(ctx context.Context, tenant, id, signingSecret string) (hubapi.SecretRotation, error)
-
-	ListDeliveries(ctx context.Context, tenant, subscriptionID string, p service.DeliveryListParams) (hubapi.Page[hubapi.Delivery], error)
-	GetDelivery(ctx context.Context, tenant, id string) (hubapi.DeliveryDetail, error)
-
-	DeadLetters
-	Inbox
-	Storage
-	Recovery
-
-	// ReadEvents reads a page of a pull subscription; reading is the ack.
-	ReadEvents(ctx context.Context, tenant, subscriptionID string, p service.PullParams) (hubapi.PullPage, error)
-
-	// Close releases the database pool or idle connections.
-	Close()
-}
 
 // Target is the hub a command talks to: a server URL (remote mode) or,
 // when Server is empty, the configured database (direct mode).
@@ -148,19 +109,24 @@ func TenantScope(f *cmdutil.Factory, target Target) (string, error) {
 		}
 		return "", nil
 	}
-	return tenant, service.CheckTenantID(tenant)
+	return tenant, hubapi.CheckTenantID(tenant)
 }
 
-// Open connects to the target: a client of the API, or the database. The
-// caller closes the Hub.
-func Open(ctx context.Context, f *cmdutil.Factory, target Target) (Hub, error) {
+// Open connects to the target: a client of the API, or the use cases on
+// the database, acting as the admin. The caller calls the function it
+// returns when done.
+func Open(ctx context.Context, f *cmdutil.Factory, target Target) (hubapi.ControlPlane, func(), error) {
 	if target.Remote() {
-		return openRemote(target)
+		c, err := openRemote(target)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func() {}, nil
 	}
 	return openDirect(ctx, f)
 }
 
-func openRemote(target Target) (Hub, error) {
+func openRemote(target Target) (*client.Client, error) {
 	if target.Token == "" {
 		return nil, &cmdutil.ExitError{Code: cmdutil.ExitUnauthorized,
 			Err: fmt.Errorf("no token for the hub at %s: pass --token or set %s (the admin token, or a tenant API key)", target.Server, EnvToken)}
@@ -169,7 +135,29 @@ func openRemote(target Target) (Hub, error) {
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("invalid --server (%s): %v", EnvServer, err)
 	}
-	return &remote{client: c}, nil
+	return c, nil
+}
+
+// openDirect assembles the use cases on the database the way `hubctl
+// serve` does behind the API (hub.NewControlPlane).
+func openDirect(ctx context.Context, f *cmdutil.Factory) (hubapi.ControlPlane, func(), error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Postgres.DSN == "" {
+		return nil, nil, errNoHub
+	}
+	st, err := f.Store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyring := func() (*crypto.Keyring, error) { return hub.LoadKeyring(cfg, f.LookupEnv) }
+	cp := hub.NewControlPlane(cfg, st, keyring)
+	return cp.As(hubapi.Admin()), func() {
+		cp.Close()
+		st.Close()
+	}, nil
 }
 
 // errNoHub explains the ways of naming a hub when none was given.
@@ -195,17 +183,17 @@ func requireHub(f *cmdutil.Factory, target Target) error {
 }
 
 // Run opens the running command's hub, hands it to do and closes it.
-func Run(ctx context.Context, f *cmdutil.Factory, do func(Hub) error) error {
+func Run(ctx context.Context, f *cmdutil.Factory, do func(hubapi.ControlPlane) error) error {
 	target, err := Resolve(f)
 	if err != nil {
 		return err
 	}
 	return target.annotate(func() error {
-		h, err := Open(ctx, f, target)
+		h, closeHub, err := Open(ctx, f, target)
 		if err != nil {
 			return err
 		}
-		defer h.Close()
+		defer closeHub()
 		return do(h)
 	}())
 }
@@ -223,7 +211,7 @@ func (t Target) annotate(err error) error {
 // RunForTenant is Run for the commands that act on one tenant's resources:
 // the tenant scope is checked before anything is opened, so a missing or
 // malformed --tenant is refused the same way whatever the hub.
-func RunForTenant(ctx context.Context, f *cmdutil.Factory, do func(h Hub, tenant string) error) error {
+func RunForTenant(ctx context.Context, f *cmdutil.Factory, do func(h hubapi.ControlPlane, tenant string) error) error {
 	target, err := Resolve(f)
 	if err != nil {
 		return err
@@ -236,19 +224,57 @@ func RunForTenant(ctx context.Context, f *cmdutil.Factory, do func(h Hub, tenant
 		if err != nil {
 			return err
 		}
-		h, err := Open(ctx, f, target)
+		h, closeHub, err := Open(ctx, f, target)
 		if err != nil {
 			return err
 		}
-		defer h.Close()
-		return do(h, tenant)
+		defer closeHub()
+		return scopeError(tenant, do(h, tenant))
 	}())
 }
 
+// scopeError turns the hub's complaint that the admin named no tenant,
+// which the API gives only after accepting the admin token, into the usage
+// error direct mode gives for a missing --tenant: the user's mistake is on
+// the command line.
+func scopeError(tenant string, err error) error {
+	if tenant != "" || !missingTenant(err) {
+		return err
+	}
+	return cmdutil.UsageErrorf("--tenant (or %s) is required with the admin token: it names the tenant whose subscriptions to act on", EnvTenant)
+}
+
+// missingTenant says whether err is the API's refusal of the admin token
+// without an X-Tenant-Id.
+func missingTenant(err error) bool {
+	var answer *hubapi.Error
+	if !errors.As(err, &answer) || answer.Code != hubapi.CodeInvalidRequest {
+		return false
+	}
+	field, _ := answer.Details["field"].(string)
+	return http.CanonicalHeaderKey(field) == http.CanonicalHeaderKey(client.HeaderTenantID)
+}
+
+// Check makes one authenticated call to the target's hub, so a context is
+// stored only once its server answered and took its token. The admin
+// token without a tenant is told apart by the hub asking for one, which it
+// does only after accepting the token.
+func Check(ctx context.Context, target Target) error {
+	c, err := openRemote(target)
+	if err != nil {
+		return err
+	}
+	_, err = c.ListSubscriptions(ctx, target.Tenant, hubapi.ListParams{Limit: 1})
+	if target.Tenant == "" && missingTenant(err) {
+		return nil
+	}
+	return err
+}
+
 // Call is Run for a use case that answers with one value.
-func Call[T any](ctx context.Context, f *cmdutil.Factory, do func(Hub) (T, error)) (T, error) {
+func Call[T any](ctx context.Context, f *cmdutil.Factory, do func(hubapi.ControlPlane) (T, error)) (T, error) {
 	var v T
-	err := Run(ctx, f, func(h Hub) (err error) {
+	err := Run(ctx, f, func(h hubapi.ControlPlane) (err error) {
 		v, err = do(h)
 		return err
 	})
@@ -256,37 +282,11 @@ func Call[T any](ctx context.Context, f *cmdutil.Factory, do func(Hub) (T, error
 }
 
 // CallForTenant is RunForTenant for a use case that answers with one value.
-func CallForTenant[T any](ctx context.Context, f *cmdutil.Factory, do func(h Hub, tenant string) (T, error)) (T, error) {
+func CallForTenant[T any](ctx context.Context, f *cmdutil.Factory, do func(h hubapi.ControlPlane, tenant string) (T, error)) (T, error) {
 	var v T
-	err := RunForTenant(ctx, f, func(h Hub, tenant string) (err error) {
+	err := RunForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) (err error) {
 		v, err = do(h, tenant)
 		return err
 	})
 	return v, err
-}
-
-// ErrorCode is the hub's error code (docs/api.md, Errors) of err, the same
-// in both modes: the API answer's code, or that of the use case the direct
-// mode ran. "" when err carries none.
-func ErrorCode(err error) string {
-	var (
-		apiErr        *client.Error
-		invalid       *service.ValidationError
-		notFound      *service.NotFoundError
-		conflict      *service.ConflictError
-		unprocessable *service.UnprocessableError
-	)
-	switch {
-	case errors.As(err, &apiErr):
-		return apiErr.Body.Code
-	case errors.As(err, &invalid):
-		return invalid.Code
-	case errors.As(err, &notFound):
-		return notFound.Code
-	case errors.As(err, &conflict):
-		return conflict.Code
-	case errors.As(err, &unprocessable):
-		return unprocessable.Code
-	}
-	return ""
 }

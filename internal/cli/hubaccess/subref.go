@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // ResolveSubscription turns what a user typed for a subscription into its
@@ -16,7 +16,7 @@ import (
 // the tenant's subscriptions. Names are not unique, so a name two
 // subscriptions share is a usage error (exit 2) naming their ids, to pick
 // one; a name none has is not found (exit 3).
-func ResolveSubscription(ctx context.Context, h Hub, tenant, ref string) (string, error) {
+func ResolveSubscription(ctx context.Context, h hubapi.ControlPlane, tenant, ref string) (string, error) {
 	if _, err := uuid.Parse(ref); err == nil {
 		return ref, nil
 	}
@@ -47,9 +47,9 @@ func InTenant(tenant string) string {
 
 // SubscriptionsNamed lists the ids of the tenant's live subscriptions
 // named name, reading every page.
-func SubscriptionsNamed(ctx context.Context, h Hub, tenant, name string) ([]string, error) {
+func SubscriptionsNamed(ctx context.Context, h hubapi.ControlPlane, tenant, name string) ([]string, error) {
 	var ids []string
-	p := service.ListParams{Limit: service.MaxPageLimit}
+	p := hubapi.ListParams{Limit: hubapi.MaxPageLimit}
 	for {
 		page, err := h.ListSubscriptions(ctx, tenant, p)
 		if err != nil {
@@ -69,8 +69,8 @@ func SubscriptionsNamed(ctx context.Context, h Hub, tenant, name string) ([]stri
 
 // CallForSubscription is CallForTenant for a use case on one subscription,
 // which ref names by id or by its name (ResolveSubscription).
-func CallForSubscription[T any](ctx context.Context, f *cmdutil.Factory, ref string, do func(h Hub, tenant, id string) (T, error)) (T, error) {
-	return CallForTenant(ctx, f, func(h Hub, tenant string) (T, error) {
+func CallForSubscription[T any](ctx context.Context, f *cmdutil.Factory, ref string, do func(h hubapi.ControlPlane, tenant, id string) (T, error)) (T, error) {
+	return CallForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) (T, error) {
 		id, err := ResolveSubscription(ctx, h, tenant, ref)
 		if err != nil {
 			var zero T
@@ -83,7 +83,7 @@ func CallForSubscription[T any](ctx context.Context, f *cmdutil.Factory, ref str
 // ResolveSubscriptionFlag is ResolveSubscription for a flag that names a
 // subscription (a filter such as --subscription): "" selects every
 // subscription and stays "", and a failure names the flag.
-func ResolveSubscriptionFlag(ctx context.Context, h Hub, tenant, flag, ref string) (string, error) {
+func ResolveSubscriptionFlag(ctx context.Context, h hubapi.ControlPlane, tenant, flag, ref string) (string, error) {
 	if ref == "" {
 		return "", nil
 	}

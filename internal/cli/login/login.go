@@ -20,7 +20,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/profile"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Options is `hubctl login` parsed.
@@ -82,7 +82,7 @@ store a hub that is not up yet).`,
 				return cmdutil.UsageErrorf("invalid --name %q: must not be blank", opts.Name)
 			}
 			if opts.Tenant != "" {
-				if err := service.CheckTenantID(opts.Tenant); err != nil {
+				if err := hubapi.CheckTenantID(opts.Tenant); err != nil {
 					return cmdutil.WithCode(cmdutil.ExitUsage, err)
 				}
 			}

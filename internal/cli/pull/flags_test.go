@@ -8,7 +8,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/cli/pull"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestPullParsesItsFlagsWithoutAHub(t *testing.T) {
@@ -22,7 +22,7 @@ func TestPullParsesItsFlagsWithoutAHub(t *testing.T) {
 		wantUsage bool
 	}{
 		// Not a terminal: the default is one JSON object per line.
-		{args: []string{"s1"}, format: output.JSONL, limit: service.DefaultPageLimit},
+		{args: []string{"s1"}, format: output.JSONL, limit: hubapi.DefaultPageLimit},
 		{args: []string{"s1", "-f", "--after", "0", "--limit", "9", "-o", "table"}, format: output.Table, limit: 9, after: new(int64), follow: true},
 		{args: []string{"s1", "--after", "-1"}, wantErr: "invalid --after -1", wantUsage: true},
 		{args: []string{"s1", "-o", "yaml"}, wantErr: "yaml", wantUsage: true},

@@ -17,7 +17,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -90,7 +89,7 @@ command says why on stderr; a follow that has not reached the hub once
 within --give-up-after exits 5.
 
 Exits 3 when the tenant has no subscription with that id or name, 1 when it
-is a push subscription, 5 when the hub or the database cannot be reached.`, service.MaxPageLimit),
+is a push subscription, 5 when the hub or the database cannot be reached.`, hubapi.MaxPageLimit),
 		Example: `  hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
   hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --follow -o jsonl | jq .payload
   hubctl pull 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --after 0 --limit 1000 -o table`,
@@ -125,7 +124,7 @@ is a push subscription, 5 when the hub or the database cannot be reached.`, serv
 	}
 	cmd.Flags().StringVarP(&format, "output", "o", "", "output format: table, json or jsonl (default: table on a terminal, else jsonl)")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep polling for new events until interrupted")
-	cmd.Flags().IntVar(&limit, "limit", service.DefaultPageLimit, fmt.Sprintf("print at most this many events, then stop, also with --follow (1-%d; default: pages of %d without end)", service.MaxPageLimit, service.DefaultPageLimit))
+	cmd.Flags().IntVar(&limit, "limit", hubapi.DefaultPageLimit, fmt.Sprintf("print at most this many events, then stop, also with --follow (1-%d; default: pages of %d without end)", hubapi.MaxPageLimit, hubapi.DefaultPageLimit))
 	cmd.Flags().DurationVar(&giveUpAfter, "give-up-after", defaultGiveUpAfter, "with --follow, exit 5 when the hub has not answered once in this long")
 	cmdutil.AddJQFlag(cmd, ".seq")
 	cmd.Flags().Int64Var(&after, "after", 0, "start after this seq instead of at the subscription's cursor")
@@ -135,7 +134,7 @@ is a push subscription, 5 when the hub or the database cannot be reached.`, serv
 
 func run(ctx context.Context, opts *Options) error {
 	f := opts.Factory
-	err := hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
+	err := hubaccess.RunForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) error {
 		var id string
 		stream := client.NewPull(func(ctx context.Context, limit int, after *int64) (hubapi.PullPage, error) {
 			// The name is looked up on the first read, so a follower of a
@@ -147,7 +146,7 @@ func run(ctx context.Context, opts *Options) error {
 				}
 				id = resolved
 			}
-			page, err := h.ReadEvents(ctx, tenant, id, service.PullParams{Limit: limit, After: after})
+			page, err := h.ReadEvents(ctx, tenant, id, hubapi.PullParams{Limit: limit, After: after})
 			if err == nil && page.EventsExpired {
 				// The events skipped are gone; the one line says so, on
 				// stderr so that the stream itself stays events only.

@@ -6,19 +6,19 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/quarantine"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestListParsesFiltersIntoParamsAndTheNextPageHint(t *testing.T) {
 	for _, tc := range []struct {
 		args     []string
-		want     service.QuarantineListParams
+		want     hubapi.QuarantineListParams
 		wantNext string
 	}{
-		{args: nil, want: service.QuarantineListParams{ListParams: service.ListParams{Limit: service.DefaultPageLimit}}, wantNext: "hubctl quarantine list"},
+		{args: nil, want: hubapi.QuarantineListParams{ListParams: hubapi.ListParams{Limit: hubapi.DefaultPageLimit}}, wantNext: "hubctl quarantine list"},
 		{
 			args:     []string{"--reason", "invalid_id", "--topic", "a b", "--limit", "20", "--cursor", "c"},
-			want:     service.QuarantineListParams{ListParams: service.ListParams{Limit: 20, Cursor: "c"}, Reason: "invalid_id", Topic: "a b"},
+			want:     hubapi.QuarantineListParams{ListParams: hubapi.ListParams{Limit: 20, Cursor: "c"}, Reason: "invalid_id", Topic: "a b"},
 			wantNext: `hubctl quarantine list --limit 20 --reason "invalid_id" --topic "a b"`,
 		},
 	} {

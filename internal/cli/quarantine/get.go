@@ -66,7 +66,7 @@ Exits 3 when no record has that id.`,
 }
 
 func getRun(ctx context.Context, opts *GetOptions) error {
-	item, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.QuarantineItem, error) {
+	item, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.QuarantineItem, error) {
 		return h.GetQuarantined(ctx, opts.ID)
 	})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -18,7 +17,7 @@ import (
 type ListOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
-	Params  service.QuarantineListParams
+	Params  hubapi.QuarantineListParams
 	// Next is the command the table's next-page hint repeats.
 	Next string
 }
@@ -27,7 +26,7 @@ type ListOptions struct {
 // real run.
 func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Command {
 	var format, cursor string
-	var params service.QuarantineListParams
+	var params hubapi.QuarantineListParams
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List quarantined records, newest first",
@@ -40,7 +39,7 @@ size and SHA-256. The table shortens further and shows bytes that are not text
 as base64; -o json and -o yaml show the summaries, text where it is valid
 UTF-8, else base64 with "encoding": "base64" beside it. hubctl quarantine get
 shows one record whole. When more records follow, they carry next_cursor and
-the table prints the command for the next page on stderr.`, service.MaxPageLimit),
+the table prints the command for the next page on stderr.`, hubapi.MaxPageLimit),
 		Example: `  hubctl quarantine list
   hubctl quarantine list --reason invalid_id --limit 20
   hubctl quarantine list --topic lerian.streaming.midaz_transaction.posted -o json`,
@@ -66,7 +65,7 @@ the table prints the command for the next page on stderr.`, service.MaxPageLimit
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	page, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.Page[hubapi.QuarantineSummary], error) {
+	page, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.Page[hubapi.QuarantineSummary], error) {
 		return h.ListQuarantine(ctx, opts.Params)
 	})
 	if err != nil {
@@ -77,7 +76,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 
 // repeatFilters spells the flags the next page needs besides the cursor: a
 // cursor continues one listing, with its filters.
-func repeatFilters(cmd *cobra.Command, p service.QuarantineListParams) string {
+func repeatFilters(cmd *cobra.Command, p hubapi.QuarantineListParams) string {
 	s := cmdutil.RepeatLimit(cmd, p.Limit)
 	if p.Reason != "" {
 		s += " --reason " + strconv.Quote(p.Reason)

@@ -51,7 +51,7 @@ nothing changes.`,
 }
 
 func pruneRun(ctx context.Context, opts *PruneOptions) error {
-	res, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.StoragePruneResult, error) {
+	res, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.StoragePruneResult, error) {
 		return h.PruneStorage(ctx, opts.DryRun)
 	})
 	if err != nil {

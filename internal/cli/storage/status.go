@@ -48,7 +48,7 @@ prune leaves behind retention.`,
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {
-	st, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.StorageStatus, error) {
+	st, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.StorageStatus, error) {
 		return h.StorageStatus(ctx)
 	})
 	if err != nil {

@@ -86,7 +86,7 @@ accepts duplicate names.`,
 
 func createRun(ctx context.Context, opts *CreateOptions) error {
 	f := opts.Factory
-	created, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.CreatedSubscription, error) {
+	created, err := hubaccess.CallForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) (hubapi.CreatedSubscription, error) {
 		if !opts.AllowDuplicateName {
 			if err := refuseTakenName(ctx, h, tenant, opts.Body.Name); err != nil {
 				return hubapi.CreatedSubscription{}, err
@@ -120,7 +120,7 @@ func createRequest(cmd *cobra.Command, f *cmdutil.Factory, spec *specFlags) (hub
 // refuseTakenName refuses a name another live subscription of the tenant
 // has. Two creates at once may both pass; the guard is for people, who
 // would otherwise find out only when the name stops resolving.
-func refuseTakenName(ctx context.Context, h hubaccess.Hub, tenant, name string) error {
+func refuseTakenName(ctx context.Context, h hubapi.ControlPlane, tenant, name string) error {
 	if name == "" {
 		return nil // the hub says a name is required
 	}

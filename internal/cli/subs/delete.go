@@ -55,7 +55,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	if err := cmdutil.ConfirmDestructive(f.IOStreams, opts.Yes, "Delete subscription "+opts.ID+" and cancel its pending deliveries?"); err != nil {
 		return err
 	}
-	deleted, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.SubscriptionDeleted, error) {
+	deleted, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubapi.ControlPlane, tenant, id string) (hubapi.SubscriptionDeleted, error) {
 		return h.DeleteSubscription(ctx, tenant, id)
 	})
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/deliveries"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -21,7 +20,7 @@ type DeliveriesOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
 	ID      string
-	Params  service.DeliveryListParams
+	Params  hubapi.DeliveryListParams
 	// Next is the command the table's next-page hint repeats.
 	Next string
 }
@@ -42,7 +41,7 @@ shows one delivery's attempts. A deleted subscription's deliveries stay
 listed. When more follow, -o json and -o yaml carry next_cursor and the table
 prints the command for the next page on stderr.
 
-Exits 3 when the tenant has no subscription with that id.`, service.MaxPageLimit, states),
+Exits 3 when the tenant has no subscription with that id.`, hubapi.MaxPageLimit, states),
 		Example: `  hubctl subs deliveries 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b
   hubctl subs deliveries 0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b --state dead --limit 20 -o json`,
 		Args:              cobra.ExactArgs(1),
@@ -60,7 +59,7 @@ Exits 3 when the tenant has no subscription with that id.`, service.MaxPageLimit
 			}
 			opts := &DeliveriesOptions{
 				Factory: f, Format: fm, ID: args[0],
-				Params: service.DeliveryListParams{ListParams: service.ListParams{Limit: limit, Cursor: cursor}, State: state},
+				Params: hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: limit, Cursor: cursor}, State: state},
 				Next:   nextPageCommand(cmd, args[0], state, limit),
 			}
 			return cmdutil.Run(cmd.Context(), opts, runF, deliveriesRun)
@@ -74,7 +73,7 @@ Exits 3 when the tenant has no subscription with that id.`, service.MaxPageLimit
 
 func deliveriesRun(ctx context.Context, opts *DeliveriesOptions) error {
 	f := opts.Factory
-	page, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.Page[hubapi.Delivery], error) {
+	page, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubapi.ControlPlane, tenant, id string) (hubapi.Page[hubapi.Delivery], error) {
 		return h.ListDeliveries(ctx, tenant, id, opts.Params)
 	})
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // NewCmdDisable returns `hubctl subs disable`; a non-nil runF replaces the
@@ -14,6 +14,6 @@ func NewCmdDisable(f *cmdutil.Factory, runF func(*OneOptions) error) *cobra.Comm
 		verb: "disable", short: "Stop delivery",
 		long: `Disable a subscription: no new deliveries start; its events are no longer
 matched. Deliveries in flight finish their attempt.`,
-		do: hubaccess.Hub.DisableSubscription,
+		do: hubapi.ControlPlane.DisableSubscription,
 	})
 }

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // NewCmdEnable returns `hubctl subs enable`; a non-nil runF replaces the
@@ -15,6 +15,6 @@ func NewCmdEnable(f *cmdutil.Factory, runF func(*OneOptions) error) *cobra.Comma
 		long: `Enable a subscription: its events are delivered again. It clears the reason
 the hub gave for disabling it, but not a failed verification: a destination
 that still fails is disabled again; verify recovers it for good.`,
-		do: hubaccess.Hub.EnableSubscription,
+		do: hubapi.ControlPlane.EnableSubscription,
 	})
 }

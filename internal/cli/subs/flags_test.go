@@ -13,7 +13,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/cli/subs"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func TestCreateBuildsTheBodyWithoutAHub(t *testing.T) {
@@ -109,7 +109,7 @@ func TestListingsParseTheirPageFlags(t *testing.T) {
 	if err := cmdtest.Exec(t, f, subs.NewCmdList(f, func(o *subs.ListOptions) error { list = o; return nil }), "--limit", "7", "--cursor", "c"); err != nil {
 		t.Fatal(err)
 	}
-	if want := (service.ListParams{Limit: 7, Cursor: "c"}); list.Page != want || list.Next != "hubctl subs list --limit 7" {
+	if want := (hubapi.ListParams{Limit: 7, Cursor: "c"}); list.Page != want || list.Next != "hubctl subs list --limit 7" {
 		t.Errorf("list options %+v", list)
 	}
 	if err := cmdtest.Exec(t, f, subs.NewCmdList(f, func(*subs.ListOptions) error { t.Error("ran"); return nil }), "--limit", "0"); err == nil {
@@ -120,7 +120,7 @@ func TestListingsParseTheirPageFlags(t *testing.T) {
 	if err := cmdtest.Exec(t, f, subs.NewCmdDeliveries(f, func(o *subs.DeliveriesOptions) error { dl = o; return nil }), id, "--state", "dead"); err != nil {
 		t.Fatal(err)
 	}
-	if dl.ID != id || dl.Params.State != "dead" || dl.Params.Limit != service.DefaultPageLimit || dl.Next != "hubctl subs deliveries "+id+" --state dead" {
+	if dl.ID != id || dl.Params.State != "dead" || dl.Params.Limit != hubapi.DefaultPageLimit || dl.Next != "hubctl subs deliveries "+id+" --state dead" {
 		t.Errorf("deliveries options %+v", dl)
 	}
 	err := cmdtest.Exec(t, f, subs.NewCmdDeliveries(f, func(*subs.DeliveriesOptions) error { t.Error("ran"); return nil }), id, "--state", "lost")

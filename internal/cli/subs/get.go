@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // NewCmdGet returns `hubctl subs get`; a non-nil runF replaces the real run.
@@ -14,6 +14,6 @@ func NewCmdGet(f *cmdutil.Factory, runF func(*OneOptions) error) *cobra.Command 
 		long: `Show one subscription: its sink, what it matches, its retry settings, and its
 verification and failure state. Credentials, and a webhook's signing secret,
 show as "****".`,
-		do: hubaccess.Hub.GetSubscription,
+		do: hubapi.ControlPlane.GetSubscription,
 	})
 }

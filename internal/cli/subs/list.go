@@ -9,7 +9,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -17,7 +16,7 @@ import (
 type ListOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
-	Page    service.ListParams
+	Page    hubapi.ListParams
 	// Next is the command the table's next-page hint repeats.
 	Next string
 }
@@ -33,7 +32,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 		Long: fmt.Sprintf(`List the tenant's subscriptions, oldest first, --limit at a time (at most
 %d). Credentials and signing secrets show as "****". When more
 follow, -o json and -o yaml carry next_cursor and the table prints the
-command for the next page on stderr.`, service.MaxPageLimit),
+command for the next page on stderr.`, hubapi.MaxPageLimit),
 		Example: `  hubctl subs list
   hubctl subs list --tenant acme -o json --limit 500`,
 		Args: cobra.NoArgs,
@@ -47,7 +46,7 @@ command for the next page on stderr.`, service.MaxPageLimit),
 			}
 			opts := &ListOptions{
 				Factory: f, Format: fm,
-				Page: service.ListParams{Limit: limit, Cursor: cursor},
+				Page: hubapi.ListParams{Limit: limit, Cursor: cursor},
 				Next: "hubctl subs list" + cmdutil.RepeatLimit(cmd, limit),
 			}
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
@@ -60,7 +59,7 @@ command for the next page on stderr.`, service.MaxPageLimit),
 
 func listRun(ctx context.Context, opts *ListOptions) error {
 	f := opts.Factory
-	page, err := hubaccess.CallForTenant(ctx, f, func(h hubaccess.Hub, tenant string) (hubapi.Page[hubapi.Subscription], error) {
+	page, err := hubaccess.CallForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) (hubapi.Page[hubapi.Subscription], error) {
 		return h.ListSubscriptions(ctx, tenant, opts.Page)
 	})
 	if err != nil {

@@ -23,7 +23,7 @@ type OneOptions struct {
 // oneSpec is what tells those verbs apart.
 type oneSpec struct {
 	verb, short, long string
-	do                func(h hubaccess.Hub, ctx context.Context, tenant, id string) (hubapi.Subscription, error)
+	do                func(h hubapi.ControlPlane, ctx context.Context, tenant, id string) (hubapi.Subscription, error)
 }
 
 func newOneCmd(f *cmdutil.Factory, runF func(*OneOptions) error, spec oneSpec) *cobra.Command {
@@ -49,9 +49,9 @@ func newOneCmd(f *cmdutil.Factory, runF func(*OneOptions) error, spec oneSpec) *
 	return cmd
 }
 
-func oneRun(ctx context.Context, opts *OneOptions, do func(h hubaccess.Hub, ctx context.Context, tenant, id string) (hubapi.Subscription, error)) error {
+func oneRun(ctx context.Context, opts *OneOptions, do func(h hubapi.ControlPlane, ctx context.Context, tenant, id string) (hubapi.Subscription, error)) error {
 	f := opts.Factory
-	sub, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.Subscription, error) {
+	sub, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubapi.ControlPlane, tenant, id string) (hubapi.Subscription, error) {
 		return do(h, ctx, tenant, id)
 	})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -88,11 +87,11 @@ func recoverRun(ctx context.Context, opts *RecoverOptions) error {
 	}
 	in := hubapi.SubscriptionRecover{Since: since.UTC().Format(time.RFC3339Nano), Until: until.UTC().Format(time.RFC3339Nano), DryRun: opts.DryRun}
 	bar := cmdutil.NewProgress(f, "Recovering", f.IOStreams.IsStderrTTY())
-	result, err := hubaccess.CallForSubscription(ctx, f, opts.Ref, func(h hubaccess.Hub, tenant, id string) (hubapi.SubscriptionRecoverResult, error) {
-		return h.Recover(ctx, tenant, id, in, bar.Set)
+	result, err := hubaccess.CallForSubscription(ctx, f, opts.Ref, func(h hubapi.ControlPlane, tenant, id string) (hubapi.SubscriptionRecoverResult, error) {
+		return h.RecoverSubscription(ctx, tenant, id, in, bar.Set)
 	})
 	bar.Done()
-	if hubaccess.ErrorCode(err) == service.CodeSubscriptionDisabled {
+	if hubapi.ErrorCode(err) == hubapi.CodeSubscriptionDisabled {
 		// The hub's message names its API field, dry_run; here it is a flag.
 		return cmdutil.WithCode(cmdutil.ExitCode(err), fmt.Errorf("subscription %s is disabled: enable it first (hubctl subs enable %s), or pass --dry-run to only count", opts.Ref, opts.Ref))
 	}

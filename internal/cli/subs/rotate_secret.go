@@ -54,7 +54,7 @@ webhook.`,
 
 func rotateSecretRun(ctx context.Context, opts *RotateSecretOptions) error {
 	f := opts.Factory
-	rotation, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.SecretRotation, error) {
+	rotation, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubapi.ControlPlane, tenant, id string) (hubapi.SecretRotation, error) {
 		return h.RotateSecret(ctx, tenant, id, opts.Secret)
 	})
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // NewCmd returns `hubctl subs`.
@@ -106,8 +106,8 @@ func completeIDs(f *cmdutil.Factory) cobra.CompletionFunc {
 		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
 		defer cancel()
 		var completions []cobra.Completion
-		_ = hubaccess.RunForTenant(ctx, f, func(h hubaccess.Hub, tenant string) error {
-			page, err := h.ListSubscriptions(ctx, tenant, service.ListParams{Limit: service.MaxPageLimit})
+		_ = hubaccess.RunForTenant(ctx, f, func(h hubapi.ControlPlane, tenant string) error {
+			page, err := h.ListSubscriptions(ctx, tenant, hubapi.ListParams{Limit: hubapi.MaxPageLimit})
 			for _, sub := range page.Items {
 				if strings.HasPrefix(sub.ID, toComplete) {
 					completions = append(completions, cobra.CompletionWithDesc(sub.ID, sub.Name))

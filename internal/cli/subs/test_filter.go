@@ -97,7 +97,7 @@ func testFilterRun(ctx context.Context, opts *TestFilterOptions) error {
 	}
 	ev := opts.Event
 	if opts.EventID != "" {
-		stored, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubaccess.Hub, tenant string) (hubapi.EventDetail, error) {
+		stored, err := hubaccess.CallForTenant(ctx, opts.Factory, func(h hubapi.ControlPlane, tenant string) (hubapi.EventDetail, error) {
 			return h.GetEvent(ctx, tenant, opts.EventID)
 		})
 		if err != nil {

@@ -104,7 +104,7 @@ Exits 3 when the tenant has no subscription with that id.`,
 
 func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	f := opts.Factory
-	updated, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubaccess.Hub, tenant, id string) (hubapi.UpdatedSubscription, error) {
+	updated, err := hubaccess.CallForSubscription(ctx, f, opts.ID, func(h hubapi.ControlPlane, tenant, id string) (hubapi.UpdatedSubscription, error) {
 		var in hubapi.SubscriptionUpdate
 		if opts.FromFile != nil {
 			if err := opts.FromFile.checkFor(id); err != nil {

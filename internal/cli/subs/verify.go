@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/hubaccess"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // NewCmdVerify returns `hubctl subs verify`; a non-nil runF replaces the
@@ -16,6 +16,6 @@ func NewCmdVerify(f *cmdutil.Factory, runF func(*OneOptions) error) *cobra.Comma
 Success makes it active and enabled, recovering one the hub disabled. A
 failed probe exits 1 with the probe's error and leaves the subscription
 marked failed.`,
-		do: hubaccess.Hub.VerifySubscription,
+		do: hubapi.ControlPlane.VerifySubscription,
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -43,7 +42,7 @@ fails (exit 1) and leaves it as it is.`,
 }
 
 func createRun(ctx context.Context, opts *CreateOptions) error {
-	return runOne(ctx, opts.Factory, opts.Format, func(h hubaccess.Hub) (hubapi.Tenant, error) {
+	return runOne(ctx, opts.Factory, opts.Format, func(h hubapi.ControlPlane) (hubapi.Tenant, error) {
 		return h.CreateTenant(ctx, opts.ID)
 	})
 }

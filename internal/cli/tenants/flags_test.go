@@ -9,7 +9,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/cli/tenants"
-	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func testFactory() *cmdutil.Factory {
@@ -24,8 +24,8 @@ func TestListParsesItsFlagsWithoutAHub(t *testing.T) {
 		wantErr string
 	}{
 		// Not a terminal: the default is JSON.
-		{args: nil, want: tenants.ListOptions{Format: output.JSON, Page: service.ListParams{Limit: service.DefaultPageLimit}, Next: "hubctl tenants list"}},
-		{args: []string{"-o", "json", "--limit", "5", "--cursor", "c1"}, want: tenants.ListOptions{Format: output.JSON, Page: service.ListParams{Limit: 5, Cursor: "c1"}, Next: "hubctl tenants list --limit 5"}},
+		{args: nil, want: tenants.ListOptions{Format: output.JSON, Page: hubapi.ListParams{Limit: hubapi.DefaultPageLimit}, Next: "hubctl tenants list"}},
+		{args: []string{"-o", "json", "--limit", "5", "--cursor", "c1"}, want: tenants.ListOptions{Format: output.JSON, Page: hubapi.ListParams{Limit: 5, Cursor: "c1"}, Next: "hubctl tenants list --limit 5"}},
 		{args: []string{"--limit", "0"}, wantErr: "invalid --limit 0"},
 		{args: []string{"-o", "xml"}, wantErr: "xml"},
 		{args: []string{"extra"}, wantErr: "unknown command"},
@@ -65,7 +65,7 @@ func TestOneTenantVerbsCheckTheIDBeforeReachingTheHub(t *testing.T) {
 		{"activate", func(f *cmdutil.Factory, ran *bool, args ...string) error {
 			return cmdtest.Exec(t, f, tenants.NewCmdActivate(f, func(o *tenants.StatusOptions) error {
 				seam(ran)
-				if o.Status != service.TenantActive || o.ID != "acme" {
+				if o.Status != hubapi.TenantActive || o.ID != "acme" {
 					t.Errorf("activate: options %+v", o)
 				}
 				return nil
@@ -74,7 +74,7 @@ func TestOneTenantVerbsCheckTheIDBeforeReachingTheHub(t *testing.T) {
 		{"deactivate", func(f *cmdutil.Factory, ran *bool, args ...string) error {
 			return cmdtest.Exec(t, f, tenants.NewCmdDeactivate(f, func(o *tenants.StatusOptions) error {
 				seam(ran)
-				if o.Status != service.TenantInactive {
+				if o.Status != hubapi.TenantInactive {
 					t.Errorf("deactivate: options %+v", o)
 				}
 				return nil

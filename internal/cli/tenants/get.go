@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -42,7 +41,7 @@ func NewCmdGet(f *cmdutil.Factory, runF func(*GetOptions) error) *cobra.Command 
 }
 
 func getRun(ctx context.Context, opts *GetOptions) error {
-	return runOne(ctx, opts.Factory, opts.Format, func(h hubaccess.Hub) (hubapi.Tenant, error) {
+	return runOne(ctx, opts.Factory, opts.Format, func(h hubapi.ControlPlane) (hubapi.Tenant, error) {
 		return h.GetTenant(ctx, opts.ID)
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -17,7 +16,7 @@ import (
 type ListOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
-	Page    service.ListParams
+	Page    hubapi.ListParams
 	// Next is the command the table's next-page hint repeats.
 	Next string
 }
@@ -32,7 +31,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 		Short: "List tenants in id order",
 		Long: fmt.Sprintf(`List tenants in id order, --limit at a time (at most %d). When more
 follow, -o json and -o yaml carry next_cursor and the table prints the
-command for the next page on stderr.`, service.MaxPageLimit),
+command for the next page on stderr.`, hubapi.MaxPageLimit),
 		Example: `  hubctl tenants list
   hubctl tenants list -o json --limit 500`,
 		Args: cobra.NoArgs,
@@ -46,7 +45,7 @@ command for the next page on stderr.`, service.MaxPageLimit),
 			}
 			opts := &ListOptions{
 				Factory: f, Format: fm,
-				Page: service.ListParams{Limit: limit, Cursor: cursor},
+				Page: hubapi.ListParams{Limit: limit, Cursor: cursor},
 				Next: "hubctl tenants list" + cmdutil.RepeatLimit(cmd, limit),
 			}
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
@@ -58,7 +57,7 @@ command for the next page on stderr.`, service.MaxPageLimit),
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	page, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.Page[hubapi.Tenant], error) {
+	page, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.Page[hubapi.Tenant], error) {
 		return h.ListTenants(ctx, opts.Page)
 	})
 	if err != nil {

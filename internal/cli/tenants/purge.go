@@ -63,7 +63,7 @@ func purgeRun(ctx context.Context, opts *PurgeOptions) error {
 			return err
 		}
 	}
-	res, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.TenantPurgeResult, error) {
+	res, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.TenantPurgeResult, error) {
 		return h.PurgeTenant(ctx, opts.ID)
 	})
 	if err != nil {

@@ -6,9 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -26,7 +24,7 @@ type StatusOptions struct {
 // NewCmdActivate returns `hubctl tenants activate`; a non-nil runF replaces
 // the real run.
 func NewCmdActivate(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
-	return newStatusCmd(f, runF, "activate", service.TenantActive,
+	return newStatusCmd(f, runF, "activate", hubapi.TenantActive,
 		"Let a tenant's events in again",
 		"Make the tenant active: ingest accepts its events again from the next roster refresh.")
 }
@@ -34,7 +32,7 @@ func NewCmdActivate(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.
 // NewCmdDeactivate returns `hubctl tenants deactivate`; a non-nil runF
 // replaces the real run.
 func NewCmdDeactivate(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
-	return newStatusCmd(f, runF, "deactivate", service.TenantInactive,
+	return newStatusCmd(f, runF, "deactivate", hubapi.TenantInactive,
 		"Stop accepting a tenant's events",
 		`Make the tenant inactive: from the next roster refresh ingest discards its
 events (reason inactive_tenant). Its subscriptions and stored events stay.
@@ -59,20 +57,20 @@ func newStatusCmd(f *cmdutil.Factory, runF func(*StatusOptions) error, verb, sta
 		},
 	}
 	cmdutil.AddOutputFlag(cmd, &format, "")
-	if status == service.TenantInactive {
+	if status == hubapi.TenantInactive {
 		cmdutil.AddYesFlag(cmd, &yes)
 	}
 	return cmd
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {
-	if opts.Status == service.TenantInactive {
+	if opts.Status == hubapi.TenantInactive {
 		question := "Deactivate tenant " + opts.ID + "? Its events will be discarded from the next roster refresh."
 		if err := cmdutil.ConfirmDestructive(opts.Factory.IOStreams, opts.Yes, question); err != nil {
 			return err
 		}
 	}
-	return runOne(ctx, opts.Factory, opts.Format, func(h hubaccess.Hub) (hubapi.Tenant, error) {
+	return runOne(ctx, opts.Factory, opts.Format, func(h hubapi.ControlPlane) (hubapi.Tenant, error) {
 		return h.SetTenantStatus(ctx, opts.ID, opts.Status)
 	})
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/cli/output"
 	"github.com/hubctl/hubctl/internal/cli/tenants/keys"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -32,7 +31,7 @@ after a tenant was created or activated here is admitted.
 These commands go through the API with --server and the admin token, or
 directly on the database (--database-url or STREAMING_HUB_POSTGRES_DSN).
 
-A tenant id matches ` + service.TenantIDRule + `.`,
+A tenant id matches ` + hubapi.TenantIDRule + `.`,
 		Example: `  hubctl tenants create acme
   hubctl tenants deactivate acme
   hubctl tenants purge acme --yes
@@ -60,11 +59,11 @@ func checkOne(f *cmdutil.Factory, format, id string) (output.Format, error) {
 	if err != nil {
 		return "", err
 	}
-	return fm, service.CheckTenantID(id)
+	return fm, hubapi.CheckTenantID(id)
 }
 
 // runOne runs a use case that answers with one tenant and prints it.
-func runOne(ctx context.Context, f *cmdutil.Factory, fm output.Format, do func(hubaccess.Hub) (hubapi.Tenant, error)) error {
+func runOne(ctx context.Context, f *cmdutil.Factory, fm output.Format, do func(hubapi.ControlPlane) (hubapi.Tenant, error)) error {
 	tenant, err := hubaccess.Call(ctx, f, do)
 	if err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -43,7 +42,7 @@ environment) so that it can be found and revoked later.`,
 			if !cmd.Flags().Changed("name") {
 				return cmdutil.UsageErrorf("--name is required: say what the key is for, e.g. --name billing-service")
 			}
-			if err := service.CheckTenantID(args[0]); err != nil {
+			if err := hubapi.CheckTenantID(args[0]); err != nil {
 				return err
 			}
 			return cmdutil.Run(cmd.Context(), &CreateOptions{Factory: f, Format: fm, Tenant: args[0], Name: name}, runF, createRun)
@@ -55,7 +54,7 @@ environment) so that it can be found and revoked later.`,
 }
 
 func createRun(ctx context.Context, opts *CreateOptions) error {
-	key, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.CreatedAPIKey, error) {
+	key, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.CreatedAPIKey, error) {
 		return h.CreateAPIKey(ctx, opts.Tenant, opts.Name)
 	})
 	if err != nil {

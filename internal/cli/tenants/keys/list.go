@@ -9,7 +9,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -18,7 +17,7 @@ type ListOptions struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
 	Tenant  string
-	Page    service.ListParams
+	Page    hubapi.ListParams
 	// Next is the command the table's next-page hint repeats.
 	Next string
 }
@@ -34,7 +33,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 		Long: fmt.Sprintf(`List a tenant's API keys, oldest first, --limit at a time (at most %d):
 their ids, names, the first characters of each key (to recognise one), when
 each was last used and whether it is revoked. Keys themselves are never shown
-again.`, service.MaxPageLimit),
+again.`, hubapi.MaxPageLimit),
 		Example: `  hubctl tenants keys list acme
   hubctl tenants keys list acme -o json`,
 		Args: cobra.ExactArgs(1),
@@ -46,12 +45,12 @@ again.`, service.MaxPageLimit),
 			if err := cmdutil.CheckLimit(limit); err != nil {
 				return err
 			}
-			if err := service.CheckTenantID(args[0]); err != nil {
+			if err := hubapi.CheckTenantID(args[0]); err != nil {
 				return err
 			}
 			opts := &ListOptions{
 				Factory: f, Format: fm, Tenant: args[0],
-				Page: service.ListParams{Limit: limit, Cursor: cursor},
+				Page: hubapi.ListParams{Limit: limit, Cursor: cursor},
 				Next: "hubctl tenants keys list " + args[0] + cmdutil.RepeatLimit(cmd, limit),
 			}
 			return cmdutil.Run(cmd.Context(), opts, runF, listRun)
@@ -63,7 +62,7 @@ again.`, service.MaxPageLimit),
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	page, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.Page[hubapi.APIKey], error) {
+	page, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.Page[hubapi.APIKey], error) {
 		return h.ListAPIKeys(ctx, opts.Tenant, opts.Page)
 	})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -37,7 +36,7 @@ Exits 3 when the tenant has no key with that id.`,
 			if err != nil {
 				return err
 			}
-			if err := service.CheckTenantID(args[0]); err != nil {
+			if err := hubapi.CheckTenantID(args[0]); err != nil {
 				return err
 			}
 			return cmdutil.Run(cmd.Context(), &RevokeOptions{Factory: f, Format: fm, Tenant: args[0], KeyID: args[1]}, runF, revokeRun)
@@ -48,7 +47,7 @@ Exits 3 when the tenant has no key with that id.`,
 }
 
 func revokeRun(ctx context.Context, opts *RevokeOptions) error {
-	key, err := hubaccess.Call(ctx, opts.Factory, func(h hubaccess.Hub) (hubapi.APIKey, error) {
+	key, err := hubaccess.Call(ctx, opts.Factory, func(h hubapi.ControlPlane) (hubapi.APIKey, error) {
 		return h.RevokeAPIKey(ctx, opts.Tenant, opts.KeyID)
 	})
 	if err != nil {
