@@ -1,6 +1,8 @@
 package devenv
 
 import (
+	_ "embed"
+
 	"context"
 	"errors"
 	"fmt"
@@ -225,7 +227,7 @@ func createDatabase(ctx context.Context, adminDSN, name string) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+	if err := conn.QueryRow(ctx, databaseExistsSQL, pgx.StrictNamedArgs{"name": name}).Scan(&exists); err != nil {
 		return fmt.Errorf("look for database %s: %w", name, err)
 	}
 	if exists {
@@ -406,3 +408,6 @@ func (w ignoreErrors) Write(p []byte) (int, error) {
 	_, _ = w.w.Write(p)
 	return len(p), nil
 }
+
+//go:embed sql/database_exists.sql
+var databaseExistsSQL string

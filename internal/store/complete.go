@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"bytes"
 	"context"
 	"errors"
@@ -127,9 +129,7 @@ func (s *Store) alreadyRecorded(ctx context.Context, attempts []Attempt, err err
 		ids[i], started[i] = a.DeliveryID, a.StartedAt
 		at[a.DeliveryID] = i
 	}
-	rows, qerr := s.Pool.Query(ctx, `
-SELECT a.id, a.attempt FROM delivery_attempts a
-JOIN unnest($1::uuid[], $2::timestamptz[]) AS u (id, started_at) ON a.id = u.id AND a.started_at = u.started_at`, ids, started)
+	rows, qerr := s.Pool.Query(ctx, alreadyRecordedSQL, pgx.StrictNamedArgs{"ids": ids, "started": started})
 	if qerr != nil {
 		return nil, false
 	}
@@ -250,39 +250,9 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // conditions together, and compared every job with every attempt in a
 // nested loop (30,000 comparisons and ~40 ms for a round of 173, where the
 // hash join takes ~2 ms).
-const recordSuccesses = `
-WITH u AS (
-    SELECT *, 'in_flight'::text AS held_state FROM unnest(@ids::uuid[], @job_ids::uuid[], @owners::text[], @started::timestamptz[],
-                         @finished::timestamptz[], @durations_ms::bigint[], @statuses::int[], @errors::text[],
-                         @responses::bytea[])
-        AS u (id, job_id, owner, started_at, finished, duration_ms, status_code, error, response)
-),
-owned AS (
-    UPDATE delivery_jobs j SET state = 'succeeded', succeeded_at = u.finished, attempts = j.attempts + 1,
-        recorded_attempts = j.recorded_attempts + 1, lease_owner = NULL, lease_until = NULL,
-        last_error = NULL, last_status = u.status_code, updated_at = u.finished
-    FROM u
-    WHERE j.id = ANY(@job_ids) AND j.id = u.job_id AND j.state = u.held_state AND j.lease_owner = u.owner
-    RETURNING j.id, j.recorded_attempts
-),
-late AS (
-    UPDATE delivery_jobs j SET recorded_attempts = j.recorded_attempts + 1
-    FROM (SELECT * FROM u WHERE u.job_id NOT IN (SELECT id FROM owned)) u
-    WHERE j.id = u.job_id AND NOT (j.state = 'in_flight' AND j.lease_owner IS NOT DISTINCT FROM u.owner)
-    RETURNING j.id, j.recorded_attempts
-),
-numbered AS (
-    SELECT id, recorded_attempts, true AS owned FROM owned
-    UNION ALL
-    SELECT id, recorded_attempts, false FROM late
-),
-inserted AS (
-    INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
-    SELECT u.id, u.job_id, n.recorded_attempts, u.started_at, u.duration_ms, 'succeeded', u.status_code, u.error, u.response
-    FROM u JOIN numbered n ON n.id = u.job_id
-    RETURNING id, job_id, attempt
-)
-SELECT i.id, i.attempt, n.owned FROM inserted i JOIN numbered n ON n.id = i.job_id`
+//
+//go:embed sql/record_successes.sql
+var recordSuccesses string
 
 // closeSpans ends the failure spans of the subscriptions a round of
 // successes reached. Any successful delivery closes the span (docs/concepts.md, Auto-disable),
@@ -290,11 +260,9 @@ SELECT i.id, i.attempt, n.owned FROM inserted i JOIN numbered n ON n.id = i.job_
 // success that finished before the span's last failure does not: recorded
 // late, it must not hide a failure that came after it. Rows are locked in
 // id order.
-const closeSpans = `
-UPDATE subscriptions s SET failing_since = NULL, last_failure_at = NULL
-FROM (SELECT u.id, max(u.finished) AS finished FROM unnest($1::uuid[], $2::timestamptz[]) AS u (id, finished) GROUP BY u.id) u
-WHERE s.id = u.id AND s.id IN (SELECT id FROM subscriptions WHERE id = ANY($1) AND failing_since IS NOT NULL ORDER BY id FOR UPDATE)
-  AND s.last_failure_at <= u.finished`
+//
+//go:embed sql/close_spans.sql
+var closeSpans string
 
 // queueSuccessRound queues the two statements that record one round of
 // successes: the attempts with their jobs' transitions, and the failure
@@ -325,7 +293,7 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
 		"ids": ids, "job_ids": jobs, "owners": owners, "started": started, "finished": finished,
 		"durations_ms": durations, "statuses": statuses, "errors": errs, "responses": responses,
 	})
-	pipe.Queue(closeSpans, subs, finished)
+	pipe.Queue(closeSpans, pgx.StrictNamedArgs{"subs": subs, "finished": finished})
 }
 
 // readSuccessRound reads back what queueSuccessRound queued into results.
@@ -383,12 +351,7 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisab
 		failingSince, lastAt *time.Time
 		orderingKey          *string
 	)
-	err := tx.QueryRow(ctx, `
-SELECT j.state = 'in_flight' AND j.lease_owner = $2, s.enabled AND s.deleted_at IS NULL, s.failing_since, s.last_failure_at,
-       j.ordering_key
-FROM delivery_jobs j JOIN subscriptions s ON s.id = j.subscription_id
-WHERE j.id = $1
-FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey)
+	err := tx.QueryRow(ctx, lockFailedJobSQL, pgx.StrictNamedArgs{"job_id": a.JobID, "owner": a.Owner}).Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Only a tenant purge deletes jobs; an attempt of one is not kept.
 		return CompleteResult{Gone: true}, nil
@@ -409,19 +372,10 @@ FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &l
 	lastError := nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
 	// The job's update numbers the attempt (recorded_attempts); an owned
 	// job also moves on: dead when exhausted, else pending at the retry.
-	jobUpdate := `UPDATE delivery_jobs SET recorded_attempts = recorded_attempts + 1 WHERE id = @job_id RETURNING recorded_attempts`
+	recordFailure := completeFailureLateSQL
 	if res.Owned {
 		res.Dead = a.Retry.Exhausted
-		jobUpdate = `
-UPDATE delivery_jobs SET
-    state = CASE WHEN @dead THEN 'dead' ELSE 'pending' END,
-    dead_reason = CASE WHEN @dead THEN 'exhausted' END,
-    dead_at = CASE WHEN @dead THEN @finished::timestamptz END,
-    next_attempt_at = CASE WHEN @dead THEN next_attempt_at ELSE @retry_at END,
-    attempts = attempts + 1, recorded_attempts = recorded_attempts + 1,
-    lease_owner = NULL, lease_until = NULL, last_error = @last_error, last_status = @status, updated_at = @finished
-WHERE id = @job_id
-RETURNING recorded_attempts`
+		recordFailure = completeFailureOwnedSQL
 	}
 	args := pgx.StrictNamedArgs{
 		"job_id": a.JobID, "delivery_id": a.DeliveryID, "started_at": a.StartedAt,
@@ -431,22 +385,13 @@ RETURNING recorded_attempts`
 	if res.Owned {
 		args["finished"], args["dead"], args["retry_at"] = finished, res.Dead, a.Retry.At
 	}
-	pipe.Queue(`
-WITH job AS (`+jobUpdate+`)
-INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
-SELECT @delivery_id, @job_id, job.recorded_attempts, @started_at, @duration_ms, 'failed', @status, @last_error, @response FROM job
-RETURNING attempt`, args)
+	pipe.Queue(recordFailure, args)
 	if res.AutoDisabled {
-		pipe.Queue(`
-UPDATE subscriptions SET failing_since = $2, last_failure_at = $3, enabled = false,
-    disabled_reason = 'auto_disabled', updated_at = `+nextVersion("$3")+`
-WHERE id = $1`, a.SubscriptionID, span.FailingSince, span.LastFailureAt)
-		pipe.Queue(`
-UPDATE delivery_jobs SET state = 'dead', dead_reason = 'subscription_disabled', dead_at = $2, updated_at = $2
-WHERE subscription_id = $1 AND state = 'pending'`, a.SubscriptionID, finished)
+		pipe.Queue(autoDisableSubscriptionSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt})
+		pipe.Queue(completeFailureShedPendingSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "finished": finished})
 	} else {
-		pipe.Queue(`UPDATE subscriptions SET failing_since = $2, last_failure_at = $3 WHERE id = $1`,
-			a.SubscriptionID, span.FailingSince, span.LastFailureAt)
+		pipe.Queue(extendFailureSpanSQL,
+			pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt})
 	}
 	// The job left in_flight: its key's head may now be a job parked
 	// behind it (dead-lettered), or one it held from in flight (a replayed
@@ -509,3 +454,24 @@ func truncateText(s string, limit int) string {
 	}
 	return s[:cut]
 }
+
+//go:embed sql/already_recorded.sql
+var alreadyRecordedSQL string
+
+//go:embed sql/lock_failed_job.sql
+var lockFailedJobSQL string
+
+//go:embed sql/auto_disable_subscription.sql
+var autoDisableSubscriptionSQL string
+
+//go:embed sql/complete_failure_late.sql
+var completeFailureLateSQL string
+
+//go:embed sql/complete_failure_owned.sql
+var completeFailureOwnedSQL string
+
+//go:embed sql/complete_failure_shed_pending.sql
+var completeFailureShedPendingSQL string
+
+//go:embed sql/extend_failure_span.sql
+var extendFailureSpanSQL string

@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"time"
@@ -94,16 +96,8 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 	// goes. A state filter is applied to the rows the scan meets rather
 	// than through an index of its own, since every index on delivery_jobs
 	// is paid for on the ingest path.
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+deliveryColumns+`
-		FROM delivery_jobs j
-		LEFT JOIN events e ON e.seq = j.event_seq
-		WHERE j.subscription_id = $1 AND j.tenant_id = $2
-		  AND ($3::bigint = 0 OR j.event_seq < $3)
-		  AND ($4 = '' OR j.state = $4)
-		ORDER BY j.event_seq DESC
-		LIMIT $5`,
-		q.SubscriptionID, q.TenantID, q.BeforeSeq, q.State, q.Limit+1)
+	rows, err := s.Pool.Query(ctx, listDeliveriesSQL,
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID, "before_seq": q.BeforeSeq, "state": q.State, "limit": q.Limit + 1})
 	if err != nil {
 		return nil, false, classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	}
@@ -123,8 +117,8 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 		return deliveries, false, nil
 	}
 	var exists bool
-	err = s.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM subscriptions WHERE id = $1 AND tenant_id = $2)`,
-		q.SubscriptionID, q.TenantID).Scan(&exists)
+	err = s.Pool.QueryRow(ctx, subscriptionOfTenantExistsSQL,
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}).Scan(&exists)
 	switch {
 	case err != nil:
 		return nil, false, classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
@@ -140,15 +134,8 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 	// One statement, so the job and its attempts come from one snapshot:
 	// the attempt count always matches the attempts listed. The job's
 	// columns repeat on each attempt row; a job has a handful of attempts.
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+deliveryColumns+`,
-		       a.id, a.attempt, a.started_at, a.duration_ms, a.outcome, a.status_code, a.error, a.response_snippet
-		FROM delivery_jobs j
-		LEFT JOIN events e ON e.seq = j.event_seq
-		LEFT JOIN delivery_attempts a ON a.job_id = j.id
-		WHERE j.id = $1 AND j.tenant_id = $2
-		ORDER BY a.attempt`,
-		id, tenantID)
+	rows, err := s.Pool.Query(ctx, getDeliverySQL,
+		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID})
 	if err != nil {
 		return Delivery{}, nil, classify(fmt.Errorf("read delivery %s: %w", id, err))
 	}
@@ -193,3 +180,12 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 func deliveryNotFound(id uuid.UUID) error {
 	return fmt.Errorf("%w: delivery %s", ErrNotFound, id)
 }
+
+//go:embed sql/subscription_of_tenant_exists.sql
+var subscriptionOfTenantExistsSQL string
+
+//go:embed sql/get_delivery.sql
+var getDeliverySQL string
+
+//go:embed sql/list_deliveries.sql
+var listDeliveriesSQL string

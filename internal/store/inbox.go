@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"time"
@@ -73,18 +75,7 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 	if q.Limit < 1 {
 		return nil, false, fmt.Errorf("list events: limit %d must be at least 1", q.Limit)
 	}
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+inboxColumns+`
-		FROM events e
-		WHERE e.tenant_id = @tenant
-		  AND (@before::bigint = 0 OR e.seq < @before)
-		  AND (@key = '' OR e.event_key = @key)
-		  AND (@source = '' OR e.source = @source)
-		  AND (@subject = '' OR e.subject = @subject)
-		  AND (@since::timestamptz IS NULL OR e.received_at >= @since)
-		  AND (@until::timestamptz IS NULL OR e.received_at < @until)
-		ORDER BY e.seq DESC
-		LIMIT @limit`,
+	rows, err := s.Pool.Query(ctx, listInboxEventsSQL,
 		pgx.NamedArgs{
 			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "source": q.Source, "subject": q.Subject,
 			"since": nullTime(q.Since), "until": nullTime(q.Until), "limit": q.Limit + 1,
@@ -120,10 +111,7 @@ func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID
 		e            InboxEvent
 		keys, values [][]byte
 	)
-	err := s.Pool.QueryRow(ctx, `
-		SELECT `+inboxColumns+`, e.header_keys, e.header_values, e.payload
-		FROM events e
-		WHERE e.tenant_id = $1 AND e.id = $2`, tenantID, id).
+	err := s.Pool.QueryRow(ctx, getInboxEventSQL, pgx.StrictNamedArgs{"tenant_id": tenantID, "id": id}).
 		Scan(append(inboxFields(&e), &keys, &values, &e.Payload)...)
 	if err == pgx.ErrNoRows {
 		return InboxEvent{}, fmt.Errorf("%w: event %s", ErrNotFound, id)
@@ -160,13 +148,7 @@ func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64)
 	// One snapshot for the jobs, their attempts and the pull entries.
 	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		out = nil
-		rows, err := tx.Query(ctx, `
-			SELECT s.name, s.sink_type, `+deliveryColumns+`
-			FROM subscriptions s
-			JOIN delivery_jobs j ON j.subscription_id = s.id AND j.event_seq = @seq
-			LEFT JOIN events e ON e.seq = j.event_seq
-			WHERE s.tenant_id = @tenant AND j.tenant_id = @tenant
-			ORDER BY s.name, s.id`, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
+		rows, err := tx.Query(ctx, eventDeliveriesSelectSubscriptionsSQL, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
 		if err != nil {
 			return err
 		}
@@ -182,13 +164,7 @@ func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64)
 		if err := attachAttempts(ctx, tx, out); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, `
-			SELECT s.id, s.name, s.sink_type, coalesce(c.cursor_seq, 0) >= @seq
-			FROM subscriptions s
-			JOIN pull_entries p ON p.subscription_id = s.id AND p.event_seq = @seq
-			LEFT JOIN pull_cursors c ON c.subscription_id = s.id
-			WHERE s.tenant_id = @tenant
-			ORDER BY s.name, s.id`, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
+		rows, err = tx.Query(ctx, eventDeliveriesSelectSubscriptions2SQL, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
 		if err != nil {
 			return err
 		}
@@ -220,11 +196,7 @@ func attachAttempts(ctx context.Context, tx pgx.Tx, ds []EventDelivery) error {
 		byJob[ds[i].Job.ID] = &ds[i]
 		ids[i] = ds[i].Job.ID
 	}
-	rows, err := tx.Query(ctx, `
-		SELECT job_id, id, attempt, started_at, duration_ms, outcome, status_code, coalesce(error, ''), response_snippet
-		FROM delivery_attempts
-		WHERE job_id = ANY($1)
-		ORDER BY job_id, attempt`, ids)
+	rows, err := tx.Query(ctx, attachAttemptsSQL, pgx.StrictNamedArgs{"ids": ids})
 	if err != nil {
 		return err
 	}
@@ -251,11 +223,7 @@ func attachAttempts(ctx context.Context, tx pgx.Tx, ds []EventDelivery) error {
 // another tenant's job is an ErrNotFound exactly like a missing one.
 func (s *Store) JobOfAttempt(ctx context.Context, tenantID string, attemptID uuid.UUID) (uuid.UUID, error) {
 	var jobID uuid.UUID
-	err := s.Pool.QueryRow(ctx, `
-		SELECT a.job_id
-		FROM delivery_attempts a
-		JOIN delivery_jobs j ON j.id = a.job_id
-		WHERE a.id = $1 AND j.tenant_id = $2`, attemptID, tenantID).Scan(&jobID)
+	err := s.Pool.QueryRow(ctx, jobOfAttemptSQL, pgx.StrictNamedArgs{"attempt_id": attemptID, "tenant_id": tenantID}).Scan(&jobID)
 	if err == pgx.ErrNoRows {
 		return uuid.Nil, fmt.Errorf("%w: delivery attempt %s", ErrNotFound, attemptID)
 	}
@@ -264,3 +232,21 @@ func (s *Store) JobOfAttempt(ctx context.Context, tenantID string, attemptID uui
 	}
 	return jobID, nil
 }
+
+//go:embed sql/list_inbox_events.sql
+var listInboxEventsSQL string
+
+//go:embed sql/get_inbox_event.sql
+var getInboxEventSQL string
+
+//go:embed sql/event_deliveries_select_subscriptions.sql
+var eventDeliveriesSelectSubscriptionsSQL string
+
+//go:embed sql/event_deliveries_select_subscriptions_2.sql
+var eventDeliveriesSelectSubscriptions2SQL string
+
+//go:embed sql/attach_attempts.sql
+var attachAttemptsSQL string
+
+//go:embed sql/job_of_attempt.sql
+var jobOfAttemptSQL string

@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"time"
@@ -15,10 +17,7 @@ import (
 // the delivery shows until its next claim. It reports false when the job
 // was no longer this owner's to hand back.
 func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt time.Time, reason string) (bool, error) {
-	n, err := s.handBack(ctx, `
-UPDATE delivery_jobs SET state = 'pending', next_attempt_at = @retry_at, lease_owner = NULL, lease_until = NULL,
-    shed_reason = @reason, shed_at = now(), updated_at = now()
-WHERE id = @id AND state = 'in_flight' AND lease_owner = @owner`,
+	n, err := s.handBack(ctx, shedSQL,
 		pgx.StrictNamedArgs{"id": jobID, "owner": owner, "retry_at": retryAt, "reason": reason}, []uuid.UUID{jobID})
 	if err != nil {
 		return false, classify(fmt.Errorf("shed job %s: %w", jobID, err))
@@ -59,9 +58,7 @@ func (s *Store) Release(ctx context.Context, owner string, jobIDs []uuid.UUID) (
 	if len(jobIDs) == 0 {
 		return 0, nil
 	}
-	n, err := s.handBack(ctx, `
-UPDATE delivery_jobs SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = now()
-WHERE id = ANY(@ids) AND state = 'in_flight' AND lease_owner = @owner`,
+	n, err := s.handBack(ctx, releaseSQL,
 		pgx.StrictNamedArgs{"ids": jobIDs, "owner": owner}, jobIDs)
 	if err != nil {
 		return 0, classify(fmt.Errorf("release %d claimed jobs: %w", len(jobIDs), err))
@@ -96,23 +93,7 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 			step Recovered
 		)
 		err := s.InTx(ctx, func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, `
-UPDATE delivery_jobs j SET
-    recoveries = CASE WHEN j.recoveries >= @poison_threshold THEN j.recoveries ELSE j.recoveries + 1 END,
-    state = CASE WHEN j.recoveries >= @poison_threshold THEN 'dead' ELSE 'pending' END,
-    dead_reason = CASE WHEN j.recoveries >= @poison_threshold THEN 'poison' END,
-    dead_at = CASE WHEN j.recoveries >= @poison_threshold THEN @now::timestamptz END,
-    last_error = CASE WHEN j.recoveries >= @poison_threshold
-                      THEN 'its lease expired ' || (j.recoveries + 1) || ' times without a recorded attempt'
-                      ELSE j.last_error END,
-    next_attempt_at = @now, lease_owner = NULL, lease_until = NULL, updated_at = @now
-WHERE j.id IN (
-    SELECT id FROM delivery_jobs
-    WHERE state = 'in_flight' AND lease_until < @now
-    ORDER BY lease_until
-    LIMIT @batch
-    FOR UPDATE SKIP LOCKED)
-RETURNING j.state, j.subscription_id, j.ordering_key`, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
+			rows, err := tx.Query(ctx, recoverExpiredLeasesSQL, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
 			if err != nil {
 				return err
 			}
@@ -150,3 +131,12 @@ RETURNING j.state, j.subscription_id, j.ordering_key`, pgx.StrictNamedArgs{"now"
 		}
 	}
 }
+
+//go:embed sql/shed.sql
+var shedSQL string
+
+//go:embed sql/release.sql
+var releaseSQL string
+
+//go:embed sql/recover_expired_leases.sql
+var recoverExpiredLeasesSQL string

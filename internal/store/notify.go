@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +25,7 @@ const RosterChannel = "hubctl_roster"
 // PostgreSQL delivers it at commit, and only then: a worker woken by it sees
 // the jobs.
 func queueJobsNotify(pipe *pgx.Batch) {
-	pipe.Queue(`SELECT pg_notify($1, '')`, JobsChannel)
+	pipe.Queue(notifyJobsSQL, pgx.StrictNamedArgs{"jobs_channel": JobsChannel})
 }
 
 // ListenJobs LISTENs on JobsChannel.
@@ -76,3 +78,9 @@ func (l *Listener) Receive(ctx context.Context) (string, error) {
 func (l *Listener) Close(ctx context.Context) error {
 	return l.conn.Close(ctx)
 }
+
+// notifyJobsSQL signals @jobs_channel (JobsChannel); PostgreSQL delivers
+// it when the transaction commits.
+//
+//go:embed sql/notify_jobs.sql
+var notifyJobsSQL string

@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,23 +48,15 @@ func (s *Store) BacklogByTenant(ctx context.Context, now time.Time) ([]TenantBac
 // jobs, never settled history: one branch per state, each matching its
 // index's predicate. (As one scan with state IN (...) no partial index
 // applies, and the planner read every partition whole.)
-const backlogByTenant = `
-SELECT tenant_id, count(*), count(*) FILTER (WHERE due), min(next_attempt_at) FILTER (WHERE due)
-FROM (
-    SELECT tenant_id, next_attempt_at, next_attempt_at <= @now AS due FROM delivery_jobs WHERE state = 'pending'
-    UNION ALL
-    SELECT tenant_id, NULL, false FROM delivery_jobs WHERE state = 'in_flight'
-) live
-GROUP BY tenant_id
-ORDER BY count(*) DESC, tenant_id`
+//
+//go:embed sql/backlog_by_tenant.sql
+var backlogByTenant string
 
 // AutoDisabledSubscriptions counts the live subscriptions the hub switched
 // off after a sustained failure span.
 func (s *Store) AutoDisabledSubscriptions(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.Pool.QueryRow(ctx, `
-SELECT count(*) FROM subscriptions
-WHERE deleted_at IS NULL AND NOT enabled AND disabled_reason = 'auto_disabled'`).Scan(&n)
+	err := s.Pool.QueryRow(ctx, autoDisabledSubscriptionsSQL).Scan(&n)
 	if err != nil {
 		return 0, classify(fmt.Errorf("count auto-disabled subscriptions: %w", err))
 	}
@@ -95,10 +89,7 @@ type BreakerState struct {
 // transaction.
 func (s *Store) Heartbeat(ctx context.Context, in Instance, breakers []BreakerState, staleAfter time.Duration) error {
 	return classify(pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `
-INSERT INTO hub_instances (owner, role, version, started_at, heartbeat_at, stats)
-VALUES (@owner, @role, @version, @started, @beat, @stats)
-ON CONFLICT (owner) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, stats = EXCLUDED.stats`,
+		if _, err := tx.Exec(ctx, heartbeatInsertHubInstancesSQL,
 			pgx.NamedArgs{
 				"owner": in.Owner, "role": in.Role, "version": in.Version,
 				"started": in.StartedAt, "beat": in.HeartbeatAt, "stats": statsJSON(in.Stats),
@@ -111,20 +102,17 @@ ON CONFLICT (owner) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, stats = 
 		}
 		// Two statements: in one, the insert would not see the delete and
 		// conflict with the rows it replaces.
-		if _, err := tx.Exec(ctx, `DELETE FROM breaker_states WHERE owner = $1`, in.Owner); err != nil {
+		if _, err := tx.Exec(ctx, heartbeatDeleteBreakerStatesSQL, pgx.StrictNamedArgs{"owner": in.Owner}); err != nil {
 			return fmt.Errorf("record the breakers: %w", err)
 		}
 		// A breaker of a destination no subscription delivers to any more
 		// is not written back: the process forgets it at its next
 		// maintenance, which may come after this heartbeat.
-		if _, err := tx.Exec(ctx, `
-INSERT INTO breaker_states (owner, tenant_id, destination, state, open_until)
-SELECT @owner, t, d, s, u FROM unnest(@tenants::text[], @dests::text[], @states::text[], @until::timestamptz[]) AS b (t, d, s, u)
-WHERE `+destinationInUse("t", "d"),
+		if _, err := tx.Exec(ctx, heartbeatInsertBreakerStatesSQL,
 			pgx.NamedArgs{"owner": in.Owner, "tenants": tenants, "dests": dests, "states": states, "until": until}); err != nil {
 			return fmt.Errorf("record the breakers: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM hub_instances WHERE heartbeat_at < @cutoff AND owner <> @owner`,
+		if _, err := tx.Exec(ctx, heartbeatDeleteHubInstancesSQL,
 			pgx.NamedArgs{"cutoff": in.HeartbeatAt.Add(-staleAfter), "owner": in.Owner}); err != nil {
 			return fmt.Errorf("forget stopped instances: %w", err)
 		}
@@ -139,14 +127,6 @@ type Destination struct {
 	Destination string
 }
 
-// destinationInUse is the SQL condition that some enabled, live
-// subscription of the tenant delivers to the destination, given as SQL
-// expressions: the only case in which its breaker means anything.
-func destinationInUse(tenant, destination string) string {
-	return `EXISTS (SELECT 1 FROM subscriptions s WHERE s.tenant_id = ` + tenant +
-		` AND s.destination = ` + destination + ` AND s.deleted_at IS NULL AND s.enabled)`
-}
-
 // UnusedDestinations returns those of dests that no enabled, live
 // subscription delivers to any more: their breakers are to be forgotten.
 func (s *Store) UnusedDestinations(ctx context.Context, dests []Destination) ([]Destination, error) {
@@ -157,9 +137,7 @@ func (s *Store) UnusedDestinations(ctx context.Context, dests []Destination) ([]
 	for i, d := range dests {
 		tenants[i], names[i] = d.TenantID, d.Destination
 	}
-	rows, err := s.Pool.Query(ctx, `
-SELECT t, d FROM unnest(@tenants::text[], @dests::text[]) AS b (t, d)
-WHERE NOT `+destinationInUse("t", "d"),
+	rows, err := s.Pool.Query(ctx, unusedDestinationsSQL,
 		pgx.NamedArgs{"tenants": tenants, "dests": names})
 	if err != nil {
 		return nil, classify(fmt.Errorf("find unused destinations: %w", err))
@@ -180,9 +158,8 @@ WHERE NOT `+destinationInUse("t", "d"),
 // `hubctl top` and `subs get` stop showing them at once rather than at
 // every process's next heartbeat.
 func forgetUnusedBreakers(ctx context.Context, tx pgx.Tx, tenantID, destination string) error {
-	if _, err := tx.Exec(ctx, `
-DELETE FROM breaker_states WHERE tenant_id = $1 AND destination = $2 AND NOT `+destinationInUse("$1", "$2"),
-		tenantID, destination); err != nil {
+	if _, err := tx.Exec(ctx, forgetUnusedBreakersSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID, "destination": destination}); err != nil {
 		return fmt.Errorf("forget the breakers of %s: %w", destination, err)
 	}
 	return nil
@@ -190,7 +167,7 @@ DELETE FROM breaker_states WHERE tenant_id = $1 AND destination = $2 AND NOT `+d
 
 // Leave removes an instance that is stopping, with its breaker rows.
 func (s *Store) Leave(ctx context.Context, owner string) error {
-	if _, err := s.Pool.Exec(ctx, `DELETE FROM hub_instances WHERE owner = $1`, owner); err != nil {
+	if _, err := s.Pool.Exec(ctx, leaveSQL, pgx.StrictNamedArgs{"owner": owner}); err != nil {
 		return classify(fmt.Errorf("remove the instance: %w", err))
 	}
 	return nil
@@ -205,9 +182,7 @@ func statsJSON(raw json.RawMessage) string {
 
 // Instances reads the instances whose heartbeat is at most staleAfter old.
 func (s *Store) Instances(ctx context.Context, now time.Time, staleAfter time.Duration) ([]Instance, error) {
-	rows, err := s.Pool.Query(ctx, `
-SELECT owner, role, version, started_at, heartbeat_at, stats FROM hub_instances
-WHERE heartbeat_at >= @cutoff ORDER BY owner`, pgx.NamedArgs{"cutoff": now.Add(-staleAfter)})
+	rows, err := s.Pool.Query(ctx, instancesSQL, pgx.NamedArgs{"cutoff": now.Add(-staleAfter)})
 	if err != nil {
 		return nil, classify(fmt.Errorf("read the instances: %w", err))
 	}
@@ -227,12 +202,7 @@ WHERE heartbeat_at >= @cutoff ORDER BY owner`, pgx.NamedArgs{"cutoff": now.Add(-
 // BreakerStates reads the breakers live instances hold open or half-open:
 // of one tenant's destination when both are given, else all of them.
 func (s *Store) BreakerStates(ctx context.Context, tenantID, destination string, now time.Time, staleAfter time.Duration) ([]BreakerState, error) {
-	rows, err := s.Pool.Query(ctx, `
-SELECT b.owner, b.tenant_id, b.destination, b.state, b.open_until
-FROM breaker_states b JOIN hub_instances i USING (owner)
-WHERE i.heartbeat_at >= @cutoff
-  AND (@tenant = '' OR (b.tenant_id = @tenant AND b.destination = @destination))
-ORDER BY b.tenant_id, b.destination, b.open_until DESC, b.owner`,
+	rows, err := s.Pool.Query(ctx, breakerStatesSQL,
 		pgx.NamedArgs{"cutoff": now.Add(-staleAfter), "tenant": tenantID, "destination": destination})
 	if err != nil {
 		return nil, classify(fmt.Errorf("read the breakers: %w", err))
@@ -257,13 +227,42 @@ ORDER BY b.tenant_id, b.destination, b.open_until DESC, b.owner`,
 // orders.
 func (s *Store) OrderingBlockedKeys(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.Pool.QueryRow(ctx, `
-SELECT count(DISTINCT (subscription_id, ordering_key))
-FROM delivery_jobs
-WHERE ordering_key IS NOT NULL AND state IN ('pending', 'in_flight') AND state = 'pending' AND attempts > 0
-  AND next_attempt_at < 'infinity'`).Scan(&n)
+	err := s.Pool.QueryRow(ctx, orderingBlockedKeysSQL).Scan(&n)
 	if err != nil {
 		return 0, classify(fmt.Errorf("count blocked ordering keys: %w", err))
 	}
 	return n, nil
 }
+
+//go:embed sql/auto_disabled_subscriptions.sql
+var autoDisabledSubscriptionsSQL string
+
+//go:embed sql/heartbeat_insert_hub_instances.sql
+var heartbeatInsertHubInstancesSQL string
+
+//go:embed sql/heartbeat_delete_breaker_states.sql
+var heartbeatDeleteBreakerStatesSQL string
+
+//go:embed sql/heartbeat_insert_breaker_states.sql
+var heartbeatInsertBreakerStatesSQL string
+
+//go:embed sql/heartbeat_delete_hub_instances.sql
+var heartbeatDeleteHubInstancesSQL string
+
+//go:embed sql/unused_destinations.sql
+var unusedDestinationsSQL string
+
+//go:embed sql/forget_unused_breakers.sql
+var forgetUnusedBreakersSQL string
+
+//go:embed sql/leave.sql
+var leaveSQL string
+
+//go:embed sql/instances.sql
+var instancesSQL string
+
+//go:embed sql/breaker_states.sql
+var breakerStatesSQL string
+
+//go:embed sql/ordering_blocked_keys.sql
+var orderingBlockedKeysSQL string

@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"errors"
 	"fmt"
@@ -100,18 +102,17 @@ func (s *Store) ReadPull(ctx context.Context, q PullQuery) (PullResult, error) {
 // cursor. Only pull subscriptions have a cursor row (CreateSubscription
 // makes it with the subscription, and a sink type never changes), so the
 // join also tells a pull subscription from any other.
-const lockCursor = `
-SELECT c.cursor_seq, c.expired_seq
-FROM pull_cursors c
-JOIN subscriptions s ON s.id = c.subscription_id
-WHERE c.subscription_id = $1 AND s.tenant_id = $2 AND s.deleted_at IS NULL
-FOR UPDATE OF c`
+//
+//go:embed sql/lock_cursor.sql
+var lockCursor string
 
 // readHorizon keeps the ingest horizon for the rest of the transaction, for
 // selectPage to read. It must be its own statement: a statement's snapshot
 // is taken when it starts, and a batch committing between that snapshot
 // and a horizon read inside the same statement would go unseen below it.
-const readHorizon = `SELECT set_config('hubctl.ingest_horizon', ingest_horizon()::text, true)`
+//
+//go:embed sql/read_horizon.sql
+var readHorizon string
 
 // selectPage reads the page in one range scan of pull_entries' primary key,
 // probing the inbox for each entry, below the horizon readHorizon kept. It
@@ -124,24 +125,15 @@ const readHorizon = `SELECT set_config('hubctl.ingest_horizon', ingest_horizon()
 // keeps the plan the LIMIT gets: a second unknown bound on the range makes
 // the planner guess a handful of rows and join whole partitions instead of
 // walking the index to the page's end.
-const selectPage = `
-SELECT * FROM (
-    SELECT e.seq, e.id::text, e.event_key, e.type, e.source, e.tenant_id, e.schema_version,
-           coalesce(e.subject, ''), coalesce(e.datacontenttype, ''), e.time, e.received_at, e.payload
-    FROM pull_entries p
-    JOIN events e ON e.seq = p.event_seq
-    WHERE p.subscription_id = $1
-      AND p.event_seq > coalesce($3::bigint, (SELECT cursor_seq FROM pull_cursors WHERE subscription_id = $1))
-    ORDER BY p.event_seq
-    LIMIT $2) page
-WHERE page.seq < current_setting('hubctl.ingest_horizon')::bigint
-ORDER BY page.seq`
+//
+//go:embed sql/select_page.sql
+var selectPage string
 
 func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 	pipe := &pgx.Batch{}
-	pipe.Queue(lockCursor, q.SubscriptionID, q.TenantID)
+	pipe.Queue(lockCursor, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID})
 	pipe.Queue(readHorizon)
-	pipe.Queue(selectPage, q.SubscriptionID, q.Limit, q.After)
+	pipe.Queue(selectPage, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "limit": q.Limit, "after": q.After})
 	results := tx.SendBatch(ctx, pipe)
 	res, expired, found, err := scanPage(results, q.Limit)
 	if closeErr := results.Close(); err == nil && closeErr != nil {
@@ -171,9 +163,7 @@ func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 	if res.CursorAfter != res.CursorBefore {
 		// The lock makes the condition redundant; it keeps the cursor
 		// monotonic even if the lock were ever dropped.
-		_, err := tx.Exec(ctx, `
-			UPDATE pull_cursors SET cursor_seq = $2, updated_at = now()
-			WHERE subscription_id = $1 AND cursor_seq < $2`, q.SubscriptionID, res.CursorAfter)
+		_, err := tx.Exec(ctx, readPullSQL, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "cursor_after": res.CursorAfter})
 		if err != nil {
 			return PullResult{}, fmt.Errorf("advance the cursor: %w", err)
 		}
@@ -217,8 +207,8 @@ func scanPage(results pgx.BatchResults, limit int) (res PullResult, expired int6
 // or there is no such subscription for the tenant (ErrNotFound).
 func notAPullSubscription(ctx context.Context, tx pgx.Tx, q PullQuery) error {
 	var sinkType string
-	err := tx.QueryRow(ctx, `SELECT sink_type FROM subscriptions WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
-		q.SubscriptionID, q.TenantID).Scan(&sinkType)
+	err := tx.QueryRow(ctx, notAPullSubscriptionSQL,
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}).Scan(&sinkType)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return subscriptionNotFound(q.SubscriptionID)
@@ -242,3 +232,9 @@ func notAPullSubscription(ctx context.Context, tx pgx.Tx, q PullQuery) error {
 func AdvanceCursor(cursor, lastSeq int64) int64 {
 	return max(cursor, lastSeq)
 }
+
+//go:embed sql/read_pull.sql
+var readPullSQL string
+
+//go:embed sql/not_a_pull_subscription.sql
+var notAPullSubscriptionSQL string

@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"errors"
 	"fmt"
@@ -40,10 +42,7 @@ func (s *Store) SubscriptionRate(ctx context.Context, id uuid.UUID, now time.Tim
 		limit          float64
 		tat, busySince time.Time
 	)
-	err := s.Pool.QueryRow(ctx, `
-SELECT s.rate_limit, r.tat, r.busy_since
-FROM subscription_rates r JOIN subscriptions s ON s.id = r.subscription_id
-WHERE r.subscription_id = $1 AND s.rate_limit IS NOT NULL`, id).Scan(&limit, &tat, &busySince)
+	err := s.Pool.QueryRow(ctx, subscriptionRateSQL, pgx.StrictNamedArgs{"id": id}).Scan(&limit, &tat, &busySince)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return SubscriptionRate{}, nil
 	}
@@ -70,3 +69,6 @@ func rateAt(limit float64, tat, busySince, now time.Time) SubscriptionRate {
 	}
 	return r
 }
+
+//go:embed sql/subscription_rate.sql
+var subscriptionRateSQL string

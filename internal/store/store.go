@@ -4,6 +4,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"errors"
 	"fmt"
@@ -69,7 +71,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 // off and try again. Reported otherwise, a recorder gave up on a success
 // it had delivered, and the job went out twice once its lease expired.
 func disableJIT(ctx context.Context, conn *pgx.Conn) error {
-	if _, err := conn.Exec(ctx, "SET jit = off"); err != nil {
+	if _, err := conn.Exec(ctx, disableJITSQL); err != nil {
 		return fmt.Errorf("%w: turn JIT off on a new connection: %w", ErrUnavailable, err)
 	}
 	return nil
@@ -126,3 +128,6 @@ func describeTarget(cfg *pgxpool.Config) string {
 	cc := cfg.ConnConfig
 	return fmt.Sprintf("%s:%d/%s", cc.Host, cc.Port, cc.Database)
 }
+
+//go:embed sql/disable_jit.sql
+var disableJITSQL string

@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -157,12 +159,10 @@ func orderingOrNone(mode string) string {
 // the jobs waiting for one are due at once, to be given slots at the new
 // rate by their next claim (docs/concepts.md, Rate limits).
 func resetRateLimiter(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM subscription_rates WHERE subscription_id = $1`, id); err != nil {
+	if _, err := tx.Exec(ctx, resetRateLimiterDeleteSubscriptionRatesSQL, pgx.StrictNamedArgs{"id": id}); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `
-UPDATE delivery_jobs SET next_attempt_at = now(), shed_reason = NULL, shed_at = NULL, updated_at = now()
-WHERE subscription_id = $1 AND state = 'pending' AND shed_reason = $2`, id, ShedRateLimited)
+	_, err := tx.Exec(ctx, resetRateLimiterUpdateDeliveryJobsSQL, pgx.StrictNamedArgs{"id": id, "shed_rate_limited": ShedRateLimited})
 	return err
 }
 
@@ -202,29 +202,15 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 			}
 		}
 		var err error
-		created, err = scanSubscription(tx.QueryRow(ctx, `
-			INSERT INTO subscriptions (id, tenant_id, name, sink_type, sink_config, sink_credentials,
-				sink_credential_fields, destination, event_types, schema_major, origin, retry_schedule,
-				attempt_timeout_ms, enabled, verification_state, verification_error, verified_at,
-				signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
-				signature_scheme, previous_signature_scheme, ordering, rate_limit)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22,
-				$23, $24, $25, $26)
-			RETURNING `+subscriptionColumns,
-			sub.ID, sub.TenantID, sub.Name, sub.SinkType, []byte(sub.SinkConfig), nullIfEmpty(sub.SinkCredentials),
-			nonNil(sub.SinkCredentialFields), sub.Destination, sub.EventTypes, sub.SchemaMajor, nullIfEmpty(sub.Origin),
-			sub.RetrySchedule, sub.AttemptTimeout.Milliseconds(), sub.Enabled, sub.VerificationState,
-			nullIfEmpty(sub.VerificationError), sub.VerifiedAt, nullIfEmpty(sub.SigningSecret),
-			nullIfEmpty(sub.PreviousSecret), sub.PreviousSecretExpiresAt, sub.CreatedAt, nullIfEmpty(sub.Filter),
-			signatureScheme(sub.SignatureScheme), nullIfEmpty(sub.PreviousSignatureScheme),
-			orderingOrNone(sub.Ordering), nullIfZero(sub.RateLimit)))
+		created, err = scanSubscription(tx.QueryRow(ctx, createSubscriptionInsertSubscriptionsSQL,
+			pgx.StrictNamedArgs{"id": sub.ID, "tenant_id": sub.TenantID, "name": sub.Name, "sink_type": sub.SinkType, "sink_config": []byte(sub.SinkConfig), "sink_credentials": nullIfEmpty(sub.SinkCredentials), "sink_credential_fields": nonNil(sub.SinkCredentialFields), "destination": sub.Destination, "event_types": sub.EventTypes, "schema_major": sub.SchemaMajor, "origin": nullIfEmpty(sub.Origin), "retry_schedule": sub.RetrySchedule, "attempt_timeout_ms": sub.AttemptTimeout.Milliseconds(), "enabled": sub.Enabled, "verification_state": sub.VerificationState, "verification_error": nullIfEmpty(sub.VerificationError), "verified_at": sub.VerifiedAt, "signing_secret": nullIfEmpty(sub.SigningSecret), "previous_secret": nullIfEmpty(sub.PreviousSecret), "previous_secret_expires_at": sub.PreviousSecretExpiresAt, "created_at": sub.CreatedAt, "filter": nullIfEmpty(sub.Filter), "signature_scheme": signatureScheme(sub.SignatureScheme), "previous_signature_scheme": nullIfEmpty(sub.PreviousSignatureScheme), "ordering": orderingOrNone(sub.Ordering), "rate_limit": nullIfZero(sub.RateLimit)}))
 		if err != nil {
 			return err
 		}
 		if sub.SinkType != pullSinkType {
 			return nil
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO pull_cursors (subscription_id, updated_at) VALUES ($1, $2)`, sub.ID, sub.CreatedAt)
+		_, err = tx.Exec(ctx, createSubscriptionInsertPullCursorsSQL, pgx.StrictNamedArgs{"id": sub.ID, "created_at": sub.CreatedAt})
 		return err
 	})
 	var pgErr *pgconn.PgError
@@ -246,7 +232,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 // tenant do not wait.
 func checkSubscriptionLimit(ctx context.Context, tx pgx.Tx, tenantID string, limit int) error {
 	var locked bool
-	err := tx.QueryRow(ctx, `SELECT true FROM tenants WHERE id = $1 FOR NO KEY UPDATE`, tenantID).Scan(&locked)
+	err := tx.QueryRow(ctx, checkSubscriptionLimitSelectTenantsSQL, pgx.StrictNamedArgs{"tenant_id": tenantID}).Scan(&locked)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return tenantNotFound(tenantID)
 	}
@@ -254,8 +240,8 @@ func checkSubscriptionLimit(ctx context.Context, tx pgx.Tx, tenantID string, lim
 		return err
 	}
 	var live int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM subscriptions WHERE tenant_id = $1 AND deleted_at IS NULL`,
-		tenantID).Scan(&live); err != nil {
+	if err := tx.QueryRow(ctx, checkSubscriptionLimitSelectSubscriptionsSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID}).Scan(&live); err != nil {
 		return err
 	}
 	if live >= limit {
@@ -275,10 +261,8 @@ func nonNil(s []string) []string {
 // GetSubscription reads one live subscription of tenantID. A deleted one,
 // and one of another tenant, are ErrNotFound exactly like a missing one.
 func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UUID) (Subscription, error) {
-	sub, err := scanSubscription(s.Pool.QueryRow(ctx, `
-		SELECT `+subscriptionColumns+` FROM subscriptions
-		WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
-		id, tenantID))
+	sub, err := scanSubscription(s.Pool.QueryRow(ctx, getSubscriptionSQL,
+		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Subscription{}, subscriptionNotFound(id)
 	}
@@ -292,7 +276,7 @@ func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UU
 // deleted ones included, secrets still sealed: dispatch's view of the
 // subscriptions its claimed jobs belong to. Ids without a row are left out.
 func (s *Store) SubscriptionsByID(ctx context.Context, ids []uuid.UUID) ([]Subscription, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions WHERE id = ANY($1)`, ids)
+	rows, err := s.Pool.Query(ctx, subscriptionsByIDSQL, pgx.StrictNamedArgs{"ids": ids})
 	if err != nil {
 		return nil, classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
 	}
@@ -312,15 +296,12 @@ func (s *Store) ListSubscriptions(ctx context.Context, tenantID string, after *S
 	}
 	// A row-value comparison walks subscriptions_by_tenant from the
 	// position; one extra row tells whether another page exists.
-	query := `SELECT ` + subscriptionColumns + ` FROM subscriptions
-		WHERE tenant_id = $1 AND deleted_at IS NULL`
-	args := []any{tenantID, limit + 1}
+	query, args := listSubscriptionsSQL, pgx.StrictNamedArgs{"tenant_id": tenantID, "limit": limit + 1}
 	if after != nil {
-		query += ` AND (created_at, id) > ($3, $4)`
-		args = append(args, after.CreatedAt, after.ID)
+		query = listSubscriptionsAfterSQL
+		args["after_created_at"], args["after_id"] = after.CreatedAt, after.ID
 	}
-	query += ` ORDER BY created_at, id LIMIT $2`
-	rows, err := s.Pool.Query(ctx, query, args...)
+	rows, err := s.Pool.Query(ctx, query, args)
 	if err != nil {
 		return nil, false, classify(fmt.Errorf("list subscriptions: %w", err))
 	}
@@ -348,11 +329,8 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 	var updated Subscription
 	var changeErr error
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		current, err := scanSubscription(tx.QueryRow(ctx, `
-			SELECT `+subscriptionColumns+` FROM subscriptions
-			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
-			FOR UPDATE`,
-			id, tenantID))
+		current, err := scanSubscription(tx.QueryRow(ctx, updateSubscriptionSelectSubscriptionsSQL,
+			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return subscriptionNotFound(id)
 		}
@@ -367,24 +345,8 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 			updated = current
 			return nil
 		}
-		updated, err = scanSubscription(tx.QueryRow(ctx, `
-			UPDATE subscriptions SET
-				name = $2, sink_config = $3, sink_credentials = $4, sink_credential_fields = $5,
-				destination = $6, event_types = $7, schema_major = $8, origin = $9, retry_schedule = $10,
-				attempt_timeout_ms = $11, enabled = $12, verification_state = $13, verification_error = $14,
-				verified_at = $15, disabled_reason = $16, failing_since = $17, last_failure_at = $18,
-				signing_secret = $19, previous_secret = $20, previous_secret_expires_at = $21,
-				filter = $23, signature_scheme = $24, previous_signature_scheme = $25,
-				ordering = $26, rate_limit = $27, updated_at = `+nextVersion("$22")+`
-			WHERE id = $1
-			RETURNING `+subscriptionColumns,
-			id, next.Name, []byte(next.SinkConfig), nullIfEmpty(next.SinkCredentials), nonNil(next.SinkCredentialFields),
-			next.Destination, next.EventTypes, next.SchemaMajor, nullIfEmpty(next.Origin), next.RetrySchedule,
-			next.AttemptTimeout.Milliseconds(), next.Enabled, next.VerificationState, nullIfEmpty(next.VerificationError),
-			next.VerifiedAt, nullIfEmpty(next.DisabledReason), next.FailingSince, next.LastFailureAt,
-			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at, nullIfEmpty(next.Filter),
-			signatureScheme(next.SignatureScheme), nullIfEmpty(next.PreviousSignatureScheme),
-			orderingOrNone(next.Ordering), nullIfZero(next.RateLimit)))
+		updated, err = scanSubscription(tx.QueryRow(ctx, updateSubscriptionUpdateSubscriptionsSQL,
+			pgx.StrictNamedArgs{"id": id, "name": next.Name, "sink_config": []byte(next.SinkConfig), "sink_credentials": nullIfEmpty(next.SinkCredentials), "sink_credential_fields": nonNil(next.SinkCredentialFields), "destination": next.Destination, "event_types": next.EventTypes, "schema_major": next.SchemaMajor, "origin": nullIfEmpty(next.Origin), "retry_schedule": next.RetrySchedule, "attempt_timeout_ms": next.AttemptTimeout.Milliseconds(), "enabled": next.Enabled, "verification_state": next.VerificationState, "verification_error": nullIfEmpty(next.VerificationError), "verified_at": next.VerifiedAt, "disabled_reason": nullIfEmpty(next.DisabledReason), "failing_since": next.FailingSince, "last_failure_at": next.LastFailureAt, "signing_secret": nullIfEmpty(next.SigningSecret), "previous_secret": nullIfEmpty(next.PreviousSecret), "previous_secret_expires_at": next.PreviousSecretExpiresAt, "at": at, "filter": nullIfEmpty(next.Filter), "signature_scheme": signatureScheme(next.SignatureScheme), "previous_signature_scheme": nullIfEmpty(next.PreviousSignatureScheme), "ordering": orderingOrNone(next.Ordering), "rate_limit": nullIfZero(next.RateLimit)}))
 		if err != nil {
 			return err
 		}
@@ -448,15 +410,8 @@ func cloneTime(t *time.Time) *time.Time {
 func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time) (canceledJobs int64, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		var destination string
-		err := tx.QueryRow(ctx, `
-			UPDATE subscriptions
-			SET deleted_at = $3, updated_at = `+nextVersion("$3")+`,
-			    sink_credentials = NULL, signing_secret = NULL,
-			    previous_secret = NULL, previous_secret_expires_at = NULL,
-			    previous_signature_scheme = NULL
-			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
-			RETURNING destination`,
-			id, tenantID, at).Scan(&destination)
+		err := tx.QueryRow(ctx, deleteSubscriptionUpdateSubscriptionsSQL,
+			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID, "at": at}).Scan(&destination)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return subscriptionNotFound(id)
 		}
@@ -466,10 +421,8 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		if err := forgetUnusedBreakers(ctx, tx, tenantID, destination); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `
-			UPDATE delivery_jobs SET state = 'canceled', updated_at = $2
-			WHERE subscription_id = $1 AND state = 'pending'`,
-			id, at)
+		tag, err := tx.Exec(ctx, deleteSubscriptionUpdateDeliveryJobsSQL,
+			pgx.StrictNamedArgs{"id": id, "at": at})
 		canceledJobs = tag.RowsAffected()
 		return err
 	})
@@ -495,3 +448,45 @@ func subscriptionNotFound(id uuid.UUID) error {
 func nextVersion(at string) string {
 	return "greatest(" + at + "::timestamptz, updated_at + interval '1 microsecond')"
 }
+
+//go:embed sql/reset_rate_limiter_delete_subscription_rates.sql
+var resetRateLimiterDeleteSubscriptionRatesSQL string
+
+//go:embed sql/reset_rate_limiter_update_delivery_jobs.sql
+var resetRateLimiterUpdateDeliveryJobsSQL string
+
+//go:embed sql/create_subscription_insert_subscriptions.sql
+var createSubscriptionInsertSubscriptionsSQL string
+
+//go:embed sql/create_subscription_insert_pull_cursors.sql
+var createSubscriptionInsertPullCursorsSQL string
+
+//go:embed sql/check_subscription_limit_select_tenants.sql
+var checkSubscriptionLimitSelectTenantsSQL string
+
+//go:embed sql/check_subscription_limit_select_subscriptions.sql
+var checkSubscriptionLimitSelectSubscriptionsSQL string
+
+//go:embed sql/get_subscription.sql
+var getSubscriptionSQL string
+
+//go:embed sql/subscriptions_by_id.sql
+var subscriptionsByIDSQL string
+
+//go:embed sql/list_subscriptions.sql
+var listSubscriptionsSQL string
+
+//go:embed sql/list_subscriptions_after.sql
+var listSubscriptionsAfterSQL string
+
+//go:embed sql/update_subscription_select_subscriptions.sql
+var updateSubscriptionSelectSubscriptionsSQL string
+
+//go:embed sql/update_subscription_update_subscriptions.sql
+var updateSubscriptionUpdateSubscriptionsSQL string
+
+//go:embed sql/delete_subscription_update_subscriptions.sql
+var deleteSubscriptionUpdateSubscriptionsSQL string
+
+//go:embed sql/delete_subscription_update_delivery_jobs.sql
+var deleteSubscriptionUpdateDeliveryJobsSQL string

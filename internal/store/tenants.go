@@ -1,6 +1,8 @@
 package store
 
 import (
+	_ "embed"
+
 	"context"
 	"errors"
 	"fmt"
@@ -43,12 +45,8 @@ func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tena
 	// ON CONFLICT DO NOTHING rather than catching the unique violation: the
 	// violation would abort a surrounding transaction, and "exists" is an
 	// expected answer here, not a failure of the statement.
-	t, err := scanTenant(s.Pool.QueryRow(ctx, `
-		INSERT INTO tenants (id, status, created_at, updated_at)
-		VALUES ($1, $2, $3, $3)
-		ON CONFLICT (id) DO NOTHING
-		RETURNING `+tenantColumns,
-		id, TenantActive, at))
+	t, err := scanTenant(s.Pool.QueryRow(ctx, createTenantSQL,
+		pgx.StrictNamedArgs{"id": id, "tenant_active": TenantActive, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Tenant{}, fmt.Errorf("%w: tenant %q already exists", ErrConflict, id)
 	}
@@ -60,7 +58,7 @@ func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tena
 
 // GetTenant reads one tenant; ErrNotFound when there is none with that id.
 func (s *Store) GetTenant(ctx context.Context, id string) (Tenant, error) {
-	t, err := scanTenant(s.Pool.QueryRow(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
+	t, err := scanTenant(s.Pool.QueryRow(ctx, getTenantSQL, pgx.StrictNamedArgs{"id": id}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Tenant{}, tenantNotFound(id)
 	}
@@ -81,12 +79,8 @@ func (s *Store) ListTenants(ctx context.Context, afterID string, limit int) (ten
 	}
 	// One row beyond the page tells whether another page exists without a
 	// second query.
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+tenantColumns+` FROM tenants
-		WHERE id > $1
-		ORDER BY id
-		LIMIT $2`,
-		afterID, limit+1)
+	rows, err := s.Pool.Query(ctx, listTenantsSQL,
+		pgx.StrictNamedArgs{"after_id": afterID, "limit": limit + 1})
 	if err != nil {
 		return nil, false, classify(fmt.Errorf("list tenants: %w", err))
 	}
@@ -103,13 +97,8 @@ func (s *Store) ListTenants(ctx context.Context, afterID string, limit int) (ten
 // SetTenantStatus moves a tenant to status. updated_at records the last real
 // change, so setting the status a tenant already has leaves it alone.
 func (s *Store) SetTenantStatus(ctx context.Context, id string, status TenantStatus, at time.Time) (Tenant, error) {
-	t, err := scanTenant(s.Pool.QueryRow(ctx, `
-		UPDATE tenants
-		SET status = $2,
-		    updated_at = CASE WHEN status = $2 THEN updated_at ELSE $3 END
-		WHERE id = $1
-		RETURNING `+tenantColumns,
-		id, status, at))
+	t, err := scanTenant(s.Pool.QueryRow(ctx, setTenantStatusSQL,
+		pgx.StrictNamedArgs{"id": id, "status": status, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Tenant{}, tenantNotFound(id)
 	}
@@ -126,7 +115,7 @@ func tenantNotFound(id string) error {
 // LoadRoster returns every tenant's status for the ingest roster gate
 // (docs/concepts.md, Tenants). Tenants that are absent are unknown.
 func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {
-	return s.tenantStatuses(ctx, "load tenant roster", `SELECT id, status FROM tenants`)
+	return s.tenantStatuses(ctx, "load tenant roster", loadRosterSQL)
 }
 
 // TenantStatuses answers the roster gate for a few tenants straight from
@@ -134,7 +123,7 @@ func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, 
 // before discarding a record for its tenant, the one verdict a stale
 // roster could make wrongly and for good.
 func (s *Store) TenantStatuses(ctx context.Context, ids []string) (map[string]event.TenantStatus, error) {
-	return s.tenantStatuses(ctx, "read tenant statuses", `SELECT id, status FROM tenants WHERE id = ANY($1)`, ids)
+	return s.tenantStatuses(ctx, "read tenant statuses", tenantStatusesSQL, pgx.StrictNamedArgs{"ids": ids})
 }
 
 func (s *Store) tenantStatuses(ctx context.Context, what, sql string, args ...any) (map[string]event.TenantStatus, error) {
@@ -157,3 +146,21 @@ func (s *Store) tenantStatuses(ctx context.Context, what, sql string, args ...an
 	}
 	return statuses, nil
 }
+
+//go:embed sql/create_tenant.sql
+var createTenantSQL string
+
+//go:embed sql/get_tenant.sql
+var getTenantSQL string
+
+//go:embed sql/list_tenants.sql
+var listTenantsSQL string
+
+//go:embed sql/set_tenant_status.sql
+var setTenantStatusSQL string
+
+//go:embed sql/load_roster.sql
+var loadRosterSQL string
+
+//go:embed sql/tenant_statuses.sql
+var tenantStatusesSQL string
