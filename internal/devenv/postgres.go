@@ -1,9 +1,8 @@
 package devenv
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"

@@ -215,3 +215,50 @@ func repoRoot(t *testing.T) string {
 		dir = parent
 	}
 }
+
+// TestEverySQLFileIsEmbedded fails on a statement file no Go file of its
+// package embeds: one left behind when the code that ran it went.
+func TestEverySQLFileIsEmbedded(t *testing.T) {
+	root := repoRoot(t)
+	files, err := filepath.Glob(filepath.Join(root, "internal", "*", "sql", "*.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deeper, err := filepath.Glob(filepath.Join(root, "internal", "*", "*", "sql", "*.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, deeper...)
+	if len(files) == 0 {
+		t.Fatal("no statement files found")
+	}
+	embedded := map[string]bool{}
+	for _, f := range files {
+		pkg := filepath.Dir(filepath.Dir(f))
+		if _, done := embedded[pkg]; done {
+			continue
+		}
+		sources, err := filepath.Glob(filepath.Join(pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range sources {
+			text, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range embedDirective.FindAllStringSubmatch(string(text), -1) {
+				embedded[filepath.Join(pkg, m[1])] = true
+			}
+		}
+		embedded[pkg] = true
+	}
+	for _, f := range files {
+		if !embedded[f] {
+			rel, _ := filepath.Rel(root, f)
+			t.Errorf("%s is embedded by no Go file of its package", filepath.ToSlash(rel))
+		}
+	}
+}
+
+var embedDirective = regexp.MustCompile(`(?m)^//go:embed (sql/\S+\.sql)$`)

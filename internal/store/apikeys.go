@@ -1,14 +1,15 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // APIKey is one tenant API key as stored: never the token itself, only its
@@ -71,7 +72,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k NewAPIKey) (APIKey, error) {
 		return APIKey{}, tenantNotFound(k.TenantID)
 	}
 	if err != nil {
-		return APIKey{}, classify(fmt.Errorf("create API key for tenant %q: %w", k.TenantID, err))
+		return APIKey{}, pg.Classify(fmt.Errorf("create API key for tenant %q: %w", k.TenantID, err))
 	}
 	return key, nil
 }
@@ -94,11 +95,11 @@ func (s *Store) ListAPIKeys(ctx context.Context, tenantID string, after *APIKeyP
 	rows, err := s.Pool.Query(ctx, listAPIKeysSQL,
 		pgx.StrictNamedArgs{"tenant_id": tenantID, "after_at": afterAt, "after_id": afterID, "limit": limit + 1})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list API keys of tenant %q: %w", tenantID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list API keys of tenant %q: %w", tenantID, err))
 	}
 	keys, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (APIKey, error) { return scanAPIKey(r) })
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list API keys of tenant %q: %w", tenantID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list API keys of tenant %q: %w", tenantID, err))
 	}
 	if len(keys) > limit {
 		return keys[:limit], true, nil
@@ -116,7 +117,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, keyID string, at tim
 		return APIKey{}, fmt.Errorf("%w: API key %s of tenant %q", ErrNotFound, keyID, tenantID)
 	}
 	if err != nil {
-		return APIKey{}, classify(fmt.Errorf("revoke API key %s of tenant %q: %w", keyID, tenantID, err))
+		return APIKey{}, pg.Classify(fmt.Errorf("revoke API key %s of tenant %q: %w", keyID, tenantID, err))
 	}
 	return key, nil
 }
@@ -139,7 +140,7 @@ func (s *Store) AuthenticateAPIKey(ctx context.Context, tokenHash []byte, now ti
 		return KeyHolder{}, fmt.Errorf("%w: no API key has that token", ErrNotFound)
 	}
 	if err != nil {
-		return KeyHolder{}, classify(fmt.Errorf("authenticate API key: %w", err))
+		return KeyHolder{}, pg.Classify(fmt.Errorf("authenticate API key: %w", err))
 	}
 	return h, nil
 }

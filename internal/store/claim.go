@@ -1,16 +1,17 @@
 package store
 
 import (
-	_ "embed"
-
 	"cmp"
 	"context"
+	_ "embed"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // ClaimRingSize bounds how many tenants with pending jobs one claim visits
@@ -138,45 +139,41 @@ func (s *Store) Claim(ctx context.Context, req ClaimRequest) (ClaimResult, error
 	// The horizon is read by a statement of its own, before the claim's
 	// snapshot is taken (see readHorizon); the two share the round trip
 	// and the implicit transaction that keeps the setting between them.
+	var res ClaimResult
 	pipe := &pgx.Batch{}
-	pipe.Queue(readClaimHorizon)
-	pipe.Queue(claimJobs, pgx.StrictNamedArgs{
+	pg.OnExec(pipe.Queue(readClaimHorizon), "read the ingest horizon", nil)
+	pg.OnRows(pipe.Queue(claimJobs, pgx.StrictNamedArgs{
 		"after": req.After, "ring_size": ClaimRingSize, "now": req.Now, "limit": req.Limit, "owner": req.Owner,
 		"lease_margin_ms": max(req.LeaseMargin, 0).Milliseconds(), "skip": skipTenants(req.SkipTenants),
-	})
-	results := s.Pool.SendBatch(ctx, pipe)
-	defer results.Close()
-	if _, err := results.Exec(); err != nil {
-		return ClaimResult{}, classify(fmt.Errorf("claim jobs: read the ingest horizon: %w", err))
+	}), "take jobs", func(rows pgx.Rows) error { return scanClaim(rows, &res) })
+	if err := s.Pool.SendBatch(ctx, pipe).Close(); err != nil {
+		return ClaimResult{}, pg.Classify(fmt.Errorf("claim jobs: %w", err))
 	}
-	rows, err := results.Query()
-	if err != nil {
-		return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
-	}
-	defer rows.Close()
-	var res ClaimResult
+	slices.SortFunc(res.Jobs, func(a, b ClaimedJob) int { return cmp.Compare(a.Event.Seq, b.Event.Seq) })
+	return res, nil
+}
+
+// scanClaim reads claimJobs' rows into res: the leased jobs and the one
+// summary row.
+func scanClaim(rows pgx.Rows, res *ClaimResult) error {
 	for rows.Next() {
 		if string(rows.RawValues()[0]) == "summary" {
 			var resume *string
 			dest := make([]any, len(rows.RawValues()))
 			dest[1], dest[2], dest[3], dest[4], dest[5], dest[6] = &resume, &res.Canceled, &res.Disabled, &res.Orphaned, &res.RateLimited, &res.Parked
 			if err := rows.Scan(dest...); err != nil {
-				return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
+				return err
 			}
 			res.Resume = deref(resume)
 			continue
 		}
 		job, err := scanClaimedJob(rows)
 		if err != nil {
-			return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
+			return err
 		}
 		res.Jobs = append(res.Jobs, job)
 	}
-	if err := rows.Err(); err != nil {
-		return ClaimResult{}, classify(fmt.Errorf("claim jobs: %w", err))
-	}
-	slices.SortFunc(res.Jobs, func(a, b ClaimedJob) int { return cmp.Compare(a.Event.Seq, b.Event.Seq) })
-	return res, nil
+	return nil
 }
 
 // skipTenants is the claim's skip argument: never NULL, which would skip

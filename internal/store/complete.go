@@ -1,10 +1,9 @@
 package store
 
 import (
-	_ "embed"
-
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hubctl/hubctl/internal/autodisable"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // maxAttemptErrorBytes bounds the error text kept per attempt and job.
@@ -106,7 +106,7 @@ func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolic
 		if recorded, ok := s.alreadyRecorded(ctx, []Attempt{a}, err); ok {
 			return recorded[0], nil
 		}
-		return CompleteResult{}, classify(fmt.Errorf("record attempt of job %s: %w", a.JobID, err))
+		return CompleteResult{}, pg.Classify(fmt.Errorf("record attempt of job %s: %w", a.JobID, err))
 	}
 	return res, nil
 }
@@ -175,7 +175,7 @@ func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]Co
 	pipe := &pgx.Batch{}
 	rounds := roundsOfDistinctJobs(attempts)
 	for _, round := range rounds {
-		queueSuccessRound(pipe, attempts, round)
+		queueSuccessRound(pipe, attempts, round, results)
 	}
 	// The keys' next jobs are released after the successes, in the same
 	// transaction; a key whose job was not this owner's to move has the
@@ -189,28 +189,12 @@ func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]Co
 	if !keys.empty() {
 		pipe.Queue(releaseHeadsSQL, keys.args(last))
 	}
-	err := func() (err error) {
-		br := s.Pool.SendBatch(ctx, pipe)
-		defer func() {
-			if closeErr := br.Close(); err == nil {
-				err = closeErr
-			}
-		}()
-		for _, round := range rounds {
-			if err := readSuccessRound(br, attempts, round, results); err != nil {
-				return err
-			}
-		}
-		if !keys.empty() {
-			_, err = br.Exec()
-		}
-		return err
-	}()
+	err := s.Pool.SendBatch(ctx, pipe).Close()
 	if err != nil {
 		if recorded, ok := s.alreadyRecorded(ctx, attempts, err); ok {
 			return recorded, nil
 		}
-		return nil, classify(fmt.Errorf("record %d successful attempts: %w", len(attempts), err))
+		return nil, pg.Classify(fmt.Errorf("record %d successful attempts: %w", len(attempts), err))
 	}
 	return results, nil
 }
@@ -265,10 +249,10 @@ var recordSuccesses string
 var closeSpans string
 
 // queueSuccessRound queues the two statements that record one round of
-// successes: the attempts with their jobs' transitions, and the failure
-// spans they close. The round is sorted by job id so that concurrent
+// successes, the attempts with their jobs' transitions and the failure
+// spans they close, and reads the attempts' numbers into results. The round is sorted by job id so that concurrent
 // recorders lock jobs in one order.
-func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
+func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int, results []CompleteResult) {
 	slices.SortFunc(round, func(a, b int) int { return bytes.Compare(attempts[a].JobID[:], attempts[b].JobID[:]) })
 	n := len(round)
 	var (
@@ -289,22 +273,19 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
 		errs[k] = nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
 		responses[k] = responseSnippet(a.Response)
 	}
-	pipe.Queue(recordSuccesses, pgx.StrictNamedArgs{
+	pg.OnRows(pipe.Queue(recordSuccesses, pgx.StrictNamedArgs{
 		"ids": ids, "job_ids": jobs, "owners": owners, "started": started, "finished": finished,
 		"durations_ms": durations, "statuses": statuses, "errors": errs, "responses": responses,
-	})
+	}), "record the successes", func(rows pgx.Rows) error { return scanSuccessRound(rows, attempts, round, results) })
 	pipe.Queue(closeSpans, pgx.StrictNamedArgs{"subs": subs, "finished": finished})
 }
 
-// readSuccessRound reads back what queueSuccessRound queued into results.
-func readSuccessRound(br pgx.BatchResults, attempts []Attempt, round []int, results []CompleteResult) error {
+// scanSuccessRound reads the rows of one round's recordSuccesses into
+// results.
+func scanSuccessRound(rows pgx.Rows, attempts []Attempt, round []int, results []CompleteResult) error {
 	byDelivery := make(map[uuid.UUID]int, len(round))
 	for _, i := range round {
 		byDelivery[attempts[i].DeliveryID] = i
-	}
-	rows, err := br.Query()
-	if err != nil {
-		return err
 	}
 	var (
 		id     uuid.UUID
@@ -323,8 +304,7 @@ func readSuccessRound(br pgx.BatchResults, attempts []Attempt, round []int, resu
 	for _, i := range round {
 		results[i].Gone = !recorded[attempts[i].DeliveryID]
 	}
-	_, err = br.Exec() // the spans
-	return err
+	return nil
 }
 
 func statusOrNull(code int) *int32 {
@@ -385,10 +365,14 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisab
 	if res.Owned {
 		args["finished"], args["dead"], args["retry_at"] = finished, res.Dead, a.Retry.At
 	}
-	pipe.Queue(recordFailure, args)
+	pg.OnRow(pipe.Queue(recordFailure, args), "record the attempt", func(row pgx.Row) error { return row.Scan(&res.Number) })
 	if res.AutoDisabled {
 		pipe.Queue(autoDisableSubscriptionSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt})
-		pipe.Queue(completeFailureShedPendingSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "finished": finished})
+		pg.OnExec(pipe.Queue(completeFailureShedPendingSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "finished": finished}),
+			"shed the pending jobs", func(tag pgconn.CommandTag) error {
+				res.ShedJobs = tag.RowsAffected()
+				return nil
+			})
 	} else {
 		pipe.Queue(extendFailureSpanSQL,
 			pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt})
@@ -403,30 +387,10 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisab
 	if !keys.empty() {
 		pipe.Queue(releaseHeadsSQL, keys.args(finished))
 	}
-	results := tx.SendBatch(ctx, pipe)
-	if err := results.QueryRow().Scan(&res.Number); err != nil {
-		_ = results.Close()
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return CompleteResult{}, err
 	}
-	if _, err := results.Exec(); err != nil {
-		_ = results.Close()
-		return CompleteResult{}, err
-	}
-	if res.AutoDisabled {
-		tag, err := results.Exec()
-		if err != nil {
-			_ = results.Close()
-			return CompleteResult{}, err
-		}
-		res.ShedJobs = tag.RowsAffected()
-	}
-	if !keys.empty() {
-		if _, err := results.Exec(); err != nil {
-			_ = results.Close()
-			return CompleteResult{}, err
-		}
-	}
-	return res, results.Close()
+	return res, nil
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -1,14 +1,15 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // DeadLetterFilter selects one tenant's dead letters (docs/concepts.md, Dead letters and poison): jobs in
@@ -106,7 +107,7 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) (letters
 	args["after_at"], args["after_id"], args["limit"] = afterAt, afterID, q.Limit+1
 	rows, err := s.Pool.Query(ctx, listDeadLettersSQL, args)
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list dead letters: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list dead letters: %w", err))
 	}
 	letters, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (DeadLetter, error) {
 		var d DeadLetter
@@ -114,7 +115,7 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) (letters
 			&d.LastError, &d.LastStatus, &d.DeadAt)
 	})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list dead letters: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list dead letters: %w", err))
 	}
 	if len(letters) > q.Limit {
 		return letters[:q.Limit], true, nil
@@ -151,7 +152,7 @@ func (s *Store) ReplayDeadLetters(ctx context.Context, f DeadLetterFilter, now t
 		return err
 	})
 	if err != nil {
-		return ReplayResult{}, classify(fmt.Errorf("replay dead letters: %w", err))
+		return ReplayResult{}, pg.Classify(fmt.Errorf("replay dead letters: %w", err))
 	}
 	return res, nil
 }

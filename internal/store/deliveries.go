@@ -1,14 +1,15 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Delivery is one delivery job as reads show it: its state machine fields
@@ -99,14 +100,14 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 	rows, err := s.Pool.Query(ctx, listDeliveriesSQL,
 		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID, "before_seq": q.BeforeSeq, "state": q.State, "limit": q.Limit + 1})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	}
 	deliveries, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Delivery, error) {
 		var d Delivery
 		return d, row.Scan(deliveryFields(&d)...)
 	})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	}
 	if len(deliveries) > 0 {
 		// A job exists only under its subscription (foreign key), so rows
@@ -121,7 +122,7 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}).Scan(&exists)
 	switch {
 	case err != nil:
-		return nil, false, classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	case !exists:
 		return nil, false, subscriptionNotFound(q.SubscriptionID)
 	}
@@ -137,7 +138,7 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 	rows, err := s.Pool.Query(ctx, getDeliverySQL,
 		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID})
 	if err != nil {
-		return Delivery{}, nil, classify(fmt.Errorf("read delivery %s: %w", id, err))
+		return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
 	}
 	defer rows.Close()
 	var (
@@ -157,7 +158,7 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 		dest := append(deliveryFields(&d), &attemptID, &number, &startedAt, &durationMillis, &outcome,
 			&a.StatusCode, &attemptError, &a.Response)
 		if err := rows.Scan(dest...); err != nil {
-			return Delivery{}, nil, classify(fmt.Errorf("read delivery %s: %w", id, err))
+			return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
 		}
 		found = true
 		if attemptID == nil { // the left join's row for a job without attempts
@@ -169,7 +170,7 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 		attempts = append(attempts, a)
 	}
 	if err := rows.Err(); err != nil {
-		return Delivery{}, nil, classify(fmt.Errorf("read delivery %s: %w", id, err))
+		return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
 	}
 	if !found {
 		return Delivery{}, nil, deliveryNotFound(id)

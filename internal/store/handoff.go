@@ -2,7 +2,6 @@ package store
 
 import (
 	_ "embed"
-
 	"time"
 
 	"github.com/hubctl/hubctl/internal/match"
@@ -138,7 +137,7 @@ func recordsBySeq(records []IngestRecord, inserted map[int64]int64) map[int64]*I
 	return bySeq
 }
 
-// selectBlockedTenants names the tenants of $1 with a due pending job: a
+// selectBlockedTenants names the tenants of @tenants with a due pending job: a
 // probe of delivery_jobs_due each.
 //
 //go:embed sql/select_blocked_tenants.sql

@@ -1,14 +1,15 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // IdempotencyWindow is how long a stored Idempotency-Key answers for its
@@ -58,7 +59,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key, tenant stri
 		return err
 	})
 	if err != nil {
-		return false, IdempotencyRecord{}, classify(fmt.Errorf("claim idempotency key: %w", err))
+		return false, IdempotencyRecord{}, pg.Classify(fmt.Errorf("claim idempotency key: %w", err))
 	}
 	return claimed, existing, nil
 }
@@ -68,7 +69,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key, tenant stri
 func (s *Store) ReadIdempotencyKey(ctx context.Context, scope, key string) (IdempotencyRecord, error) {
 	r, err := readIdempotencyKey(ctx, s.Pool, scope, key)
 	if err != nil {
-		return IdempotencyRecord{}, classify(fmt.Errorf("read idempotency key: %w", err))
+		return IdempotencyRecord{}, pg.Classify(fmt.Errorf("read idempotency key: %w", err))
 	}
 	return r, nil
 }
@@ -98,7 +99,7 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, scope, key string, c
 	_, err := s.Pool.Exec(ctx, completeIdempotencyKeySQL,
 		pgx.StrictNamedArgs{"scope": scope, "key": key, "claimed_at": claimedAt, "status": status, "location": location, "sealed_response": sealedResponse})
 	if err != nil {
-		return classify(fmt.Errorf("store idempotent response: %w", err))
+		return pg.Classify(fmt.Errorf("store idempotent response: %w", err))
 	}
 	return nil
 }
@@ -110,7 +111,7 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, scope, key string, cl
 	_, err := s.Pool.Exec(ctx, releaseIdempotencyKeySQL,
 		pgx.StrictNamedArgs{"scope": scope, "key": key, "claimed_at": claimedAt})
 	if err != nil {
-		return classify(fmt.Errorf("release idempotency key: %w", err))
+		return pg.Classify(fmt.Errorf("release idempotency key: %w", err))
 	}
 	return nil
 }
@@ -122,9 +123,9 @@ func (s *Store) pruneIdempotencyKeys(ctx context.Context, cutoff time.Time, rep 
 	var n int64
 	var err error
 	if rep.DryRun {
-		err = s.Pool.QueryRow(ctx, pruneIdempotencyKeysSelectIdempotencyKeysSQL, pgx.StrictNamedArgs{"cutoff": cutoff}).Scan(&n)
+		err = s.Pool.QueryRow(ctx, countExpiredIdempotencyKeysSQL, pgx.StrictNamedArgs{"cutoff": cutoff}).Scan(&n)
 	} else {
-		tag, execErr := s.Pool.Exec(ctx, pruneIdempotencyKeysDeleteIdempotencyKeysSQL, pgx.StrictNamedArgs{"cutoff": cutoff})
+		tag, execErr := s.Pool.Exec(ctx, deleteExpiredIdempotencyKeysSQL, pgx.StrictNamedArgs{"cutoff": cutoff})
 		n, err = tag.RowsAffected(), execErr
 	}
 	if err != nil {
@@ -148,8 +149,8 @@ var completeIdempotencyKeySQL string
 //go:embed sql/release_idempotency_key.sql
 var releaseIdempotencyKeySQL string
 
-//go:embed sql/prune_idempotency_keys_select_idempotency_keys.sql
-var pruneIdempotencyKeysSelectIdempotencyKeysSQL string
+//go:embed sql/count_expired_idempotency_keys.sql
+var countExpiredIdempotencyKeysSQL string
 
-//go:embed sql/prune_idempotency_keys_delete_idempotency_keys.sql
-var pruneIdempotencyKeysDeleteIdempotencyKeysSQL string
+//go:embed sql/delete_expired_idempotency_keys.sql
+var deleteExpiredIdempotencyKeysSQL string

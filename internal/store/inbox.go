@@ -1,14 +1,15 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // InboxEvent is one stored event as support reads it: its CloudEvents
@@ -81,14 +82,14 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 			"since": nullTime(q.Since), "until": nullTime(q.Until), "limit": q.Limit + 1,
 		})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list events: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list events: %w", err))
 	}
 	events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (InboxEvent, error) {
 		var e InboxEvent
 		return e, row.Scan(inboxFields(&e)...)
 	})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list events: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list events: %w", err))
 	}
 	if len(events) > q.Limit {
 		return events[:q.Limit], true, nil
@@ -117,7 +118,7 @@ func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID
 		return InboxEvent{}, fmt.Errorf("%w: event %s", ErrNotFound, id)
 	}
 	if err != nil {
-		return InboxEvent{}, classify(fmt.Errorf("read event %s: %w", id, err))
+		return InboxEvent{}, pg.Classify(fmt.Errorf("read event %s: %w", id, err))
 	}
 	e.Headers = pairHeaders(keys, values)
 	return e, nil
@@ -148,7 +149,7 @@ func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64)
 	// One snapshot for the jobs, their attempts and the pull entries.
 	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		out = nil
-		rows, err := tx.Query(ctx, eventDeliveriesSelectSubscriptionsSQL, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
+		rows, err := tx.Query(ctx, eventPushDeliveriesSQL, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
 		if err != nil {
 			return err
 		}
@@ -164,7 +165,7 @@ func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64)
 		if err := attachAttempts(ctx, tx, out); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, eventDeliveriesSelectSubscriptions2SQL, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
+		rows, err = tx.Query(ctx, eventPullDeliveriesSQL, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
 		if err != nil {
 			return err
 		}
@@ -179,7 +180,7 @@ func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64)
 		return err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read deliveries of event %d: %w", seq, err))
+		return nil, pg.Classify(fmt.Errorf("read deliveries of event %d: %w", seq, err))
 	}
 	return out, nil
 }
@@ -228,7 +229,7 @@ func (s *Store) JobOfAttempt(ctx context.Context, tenantID string, attemptID uui
 		return uuid.Nil, fmt.Errorf("%w: delivery attempt %s", ErrNotFound, attemptID)
 	}
 	if err != nil {
-		return uuid.Nil, classify(fmt.Errorf("read delivery attempt %s: %w", attemptID, err))
+		return uuid.Nil, pg.Classify(fmt.Errorf("read delivery attempt %s: %w", attemptID, err))
 	}
 	return jobID, nil
 }
@@ -239,11 +240,11 @@ var listInboxEventsSQL string
 //go:embed sql/get_inbox_event.sql
 var getInboxEventSQL string
 
-//go:embed sql/event_deliveries_select_subscriptions.sql
-var eventDeliveriesSelectSubscriptionsSQL string
+//go:embed sql/event_push_deliveries.sql
+var eventPushDeliveriesSQL string
 
-//go:embed sql/event_deliveries_select_subscriptions_2.sql
-var eventDeliveriesSelectSubscriptions2SQL string
+//go:embed sql/event_pull_deliveries.sql
+var eventPullDeliveriesSQL string
 
 //go:embed sql/attach_attempts.sql
 var attachAttemptsSQL string

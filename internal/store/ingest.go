@@ -1,10 +1,9 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/filter"
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // ingestLockKey is the transaction-level advisory lock every ingest batch
@@ -299,73 +299,45 @@ type ingestState struct {
 //     id another batch holds uncommitted waits for it (ids are inserted in
 //     one sorted order, so two batches cannot wait for each other).
 func lockAndLoad(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, tenants []string) (st ingestState, err error) {
-	pipe := &pgx.Batch{}
-	pipe.Queue(lockAndLoadSelectSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey})
-	pipe.Queue(lockAndLoadInsertKafkaOffsetsSQL, pgx.StrictNamedArgs{"group": b.Group, "topic": b.Topic, "partition": b.Partition, "nullable_topic_id": nullableTopicID(b.TopicID)})
-	pipe.Queue(lockAndLoadSelectKafkaOffsetsSQL,
-		pgx.StrictNamedArgs{"group": b.Group, "topic": b.Topic, "partition": b.Partition})
-	if len(candidates) > 0 {
-		pipe.Queue(takeHorizonBound)
-		pipe.Queue(selectCandidates, pgx.StrictNamedArgs{"tenants": tenants})
-		pipe.Queue(reserveSeqs, pgx.StrictNamedArgs{"len": len(candidates)})
-		if b.Handoff != nil {
-			pipe.Queue(selectBlockedTenants, pgx.StrictNamedArgs{"tenants": tenants})
-		}
-	}
-	results := tx.SendBatch(ctx, pipe)
-	defer func() {
-		if closeErr := results.Close(); err == nil && closeErr != nil {
-			err = fmt.Errorf("read ingest state: %w", closeErr)
-		}
-	}()
-
-	if _, err := results.Exec(); err != nil {
-		return ingestState{}, fmt.Errorf("take the ingest lock: %w", err)
-	}
-	if _, err := results.Exec(); err != nil {
-		return ingestState{}, fmt.Errorf("lock the stored offset of %s/%d: %w", b.Topic, b.Partition, err)
-	}
 	var topicID uuid.NullUUID
-	if err := results.QueryRow().Scan(&st.stored.Next, &topicID); err != nil {
-		return ingestState{}, fmt.Errorf("read stored offset of %s/%d: %w", b.Topic, b.Partition, err)
+	pipe := &pgx.Batch{}
+	pg.OnExec(pipe.Queue(shareIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}), "take the ingest lock", nil)
+	where := fmt.Sprintf("%s/%d", b.Topic, b.Partition)
+	pg.OnExec(pipe.Queue(ensureStoredOffsetSQL, pgx.StrictNamedArgs{"group": b.Group, "topic": b.Topic, "partition": b.Partition, "nullable_topic_id": nullableTopicID(b.TopicID)}),
+		"lock the stored offset of "+where, nil)
+	pg.OnRow(pipe.Queue(lockStoredOffsetSQL, pgx.StrictNamedArgs{"group": b.Group, "topic": b.Topic, "partition": b.Partition}),
+		"read stored offset of "+where, func(row pgx.Row) error { return row.Scan(&st.stored.Next, &topicID) })
+	if len(candidates) > 0 {
+		pg.OnExec(pipe.Queue(takeHorizonBound), "take the horizon bound", nil)
+		pg.OnRows(pipe.Queue(selectCandidates, pgx.StrictNamedArgs{"tenants": tenants}), "load subscriptions", func(rows pgx.Rows) (err error) {
+			st.subs, st.leases, err = scanCandidates(rows)
+			return err
+		})
+		pg.OnRows(pipe.Queue(reserveSeqs, pgx.StrictNamedArgs{"count": len(candidates)}), "reserve seqs", func(rows pgx.Rows) (err error) {
+			st.seqs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+			return err
+		})
+		if b.Handoff != nil {
+			pg.OnRows(pipe.Queue(selectBlockedTenants, pgx.StrictNamedArgs{"tenants": tenants}), "read the tenants with due jobs", func(rows pgx.Rows) error {
+				blocked, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				st.blockedTenants = make(map[string]bool, len(blocked))
+				for _, t := range blocked {
+					st.blockedTenants[t] = true
+				}
+				return err
+			})
+		}
 	}
-	st.stored.TopicID = topicID.UUID
-	if len(candidates) == 0 {
-		return st, nil
-	}
-	if _, err := results.Exec(); err != nil {
-		return ingestState{}, fmt.Errorf("take the horizon bound: %w", err)
-	}
-	if st.subs, st.leases, err = scanCandidates(results); err != nil {
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return ingestState{}, err
 	}
-	rows, err := results.Query()
-	if err != nil {
-		return ingestState{}, fmt.Errorf("reserve seqs: %w", err)
-	}
-	if st.seqs, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
-		return ingestState{}, fmt.Errorf("reserve seqs: %w", err)
-	}
+	st.stored.TopicID = topicID.UUID
 	if len(st.seqs) != len(candidates) {
 		return ingestState{}, fmt.Errorf("reserve seqs: got %d for %d events", len(st.seqs), len(candidates))
 	}
 	// nextval answers in the order the rows are made; sorting keeps the
 	// promise seq follows offset order without relying on it.
 	slices.Sort(st.seqs)
-	if b.Handoff != nil {
-		rows, err := results.Query()
-		if err != nil {
-			return ingestState{}, fmt.Errorf("read the tenants with due jobs: %w", err)
-		}
-		blocked, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return ingestState{}, fmt.Errorf("read the tenants with due jobs: %w", err)
-		}
-		st.blockedTenants = make(map[string]bool, len(blocked))
-		for _, t := range blocked {
-			st.blockedTenants[t] = true
-		}
-	}
 	return st, nil
 }
 
@@ -442,12 +414,12 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 }
 
 // claimEventIDs takes the ids of a batch's candidate events that no
-// retained event has ($1 tenants, $2 ids, $3 the seqs reserved for them,
-// $4 each id's UTC day, $5 the batch's idDaySlot) and returns the seqs of
+// retained event has (@tenants, @ids, @seqs the seqs reserved for them,
+// @days each id's UTC day, @id_day_slot the batch's idDaySlot) and returns the seqs of
 // those it took. Ids go in in one order, whatever the batch's, so two
 // batches that share ids wait for each other in turn, never in a circle.
 //
-//go:embed sql/claim_event_i_ds.sql
+//go:embed sql/claim_event_ids.sql
 var claimEventIDs string
 
 // idDaySlots is how many rows of event_id_days a day has at most: batches
@@ -489,11 +461,7 @@ var filters = filter.NewCache()
 //go:embed sql/select_candidates.sql
 var selectCandidates string
 
-func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, map[[16]byte]candidateLease, error) {
-	rows, err := results.Query()
-	if err != nil {
-		return nil, nil, fmt.Errorf("load subscriptions: %w", err)
-	}
+func scanCandidates(rows pgx.Rows) (map[string][]match.Candidate, map[[16]byte]candidateLease, error) {
 	subs := make(map[string][]match.Candidate)
 	leases := make(map[[16]byte]candidateLease)
 	var c match.Candidate
@@ -502,7 +470,7 @@ func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, map
 		lease          candidateLease
 		timeoutMS      int32
 	)
-	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
+	_, err := pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
 		&c.EventTypes, &c.SchemaMajor, &c.Origin, &expr, &lease.version, &c.Ordering, &timeoutMS, &lease.rateLimited}, func() error {
 		c.Pull = sinkType == "pull"
 		if expr != "" {
@@ -514,10 +482,7 @@ func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, map
 		c = match.Candidate{} // EventTypes must not be shared between rows
 		return nil
 	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("load subscriptions: %w", err)
-	}
-	return subs, leases, nil
+	return subs, leases, err
 }
 
 // deliveryWork is what matching produced: delivery job rows for COPY, and
@@ -607,7 +572,7 @@ func queueFilterDeadLetters(pipe *pgx.Batch, failures []match.FilterFailure, at 
 		return
 	}
 	pipe.Queue(queueFilterDeadLettersSQL,
-		pgx.StrictNamedArgs{"ids": ids, "tenants": tenants, "subs": subs, "seqs": seqs, "keys": keys, "errs": errs, "dead_filter_error": DeadFilterError, "optional_time": optionalTime(at)})
+		pgx.StrictNamedArgs{"ids": ids, "tenants": tenants, "subs": subs, "seqs": seqs, "keys": keys, "errs": errs, "reason": DeadFilterError, "dead_at": optionalTime(at)})
 }
 
 // queueQuarantine stores the raw quarantined records past the skipped
@@ -626,7 +591,7 @@ func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
 			original = ValueInfo{Size: int64(len(r.Value)), SHA256: sum[:]}
 		}
 		pipe.Queue(queueQuarantineSQL,
-			pgx.StrictNamedArgs{"reason": string(r.Verdict.Reason), "detail": r.Verdict.Detail, "topic": b.Topic, "partition": b.Partition, "offset": r.Offset, "key": r.Key, "keys": keys, "values": values, "not_null": notNull(r.Value), "size": original.Size, "sha256": original.SHA256, "truncated": original.Truncated, "optional_time": optionalTime(b.ReceivedAt)})
+			pgx.StrictNamedArgs{"reason": string(r.Verdict.Reason), "detail": r.Verdict.Detail, "topic": b.Topic, "partition": b.Partition, "offset": r.Offset, "key": r.Key, "keys": keys, "values": values, "value": notNull(r.Value), "size": original.Size, "sha256": original.SHA256, "truncated": original.Truncated, "received_at": optionalTime(b.ReceivedAt)})
 	}
 }
 
@@ -737,14 +702,14 @@ func newJobID(at time.Time) [16]byte {
 	return id
 }
 
-//go:embed sql/lock_and_load_select.sql
-var lockAndLoadSelectSQL string
+//go:embed sql/share_ingest_lock.sql
+var shareIngestLockSQL string
 
-//go:embed sql/lock_and_load_insert_kafka_offsets.sql
-var lockAndLoadInsertKafkaOffsetsSQL string
+//go:embed sql/ensure_stored_offset.sql
+var ensureStoredOffsetSQL string
 
-//go:embed sql/lock_and_load_select_kafka_offsets.sql
-var lockAndLoadSelectKafkaOffsetsSQL string
+//go:embed sql/lock_stored_offset.sql
+var lockStoredOffsetSQL string
 
 //go:embed sql/queue_pull_entries.sql
 var queuePullEntriesSQL string

@@ -1,14 +1,16 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Shed hands a claimed job back without an attempt, due again at retryAt:
@@ -20,7 +22,7 @@ func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt
 	n, err := s.handBack(ctx, shedSQL,
 		pgx.StrictNamedArgs{"id": jobID, "owner": owner, "retry_at": retryAt, "reason": reason}, []uuid.UUID{jobID})
 	if err != nil {
-		return false, classify(fmt.Errorf("shed job %s: %w", jobID, err))
+		return false, pg.Classify(fmt.Errorf("shed job %s: %w", jobID, err))
 	}
 	return n == 1, nil
 }
@@ -32,22 +34,15 @@ func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt
 // job was in flight, is now the key's head.
 func (s *Store) handBack(ctx context.Context, update string, args pgx.StrictNamedArgs, ids []uuid.UUID) (n int64, err error) {
 	pipe := &pgx.Batch{}
-	pipe.Queue(update, args)
-	pipe.Queue(releaseHeadsOfJobsSQL, pgx.StrictNamedArgs{"ids": ids, "at": time.Now()})
-	br := s.Pool.SendBatch(ctx, pipe)
-	defer func() {
-		if closeErr := br.Close(); err == nil {
-			err = closeErr
-		}
-	}()
-	tag, err := br.Exec()
-	if err != nil {
+	pg.OnExec(pipe.Queue(update, args), "hand the jobs back", func(tag pgconn.CommandTag) error {
+		n = tag.RowsAffected()
+		return nil
+	})
+	pg.OnExec(pipe.Queue(releaseHeadsOfJobsSQL, pgx.StrictNamedArgs{"ids": ids, "at": time.Now()}), "release the keys' heads", nil)
+	if err := s.Pool.SendBatch(ctx, pipe).Close(); err != nil {
 		return 0, err
 	}
-	if _, err := br.Exec(); err != nil {
-		return 0, err
-	}
-	return tag.RowsAffected(), nil
+	return n, nil
 }
 
 // Release hands claimed jobs back untouched and due as they were: pending,
@@ -61,7 +56,7 @@ func (s *Store) Release(ctx context.Context, owner string, jobIDs []uuid.UUID) (
 	n, err := s.handBack(ctx, releaseSQL,
 		pgx.StrictNamedArgs{"ids": jobIDs, "owner": owner}, jobIDs)
 	if err != nil {
-		return 0, classify(fmt.Errorf("release %d claimed jobs: %w", len(jobIDs), err))
+		return 0, pg.Classify(fmt.Errorf("release %d claimed jobs: %w", len(jobIDs), err))
 	}
 	return n, nil
 }
@@ -122,7 +117,7 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 			return releaseHeads(ctx, tx, keys, now)
 		})
 		if err != nil {
-			return total, classify(fmt.Errorf("recover expired leases: %w", err))
+			return total, pg.Classify(fmt.Errorf("recover expired leases: %w", err))
 		}
 		total.Retried += step.Retried
 		total.Poisoned += step.Poisoned

@@ -1,14 +1,15 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // TenantBacklog is one tenant's delivery backlog.
@@ -29,7 +30,7 @@ type TenantBacklog struct {
 func (s *Store) BacklogByTenant(ctx context.Context, now time.Time) ([]TenantBacklog, error) {
 	rows, err := s.Pool.Query(ctx, backlogByTenant, pgx.NamedArgs{"now": now})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the backlog by tenant: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the backlog by tenant: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (TenantBacklog, error) {
 		var b TenantBacklog
@@ -39,7 +40,7 @@ func (s *Store) BacklogByTenant(ctx context.Context, now time.Time) ([]TenantBac
 		return b, err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the backlog by tenant: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the backlog by tenant: %w", err))
 	}
 	return out, nil
 }
@@ -58,7 +59,7 @@ func (s *Store) AutoDisabledSubscriptions(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.Pool.QueryRow(ctx, autoDisabledSubscriptionsSQL).Scan(&n)
 	if err != nil {
-		return 0, classify(fmt.Errorf("count auto-disabled subscriptions: %w", err))
+		return 0, pg.Classify(fmt.Errorf("count auto-disabled subscriptions: %w", err))
 	}
 	return n, nil
 }
@@ -88,8 +89,8 @@ type BreakerState struct {
 // older than staleAfter (their breaker rows go with them), all in one
 // transaction.
 func (s *Store) Heartbeat(ctx context.Context, in Instance, breakers []BreakerState, staleAfter time.Duration) error {
-	return classify(pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, heartbeatInsertHubInstancesSQL,
+	return pg.Classify(pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, upsertInstanceSQL,
 			pgx.NamedArgs{
 				"owner": in.Owner, "role": in.Role, "version": in.Version,
 				"started": in.StartedAt, "beat": in.HeartbeatAt, "stats": statsJSON(in.Stats),
@@ -102,17 +103,17 @@ func (s *Store) Heartbeat(ctx context.Context, in Instance, breakers []BreakerSt
 		}
 		// Two statements: in one, the insert would not see the delete and
 		// conflict with the rows it replaces.
-		if _, err := tx.Exec(ctx, heartbeatDeleteBreakerStatesSQL, pgx.StrictNamedArgs{"owner": in.Owner}); err != nil {
+		if _, err := tx.Exec(ctx, deleteOwnBreakersSQL, pgx.StrictNamedArgs{"owner": in.Owner}); err != nil {
 			return fmt.Errorf("record the breakers: %w", err)
 		}
 		// A breaker of a destination no subscription delivers to any more
 		// is not written back: the process forgets it at its next
 		// maintenance, which may come after this heartbeat.
-		if _, err := tx.Exec(ctx, heartbeatInsertBreakerStatesSQL,
+		if _, err := tx.Exec(ctx, insertBreakersInUseSQL,
 			pgx.NamedArgs{"owner": in.Owner, "tenants": tenants, "dests": dests, "states": states, "until": until}); err != nil {
 			return fmt.Errorf("record the breakers: %w", err)
 		}
-		if _, err := tx.Exec(ctx, heartbeatDeleteHubInstancesSQL,
+		if _, err := tx.Exec(ctx, deleteStaleInstancesSQL,
 			pgx.NamedArgs{"cutoff": in.HeartbeatAt.Add(-staleAfter), "owner": in.Owner}); err != nil {
 			return fmt.Errorf("forget stopped instances: %w", err)
 		}
@@ -140,7 +141,7 @@ func (s *Store) UnusedDestinations(ctx context.Context, dests []Destination) ([]
 	rows, err := s.Pool.Query(ctx, unusedDestinationsSQL,
 		pgx.NamedArgs{"tenants": tenants, "dests": names})
 	if err != nil {
-		return nil, classify(fmt.Errorf("find unused destinations: %w", err))
+		return nil, pg.Classify(fmt.Errorf("find unused destinations: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Destination, error) {
 		var d Destination
@@ -148,7 +149,7 @@ func (s *Store) UnusedDestinations(ctx context.Context, dests []Destination) ([]
 		return d, err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("find unused destinations: %w", err))
+		return nil, pg.Classify(fmt.Errorf("find unused destinations: %w", err))
 	}
 	return out, nil
 }
@@ -168,7 +169,7 @@ func forgetUnusedBreakers(ctx context.Context, tx pgx.Tx, tenantID, destination 
 // Leave removes an instance that is stopping, with its breaker rows.
 func (s *Store) Leave(ctx context.Context, owner string) error {
 	if _, err := s.Pool.Exec(ctx, leaveSQL, pgx.StrictNamedArgs{"owner": owner}); err != nil {
-		return classify(fmt.Errorf("remove the instance: %w", err))
+		return pg.Classify(fmt.Errorf("remove the instance: %w", err))
 	}
 	return nil
 }
@@ -184,7 +185,7 @@ func statsJSON(raw json.RawMessage) string {
 func (s *Store) Instances(ctx context.Context, now time.Time, staleAfter time.Duration) ([]Instance, error) {
 	rows, err := s.Pool.Query(ctx, instancesSQL, pgx.NamedArgs{"cutoff": now.Add(-staleAfter)})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the instances: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the instances: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Instance, error) {
 		var in Instance
@@ -194,7 +195,7 @@ func (s *Store) Instances(ctx context.Context, now time.Time, staleAfter time.Du
 		return in, err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the instances: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the instances: %w", err))
 	}
 	return out, nil
 }
@@ -205,7 +206,7 @@ func (s *Store) BreakerStates(ctx context.Context, tenantID, destination string,
 	rows, err := s.Pool.Query(ctx, breakerStatesSQL,
 		pgx.NamedArgs{"cutoff": now.Add(-staleAfter), "tenant": tenantID, "destination": destination})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the breakers: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the breakers: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (BreakerState, error) {
 		var b BreakerState
@@ -213,7 +214,7 @@ func (s *Store) BreakerStates(ctx context.Context, tenantID, destination string,
 		return b, err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the breakers: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the breakers: %w", err))
 	}
 	return out, nil
 }
@@ -229,7 +230,7 @@ func (s *Store) OrderingBlockedKeys(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.Pool.QueryRow(ctx, orderingBlockedKeysSQL).Scan(&n)
 	if err != nil {
-		return 0, classify(fmt.Errorf("count blocked ordering keys: %w", err))
+		return 0, pg.Classify(fmt.Errorf("count blocked ordering keys: %w", err))
 	}
 	return n, nil
 }
@@ -237,17 +238,17 @@ func (s *Store) OrderingBlockedKeys(ctx context.Context) (int64, error) {
 //go:embed sql/auto_disabled_subscriptions.sql
 var autoDisabledSubscriptionsSQL string
 
-//go:embed sql/heartbeat_insert_hub_instances.sql
-var heartbeatInsertHubInstancesSQL string
+//go:embed sql/upsert_instance.sql
+var upsertInstanceSQL string
 
-//go:embed sql/heartbeat_delete_breaker_states.sql
-var heartbeatDeleteBreakerStatesSQL string
+//go:embed sql/delete_own_breakers.sql
+var deleteOwnBreakersSQL string
 
-//go:embed sql/heartbeat_insert_breaker_states.sql
-var heartbeatInsertBreakerStatesSQL string
+//go:embed sql/insert_breakers_in_use.sql
+var insertBreakersInUseSQL string
 
-//go:embed sql/heartbeat_delete_hub_instances.sql
-var heartbeatDeleteHubInstancesSQL string
+//go:embed sql/delete_stale_instances.sql
+var deleteStaleInstancesSQL string
 
 //go:embed sql/unused_destinations.sql
 var unusedDestinationsSQL string

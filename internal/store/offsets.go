@@ -1,13 +1,14 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // StoredOffset is a partition's stored stream position: the next offset to
@@ -50,7 +51,7 @@ func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[st
 	}
 	rows, err := s.Pool.Query(ctx, loadOffsetsSQL, pgx.StrictNamedArgs{"group": group, "topics": topics})
 	if err != nil {
-		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
+		return nil, pg.Classify(fmt.Errorf("load stored offsets: %w", err))
 	}
 	wanted := make(map[string]map[int32]bool, len(partitions))
 	for topic, parts := range partitions {
@@ -77,7 +78,7 @@ func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[st
 		return nil
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
+		return nil, pg.Classify(fmt.Errorf("load stored offsets: %w", err))
 	}
 	return out, nil
 }
@@ -90,9 +91,9 @@ func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[st
 // another writer moved it first, and the caller decides again.
 func (s *Store) ResetOffset(ctx context.Context, group, topic string, partition int32, from, to StoredOffset) (bool, error) {
 	tag, err := s.Pool.Exec(ctx, resetOffsetSQL,
-		pgx.StrictNamedArgs{"group": group, "topic": topic, "partition": partition, "next": to.Next, "nullable_topic_id": nullableTopicID(to.TopicID), "next_6": from.Next, "nullable_topic_id_7": nullableTopicID(from.TopicID)})
+		pgx.StrictNamedArgs{"group": group, "topic": topic, "partition": partition, "to_next": to.Next, "to_topic_id": nullableTopicID(to.TopicID), "from_next": from.Next, "from_topic_id": nullableTopicID(from.TopicID)})
 	if err != nil {
-		return false, classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
+		return false, pg.Classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
 	}
 	return tag.RowsAffected() == 1, nil
 }

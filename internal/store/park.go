@@ -1,14 +1,15 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Parking (docs/architecture.md, Delivery controls meet in the claim): a
@@ -107,7 +108,7 @@ var releaseStranded string
 func (s *Store) ReleaseStrandedKeys(ctx context.Context, now time.Time) (int64, error) {
 	tag, err := s.Pool.Exec(ctx, releaseStranded, pgx.StrictNamedArgs{"now": now})
 	if err != nil {
-		return 0, classify(fmt.Errorf("release stranded ordering keys: %w", err))
+		return 0, pg.Classify(fmt.Errorf("release stranded ordering keys: %w", err))
 	}
 	return tag.RowsAffected(), nil
 }

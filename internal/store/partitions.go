@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // The layout of the partitioned tables (migration 3; docs/architecture.md,
@@ -264,7 +266,7 @@ func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
 	for _, t := range managedTables {
 		parts, err := listPartitions(ctx, s.Pool, t)
 		if err != nil {
-			return classify(err)
+			return pg.Classify(err)
 		}
 		have := make(map[time.Time]bool, len(parts))
 		for _, p := range parts {
@@ -283,7 +285,7 @@ func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
 				continue
 			}
 			if err := s.createPartition(ctx, t, d); err != nil {
-				return classify(err)
+				return pg.Classify(err)
 			}
 		}
 	}
@@ -313,7 +315,7 @@ func (s *Store) rollSequence(ctx context.Context, today time.Time) error {
 		return err
 	})
 	if err != nil {
-		return classify(fmt.Errorf("move the inbox sequence to %s: %w", today.Format(time.DateOnly), err))
+		return pg.Classify(fmt.Errorf("move the inbox sequence to %s: %w", today.Format(time.DateOnly), err))
 	}
 	return nil
 }

@@ -1,15 +1,16 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // ErrNotPull answers a pull read of a push subscription. It is an
@@ -93,7 +94,7 @@ func (s *Store) ReadPull(ctx context.Context, q PullQuery) (PullResult, error) {
 		return PullResult{}, err
 	}
 	if err != nil {
-		return PullResult{}, classify(fmt.Errorf("read pull subscription %s: %w", q.SubscriptionID, err))
+		return PullResult{}, pg.Classify(fmt.Errorf("read pull subscription %s: %w", q.SubscriptionID, err))
 	}
 	return res, nil
 }
@@ -118,7 +119,7 @@ var readHorizon string
 // probing the inbox for each entry, below the horizon readHorizon kept. It
 // runs after lockCursor and readHorizon in the same round trip with a
 // snapshot of its own, so the cursor it starts from when no `after` is
-// given ($3 NULL) is the one lockCursor locked.
+// given (@after NULL) is the one lockCursor locked.
 //
 // The horizon cuts the page after its LIMIT, which keeps the same rows (the
 // entries below the horizon of an ascending run are a prefix of it) and
@@ -130,16 +131,28 @@ var readHorizon string
 var selectPage string
 
 func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
+	var (
+		res     PullResult
+		expired int64
+		found   bool
+	)
 	pipe := &pgx.Batch{}
-	pipe.Queue(lockCursor, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID})
-	pipe.Queue(readHorizon)
-	pipe.Queue(selectPage, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "limit": q.Limit, "after": q.After})
-	results := tx.SendBatch(ctx, pipe)
-	res, expired, found, err := scanPage(results, q.Limit)
-	if closeErr := results.Close(); err == nil && closeErr != nil {
-		err = closeErr
-	}
-	if err != nil {
+	pg.OnRow(pipe.Queue(lockCursor, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}),
+		"lock the cursor", func(row pgx.Row) error {
+			err := row.Scan(&res.CursorBefore, &expired)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil // no cursor to lock: the page means nothing
+			}
+			found = err == nil
+			return err
+		})
+	pg.OnExec(pipe.Queue(readHorizon), "read the ingest horizon", nil)
+	pg.OnRows(pipe.Queue(selectPage, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "limit": q.Limit, "after": q.After}),
+		"read the page", func(rows pgx.Rows) (err error) {
+			res.Events, err = scanPage(rows, q.Limit)
+			return err
+		})
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return PullResult{}, err
 	}
 	if !found {
@@ -171,35 +184,17 @@ func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 	return res, nil
 }
 
-// scanPage reads the answers of lockCursor and selectPage; found is false
-// when lockCursor found no cursor to lock, and then the page means nothing.
-func scanPage(results pgx.BatchResults, limit int) (res PullResult, expired int64, found bool, err error) {
-	err = results.QueryRow().Scan(&res.CursorBefore, &expired)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return PullResult{}, 0, false, nil
-	}
-	if err != nil {
-		return PullResult{}, 0, false, fmt.Errorf("lock the cursor: %w", err)
-	}
-	if _, err := results.Exec(); err != nil {
-		return PullResult{}, 0, false, fmt.Errorf("read the ingest horizon: %w", err)
-	}
-	rows, err := results.Query()
-	if err != nil {
-		return PullResult{}, 0, false, fmt.Errorf("read the page: %w", err)
-	}
-	res.Events = make([]PulledEvent, 0, min(limit, 1024))
+// scanPage reads the events of selectPage.
+func scanPage(rows pgx.Rows, limit int) ([]PulledEvent, error) {
+	events := make([]PulledEvent, 0, min(limit, 1024))
 	var e PulledEvent
-	_, err = pgx.ForEachRow(rows, []any{&e.Seq, &e.ID, &e.Key, &e.Type, &e.Source, &e.TenantID, &e.SchemaVersion,
+	_, err := pgx.ForEachRow(rows, []any{&e.Seq, &e.ID, &e.Key, &e.Type, &e.Source, &e.TenantID, &e.SchemaVersion,
 		&e.Subject, &e.DataContentType, &e.Time, &e.ReceivedAt, &e.Payload}, func() error {
-		res.Events = append(res.Events, e)
+		events = append(events, e)
 		e = PulledEvent{} // the payload buffer must not be shared between rows
 		return nil
 	})
-	if err != nil {
-		return PullResult{}, 0, false, fmt.Errorf("read the page: %w", err)
-	}
-	return res, expired, true, nil
+	return events, err
 }
 
 // notAPullSubscription explains why lockCursor found nothing: the

@@ -1,9 +1,8 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/backoff"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // PurgeCount is how many rows of one table a tenant purge removed.
@@ -175,7 +175,7 @@ func (s *Store) PurgeTenant(ctx context.Context, id string, now func() time.Time
 		return nil, err
 	}
 	if err != nil {
-		return nil, classify(fmt.Errorf("purge tenant %q: %w", id, err))
+		return nil, pg.Classify(fmt.Errorf("purge tenant %q: %w", id, err))
 	}
 	return counts, nil
 }
@@ -188,25 +188,25 @@ func (s *Store) fencePurge(ctx context.Context, id string, now time.Time) error 
 		}
 		// Exclusive: no batch is in progress, so every job of the tenant
 		// there is now has an event seq up to the sequence's last value.
-		if _, err := tx.Exec(ctx, fencePurgeSelectSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
+		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
 			return err
 		}
 		var fence PurgeFence
 		fence.Tenant = id
-		if err := tx.QueryRow(ctx, fencePurgeSelectEventsSeqSeqSQL).Scan(&fence.Seq); err != nil {
+		if err := tx.QueryRow(ctx, lastDrawnSeqSQL).Scan(&fence.Seq); err != nil {
 			return err
 		}
 		pipe := &pgx.Batch{}
-		pipe.Queue(fencePurgeUpdateTenantsSQL, pgx.StrictNamedArgs{"id": id, "now": now})
-		pipe.Queue(fencePurgeUpdateDeliveryJobsSQL, pgx.StrictNamedArgs{"id": id, "now": now})
-		pipe.Queue(fencePurgeSelect2SQL, pgx.StrictNamedArgs{"purge_channel": PurgeChannel, "payload": fence.payload()})
+		pipe.Queue(fenceTenantSQL, pgx.StrictNamedArgs{"id": id, "now": now})
+		pipe.Queue(fenceTenantJobsSQL, pgx.StrictNamedArgs{"id": id, "now": now})
+		pipe.Queue(notifyPurgeSQL, pgx.StrictNamedArgs{"purge_channel": PurgeChannel, "payload": fence.payload()})
 		return tx.SendBatch(ctx, pipe).Close()
 	})
 	if errors.Is(err, ErrNotFound) {
 		return err
 	}
 	if err != nil {
-		return classify(fmt.Errorf("fence tenant %q for its purge: %w", id, err))
+		return pg.Classify(fmt.Errorf("fence tenant %q for its purge: %w", id, err))
 	}
 	return nil
 }
@@ -220,7 +220,7 @@ func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]P
 		if err := lockTenant(ctx, tx, id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, removeTenantSelectSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
+		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
 			return err
 		}
 		// Whatever could put a job in flight now waits for this
@@ -228,17 +228,17 @@ func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]P
 		// (a batch before the fence reached ingest, a replay) is canceled
 		// under this transaction's lock; a recovery of a subscription
 		// locks its row; ingest waits for the lock above.
-		if _, err := tx.Exec(ctx, removeTenantSelectSELECTSQL, pgx.StrictNamedArgs{"id": id}); err != nil {
+		if _, err := tx.Exec(ctx, lockTenantSubscriptionsSQL, pgx.StrictNamedArgs{"id": id}); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, lockPurgedJobs, pgx.StrictNamedArgs{"id": id}); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, removeTenantUpdateDeliveryJobsSQL, pgx.StrictNamedArgs{"id": id, "now": now}); err != nil {
+		if _, err := tx.Exec(ctx, cancelTenantJobsSQL, pgx.StrictNamedArgs{"id": id, "now": now}); err != nil {
 			return err
 		}
 		var inFlight int64
-		if err := tx.QueryRow(ctx, removeTenantSelectDeliveryJobsSQL,
+		if err := tx.QueryRow(ctx, countTenantAttemptsInFlightSQL,
 			pgx.StrictNamedArgs{"id": id, "now": now}).Scan(&inFlight); err != nil {
 			return err
 		}
@@ -277,39 +277,36 @@ func (s *Store) CancelPurged(ctx context.Context, owner string, jobIDs []uuid.UU
 	if len(jobIDs) == 0 {
 		return 0, nil
 	}
-	tag, err := s.Pool.Exec(ctx, cancelPurgedSQL, pgx.StrictNamedArgs{"job_i_ds": jobIDs, "owner": owner})
+	tag, err := s.Pool.Exec(ctx, cancelPurgedSQL, pgx.StrictNamedArgs{"job_ids": jobIDs, "owner": owner})
 	if err != nil {
-		return 0, classify(fmt.Errorf("cancel %d jobs of a purged tenant: %w", len(jobIDs), err))
+		return 0, pg.Classify(fmt.Errorf("cancel %d jobs of a purged tenant: %w", len(jobIDs), err))
 	}
 	return tag.RowsAffected(), nil
 }
 
-//go:embed sql/fence_purge_select.sql
-var fencePurgeSelectSQL string
+//go:embed sql/take_ingest_lock.sql
+var takeIngestLockSQL string
 
-//go:embed sql/fence_purge_select_events_seq_seq.sql
-var fencePurgeSelectEventsSeqSeqSQL string
+//go:embed sql/last_drawn_seq.sql
+var lastDrawnSeqSQL string
 
-//go:embed sql/fence_purge_update_tenants.sql
-var fencePurgeUpdateTenantsSQL string
+//go:embed sql/fence_tenant.sql
+var fenceTenantSQL string
 
-//go:embed sql/fence_purge_update_delivery_jobs.sql
-var fencePurgeUpdateDeliveryJobsSQL string
+//go:embed sql/fence_tenant_jobs.sql
+var fenceTenantJobsSQL string
 
-//go:embed sql/fence_purge_select_2.sql
-var fencePurgeSelect2SQL string
+//go:embed sql/notify_purge.sql
+var notifyPurgeSQL string
 
-//go:embed sql/remove_tenant_select.sql
-var removeTenantSelectSQL string
+//go:embed sql/lock_tenant_subscriptions.sql
+var lockTenantSubscriptionsSQL string
 
-//go:embed sql/remove_tenant_select_select.sql
-var removeTenantSelectSELECTSQL string
+//go:embed sql/cancel_tenant_jobs.sql
+var cancelTenantJobsSQL string
 
-//go:embed sql/remove_tenant_update_delivery_jobs.sql
-var removeTenantUpdateDeliveryJobsSQL string
-
-//go:embed sql/remove_tenant_select_delivery_jobs.sql
-var removeTenantSelectDeliveryJobsSQL string
+//go:embed sql/count_tenant_attempts_in_flight.sql
+var countTenantAttemptsInFlightSQL string
 
 //go:embed sql/cancel_purged.sql
 var cancelPurgedSQL string

@@ -1,14 +1,15 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // QuarantinedRecord is a poison record exactly as ingest stored it: the raw
@@ -121,11 +122,11 @@ func (s *Store) ListQuarantine(ctx context.Context, q QuarantineQuery) (records 
 			"reason": q.Reason, "topic": q.Topic, "limit": q.Limit + 1,
 		})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list quarantine: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list quarantine: %w", err))
 	}
 	records, err = pgx.CollectRows(rows, scanQuarantineSummary)
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list quarantine: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list quarantine: %w", err))
 	}
 	if len(records) > q.Limit {
 		return records[:q.Limit], true, nil
@@ -165,7 +166,7 @@ func (s *Store) GetQuarantined(ctx context.Context, id int64) (QuarantinedRecord
 		return QuarantinedRecord{}, ValueInfo{}, fmt.Errorf("%w: quarantined record %d", ErrNotFound, id)
 	}
 	if err != nil {
-		return QuarantinedRecord{}, ValueInfo{}, classify(fmt.Errorf("get quarantined record %d: %w", id, err))
+		return QuarantinedRecord{}, ValueInfo{}, pg.Classify(fmt.Errorf("get quarantined record %d: %w", id, err))
 	}
 	r.Headers = pairHeaders(keys, values)
 	return r, v, nil

@@ -1,15 +1,16 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // RateWindow is the window SubscriptionRate averages the current rate over.
@@ -47,7 +48,7 @@ func (s *Store) SubscriptionRate(ctx context.Context, id uuid.UUID, now time.Tim
 		return SubscriptionRate{}, nil
 	}
 	if err != nil {
-		return SubscriptionRate{}, classify(fmt.Errorf("read the rate of subscription %s: %w", id, err))
+		return SubscriptionRate{}, pg.Classify(fmt.Errorf("read the rate of subscription %s: %w", id, err))
 	}
 	return rateAt(limit, tat, busySince, now), nil
 }

@@ -1,9 +1,8 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/filter"
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // RecoverRange selects what a recover looks at (docs/api.md, Recover): one
@@ -76,11 +76,11 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryR
 	}
 	lo, err := s.recoverLowSeq(ctx, r.Since)
 	if err != nil {
-		return RecoverResult{}, classify(fmt.Errorf("recover: %w", err))
+		return RecoverResult{}, pg.Classify(fmt.Errorf("recover: %w", err))
 	}
 	hi := DaySeqBase(r.Until) + 2<<seqDayBits // until's day and one spilled into
 	if last, err := lastSeq(ctx, s.Pool); err != nil {
-		return RecoverResult{}, classify(fmt.Errorf("recover: %w", err))
+		return RecoverResult{}, pg.Classify(fmt.Errorf("recover: %w", err))
 	} else if last < hi {
 		hi = last + 1
 	}
@@ -99,7 +99,7 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryR
 			return err
 		})
 		if err != nil {
-			return res, classify(fmt.Errorf("recover: %w", err))
+			return res, pg.Classify(fmt.Errorf("recover: %w", err))
 		}
 		if n < batch {
 			after = hi - 1
@@ -163,7 +163,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		deleted  bool
 		ordering string
 	)
-	err := tx.QueryRow(ctx, recoverStepSelectSubscriptionsSQL, pgx.StrictNamedArgs{"subscription_id": r.SubscriptionID, "tenant_id": r.TenantID}).
+	err := tx.QueryRow(ctx, lockRecoveredSubscriptionSQL, pgx.StrictNamedArgs{"subscription_id": r.SubscriptionID, "tenant_id": r.TenantID}).
 		Scan(&sub.TenantID, &sinkType, &sub.EventTypes, &sub.SchemaMajor, &sub.Origin, &expr, &version, &deleted, &ordering)
 	if err != nil {
 		return RecoverResult{}, 0, after, err
@@ -242,7 +242,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		}
 	}
 	if len(revive) > 0 {
-		tag, err := tx.Exec(ctx, recoverStepUpdateDeliveryJobsSQL, pgx.StrictNamedArgs{"revive": revive, "now": now})
+		tag, err := tx.Exec(ctx, reviveDeadJobsSQL, pgx.StrictNamedArgs{"revive": revive, "now": now})
 		if err != nil {
 			return RecoverResult{}, 0, after, err
 		}
@@ -253,7 +253,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		for i := range ids {
 			ids[i] = newJobID(now)
 		}
-		tag, err := tx.Exec(ctx, recoverStepInsertDeliveryJobsSQL,
+		tag, err := tx.Exec(ctx, insertMissingJobsSQL,
 			pgx.StrictNamedArgs{"ids": ids, "new_seqs": newSeqs, "tenant_id": r.TenantID, "subscription_id": r.SubscriptionID, "now": now, "new_keys": newKeys})
 		if err != nil {
 			return RecoverResult{}, 0, after, err
@@ -306,14 +306,14 @@ func recoverJobs(ctx context.Context, tx pgx.Tx, subscription uuid.UUID, first, 
 //go:embed sql/recover_low_seq.sql
 var recoverLowSeqSQL string
 
-//go:embed sql/recover_step_select_subscriptions.sql
-var recoverStepSelectSubscriptionsSQL string
+//go:embed sql/lock_recovered_subscription.sql
+var lockRecoveredSubscriptionSQL string
 
-//go:embed sql/recover_step_update_delivery_jobs.sql
-var recoverStepUpdateDeliveryJobsSQL string
+//go:embed sql/revive_dead_jobs.sql
+var reviveDeadJobsSQL string
 
-//go:embed sql/recover_step_insert_delivery_jobs.sql
-var recoverStepInsertDeliveryJobsSQL string
+//go:embed sql/insert_missing_jobs.sql
+var insertMissingJobsSQL string
 
 //go:embed sql/recover_jobs.sql
 var recoverJobsSQL string

@@ -1,13 +1,14 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // SealedSecrets are the envelopes one subscription row holds, by column;
@@ -27,14 +28,14 @@ func (s *Store) SealedSecretsPage(ctx context.Context, after uuid.UUID, limit in
 	rows, err := s.Pool.Query(ctx, sealedSecretsPageSQL,
 		pgx.NamedArgs{"after": after, "limit": limit})
 	if err != nil {
-		return nil, classify(err)
+		return nil, pg.Classify(err)
 	}
 	page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SealedSecrets, error) {
 		var row SealedSecrets
 		err := r.Scan(&row.ID, &row.SinkCredentials, &row.SigningSecret, &row.PreviousSecret)
 		return row, err
 	})
-	return page, classify(err)
+	return page, pg.Classify(err)
 }
 
 // ReplaceSealedSecrets writes next's envelopes over the row's, but only if
@@ -55,7 +56,7 @@ func (s *Store) ReplaceSealedSecrets(ctx context.Context, was, next SealedSecret
 			"was_previous":     was.PreviousSecret,
 		})
 	if err != nil {
-		return false, classify(err)
+		return false, pg.Classify(err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -69,7 +70,7 @@ func (s *Store) SealedSecretsOf(ctx context.Context, id uuid.UUID) (SealedSecret
 	if errors.Is(err, pgx.ErrNoRows) {
 		return row, subscriptionNotFound(id)
 	}
-	return row, classify(err)
+	return row, pg.Classify(err)
 }
 
 //go:embed sql/sealed_secrets_page.sql

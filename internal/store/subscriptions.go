@@ -1,9 +1,8 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Columns that hold crypto envelopes. Each envelope is bound to its row id
@@ -159,10 +159,10 @@ func orderingOrNone(mode string) string {
 // the jobs waiting for one are due at once, to be given slots at the new
 // rate by their next claim (docs/concepts.md, Rate limits).
 func resetRateLimiter(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
-	if _, err := tx.Exec(ctx, resetRateLimiterDeleteSubscriptionRatesSQL, pgx.StrictNamedArgs{"id": id}); err != nil {
+	if _, err := tx.Exec(ctx, deleteRateLimiterSQL, pgx.StrictNamedArgs{"id": id}); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, resetRateLimiterUpdateDeliveryJobsSQL, pgx.StrictNamedArgs{"id": id, "shed_rate_limited": ShedRateLimited})
+	_, err := tx.Exec(ctx, unholdRateLimitedJobsSQL, pgx.StrictNamedArgs{"id": id, "shed_rate_limited": ShedRateLimited})
 	return err
 }
 
@@ -202,7 +202,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 			}
 		}
 		var err error
-		created, err = scanSubscription(tx.QueryRow(ctx, createSubscriptionInsertSubscriptionsSQL,
+		created, err = scanSubscription(tx.QueryRow(ctx, insertSubscriptionSQL,
 			pgx.StrictNamedArgs{"id": sub.ID, "tenant_id": sub.TenantID, "name": sub.Name, "sink_type": sub.SinkType, "sink_config": []byte(sub.SinkConfig), "sink_credentials": nullIfEmpty(sub.SinkCredentials), "sink_credential_fields": nonNil(sub.SinkCredentialFields), "destination": sub.Destination, "event_types": sub.EventTypes, "schema_major": sub.SchemaMajor, "origin": nullIfEmpty(sub.Origin), "retry_schedule": sub.RetrySchedule, "attempt_timeout_ms": sub.AttemptTimeout.Milliseconds(), "enabled": sub.Enabled, "verification_state": sub.VerificationState, "verification_error": nullIfEmpty(sub.VerificationError), "verified_at": sub.VerifiedAt, "signing_secret": nullIfEmpty(sub.SigningSecret), "previous_secret": nullIfEmpty(sub.PreviousSecret), "previous_secret_expires_at": sub.PreviousSecretExpiresAt, "created_at": sub.CreatedAt, "filter": nullIfEmpty(sub.Filter), "signature_scheme": signatureScheme(sub.SignatureScheme), "previous_signature_scheme": nullIfEmpty(sub.PreviousSignatureScheme), "ordering": orderingOrNone(sub.Ordering), "rate_limit": nullIfZero(sub.RateLimit)}))
 		if err != nil {
 			return err
@@ -210,7 +210,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 		if sub.SinkType != pullSinkType {
 			return nil
 		}
-		_, err = tx.Exec(ctx, createSubscriptionInsertPullCursorsSQL, pgx.StrictNamedArgs{"id": sub.ID, "created_at": sub.CreatedAt})
+		_, err = tx.Exec(ctx, insertPullCursorSQL, pgx.StrictNamedArgs{"id": sub.ID, "created_at": sub.CreatedAt})
 		return err
 	})
 	var pgErr *pgconn.PgError
@@ -218,7 +218,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 		return Subscription{}, tenantNotFound(sub.TenantID)
 	}
 	if err != nil {
-		return Subscription{}, classify(fmt.Errorf("create subscription: %w", err))
+		return Subscription{}, pg.Classify(fmt.Errorf("create subscription: %w", err))
 	}
 	return created, nil
 }
@@ -232,7 +232,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 // tenant do not wait.
 func checkSubscriptionLimit(ctx context.Context, tx pgx.Tx, tenantID string, limit int) error {
 	var locked bool
-	err := tx.QueryRow(ctx, checkSubscriptionLimitSelectTenantsSQL, pgx.StrictNamedArgs{"tenant_id": tenantID}).Scan(&locked)
+	err := tx.QueryRow(ctx, lockTenantForLimitSQL, pgx.StrictNamedArgs{"tenant_id": tenantID}).Scan(&locked)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return tenantNotFound(tenantID)
 	}
@@ -240,7 +240,7 @@ func checkSubscriptionLimit(ctx context.Context, tx pgx.Tx, tenantID string, lim
 		return err
 	}
 	var live int
-	if err := tx.QueryRow(ctx, checkSubscriptionLimitSelectSubscriptionsSQL,
+	if err := tx.QueryRow(ctx, countLiveSubscriptionsSQL,
 		pgx.StrictNamedArgs{"tenant_id": tenantID}).Scan(&live); err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UU
 		return Subscription{}, subscriptionNotFound(id)
 	}
 	if err != nil {
-		return Subscription{}, classify(fmt.Errorf("read subscription %s: %w", id, err))
+		return Subscription{}, pg.Classify(fmt.Errorf("read subscription %s: %w", id, err))
 	}
 	return sub, nil
 }
@@ -278,11 +278,11 @@ func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UU
 func (s *Store) SubscriptionsByID(ctx context.Context, ids []uuid.UUID) ([]Subscription, error) {
 	rows, err := s.Pool.Query(ctx, subscriptionsByIDSQL, pgx.StrictNamedArgs{"ids": ids})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
+		return nil, pg.Classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
 	}
 	subs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Subscription, error) { return scanSubscription(row) })
 	if err != nil {
-		return nil, classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
+		return nil, pg.Classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
 	}
 	return subs, nil
 }
@@ -303,11 +303,11 @@ func (s *Store) ListSubscriptions(ctx context.Context, tenantID string, after *S
 	}
 	rows, err := s.Pool.Query(ctx, query, args)
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list subscriptions: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list subscriptions: %w", err))
 	}
 	subs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Subscription, error) { return scanSubscription(r) })
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list subscriptions: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list subscriptions: %w", err))
 	}
 	if len(subs) > limit {
 		return subs[:limit], true, nil
@@ -329,7 +329,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 	var updated Subscription
 	var changeErr error
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		current, err := scanSubscription(tx.QueryRow(ctx, updateSubscriptionSelectSubscriptionsSQL,
+		current, err := scanSubscription(tx.QueryRow(ctx, lockSubscriptionSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return subscriptionNotFound(id)
@@ -345,7 +345,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 			updated = current
 			return nil
 		}
-		updated, err = scanSubscription(tx.QueryRow(ctx, updateSubscriptionUpdateSubscriptionsSQL,
+		updated, err = scanSubscription(tx.QueryRow(ctx, updateSubscriptionRowSQL,
 			pgx.StrictNamedArgs{"id": id, "name": next.Name, "sink_config": []byte(next.SinkConfig), "sink_credentials": nullIfEmpty(next.SinkCredentials), "sink_credential_fields": nonNil(next.SinkCredentialFields), "destination": next.Destination, "event_types": next.EventTypes, "schema_major": next.SchemaMajor, "origin": nullIfEmpty(next.Origin), "retry_schedule": next.RetrySchedule, "attempt_timeout_ms": next.AttemptTimeout.Milliseconds(), "enabled": next.Enabled, "verification_state": next.VerificationState, "verification_error": nullIfEmpty(next.VerificationError), "verified_at": next.VerifiedAt, "disabled_reason": nullIfEmpty(next.DisabledReason), "failing_since": next.FailingSince, "last_failure_at": next.LastFailureAt, "signing_secret": nullIfEmpty(next.SigningSecret), "previous_secret": nullIfEmpty(next.PreviousSecret), "previous_secret_expires_at": next.PreviousSecretExpiresAt, "at": at, "filter": nullIfEmpty(next.Filter), "signature_scheme": signatureScheme(next.SignatureScheme), "previous_signature_scheme": nullIfEmpty(next.PreviousSignatureScheme), "ordering": orderingOrNone(next.Ordering), "rate_limit": nullIfZero(next.RateLimit)}))
 		if err != nil {
 			return err
@@ -366,7 +366,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 	case errors.Is(err, ErrNotFound):
 		return Subscription{}, err
 	case err != nil:
-		return Subscription{}, classify(fmt.Errorf("update subscription %s: %w", id, err))
+		return Subscription{}, pg.Classify(fmt.Errorf("update subscription %s: %w", id, err))
 	}
 	return updated, nil
 }
@@ -410,7 +410,7 @@ func cloneTime(t *time.Time) *time.Time {
 func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time) (canceledJobs int64, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		var destination string
-		err := tx.QueryRow(ctx, deleteSubscriptionUpdateSubscriptionsSQL,
+		err := tx.QueryRow(ctx, markSubscriptionDeletedSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID, "at": at}).Scan(&destination)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return subscriptionNotFound(id)
@@ -421,7 +421,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		if err := forgetUnusedBreakers(ctx, tx, tenantID, destination); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, deleteSubscriptionUpdateDeliveryJobsSQL,
+		tag, err := tx.Exec(ctx, cancelSubscriptionJobsSQL,
 			pgx.StrictNamedArgs{"id": id, "at": at})
 		canceledJobs = tag.RowsAffected()
 		return err
@@ -430,7 +430,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		return 0, err
 	}
 	if err != nil {
-		return 0, classify(fmt.Errorf("delete subscription %s: %w", id, err))
+		return 0, pg.Classify(fmt.Errorf("delete subscription %s: %w", id, err))
 	}
 	return canceledJobs, nil
 }
@@ -449,23 +449,23 @@ func nextVersion(at string) string {
 	return "greatest(" + at + "::timestamptz, updated_at + interval '1 microsecond')"
 }
 
-//go:embed sql/reset_rate_limiter_delete_subscription_rates.sql
-var resetRateLimiterDeleteSubscriptionRatesSQL string
+//go:embed sql/delete_rate_limiter.sql
+var deleteRateLimiterSQL string
 
-//go:embed sql/reset_rate_limiter_update_delivery_jobs.sql
-var resetRateLimiterUpdateDeliveryJobsSQL string
+//go:embed sql/unhold_rate_limited_jobs.sql
+var unholdRateLimitedJobsSQL string
 
-//go:embed sql/create_subscription_insert_subscriptions.sql
-var createSubscriptionInsertSubscriptionsSQL string
+//go:embed sql/insert_subscription.sql
+var insertSubscriptionSQL string
 
-//go:embed sql/create_subscription_insert_pull_cursors.sql
-var createSubscriptionInsertPullCursorsSQL string
+//go:embed sql/insert_pull_cursor.sql
+var insertPullCursorSQL string
 
-//go:embed sql/check_subscription_limit_select_tenants.sql
-var checkSubscriptionLimitSelectTenantsSQL string
+//go:embed sql/lock_tenant_for_limit.sql
+var lockTenantForLimitSQL string
 
-//go:embed sql/check_subscription_limit_select_subscriptions.sql
-var checkSubscriptionLimitSelectSubscriptionsSQL string
+//go:embed sql/count_live_subscriptions.sql
+var countLiveSubscriptionsSQL string
 
 //go:embed sql/get_subscription.sql
 var getSubscriptionSQL string
@@ -479,14 +479,14 @@ var listSubscriptionsSQL string
 //go:embed sql/list_subscriptions_after.sql
 var listSubscriptionsAfterSQL string
 
-//go:embed sql/update_subscription_select_subscriptions.sql
-var updateSubscriptionSelectSubscriptionsSQL string
+//go:embed sql/lock_subscription.sql
+var lockSubscriptionSQL string
 
-//go:embed sql/update_subscription_update_subscriptions.sql
-var updateSubscriptionUpdateSubscriptionsSQL string
+//go:embed sql/update_subscription_row.sql
+var updateSubscriptionRowSQL string
 
-//go:embed sql/delete_subscription_update_subscriptions.sql
-var deleteSubscriptionUpdateSubscriptionsSQL string
+//go:embed sql/mark_subscription_deleted.sql
+var markSubscriptionDeletedSQL string
 
-//go:embed sql/delete_subscription_update_delivery_jobs.sql
-var deleteSubscriptionUpdateDeliveryJobsSQL string
+//go:embed sql/cancel_subscription_jobs.sql
+var cancelSubscriptionJobsSQL string

@@ -1,9 +1,8 @@
 package store
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // TenantStatus is a tenant's place in the roster (docs/concepts.md, Tenants). Ingest admits
@@ -46,12 +46,12 @@ func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tena
 	// violation would abort a surrounding transaction, and "exists" is an
 	// expected answer here, not a failure of the statement.
 	t, err := scanTenant(s.Pool.QueryRow(ctx, createTenantSQL,
-		pgx.StrictNamedArgs{"id": id, "tenant_active": TenantActive, "at": at}))
+		pgx.StrictNamedArgs{"id": id, "status": TenantActive, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Tenant{}, fmt.Errorf("%w: tenant %q already exists", ErrConflict, id)
 	}
 	if err != nil {
-		return Tenant{}, classify(fmt.Errorf("create tenant %q: %w", id, err))
+		return Tenant{}, pg.Classify(fmt.Errorf("create tenant %q: %w", id, err))
 	}
 	return t, nil
 }
@@ -63,7 +63,7 @@ func (s *Store) GetTenant(ctx context.Context, id string) (Tenant, error) {
 		return Tenant{}, tenantNotFound(id)
 	}
 	if err != nil {
-		return Tenant{}, classify(fmt.Errorf("read tenant %q: %w", id, err))
+		return Tenant{}, pg.Classify(fmt.Errorf("read tenant %q: %w", id, err))
 	}
 	return t, nil
 }
@@ -82,11 +82,11 @@ func (s *Store) ListTenants(ctx context.Context, afterID string, limit int) (ten
 	rows, err := s.Pool.Query(ctx, listTenantsSQL,
 		pgx.StrictNamedArgs{"after_id": afterID, "limit": limit + 1})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list tenants: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list tenants: %w", err))
 	}
 	tenants, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Tenant, error) { return scanTenant(r) })
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list tenants: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list tenants: %w", err))
 	}
 	if len(tenants) > limit {
 		return tenants[:limit], true, nil
@@ -103,7 +103,7 @@ func (s *Store) SetTenantStatus(ctx context.Context, id string, status TenantSta
 		return Tenant{}, tenantNotFound(id)
 	}
 	if err != nil {
-		return Tenant{}, classify(fmt.Errorf("set status of tenant %q: %w", id, err))
+		return Tenant{}, pg.Classify(fmt.Errorf("set status of tenant %q: %w", id, err))
 	}
 	return t, nil
 }
@@ -129,7 +129,7 @@ func (s *Store) TenantStatuses(ctx context.Context, ids []string) (map[string]ev
 func (s *Store) tenantStatuses(ctx context.Context, what, sql string, args ...any) (map[string]event.TenantStatus, error) {
 	rows, err := s.Pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, classify(fmt.Errorf("%s: %w", what, err))
+		return nil, pg.Classify(fmt.Errorf("%s: %w", what, err))
 	}
 	statuses := make(map[string]event.TenantStatus)
 	var id, status string
@@ -142,7 +142,7 @@ func (s *Store) tenantStatuses(ctx context.Context, what, sql string, args ...an
 		return nil
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("%s: %w", what, err))
+		return nil, pg.Classify(fmt.Errorf("%s: %w", what, err))
 	}
 	return statuses, nil
 }
