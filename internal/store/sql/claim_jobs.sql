@@ -1,84 +1,24 @@
 -- Claim's statement (claim.go). Its arguments are ClaimRequest's, with
 -- ring_size ClaimRingSize and lease_margin_ms the margin in milliseconds.
 --
---   - ring: the loose index scan. Each step is the first entry of
---     delivery_jobs_due above the previous tenant, wrapping to the first
---     overall, until the ring closes or holds @ring_size tenants. The index is
---     ordered by (tenant_id, next_attempt_at), so that one probe yields the
---     next tenant and its earliest next_attempt_at together. The wrap-around
---     branch of each UNION ALL ... LIMIT 1 runs only when the first finds
---     nothing. Steps run only as far as later parts read. (One probe for
---     the tenant and its earliest job, and the first step computed once,
---     keep a claim of one tenant to three walks of the index head; two
---     min() probes with the first step inlined into its three uses take
---     six.)
---   - due: ring tenants with at least one due job, in ring order, at most
---     @limit of them, apart from those in @skip (ClaimRequest.SkipTenants);
---     reading stops as soon as there are enough. (A separate
---     per-tenant due check is a trap: as EXISTS the planner may hash every
---     pending job; as LATERAL ... LIMIT 1 it chose a sequential scan that
---     walks past every claimed and finished row at the head of the table,
---     which grew each claim to tens of milliseconds under a backlog.)
---   - picked: each due tenant's oldest due jobs, an equal share of the
---     batch, locked SKIP LOCKED: jobs another claimer holds are passed over.
---     Each keyed job is asked what holds it back (blocked_by): the seq of
---     the oldest live job of its key older than itself (a probe of
---     delivery_jobs_ordered, ordered so it stops at the first), else of
---     the job of its key in flight (delivery_jobs_ordered_in_flight: a
---     replayed dead letter is older than the job it may find in flight).
---     Unkeyed jobs skip both probes. A held job counts against the share:
---     the walk is never longer than the share, however many jobs a key
---     holds back, and the held ones are parked below.
---   - chosen: round-robin over the tenants (each one's first job, then each
---     one's second, ...) up to @limit jobs, of those nothing holds back.
---     Every job of a key after its first is held back by it, which is why
---     one claim never takes two jobs of a key.
---     A keyed job at or above the ingest horizon waits too, unparked: a
---     lower seq of its key may still be committing, and no transition
---     would release a job parked behind that.
---   - settled: each job's fate by its subscription: leased, or canceled
---     (deleted subscription), or dead (disabled subscription; missing
---     event). settled is materialised so its verdict is computed once per
---     job, not once per column that reads it.
---   - metered, rates: the jobs of rate-limited subscriptions that hold no
---     slot yet are numbered per subscription in seq order, and each
---     subscription's limiter row moves its tat past their slots (GCRA, one
---     slot every 1/rate_limit s from max(tat, now)). The upsert locks the
---     row, so concurrent claims in any process take consecutive slots; rows
---     are taken in subscription order, so two claims never wait on each
---     other in a cycle.
---   - holding, parked: a held job is parked (pending, next_attempt_at at
---     infinity, out of the walk of delivery_jobs_due) only while its
---     blocker, read again at its newest version under a FOR SHARE lock
---     (SKIP LOCKED), still holds it back: live and older, or in flight.
---     The lock makes the blocker's own transition wait for this claim, so
---     the release that transition runs afterwards sees the parked job; a
---     blocker already ended, or locked by a transition under way, parks
---     nothing. A job whose blocker this claim settles without an attempt
---     is not parked either.
---   - unparking, released: a keyed job this claim settles without an
---     attempt (canceled, dead) was its key's head; the key's next live job,
---     if parked, is made due (due since it was created, as releaseHeads
---     does). Two cases are left to the sweep (ReleaseStrandedKeys): the
---     next job locked by someone else, and one parked by a claim that
---     committed after this claim's snapshot was taken (settling takes no
---     lock that the parking claim's FOR SHARE would make wait).
---   - fate, claimed: a job whose slot is ahead is left pending, due at its
---     slot and marked as holding it (shed_reason rate_limited), the rest
---     as settled, parked and released say. The update finds the jobs by
---     their ids as an array too: that lets the executor skip the day
---     partitions none of them is in, and keeps the planner from hashing
---     whole partitions to join a few dozen rows. Its pending check reads
---     the state from fate (held_state), not a constant: against the
---     constant the planner also walked the whole partial index of due
---     jobs (15,000 entries under a backlog) to AND its bitmap with the
---     primary key's, ~15% of the claim.
+-- Each stage is described above its CTE.
 --
 -- The result is one row per leased job and one summary row: where the next
 -- claim resumes (after the last tenant served, or after the ring when none
 -- was, so tenants beyond the ring are reached), what was settled without
 -- an attempt and how many jobs were parked.
 
+-- ring: the loose index scan. Each step is the first entry of
+-- delivery_jobs_due above the previous tenant, wrapping to the first
+-- overall, until the ring closes or holds @ring_size tenants. The index is
+-- ordered by (tenant_id, next_attempt_at), so that one probe yields the
+-- next tenant and its earliest next_attempt_at together. The wrap-around
+-- branch of each UNION ALL ... LIMIT 1 runs only when the first finds
+-- nothing. Steps run only as far as later parts read. (One probe for
+-- the tenant and its earliest job, and the first step computed once,
+-- keep a claim of one tenant to three walks of the index head; two
+-- min() probes with the first step inlined into its three uses take
+-- six.)
 WITH RECURSIVE ring (tenant_id, earliest, first_tenant, n) AS (
     SELECT start.tenant_id, start.earliest, start.tenant_id, 1
     FROM (
@@ -100,12 +40,29 @@ WITH RECURSIVE ring (tenant_id, earliest, first_tenant, n) AS (
         LIMIT 1) step
     WHERE r.n < @ring_size AND step.tenant_id <> r.first_tenant
 ),
+-- due: ring tenants with at least one due job, in ring order, at most
+-- @limit of them, apart from those in @skip (ClaimRequest.SkipTenants);
+-- reading stops as soon as there are enough. (A separate
+-- per-tenant due check is a trap: as EXISTS the planner may hash every
+-- pending job; as LATERAL ... LIMIT 1 it chose a sequential scan that
+-- walks past every claimed and finished row at the head of the table,
+-- which grew each claim to tens of milliseconds under a backlog.)
 due AS (
     SELECT tenant_id, n FROM ring WHERE earliest <= @now AND tenant_id <> ALL(@skip::text[]) LIMIT @limit
 ),
 share AS (
     SELECT ceil(@limit::float8 / greatest(count(*), 1))::int AS per_tenant FROM due
 ),
+-- picked: each due tenant's oldest due jobs, an equal share of the
+-- batch, locked SKIP LOCKED: jobs another claimer holds are passed over.
+-- Each keyed job is asked what holds it back (blocked_by): the seq of
+-- the oldest live job of its key older than itself (a probe of
+-- delivery_jobs_ordered, ordered so it stops at the first), else of
+-- the job of its key in flight (delivery_jobs_ordered_in_flight: a
+-- replayed dead letter is older than the job it may find in flight).
+-- Unkeyed jobs skip both probes. A held job counts against the share:
+-- the walk is never longer than the share, however many jobs a key
+-- holds back, and the held ones are parked below.
 picked AS (
     SELECT j.id, j.subscription_id, j.ordering_key, j.event_seq, j.next_attempt_at, j.shed_reason, j.blocked_by, d.tenant_id, d.n
     FROM due d
@@ -127,6 +84,13 @@ picked AS (
         LIMIT (SELECT per_tenant FROM share)
         FOR UPDATE SKIP LOCKED) j
 ),
+-- chosen: round-robin over the tenants (each one's first job, then each
+-- one's second, ...) up to @limit jobs, of those nothing holds back.
+-- Every job of a key after its first is held back by it, which is why
+-- one claim never takes two jobs of a key.
+-- A keyed job at or above the ingest horizon waits too, unparked: a
+-- lower seq of its key may still be committing, and no transition
+-- would release a job parked behind that.
 chosen AS (
     SELECT id, subscription_id, ordering_key, event_seq, shed_reason, n FROM (
         SELECT p.*, row_number() OVER (PARTITION BY p.tenant_id ORDER BY p.next_attempt_at, p.event_seq) AS rank
@@ -136,6 +100,10 @@ chosen AS (
     ORDER BY rank, n
     LIMIT @limit
 ),
+-- settled: each job's fate by its subscription: leased, or canceled
+-- (deleted subscription), or dead (disabled subscription; missing
+-- event). settled is materialised so its verdict is computed once per
+-- job, not once per column that reads it.
 settled AS MATERIALIZED (
     SELECT c.id, c.n, c.subscription_id, c.ordering_key, c.event_seq, s.attempt_timeout_ms, s.updated_at, s.rate_limit,
         s.rate_limit IS NOT NULL AND c.shed_reason IS DISTINCT FROM 'rate_limited' AS needs_slot,
@@ -145,6 +113,13 @@ settled AS MATERIALIZED (
              ELSE 'claimed' END AS verdict
     FROM chosen c JOIN subscriptions s ON s.id = c.subscription_id
 ),
+-- metered, rates: the jobs of rate-limited subscriptions that hold no
+-- slot yet are numbered per subscription in seq order, and each
+-- subscription's limiter row moves its tat past their slots (GCRA, one
+-- slot every 1/rate_limit s from max(tat, now)). The upsert locks the
+-- row, so concurrent claims in any process take consecutive slots; rows
+-- are taken in subscription order, so two claims never wait on each
+-- other in a cycle.
 metered AS (
     SELECT id, subscription_id, interval '1 microsecond' * (1000000 / rate_limit) AS step,
         row_number() OVER (PARTITION BY subscription_id ORDER BY event_seq) AS k,
@@ -161,6 +136,15 @@ rates AS (
         busy_since = CASE WHEN r.tat < @now THEN @now ELSE r.busy_since END
     RETURNING r.subscription_id, r.tat
 ),
+-- holding, parked: a held job is parked (pending, next_attempt_at at
+-- infinity, out of the walk of delivery_jobs_due) only while its
+-- blocker, read again at its newest version under a FOR SHARE lock
+-- (SKIP LOCKED), still holds it back: live and older, or in flight.
+-- The lock makes the blocker's own transition wait for this claim, so
+-- the release that transition runs afterwards sees the parked job; a
+-- blocker already ended, or locked by a transition under way, parks
+-- nothing. A job whose blocker this claim settles without an attempt
+-- is not parked either.
 holding AS (
     SELECT b.subscription_id, b.ordering_key, b.event_seq, b.state FROM delivery_jobs b
     JOIN (SELECT DISTINCT subscription_id, ordering_key, blocked_by FROM picked WHERE blocked_by IS NOT NULL) p
@@ -177,6 +161,13 @@ parked AS (
       AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.subscription_id = p.subscription_id
                         AND x.event_seq = p.blocked_by AND x.verdict <> 'claimed')
 ),
+-- unparking, released: a keyed job this claim settles without an
+-- attempt (canceled, dead) was its key's head; the key's next live job,
+-- if parked, is made due (due since it was created, as releaseHeads
+-- does). Two cases are left to the sweep (ReleaseStrandedKeys): the
+-- next job locked by someone else, and one parked by a claim that
+-- committed after this claim's snapshot was taken (settling takes no
+-- lock that the parking claim's FOR SHARE would make wait).
 unparking AS (
     SELECT x.subscription_id, x.ordering_key, nx.event_seq, x.n FROM settled x
     CROSS JOIN LATERAL (
@@ -194,6 +185,16 @@ released AS (
     WHERE b.state = 'pending' AND b.next_attempt_at = 'infinity' AND EXISTS (SELECT 1 FROM unparking)
     FOR UPDATE OF b SKIP LOCKED
 ),
+-- fate, claimed: a job whose slot is ahead is left pending, due at its
+-- slot and marked as holding it (shed_reason rate_limited), the rest
+-- as settled, parked and released say. The update finds the jobs by
+-- their ids as an array too: that lets the executor skip the day
+-- partitions none of them is in, and keeps the planner from hashing
+-- whole partitions to join a few dozen rows. Its pending check reads
+-- the state from fate (held_state), not a constant: against the
+-- constant the planner also walked the whole partial index of due
+-- jobs (15,000 entries under a backlog) to AND its bitmap with the
+-- primary key's, ~15% of the claim.
 fate AS (
     SELECT x.id, x.n, x.attempt_timeout_ms, x.updated_at, slot.at AS slot, 'pending'::text AS held_state,
         CASE WHEN x.verdict = 'claimed' AND slot.at > @now THEN 'rate_limited' ELSE x.verdict END AS verdict
