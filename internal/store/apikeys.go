@@ -51,8 +51,6 @@ type KeyHolder struct {
 	TenantStatus TenantStatus
 }
 
-const apiKeyColumns = `id::text, tenant_id, name, token_prefix, created_at, last_used_at, revoked_at`
-
 func scanAPIKey(row pgx.Row) (APIKey, error) {
 	var k APIKey
 	err := row.Scan(&k.ID, &k.TenantID, &k.Name, &k.TokenPrefix, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt)

@@ -71,13 +71,8 @@ type DeliveryQuery struct {
 	State string
 }
 
-// deliveryColumns are what every delivery read selects, jobs as j and
-// events as e (left-joined: the event may be missing).
-const deliveryColumns = `j.id, j.tenant_id, j.subscription_id, j.event_seq, coalesce(e.id::text, ''), coalesce(e.event_key, ''),
-	j.state, j.attempts, CASE WHEN j.next_attempt_at < 'infinity' THEN j.next_attempt_at END, coalesce(j.dead_reason, ''), coalesce(j.last_error, ''), j.last_status,
-	j.created_at, j.updated_at, j.succeeded_at, j.dead_at, coalesce(j.shed_reason, ''), j.shed_at`
-
-// deliveryFields lists the scan targets of deliveryColumns, in order.
+// deliveryFields lists the scan targets of a delivery row, in the order the
+// statements that read deliveries select its columns.
 func deliveryFields(d *Delivery) []any {
 	return []any{&d.ID, &d.TenantID, &d.SubscriptionID, &d.EventSeq, &d.EventID, &d.EventKey,
 		&d.State, &d.Attempts, &d.NextAttemptAt, &d.DeadReason, &d.LastError, &d.LastStatus,

@@ -57,11 +57,6 @@ type InboxQuery struct {
 	Limit int
 }
 
-// inboxColumns are what every inbox read selects, events as e.
-const inboxColumns = `e.seq, e.tenant_id, e.id, e.event_key, e.type, e.source, coalesce(e.subject, ''), e.schema_version,
-	coalesce(e.datacontenttype, ''), coalesce(e.dataschema, ''), coalesce(e.traceparent, ''), coalesce(e.tracestate, ''),
-	e.time, e.received_at, e.topic, e.kafka_partition, e.kafka_offset, octet_length(e.payload)`
-
 func inboxFields(e *InboxEvent) []any {
 	return []any{&e.Seq, &e.TenantID, &e.ID, &e.Key, &e.Type, &e.Source, &e.Subject, &e.SchemaVersion,
 		&e.DataContentType, &e.DataSchema, &e.TraceParent, &e.TraceState,

@@ -46,22 +46,6 @@ var releaseHeadsSQL string
 //go:embed sql/release_heads_of_jobs.sql
 var releaseHeadsOfJobsSQL string
 
-// releaseHeadsOfKeys releases the parked head of each key of the CTE keys.
-const releaseHeadsOfKeys = `
-heads AS (
-    SELECT k.subscription_id, k.ordering_key, h.event_seq FROM keys k
-    CROSS JOIN LATERAL (
-        SELECT b.event_seq, b.state, b.next_attempt_at FROM delivery_jobs b
-        WHERE b.subscription_id = k.subscription_id AND b.ordering_key = k.ordering_key
-          AND b.ordering_key IS NOT NULL AND b.state IN ('pending', 'in_flight')
-        ORDER BY b.event_seq LIMIT 1) h
-    WHERE h.state = 'pending' AND h.next_attempt_at = 'infinity'
-)
-UPDATE delivery_jobs j SET next_attempt_at = least(j.created_at, @at), updated_at = @at
-FROM heads h
-WHERE j.subscription_id = h.subscription_id AND j.ordering_key = h.ordering_key AND j.event_seq = h.event_seq
-  AND j.state = 'pending' AND j.next_attempt_at = 'infinity'`
-
 // orderingKeys collects the keys whose heads a transition may have moved.
 type orderingKeys struct {
 	subscriptions []uuid.UUID

@@ -74,7 +74,13 @@ type Subscription struct {
 	SignatureScheme         string
 	PreviousSignatureScheme string
 	CreatedAt               time.Time
-	UpdatedAt               time.Time
+	// UpdatedAt is the row's version. Every statement that changes the
+	// row sets it to greatest(the change's time, UpdatedAt + 1µs): dispatch
+	// tells versions apart by UpdatedAt alone (a cached sink or row is
+	// reused while its version is not older than the claim's), so a change
+	// stamped by a process whose clock runs behind must still count as
+	// newer.
+	UpdatedAt time.Time
 }
 
 // defaultSignatureScheme is the schema's default signature_scheme.
@@ -93,12 +99,6 @@ type SubscriptionPosition struct {
 	CreatedAt time.Time
 	ID        uuid.UUID
 }
-
-const subscriptionColumns = `id, tenant_id, name, sink_type, sink_config, sink_credentials, sink_credential_fields,
-	destination, event_types, schema_major, origin, retry_schedule, attempt_timeout_ms, enabled,
-	verification_state, verification_error, verified_at, disabled_reason, failing_since, last_failure_at,
-	signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
-	signature_scheme, previous_signature_scheme, ordering, coalesce(rate_limit, 0)`
 
 func scanSubscription(row pgx.Row) (Subscription, error) {
 	var (
@@ -437,16 +437,6 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 
 func subscriptionNotFound(id uuid.UUID) error {
 	return fmt.Errorf("%w: subscription %s", ErrNotFound, id)
-}
-
-// nextVersion is the updated_at a change of a subscription row sets: the
-// change's time, but always later than the version it replaces. Dispatch
-// tells a subscription's versions apart by updated_at alone (a cached sink
-// or row is reused while its version is not older than the claim's), so a
-// change stamped by a process whose clock runs behind must still count as
-// newer.
-func nextVersion(at string) string {
-	return "greatest(" + at + "::timestamptz, updated_at + interval '1 microsecond')"
 }
 
 //go:embed sql/delete_rate_limiter.sql

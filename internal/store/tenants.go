@@ -31,8 +31,6 @@ type Tenant struct {
 	UpdatedAt time.Time
 }
 
-const tenantColumns = `id, status, created_at, updated_at`
-
 func scanTenant(row pgx.Row) (Tenant, error) {
 	var t Tenant
 	err := row.Scan(&t.ID, &t.Status, &t.CreatedAt, &t.UpdatedAt)
