@@ -2,6 +2,7 @@ package devenv
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -225,7 +226,7 @@ func createDatabase(ctx context.Context, adminDSN, name string) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+	if err := conn.QueryRow(ctx, databaseExistsSQL, pgx.StrictNamedArgs{"name": name}).Scan(&exists); err != nil {
 		return fmt.Errorf("look for database %s: %w", name, err)
 	}
 	if exists {
@@ -406,3 +407,6 @@ func (w ignoreErrors) Write(p []byte) (int, error) {
 	_, _ = w.w.Write(p)
 	return len(p), nil
 }
+
+//go:embed sql/database_exists.sql
+var databaseExistsSQL string

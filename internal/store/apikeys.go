@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // APIKey is one tenant API key as stored: never the token itself, only its
@@ -48,8 +51,6 @@ type KeyHolder struct {
 	TenantStatus TenantStatus
 }
 
-const apiKeyColumns = `id::text, tenant_id, name, token_prefix, created_at, last_used_at, revoked_at`
-
 func scanAPIKey(row pgx.Row) (APIKey, error) {
 	var k APIKey
 	err := row.Scan(&k.ID, &k.TenantID, &k.Name, &k.TokenPrefix, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt)
@@ -63,16 +64,13 @@ func (s *Store) CreateAPIKey(ctx context.Context, k NewAPIKey) (APIKey, error) {
 	// Inserting from the tenant row, rather than relying on the foreign key,
 	// turns "no such tenant" into an empty result instead of a constraint
 	// violation that would abort a surrounding transaction.
-	key, err := scanAPIKey(s.Pool.QueryRow(ctx, `
-		INSERT INTO tenant_api_keys (id, tenant_id, name, token_hash, token_prefix, created_at)
-		SELECT $1, t.id, $3, $4, $5, $6 FROM tenants t WHERE t.id = $2
-		RETURNING `+apiKeyColumns,
-		k.ID, k.TenantID, k.Name, k.TokenHash, k.TokenPrefix, k.CreatedAt))
+	key, err := scanAPIKey(s.Pool.QueryRow(ctx, createAPIKeySQL,
+		pgx.StrictNamedArgs{"id": k.ID, "tenant_id": k.TenantID, "name": k.Name, "token_hash": k.TokenHash, "token_prefix": k.TokenPrefix, "created_at": k.CreatedAt}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return APIKey{}, tenantNotFound(k.TenantID)
 	}
 	if err != nil {
-		return APIKey{}, classify(fmt.Errorf("create API key for tenant %q: %w", k.TenantID, err))
+		return APIKey{}, pg.Classify(fmt.Errorf("create API key for tenant %q: %w", k.TenantID, err))
 	}
 	return key, nil
 }
@@ -92,19 +90,14 @@ func (s *Store) ListAPIKeys(ctx context.Context, tenantID string, after *APIKeyP
 	if after != nil {
 		afterAt, afterID = &after.CreatedAt, &after.ID
 	}
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+apiKeyColumns+` FROM tenant_api_keys
-		WHERE tenant_id = $1
-		  AND ($2::timestamptz IS NULL OR (created_at, id) > ($2, $3::uuid))
-		ORDER BY created_at, id
-		LIMIT $4`,
-		tenantID, afterAt, afterID, limit+1)
+	rows, err := s.Pool.Query(ctx, listAPIKeysSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID, "after_at": afterAt, "after_id": afterID, "limit": limit + 1})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list API keys of tenant %q: %w", tenantID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list API keys of tenant %q: %w", tenantID, err))
 	}
 	keys, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (APIKey, error) { return scanAPIKey(r) })
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list API keys of tenant %q: %w", tenantID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list API keys of tenant %q: %w", tenantID, err))
 	}
 	if len(keys) > limit {
 		return keys[:limit], true, nil
@@ -116,17 +109,13 @@ func (s *Store) ListAPIKeys(ctx context.Context, tenantID string, after *APIKeyP
 // belong to tenantID: another tenant's key is ErrNotFound, exactly like a
 // missing one. Revoking a revoked key keeps its first revocation time.
 func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, keyID string, at time.Time) (APIKey, error) {
-	key, err := scanAPIKey(s.Pool.QueryRow(ctx, `
-		UPDATE tenant_api_keys
-		SET revoked_at = COALESCE(revoked_at, $3)
-		WHERE id = $1 AND tenant_id = $2
-		RETURNING `+apiKeyColumns,
-		keyID, tenantID, at))
+	key, err := scanAPIKey(s.Pool.QueryRow(ctx, revokeAPIKeySQL,
+		pgx.StrictNamedArgs{"key_id": keyID, "tenant_id": tenantID, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return APIKey{}, fmt.Errorf("%w: API key %s of tenant %q", ErrNotFound, keyID, tenantID)
 	}
 	if err != nil {
-		return APIKey{}, classify(fmt.Errorf("revoke API key %s of tenant %q: %w", keyID, tenantID, err))
+		return APIKey{}, pg.Classify(fmt.Errorf("revoke API key %s of tenant %q: %w", keyID, tenantID, err))
 	}
 	return key, nil
 }
@@ -142,26 +131,26 @@ func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, keyID string, at tim
 func (s *Store) AuthenticateAPIKey(ctx context.Context, tokenHash []byte, now time.Time, touchEvery time.Duration) (KeyHolder, error) {
 	var h KeyHolder
 	k := &h.Key
-	err := s.Pool.QueryRow(ctx, `
-		WITH found AS (
-			SELECT k.id, k.tenant_id, k.name, k.token_prefix, k.created_at, k.last_used_at, k.revoked_at, t.status
-			FROM tenant_api_keys k JOIN tenants t ON t.id = k.tenant_id
-			WHERE k.token_hash = $1
-		), touched AS (
-			UPDATE tenant_api_keys k
-			SET last_used_at = $2::timestamptz
-			FROM found f
-			WHERE k.id = f.id AND f.revoked_at IS NULL
-			  AND (k.last_used_at IS NULL OR k.last_used_at <= $2::timestamptz - $3::interval)
-		)
-		SELECT id::text, tenant_id, name, token_prefix, created_at, last_used_at, revoked_at, status FROM found`,
-		tokenHash, now, touchEvery).Scan(
+	err := s.Pool.QueryRow(ctx, authenticateAPIKeySQL,
+		pgx.StrictNamedArgs{"token_hash": tokenHash, "now": now, "touch_every": touchEvery}).Scan(
 		&k.ID, &k.TenantID, &k.Name, &k.TokenPrefix, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt, &h.TenantStatus)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return KeyHolder{}, fmt.Errorf("%w: no API key has that token", ErrNotFound)
 	}
 	if err != nil {
-		return KeyHolder{}, classify(fmt.Errorf("authenticate API key: %w", err))
+		return KeyHolder{}, pg.Classify(fmt.Errorf("authenticate API key: %w", err))
 	}
 	return h, nil
 }
+
+//go:embed sql/create_api_key.sql
+var createAPIKeySQL string
+
+//go:embed sql/list_api_keys.sql
+var listAPIKeysSQL string
+
+//go:embed sql/revoke_api_key.sql
+var revokeAPIKeySQL string
+
+//go:embed sql/authenticate_api_key.sql
+var authenticateAPIKeySQL string

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hubctl/hubctl/internal/autodisable"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // maxAttemptErrorBytes bounds the error text kept per attempt and job.
@@ -104,7 +106,7 @@ func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolic
 		if recorded, ok := s.alreadyRecorded(ctx, []Attempt{a}, err); ok {
 			return recorded[0], nil
 		}
-		return CompleteResult{}, classify(fmt.Errorf("record attempt of job %s: %w", a.JobID, err))
+		return CompleteResult{}, pg.Classify(fmt.Errorf("record attempt of job %s: %w", a.JobID, err))
 	}
 	return res, nil
 }
@@ -127,9 +129,7 @@ func (s *Store) alreadyRecorded(ctx context.Context, attempts []Attempt, err err
 		ids[i], started[i] = a.DeliveryID, a.StartedAt
 		at[a.DeliveryID] = i
 	}
-	rows, qerr := s.Pool.Query(ctx, `
-SELECT a.id, a.attempt FROM delivery_attempts a
-JOIN unnest($1::uuid[], $2::timestamptz[]) AS u (id, started_at) ON a.id = u.id AND a.started_at = u.started_at`, ids, started)
+	rows, qerr := s.Pool.Query(ctx, alreadyRecordedSQL, pgx.StrictNamedArgs{"ids": ids, "started": started})
 	if qerr != nil {
 		return nil, false
 	}
@@ -175,7 +175,7 @@ func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]Co
 	pipe := &pgx.Batch{}
 	rounds := roundsOfDistinctJobs(attempts)
 	for _, round := range rounds {
-		queueSuccessRound(pipe, attempts, round)
+		queueSuccessRound(pipe, attempts, round, results)
 	}
 	// The keys' next jobs are released after the successes, in the same
 	// transaction; a key whose job was not this owner's to move has the
@@ -189,28 +189,12 @@ func (s *Store) CompleteSuccesses(ctx context.Context, attempts []Attempt) ([]Co
 	if !keys.empty() {
 		pipe.Queue(releaseHeadsSQL, keys.args(last))
 	}
-	err := func() (err error) {
-		br := s.Pool.SendBatch(ctx, pipe)
-		defer func() {
-			if closeErr := br.Close(); err == nil {
-				err = closeErr
-			}
-		}()
-		for _, round := range rounds {
-			if err := readSuccessRound(br, attempts, round, results); err != nil {
-				return err
-			}
-		}
-		if !keys.empty() {
-			_, err = br.Exec()
-		}
-		return err
-	}()
+	err := s.Pool.SendBatch(ctx, pipe).Close()
 	if err != nil {
 		if recorded, ok := s.alreadyRecorded(ctx, attempts, err); ok {
 			return recorded, nil
 		}
-		return nil, classify(fmt.Errorf("record %d successful attempts: %w", len(attempts), err))
+		return nil, pg.Classify(fmt.Errorf("record %d successful attempts: %w", len(attempts), err))
 	}
 	return results, nil
 }
@@ -250,39 +234,9 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // conditions together, and compared every job with every attempt in a
 // nested loop (30,000 comparisons and ~40 ms for a round of 173, where the
 // hash join takes ~2 ms).
-const recordSuccesses = `
-WITH u AS (
-    SELECT *, 'in_flight'::text AS held_state FROM unnest(@ids::uuid[], @job_ids::uuid[], @owners::text[], @started::timestamptz[],
-                         @finished::timestamptz[], @durations_ms::bigint[], @statuses::int[], @errors::text[],
-                         @responses::bytea[])
-        AS u (id, job_id, owner, started_at, finished, duration_ms, status_code, error, response)
-),
-owned AS (
-    UPDATE delivery_jobs j SET state = 'succeeded', succeeded_at = u.finished, attempts = j.attempts + 1,
-        recorded_attempts = j.recorded_attempts + 1, lease_owner = NULL, lease_until = NULL,
-        last_error = NULL, last_status = u.status_code, updated_at = u.finished
-    FROM u
-    WHERE j.id = ANY(@job_ids) AND j.id = u.job_id AND j.state = u.held_state AND j.lease_owner = u.owner
-    RETURNING j.id, j.recorded_attempts
-),
-late AS (
-    UPDATE delivery_jobs j SET recorded_attempts = j.recorded_attempts + 1
-    FROM (SELECT * FROM u WHERE u.job_id NOT IN (SELECT id FROM owned)) u
-    WHERE j.id = u.job_id AND NOT (j.state = 'in_flight' AND j.lease_owner IS NOT DISTINCT FROM u.owner)
-    RETURNING j.id, j.recorded_attempts
-),
-numbered AS (
-    SELECT id, recorded_attempts, true AS owned FROM owned
-    UNION ALL
-    SELECT id, recorded_attempts, false FROM late
-),
-inserted AS (
-    INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
-    SELECT u.id, u.job_id, n.recorded_attempts, u.started_at, u.duration_ms, 'succeeded', u.status_code, u.error, u.response
-    FROM u JOIN numbered n ON n.id = u.job_id
-    RETURNING id, job_id, attempt
-)
-SELECT i.id, i.attempt, n.owned FROM inserted i JOIN numbered n ON n.id = i.job_id`
+//
+//go:embed sql/record_successes.sql
+var recordSuccesses string
 
 // closeSpans ends the failure spans of the subscriptions a round of
 // successes reached. Any successful delivery closes the span (docs/concepts.md, Auto-disable),
@@ -290,17 +244,15 @@ SELECT i.id, i.attempt, n.owned FROM inserted i JOIN numbered n ON n.id = i.job_
 // success that finished before the span's last failure does not: recorded
 // late, it must not hide a failure that came after it. Rows are locked in
 // id order.
-const closeSpans = `
-UPDATE subscriptions s SET failing_since = NULL, last_failure_at = NULL
-FROM (SELECT u.id, max(u.finished) AS finished FROM unnest($1::uuid[], $2::timestamptz[]) AS u (id, finished) GROUP BY u.id) u
-WHERE s.id = u.id AND s.id IN (SELECT id FROM subscriptions WHERE id = ANY($1) AND failing_since IS NOT NULL ORDER BY id FOR UPDATE)
-  AND s.last_failure_at <= u.finished`
+//
+//go:embed sql/close_spans.sql
+var closeSpans string
 
 // queueSuccessRound queues the two statements that record one round of
-// successes: the attempts with their jobs' transitions, and the failure
-// spans they close. The round is sorted by job id so that concurrent
+// successes, the attempts with their jobs' transitions and the failure
+// spans they close, and reads the attempts' numbers into results. The round is sorted by job id so that concurrent
 // recorders lock jobs in one order.
-func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
+func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int, results []CompleteResult) {
 	slices.SortFunc(round, func(a, b int) int { return bytes.Compare(attempts[a].JobID[:], attempts[b].JobID[:]) })
 	n := len(round)
 	var (
@@ -321,22 +273,19 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int) {
 		errs[k] = nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
 		responses[k] = responseSnippet(a.Response)
 	}
-	pipe.Queue(recordSuccesses, pgx.StrictNamedArgs{
+	pg.OnRows(pipe.Queue(recordSuccesses, pgx.StrictNamedArgs{
 		"ids": ids, "job_ids": jobs, "owners": owners, "started": started, "finished": finished,
 		"durations_ms": durations, "statuses": statuses, "errors": errs, "responses": responses,
-	})
-	pipe.Queue(closeSpans, subs, finished)
+	}), "record the successes", func(rows pgx.Rows) error { return scanSuccessRound(rows, attempts, round, results) })
+	pipe.Queue(closeSpans, pgx.StrictNamedArgs{"subs": subs, "finished": finished})
 }
 
-// readSuccessRound reads back what queueSuccessRound queued into results.
-func readSuccessRound(br pgx.BatchResults, attempts []Attempt, round []int, results []CompleteResult) error {
+// scanSuccessRound reads the rows of one round's recordSuccesses into
+// results.
+func scanSuccessRound(rows pgx.Rows, attempts []Attempt, round []int, results []CompleteResult) error {
 	byDelivery := make(map[uuid.UUID]int, len(round))
 	for _, i := range round {
 		byDelivery[attempts[i].DeliveryID] = i
-	}
-	rows, err := br.Query()
-	if err != nil {
-		return err
 	}
 	var (
 		id     uuid.UUID
@@ -355,8 +304,7 @@ func readSuccessRound(br pgx.BatchResults, attempts []Attempt, round []int, resu
 	for _, i := range round {
 		results[i].Gone = !recorded[attempts[i].DeliveryID]
 	}
-	_, err = br.Exec() // the spans
-	return err
+	return nil
 }
 
 func statusOrNull(code int) *int32 {
@@ -383,12 +331,7 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisab
 		failingSince, lastAt *time.Time
 		orderingKey          *string
 	)
-	err := tx.QueryRow(ctx, `
-SELECT j.state = 'in_flight' AND j.lease_owner = $2, s.enabled AND s.deleted_at IS NULL, s.failing_since, s.last_failure_at,
-       j.ordering_key
-FROM delivery_jobs j JOIN subscriptions s ON s.id = j.subscription_id
-WHERE j.id = $1
-FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey)
+	err := tx.QueryRow(ctx, lockFailedJobSQL, pgx.StrictNamedArgs{"job_id": a.JobID, "owner": a.Owner}).Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Only a tenant purge deletes jobs; an attempt of one is not kept.
 		return CompleteResult{Gone: true}, nil
@@ -409,19 +352,10 @@ FOR UPDATE OF j, s`, a.JobID, a.Owner).Scan(&res.Owned, &live, &failingSince, &l
 	lastError := nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
 	// The job's update numbers the attempt (recorded_attempts); an owned
 	// job also moves on: dead when exhausted, else pending at the retry.
-	jobUpdate := `UPDATE delivery_jobs SET recorded_attempts = recorded_attempts + 1 WHERE id = @job_id RETURNING recorded_attempts`
+	recordFailure := completeFailureLateSQL
 	if res.Owned {
 		res.Dead = a.Retry.Exhausted
-		jobUpdate = `
-UPDATE delivery_jobs SET
-    state = CASE WHEN @dead THEN 'dead' ELSE 'pending' END,
-    dead_reason = CASE WHEN @dead THEN 'exhausted' END,
-    dead_at = CASE WHEN @dead THEN @finished::timestamptz END,
-    next_attempt_at = CASE WHEN @dead THEN next_attempt_at ELSE @retry_at END,
-    attempts = attempts + 1, recorded_attempts = recorded_attempts + 1,
-    lease_owner = NULL, lease_until = NULL, last_error = @last_error, last_status = @status, updated_at = @finished
-WHERE id = @job_id
-RETURNING recorded_attempts`
+		recordFailure = completeFailureOwnedSQL
 	}
 	args := pgx.StrictNamedArgs{
 		"job_id": a.JobID, "delivery_id": a.DeliveryID, "started_at": a.StartedAt,
@@ -431,22 +365,17 @@ RETURNING recorded_attempts`
 	if res.Owned {
 		args["finished"], args["dead"], args["retry_at"] = finished, res.Dead, a.Retry.At
 	}
-	pipe.Queue(`
-WITH job AS (`+jobUpdate+`)
-INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
-SELECT @delivery_id, @job_id, job.recorded_attempts, @started_at, @duration_ms, 'failed', @status, @last_error, @response FROM job
-RETURNING attempt`, args)
+	pg.OnRow(pipe.Queue(recordFailure, args), "record the attempt", func(row pgx.Row) error { return row.Scan(&res.Number) })
 	if res.AutoDisabled {
-		pipe.Queue(`
-UPDATE subscriptions SET failing_since = $2, last_failure_at = $3, enabled = false,
-    disabled_reason = 'auto_disabled', updated_at = `+nextVersion("$3")+`
-WHERE id = $1`, a.SubscriptionID, span.FailingSince, span.LastFailureAt)
-		pipe.Queue(`
-UPDATE delivery_jobs SET state = 'dead', dead_reason = 'subscription_disabled', dead_at = $2, updated_at = $2
-WHERE subscription_id = $1 AND state = 'pending'`, a.SubscriptionID, finished)
+		pipe.Queue(autoDisableSubscriptionSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt})
+		pg.OnExec(pipe.Queue(completeFailureShedPendingSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "finished": finished}),
+			"shed the pending jobs", func(tag pgconn.CommandTag) error {
+				res.ShedJobs = tag.RowsAffected()
+				return nil
+			})
 	} else {
-		pipe.Queue(`UPDATE subscriptions SET failing_since = $2, last_failure_at = $3 WHERE id = $1`,
-			a.SubscriptionID, span.FailingSince, span.LastFailureAt)
+		pipe.Queue(extendFailureSpanSQL,
+			pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt})
 	}
 	// The job left in_flight: its key's head may now be a job parked
 	// behind it (dead-lettered), or one it held from in flight (a replayed
@@ -458,30 +387,10 @@ WHERE subscription_id = $1 AND state = 'pending'`, a.SubscriptionID, finished)
 	if !keys.empty() {
 		pipe.Queue(releaseHeadsSQL, keys.args(finished))
 	}
-	results := tx.SendBatch(ctx, pipe)
-	if err := results.QueryRow().Scan(&res.Number); err != nil {
-		_ = results.Close()
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return CompleteResult{}, err
 	}
-	if _, err := results.Exec(); err != nil {
-		_ = results.Close()
-		return CompleteResult{}, err
-	}
-	if res.AutoDisabled {
-		tag, err := results.Exec()
-		if err != nil {
-			_ = results.Close()
-			return CompleteResult{}, err
-		}
-		res.ShedJobs = tag.RowsAffected()
-	}
-	if !keys.empty() {
-		if _, err := results.Exec(); err != nil {
-			_ = results.Close()
-			return CompleteResult{}, err
-		}
-	}
-	return res, results.Close()
+	return res, nil
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -509,3 +418,24 @@ func truncateText(s string, limit int) string {
 	}
 	return s[:cut]
 }
+
+//go:embed sql/already_recorded.sql
+var alreadyRecordedSQL string
+
+//go:embed sql/lock_failed_job.sql
+var lockFailedJobSQL string
+
+//go:embed sql/auto_disable_subscription.sql
+var autoDisableSubscriptionSQL string
+
+//go:embed sql/complete_failure_late.sql
+var completeFailureLateSQL string
+
+//go:embed sql/complete_failure_owned.sql
+var completeFailureOwnedSQL string
+
+//go:embed sql/complete_failure_shed_pending.sql
+var completeFailureShedPendingSQL string
+
+//go:embed sql/extend_failure_span.sql
+var extendFailureSpanSQL string

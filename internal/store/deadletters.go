@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // DeadLetterFilter selects one tenant's dead letters (docs/concepts.md, Dead letters and poison): jobs in
@@ -63,17 +66,9 @@ type ReplayResult struct {
 	Replayed int64
 }
 
-// deadLetterWhere is the selection shared by listing and replay, over jobs
-// as j and subscriptions as s; $1..$6 are the filter's fields in the order
-// of deadLetterArgs.
-const deadLetterWhere = `j.tenant_id = $1 AND j.state = 'dead' AND s.deleted_at IS NULL
-	AND ($2::uuid IS NULL OR j.subscription_id = $2)
-	AND ($3::text = '' OR j.dead_reason = $3)
-	AND ($4::timestamptz IS NULL OR j.dead_at >= $4)
-	AND ($5::timestamptz IS NULL OR j.dead_at < $5)
-	AND ($6::uuid[] IS NULL OR j.id = ANY ($6))`
-
-func deadLetterArgs(f DeadLetterFilter) []any {
+// deadLetterArgs are the parameters of the selection shared by listing
+// and replay (the filter's fields), over jobs as j and subscriptions as s.
+func deadLetterArgs(f DeadLetterFilter) pgx.StrictNamedArgs {
 	var subscription *uuid.UUID
 	if f.SubscriptionID != uuid.Nil {
 		subscription = &f.SubscriptionID
@@ -82,7 +77,10 @@ func deadLetterArgs(f DeadLetterFilter) []any {
 	if len(f.IDs) > 0 {
 		ids = f.IDs
 	}
-	return []any{f.TenantID, subscription, f.Reason, optionalTime(f.Since), optionalTime(f.Until), ids}
+	return pgx.StrictNamedArgs{
+		"tenant_id": f.TenantID, "subscription_id": subscription, "reason": f.Reason,
+		"since": optionalTime(f.Since), "until": optionalTime(f.Until), "ids": ids,
+	}
 }
 
 // optionalTime passes the zero time as SQL NULL (no bound).
@@ -105,19 +103,11 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) (letters
 	}
 	// Ordered as delivery_jobs_dead is (tenant_id, dead_at DESC, id), so a
 	// page is one range scan of that index however deep the listing goes.
-	args := append(deadLetterArgs(q.DeadLetterFilter), afterAt, afterID, q.Limit+1)
-	rows, err := s.Pool.Query(ctx, `
-		SELECT j.id, j.subscription_id, coalesce(e.id::text, ''), coalesce(e.event_key, ''),
-		       j.dead_reason, j.attempts, coalesce(j.last_error, ''), j.last_status, j.dead_at
-		FROM delivery_jobs j
-		JOIN subscriptions s ON s.id = j.subscription_id
-		LEFT JOIN events e ON e.seq = j.event_seq
-		WHERE `+deadLetterWhere+`
-		  AND ($7::timestamptz IS NULL OR j.dead_at < $7 OR (j.dead_at = $7 AND j.id > $8))
-		ORDER BY j.dead_at DESC, j.id
-		LIMIT $9`, args...)
+	args := deadLetterArgs(q.DeadLetterFilter)
+	args["after_at"], args["after_id"], args["limit"] = afterAt, afterID, q.Limit+1
+	rows, err := s.Pool.Query(ctx, listDeadLettersSQL, args)
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list dead letters: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list dead letters: %w", err))
 	}
 	letters, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (DeadLetter, error) {
 		var d DeadLetter
@@ -125,7 +115,7 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) (letters
 			&d.LastError, &d.LastStatus, &d.DeadAt)
 	})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list dead letters: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list dead letters: %w", err))
 	}
 	if len(letters) > q.Limit {
 		return letters[:q.Limit], true, nil
@@ -151,31 +141,24 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) (letters
 func (s *Store) ReplayDeadLetters(ctx context.Context, f DeadLetterFilter, now time.Time, dryRun bool) (ReplayResult, error) {
 	var res ReplayResult
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		args := append(deadLetterArgs(f), now, dryRun)
-		err := tx.QueryRow(ctx, `
-			WITH matched AS (
-				SELECT j.id FROM delivery_jobs j
-				JOIN subscriptions s ON s.id = j.subscription_id
-				WHERE `+deadLetterWhere+`
-				FOR SHARE OF s
-			), replayed AS (
-				UPDATE delivery_jobs j
-				SET state = 'pending', attempts = 0, recoveries = 0, next_attempt_at = $7,
-				    dead_reason = NULL, dead_at = NULL, updated_at = $7
-				FROM matched m
-				WHERE j.id = m.id AND j.state = 'dead' AND NOT $8::boolean
-				RETURNING j.id
-			)
-			SELECT (SELECT count(*) FROM matched), (SELECT count(*) FROM replayed)`, args...).
+		args := deadLetterArgs(f)
+		args["now"], args["dry_run"] = now, dryRun
+		err := tx.QueryRow(ctx, replayDeadLettersSQL, args).
 			Scan(&res.Matched, &res.Replayed)
 		if err != nil || res.Replayed == 0 {
 			return err
 		}
-		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, JobsChannel)
+		_, err = tx.Exec(ctx, notifyJobsSQL, pgx.StrictNamedArgs{"jobs_channel": JobsChannel})
 		return err
 	})
 	if err != nil {
-		return ReplayResult{}, classify(fmt.Errorf("replay dead letters: %w", err))
+		return ReplayResult{}, pg.Classify(fmt.Errorf("replay dead letters: %w", err))
 	}
 	return res, nil
 }
+
+//go:embed sql/list_dead_letters.sql
+var listDeadLettersSQL string
+
+//go:embed sql/replay_dead_letters.sql
+var replayDeadLettersSQL string

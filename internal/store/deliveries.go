@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Delivery is one delivery job as reads show it: its state machine fields
@@ -68,13 +71,8 @@ type DeliveryQuery struct {
 	State string
 }
 
-// deliveryColumns are what every delivery read selects, jobs as j and
-// events as e (left-joined: the event may be missing).
-const deliveryColumns = `j.id, j.tenant_id, j.subscription_id, j.event_seq, coalesce(e.id::text, ''), coalesce(e.event_key, ''),
-	j.state, j.attempts, CASE WHEN j.next_attempt_at < 'infinity' THEN j.next_attempt_at END, coalesce(j.dead_reason, ''), coalesce(j.last_error, ''), j.last_status,
-	j.created_at, j.updated_at, j.succeeded_at, j.dead_at, coalesce(j.shed_reason, ''), j.shed_at`
-
-// deliveryFields lists the scan targets of deliveryColumns, in order.
+// deliveryFields lists the scan targets of a delivery row, in the order the
+// statements that read deliveries select its columns.
 func deliveryFields(d *Delivery) []any {
 	return []any{&d.ID, &d.TenantID, &d.SubscriptionID, &d.EventSeq, &d.EventID, &d.EventKey,
 		&d.State, &d.Attempts, &d.NextAttemptAt, &d.DeadReason, &d.LastError, &d.LastStatus,
@@ -94,25 +92,17 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 	// goes. A state filter is applied to the rows the scan meets rather
 	// than through an index of its own, since every index on delivery_jobs
 	// is paid for on the ingest path.
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+deliveryColumns+`
-		FROM delivery_jobs j
-		LEFT JOIN events e ON e.seq = j.event_seq
-		WHERE j.subscription_id = $1 AND j.tenant_id = $2
-		  AND ($3::bigint = 0 OR j.event_seq < $3)
-		  AND ($4 = '' OR j.state = $4)
-		ORDER BY j.event_seq DESC
-		LIMIT $5`,
-		q.SubscriptionID, q.TenantID, q.BeforeSeq, q.State, q.Limit+1)
+	rows, err := s.Pool.Query(ctx, listDeliveriesSQL,
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID, "before_seq": q.BeforeSeq, "state": q.State, "limit": q.Limit + 1})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	}
 	deliveries, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Delivery, error) {
 		var d Delivery
 		return d, row.Scan(deliveryFields(&d)...)
 	})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	}
 	if len(deliveries) > 0 {
 		// A job exists only under its subscription (foreign key), so rows
@@ -123,11 +113,11 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 		return deliveries, false, nil
 	}
 	var exists bool
-	err = s.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM subscriptions WHERE id = $1 AND tenant_id = $2)`,
-		q.SubscriptionID, q.TenantID).Scan(&exists)
+	err = s.Pool.QueryRow(ctx, subscriptionOfTenantExistsSQL,
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}).Scan(&exists)
 	switch {
 	case err != nil:
-		return nil, false, classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	case !exists:
 		return nil, false, subscriptionNotFound(q.SubscriptionID)
 	}
@@ -140,17 +130,10 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 	// One statement, so the job and its attempts come from one snapshot:
 	// the attempt count always matches the attempts listed. The job's
 	// columns repeat on each attempt row; a job has a handful of attempts.
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+deliveryColumns+`,
-		       a.id, a.attempt, a.started_at, a.duration_ms, a.outcome, a.status_code, a.error, a.response_snippet
-		FROM delivery_jobs j
-		LEFT JOIN events e ON e.seq = j.event_seq
-		LEFT JOIN delivery_attempts a ON a.job_id = j.id
-		WHERE j.id = $1 AND j.tenant_id = $2
-		ORDER BY a.attempt`,
-		id, tenantID)
+	rows, err := s.Pool.Query(ctx, getDeliverySQL,
+		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID})
 	if err != nil {
-		return Delivery{}, nil, classify(fmt.Errorf("read delivery %s: %w", id, err))
+		return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
 	}
 	defer rows.Close()
 	var (
@@ -170,7 +153,7 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 		dest := append(deliveryFields(&d), &attemptID, &number, &startedAt, &durationMillis, &outcome,
 			&a.StatusCode, &attemptError, &a.Response)
 		if err := rows.Scan(dest...); err != nil {
-			return Delivery{}, nil, classify(fmt.Errorf("read delivery %s: %w", id, err))
+			return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
 		}
 		found = true
 		if attemptID == nil { // the left join's row for a job without attempts
@@ -182,7 +165,7 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 		attempts = append(attempts, a)
 	}
 	if err := rows.Err(); err != nil {
-		return Delivery{}, nil, classify(fmt.Errorf("read delivery %s: %w", id, err))
+		return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
 	}
 	if !found {
 		return Delivery{}, nil, deliveryNotFound(id)
@@ -193,3 +176,12 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 func deliveryNotFound(id uuid.UUID) error {
 	return fmt.Errorf("%w: delivery %s", ErrNotFound, id)
 }
+
+//go:embed sql/subscription_of_tenant_exists.sql
+var subscriptionOfTenantExistsSQL string
+
+//go:embed sql/get_delivery.sql
+var getDeliverySQL string
+
+//go:embed sql/list_deliveries.sql
+var listDeliveriesSQL string

@@ -1,6 +1,7 @@
 package store
 
 import (
+	_ "embed"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/match"
@@ -136,8 +137,8 @@ func recordsBySeq(records []IngestRecord, inserted map[int64]int64) map[int64]*I
 	return bySeq
 }
 
-// selectBlockedTenants names the tenants of $1 with a due pending job: a
+// selectBlockedTenants names the tenants of @tenants with a due pending job: a
 // probe of delivery_jobs_due each.
-const selectBlockedTenants = `
-SELECT t FROM unnest($1::text[]) t
-WHERE EXISTS (SELECT 1 FROM delivery_jobs j WHERE j.state = 'pending' AND j.tenant_id = t AND j.next_attempt_at <= clock_timestamp())`
+//
+//go:embed sql/select_blocked_tenants.sql
+var selectBlockedTenants string

@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // IdempotencyWindow is how long a stored Idempotency-Key answers for its
@@ -42,14 +45,7 @@ const TableIdempotencyKeys = "idempotency_keys"
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key, tenant string, fingerprint []byte, now, expiredBefore, abandonedBefore time.Time) (claimed bool, existing IdempotencyRecord, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		var got bool
-		err := tx.QueryRow(ctx, `
-			INSERT INTO idempotency_keys AS k (scope, key, tenant_id, fingerprint, state, created_at)
-			VALUES (@scope, @key, nullif(@tenant, ''), @fingerprint, 'in_progress', @now)
-			ON CONFLICT (scope, key) DO UPDATE
-			SET tenant_id = excluded.tenant_id, fingerprint = excluded.fingerprint, state = 'in_progress', status = NULL,
-			    location = NULL, response = NULL, created_at = excluded.created_at
-			WHERE k.created_at < @expired OR (k.state = 'in_progress' AND k.created_at < @abandoned)
-			RETURNING true`,
+		err := tx.QueryRow(ctx, claimIdempotencyKeySQL,
 			pgx.NamedArgs{"scope": scope, "key": key, "tenant": tenant, "fingerprint": fingerprint, "now": now,
 				"expired": expiredBefore, "abandoned": abandonedBefore}).Scan(&got)
 		if err == nil {
@@ -63,7 +59,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key, tenant stri
 		return err
 	})
 	if err != nil {
-		return false, IdempotencyRecord{}, classify(fmt.Errorf("claim idempotency key: %w", err))
+		return false, IdempotencyRecord{}, pg.Classify(fmt.Errorf("claim idempotency key: %w", err))
 	}
 	return claimed, existing, nil
 }
@@ -73,7 +69,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key, tenant stri
 func (s *Store) ReadIdempotencyKey(ctx context.Context, scope, key string) (IdempotencyRecord, error) {
 	r, err := readIdempotencyKey(ctx, s.Pool, scope, key)
 	if err != nil {
-		return IdempotencyRecord{}, classify(fmt.Errorf("read idempotency key: %w", err))
+		return IdempotencyRecord{}, pg.Classify(fmt.Errorf("read idempotency key: %w", err))
 	}
 	return r, nil
 }
@@ -82,9 +78,7 @@ func readIdempotencyKey(ctx context.Context, q querier, scope, key string) (Idem
 	r := IdempotencyRecord{Scope: scope, Key: key}
 	var status *int
 	var location, response *string
-	err := q.QueryRow(ctx, `
-		SELECT fingerprint, state = 'done', status, location, response, created_at
-		FROM idempotency_keys WHERE scope = $1 AND key = $2`, scope, key).
+	err := q.QueryRow(ctx, readIdempotencyKeySQL, pgx.StrictNamedArgs{"scope": scope, "key": key}).
 		Scan(&r.Fingerprint, &r.Done, &status, &location, &response, &r.CreatedAt)
 	if status != nil {
 		r.Status = *status
@@ -102,12 +96,10 @@ func readIdempotencyKey(ctx context.Context, q querier, scope, key string) (Idem
 // at claimedAt. A claim taken over meanwhile (another created_at) is left
 // alone.
 func (s *Store) CompleteIdempotencyKey(ctx context.Context, scope, key string, claimedAt time.Time, status int, location, sealedResponse string) error {
-	_, err := s.Pool.Exec(ctx, `
-		UPDATE idempotency_keys SET state = 'done', status = $4, location = nullif($5, ''), response = $6
-		WHERE scope = $1 AND key = $2 AND created_at = $3 AND state = 'in_progress'`,
-		scope, key, claimedAt, status, location, sealedResponse)
+	_, err := s.Pool.Exec(ctx, completeIdempotencyKeySQL,
+		pgx.StrictNamedArgs{"scope": scope, "key": key, "claimed_at": claimedAt, "status": status, "location": location, "sealed_response": sealedResponse})
 	if err != nil {
-		return classify(fmt.Errorf("store idempotent response: %w", err))
+		return pg.Classify(fmt.Errorf("store idempotent response: %w", err))
 	}
 	return nil
 }
@@ -116,11 +108,10 @@ func (s *Store) CompleteIdempotencyKey(ctx context.Context, scope, key string, c
 // a retry does the work afresh: what the request did is not known to have
 // happened (docs/api.md, Idempotent requests).
 func (s *Store) ReleaseIdempotencyKey(ctx context.Context, scope, key string, claimedAt time.Time) error {
-	_, err := s.Pool.Exec(ctx, `
-		DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND created_at = $3 AND state = 'in_progress'`,
-		scope, key, claimedAt)
+	_, err := s.Pool.Exec(ctx, releaseIdempotencyKeySQL,
+		pgx.StrictNamedArgs{"scope": scope, "key": key, "claimed_at": claimedAt})
 	if err != nil {
-		return classify(fmt.Errorf("release idempotency key: %w", err))
+		return pg.Classify(fmt.Errorf("release idempotency key: %w", err))
 	}
 	return nil
 }
@@ -132,9 +123,9 @@ func (s *Store) pruneIdempotencyKeys(ctx context.Context, cutoff time.Time, rep 
 	var n int64
 	var err error
 	if rep.DryRun {
-		err = s.Pool.QueryRow(ctx, `SELECT count(*) FROM idempotency_keys WHERE created_at < $1`, cutoff).Scan(&n)
+		err = s.Pool.QueryRow(ctx, countExpiredIdempotencyKeysSQL, pgx.StrictNamedArgs{"cutoff": cutoff}).Scan(&n)
 	} else {
-		tag, execErr := s.Pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, cutoff)
+		tag, execErr := s.Pool.Exec(ctx, deleteExpiredIdempotencyKeysSQL, pgx.StrictNamedArgs{"cutoff": cutoff})
 		n, err = tag.RowsAffected(), execErr
 	}
 	if err != nil {
@@ -145,3 +136,21 @@ func (s *Store) pruneIdempotencyKeys(ctx context.Context, cutoff time.Time, rep 
 	}
 	return nil
 }
+
+//go:embed sql/claim_idempotency_key.sql
+var claimIdempotencyKeySQL string
+
+//go:embed sql/read_idempotency_key.sql
+var readIdempotencyKeySQL string
+
+//go:embed sql/complete_idempotency_key.sql
+var completeIdempotencyKeySQL string
+
+//go:embed sql/release_idempotency_key.sql
+var releaseIdempotencyKeySQL string
+
+//go:embed sql/count_expired_idempotency_keys.sql
+var countExpiredIdempotencyKeysSQL string
+
+//go:embed sql/delete_expired_idempotency_keys.sql
+var deleteExpiredIdempotencyKeysSQL string

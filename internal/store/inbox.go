@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // InboxEvent is one stored event as support reads it: its CloudEvents
@@ -54,11 +57,6 @@ type InboxQuery struct {
 	Limit int
 }
 
-// inboxColumns are what every inbox read selects, events as e.
-const inboxColumns = `e.seq, e.tenant_id, e.id, e.event_key, e.type, e.source, coalesce(e.subject, ''), e.schema_version,
-	coalesce(e.datacontenttype, ''), coalesce(e.dataschema, ''), coalesce(e.traceparent, ''), coalesce(e.tracestate, ''),
-	e.time, e.received_at, e.topic, e.kafka_partition, e.kafka_offset, octet_length(e.payload)`
-
 func inboxFields(e *InboxEvent) []any {
 	return []any{&e.Seq, &e.TenantID, &e.ID, &e.Key, &e.Type, &e.Source, &e.Subject, &e.SchemaVersion,
 		&e.DataContentType, &e.DataSchema, &e.TraceParent, &e.TraceState,
@@ -73,31 +71,20 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 	if q.Limit < 1 {
 		return nil, false, fmt.Errorf("list events: limit %d must be at least 1", q.Limit)
 	}
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+inboxColumns+`
-		FROM events e
-		WHERE e.tenant_id = @tenant
-		  AND (@before::bigint = 0 OR e.seq < @before)
-		  AND (@key = '' OR e.event_key = @key)
-		  AND (@source = '' OR e.source = @source)
-		  AND (@subject = '' OR e.subject = @subject)
-		  AND (@since::timestamptz IS NULL OR e.received_at >= @since)
-		  AND (@until::timestamptz IS NULL OR e.received_at < @until)
-		ORDER BY e.seq DESC
-		LIMIT @limit`,
+	rows, err := s.Pool.Query(ctx, listInboxEventsSQL,
 		pgx.NamedArgs{
 			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "source": q.Source, "subject": q.Subject,
 			"since": nullTime(q.Since), "until": nullTime(q.Until), "limit": q.Limit + 1,
 		})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list events: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list events: %w", err))
 	}
 	events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (InboxEvent, error) {
 		var e InboxEvent
 		return e, row.Scan(inboxFields(&e)...)
 	})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list events: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list events: %w", err))
 	}
 	if len(events) > q.Limit {
 		return events[:q.Limit], true, nil
@@ -120,16 +107,13 @@ func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID
 		e            InboxEvent
 		keys, values [][]byte
 	)
-	err := s.Pool.QueryRow(ctx, `
-		SELECT `+inboxColumns+`, e.header_keys, e.header_values, e.payload
-		FROM events e
-		WHERE e.tenant_id = $1 AND e.id = $2`, tenantID, id).
+	err := s.Pool.QueryRow(ctx, getInboxEventSQL, pgx.StrictNamedArgs{"tenant_id": tenantID, "id": id}).
 		Scan(append(inboxFields(&e), &keys, &values, &e.Payload)...)
 	if err == pgx.ErrNoRows {
 		return InboxEvent{}, fmt.Errorf("%w: event %s", ErrNotFound, id)
 	}
 	if err != nil {
-		return InboxEvent{}, classify(fmt.Errorf("read event %s: %w", id, err))
+		return InboxEvent{}, pg.Classify(fmt.Errorf("read event %s: %w", id, err))
 	}
 	e.Headers = pairHeaders(keys, values)
 	return e, nil
@@ -160,13 +144,7 @@ func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64)
 	// One snapshot for the jobs, their attempts and the pull entries.
 	err := pgx.BeginTxFunc(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		out = nil
-		rows, err := tx.Query(ctx, `
-			SELECT s.name, s.sink_type, `+deliveryColumns+`
-			FROM subscriptions s
-			JOIN delivery_jobs j ON j.subscription_id = s.id AND j.event_seq = @seq
-			LEFT JOIN events e ON e.seq = j.event_seq
-			WHERE s.tenant_id = @tenant AND j.tenant_id = @tenant
-			ORDER BY s.name, s.id`, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
+		rows, err := tx.Query(ctx, eventPushDeliveriesSQL, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
 		if err != nil {
 			return err
 		}
@@ -182,13 +160,7 @@ func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64)
 		if err := attachAttempts(ctx, tx, out); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, `
-			SELECT s.id, s.name, s.sink_type, coalesce(c.cursor_seq, 0) >= @seq
-			FROM subscriptions s
-			JOIN pull_entries p ON p.subscription_id = s.id AND p.event_seq = @seq
-			LEFT JOIN pull_cursors c ON c.subscription_id = s.id
-			WHERE s.tenant_id = @tenant
-			ORDER BY s.name, s.id`, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
+		rows, err = tx.Query(ctx, eventPullDeliveriesSQL, pgx.NamedArgs{"tenant": tenantID, "seq": seq})
 		if err != nil {
 			return err
 		}
@@ -203,7 +175,7 @@ func (s *Store) EventDeliveries(ctx context.Context, tenantID string, seq int64)
 		return err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read deliveries of event %d: %w", seq, err))
+		return nil, pg.Classify(fmt.Errorf("read deliveries of event %d: %w", seq, err))
 	}
 	return out, nil
 }
@@ -220,11 +192,7 @@ func attachAttempts(ctx context.Context, tx pgx.Tx, ds []EventDelivery) error {
 		byJob[ds[i].Job.ID] = &ds[i]
 		ids[i] = ds[i].Job.ID
 	}
-	rows, err := tx.Query(ctx, `
-		SELECT job_id, id, attempt, started_at, duration_ms, outcome, status_code, coalesce(error, ''), response_snippet
-		FROM delivery_attempts
-		WHERE job_id = ANY($1)
-		ORDER BY job_id, attempt`, ids)
+	rows, err := tx.Query(ctx, attachAttemptsSQL, pgx.StrictNamedArgs{"ids": ids})
 	if err != nil {
 		return err
 	}
@@ -251,16 +219,30 @@ func attachAttempts(ctx context.Context, tx pgx.Tx, ds []EventDelivery) error {
 // another tenant's job is an ErrNotFound exactly like a missing one.
 func (s *Store) JobOfAttempt(ctx context.Context, tenantID string, attemptID uuid.UUID) (uuid.UUID, error) {
 	var jobID uuid.UUID
-	err := s.Pool.QueryRow(ctx, `
-		SELECT a.job_id
-		FROM delivery_attempts a
-		JOIN delivery_jobs j ON j.id = a.job_id
-		WHERE a.id = $1 AND j.tenant_id = $2`, attemptID, tenantID).Scan(&jobID)
+	err := s.Pool.QueryRow(ctx, jobOfAttemptSQL, pgx.StrictNamedArgs{"attempt_id": attemptID, "tenant_id": tenantID}).Scan(&jobID)
 	if err == pgx.ErrNoRows {
 		return uuid.Nil, fmt.Errorf("%w: delivery attempt %s", ErrNotFound, attemptID)
 	}
 	if err != nil {
-		return uuid.Nil, classify(fmt.Errorf("read delivery attempt %s: %w", attemptID, err))
+		return uuid.Nil, pg.Classify(fmt.Errorf("read delivery attempt %s: %w", attemptID, err))
 	}
 	return jobID, nil
 }
+
+//go:embed sql/list_inbox_events.sql
+var listInboxEventsSQL string
+
+//go:embed sql/get_inbox_event.sql
+var getInboxEventSQL string
+
+//go:embed sql/event_push_deliveries.sql
+var eventPushDeliveriesSQL string
+
+//go:embed sql/event_pull_deliveries.sql
+var eventPullDeliveriesSQL string
+
+//go:embed sql/attach_attempts.sql
+var attachAttemptsSQL string
+
+//go:embed sql/job_of_attempt.sql
+var jobOfAttemptSQL string

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	_ "embed"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/filter"
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // ingestLockKey is the transaction-level advisory lock every ingest batch
@@ -218,7 +220,10 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 	work.queuePullEntries(pipe)
 	queueFilterDeadLetters(pipe, routes.FilterFailures, b.ReceivedAt)
 	queueQuarantine(pipe, b, skipped)
-	pipe.Queue(storeOffset, b.Group, b.Topic, b.Partition, b.NextOffset, nullableTopicID(b.TopicID))
+	pipe.Queue(storeOffset, pgx.StrictNamedArgs{
+		"consumer_group": b.Group, "topic": b.Topic, "kafka_partition": b.Partition,
+		"next_offset": b.NextOffset, "topic_id": nullableTopicID(b.TopicID),
+	})
 	if len(work.jobs) > len(handed.jobs) {
 		queueJobsNotify(pipe)
 	}
@@ -294,87 +299,61 @@ type ingestState struct {
 //     id another batch holds uncommitted waits for it (ids are inserted in
 //     one sorted order, so two batches cannot wait for each other).
 func lockAndLoad(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, tenants []string) (st ingestState, err error) {
-	pipe := &pgx.Batch{}
-	pipe.Queue(`SELECT pg_advisory_xact_lock_shared($1)`, ingestLockKey)
-	pipe.Queue(`INSERT INTO kafka_offsets (consumer_group, topic, kafka_partition, next_offset, topic_id) VALUES ($1, $2, $3, 0, $4)
-ON CONFLICT (consumer_group, topic, kafka_partition) DO NOTHING`, b.Group, b.Topic, b.Partition, nullableTopicID(b.TopicID))
-	pipe.Queue(`SELECT next_offset, topic_id FROM kafka_offsets WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3 FOR UPDATE`,
-		b.Group, b.Topic, b.Partition)
-	if len(candidates) > 0 {
-		pipe.Queue(takeHorizonBound)
-		pipe.Queue(selectCandidates, tenants)
-		pipe.Queue(reserveSeqs, len(candidates))
-		if b.Handoff != nil {
-			pipe.Queue(selectBlockedTenants, tenants)
-		}
-	}
-	results := tx.SendBatch(ctx, pipe)
-	defer func() {
-		if closeErr := results.Close(); err == nil && closeErr != nil {
-			err = fmt.Errorf("read ingest state: %w", closeErr)
-		}
-	}()
-
-	if _, err := results.Exec(); err != nil {
-		return ingestState{}, fmt.Errorf("take the ingest lock: %w", err)
-	}
-	if _, err := results.Exec(); err != nil {
-		return ingestState{}, fmt.Errorf("lock the stored offset of %s/%d: %w", b.Topic, b.Partition, err)
-	}
 	var topicID uuid.NullUUID
-	if err := results.QueryRow().Scan(&st.stored.Next, &topicID); err != nil {
-		return ingestState{}, fmt.Errorf("read stored offset of %s/%d: %w", b.Topic, b.Partition, err)
+	pipe := &pgx.Batch{}
+	pg.OnExec(pipe.Queue(shareIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}), "take the ingest lock", nil)
+	where := fmt.Sprintf("%s/%d", b.Topic, b.Partition)
+	pg.OnExec(pipe.Queue(ensureStoredOffsetSQL, pgx.StrictNamedArgs{"group": b.Group, "topic": b.Topic, "partition": b.Partition, "nullable_topic_id": nullableTopicID(b.TopicID)}),
+		"lock the stored offset of "+where, nil)
+	pg.OnRow(pipe.Queue(lockStoredOffsetSQL, pgx.StrictNamedArgs{"group": b.Group, "topic": b.Topic, "partition": b.Partition}),
+		"read stored offset of "+where, func(row pgx.Row) error { return row.Scan(&st.stored.Next, &topicID) })
+	if len(candidates) > 0 {
+		pg.OnExec(pipe.Queue(takeHorizonBound), "take the horizon bound", nil)
+		pg.OnRows(pipe.Queue(selectCandidates, pgx.StrictNamedArgs{"tenants": tenants}), "load subscriptions", func(rows pgx.Rows) (err error) {
+			st.subs, st.leases, err = scanCandidates(rows)
+			return err
+		})
+		pg.OnRows(pipe.Queue(reserveSeqs, pgx.StrictNamedArgs{"count": len(candidates)}), "reserve seqs", func(rows pgx.Rows) (err error) {
+			st.seqs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+			return err
+		})
+		if b.Handoff != nil {
+			pg.OnRows(pipe.Queue(selectBlockedTenants, pgx.StrictNamedArgs{"tenants": tenants}), "read the tenants with due jobs", func(rows pgx.Rows) error {
+				blocked, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				st.blockedTenants = make(map[string]bool, len(blocked))
+				for _, t := range blocked {
+					st.blockedTenants[t] = true
+				}
+				return err
+			})
+		}
 	}
-	st.stored.TopicID = topicID.UUID
-	if len(candidates) == 0 {
-		return st, nil
-	}
-	if _, err := results.Exec(); err != nil {
-		return ingestState{}, fmt.Errorf("take the horizon bound: %w", err)
-	}
-	if st.subs, st.leases, err = scanCandidates(results); err != nil {
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return ingestState{}, err
 	}
-	rows, err := results.Query()
-	if err != nil {
-		return ingestState{}, fmt.Errorf("reserve seqs: %w", err)
-	}
-	if st.seqs, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
-		return ingestState{}, fmt.Errorf("reserve seqs: %w", err)
-	}
+	st.stored.TopicID = topicID.UUID
 	if len(st.seqs) != len(candidates) {
 		return ingestState{}, fmt.Errorf("reserve seqs: got %d for %d events", len(st.seqs), len(candidates))
 	}
 	// nextval answers in the order the rows are made; sorting keeps the
 	// promise seq follows offset order without relying on it.
 	slices.Sort(st.seqs)
-	if b.Handoff != nil {
-		rows, err := results.Query()
-		if err != nil {
-			return ingestState{}, fmt.Errorf("read the tenants with due jobs: %w", err)
-		}
-		blocked, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return ingestState{}, fmt.Errorf("read the tenants with due jobs: %w", err)
-		}
-		st.blockedTenants = make(map[string]bool, len(blocked))
-		for _, t := range blocked {
-			st.blockedTenants[t] = true
-		}
-	}
 	return st, nil
 }
 
 // takeHorizonBound holds, until the transaction ends, the shared lock that
 // ingest_horizon reads: keyed by -2^62 + the sequence's next value, which
 // no seq this transaction draws afterwards can be below.
-const takeHorizonBound = `
-SELECT pg_advisory_xact_lock_shared(-4611686018427387904 + (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM events_seq_seq))`
+//
+//go:embed sql/take_horizon_bound.sql
+var takeHorizonBound string
 
 // reserveSeqs draws one seq per candidate. Each draw is a nextval of its
 // own: concurrent batches draw from the same sequence, and a run of seqs
 // moved on in one step could hand the same numbers to two of them.
-const reserveSeqs = `SELECT nextval('events_seq_seq') FROM generate_series(1, $1)`
+//
+//go:embed sql/reserve_seqs.sql
+var reserveSeqs string
 
 // countBelow counts the records below offset; records are ascending.
 func countBelow(records []IngestRecord, offset int64) int {
@@ -408,7 +387,7 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 		tenants[k], ids[k], seqs[k] = ev.TenantID, ev.ID, reserved[k]
 		days[k], _ = IDDay(ev.ID) // a parsed event's id is a UUIDv7
 	}
-	rows, err := tx.Query(ctx, claimEventIDs, tenants, ids, seqs, days, idDaySlot(b.Topic, b.Partition))
+	rows, err := tx.Query(ctx, claimEventIDs, pgx.StrictNamedArgs{"tenants": tenants, "ids": ids, "seqs": seqs, "days": days, "id_day_slot": idDaySlot(b.Topic, b.Partition)})
 	if err != nil {
 		return nil, fmt.Errorf("check events of %s/%d for duplicates: %w", b.Topic, b.Partition, err)
 	}
@@ -435,24 +414,13 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 }
 
 // claimEventIDs takes the ids of a batch's candidate events that no
-// retained event has ($1 tenants, $2 ids, $3 the seqs reserved for them,
-// $4 each id's UTC day, $5 the batch's idDaySlot) and returns the seqs of
+// retained event has (@tenants, @ids, @seqs the seqs reserved for them,
+// @days each id's UTC day, @id_day_slot the batch's idDaySlot) and returns the seqs of
 // those it took. Ids go in in one order, whatever the batch's, so two
 // batches that share ids wait for each other in turn, never in a circle.
-const claimEventIDs = `
-WITH u AS (
-    SELECT * FROM unnest($1::text[], $2::uuid[], $3::bigint[], $4::date[]) AS u (tenant_id, id, seq, day)
-), taken AS (
-    INSERT INTO event_ids (tenant_id, id, seq)
-    SELECT tenant_id, id, seq FROM u ORDER BY tenant_id, id
-    ON CONFLICT (tenant_id, id) DO NOTHING
-    RETURNING seq
-), days AS (
-    INSERT INTO event_id_days (day, slot, last_seq)
-    SELECT u.day, $5, max(u.seq) FROM u JOIN taken USING (seq) GROUP BY u.day ORDER BY u.day
-    ON CONFLICT (day, slot) DO UPDATE SET last_seq = greatest(event_id_days.last_seq, excluded.last_seq)
-)
-SELECT seq FROM taken`
+//
+//go:embed sql/claim_event_ids.sql
+var claimEventIDs string
 
 // idDaySlots is how many rows of event_id_days a day has at most: batches
 // of partitions in different slots never wait for each other's row.
@@ -489,18 +457,11 @@ var filters = filter.NewCache()
 
 // selectCandidates narrows by what the partial index subscriptions_matchable
 // covers; match.Matches makes the decision.
-const selectCandidates = `
-SELECT id, tenant_id, sink_type, enabled, verification_state, event_types, schema_major, coalesce(origin, ''),
-    coalesce(filter, ''), updated_at, ordering, attempt_timeout_ms, rate_limit IS NOT NULL
-FROM subscriptions
-WHERE tenant_id = ANY($1) AND deleted_at IS NULL AND enabled AND verification_state = 'active'
-ORDER BY tenant_id, id`
+//
+//go:embed sql/select_candidates.sql
+var selectCandidates string
 
-func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, map[[16]byte]candidateLease, error) {
-	rows, err := results.Query()
-	if err != nil {
-		return nil, nil, fmt.Errorf("load subscriptions: %w", err)
-	}
+func scanCandidates(rows pgx.Rows) (map[string][]match.Candidate, map[[16]byte]candidateLease, error) {
 	subs := make(map[string][]match.Candidate)
 	leases := make(map[[16]byte]candidateLease)
 	var c match.Candidate
@@ -509,7 +470,7 @@ func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, map
 		lease          candidateLease
 		timeoutMS      int32
 	)
-	_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
+	_, err := pgx.ForEachRow(rows, []any{&c.ID, &c.TenantID, &sinkType, &c.Enabled, &c.VerificationState,
 		&c.EventTypes, &c.SchemaMajor, &c.Origin, &expr, &lease.version, &c.Ordering, &timeoutMS, &lease.rateLimited}, func() error {
 		c.Pull = sinkType == "pull"
 		if expr != "" {
@@ -521,10 +482,7 @@ func scanCandidates(results pgx.BatchResults) (map[string][]match.Candidate, map
 		c = match.Candidate{} // EventTypes must not be shared between rows
 		return nil
 	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("load subscriptions: %w", err)
-	}
-	return subs, leases, nil
+	return subs, leases, err
 }
 
 // deliveryWork is what matching produced: delivery job rows for COPY, and
@@ -584,10 +542,8 @@ func deliveryWorkOf(r match.Routes, at time.Time) deliveryWork {
 
 func (w deliveryWork) queuePullEntries(pipe *pgx.Batch) {
 	if len(w.pullSubscriptions) > 0 {
-		pipe.Queue(`
-INSERT INTO pull_entries (subscription_id, event_seq)
-SELECT * FROM unnest($1::uuid[], $2::bigint[])`,
-			w.pullSubscriptions, w.pullSeqs)
+		pipe.Queue(queuePullEntriesSQL,
+			pgx.StrictNamedArgs{"pull_subscriptions": w.pullSubscriptions, "pull_seqs": w.pullSeqs})
 	}
 }
 
@@ -615,12 +571,8 @@ func queueFilterDeadLetters(pipe *pgx.Batch, failures []match.FilterFailure, at 
 	if len(ids) == 0 {
 		return
 	}
-	pipe.Queue(`
-INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, ordering_key, state, dead_reason, dead_at, last_error)
-SELECT id, tenant_id, subscription_id, event_seq, ordering_key, 'dead', $7, coalesce($8, now()), last_error
-FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::bigint[], $5::text[], $6::text[])
-    AS u (id, tenant_id, subscription_id, event_seq, ordering_key, last_error)`,
-		ids, tenants, subs, seqs, keys, errs, DeadFilterError, optionalTime(at))
+	pipe.Queue(queueFilterDeadLettersSQL,
+		pgx.StrictNamedArgs{"ids": ids, "tenants": tenants, "subs": subs, "seqs": seqs, "keys": keys, "errs": errs, "reason": DeadFilterError, "dead_at": optionalTime(at)})
 }
 
 // queueQuarantine stores the raw quarantined records past the skipped
@@ -638,12 +590,8 @@ func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
 			sum := sha256.Sum256(r.Value)
 			original = ValueInfo{Size: int64(len(r.Value)), SHA256: sum[:]}
 		}
-		pipe.Queue(`
-INSERT INTO quarantine (reason, detail, topic, kafka_partition, kafka_offset, record_key, header_keys, header_values, value,
-                        value_size, value_sha256, value_truncated, received_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13, now()))`,
-			string(r.Verdict.Reason), r.Verdict.Detail, b.Topic, b.Partition, r.Offset, r.Key, keys, values, notNull(r.Value),
-			original.Size, original.SHA256, original.Truncated, optionalTime(b.ReceivedAt))
+		pipe.Queue(queueQuarantineSQL,
+			pgx.StrictNamedArgs{"reason": string(r.Verdict.Reason), "detail": r.Verdict.Detail, "topic": b.Topic, "partition": b.Partition, "offset": r.Offset, "key": r.Key, "keys": keys, "values": values, "value": notNull(r.Value), "size": original.Size, "sha256": original.SHA256, "truncated": original.Truncated, "received_at": optionalTime(b.ReceivedAt)})
 	}
 }
 
@@ -753,3 +701,21 @@ func newJobID(at time.Time) [16]byte {
 	}
 	return id
 }
+
+//go:embed sql/share_ingest_lock.sql
+var shareIngestLockSQL string
+
+//go:embed sql/ensure_stored_offset.sql
+var ensureStoredOffsetSQL string
+
+//go:embed sql/lock_stored_offset.sql
+var lockStoredOffsetSQL string
+
+//go:embed sql/queue_pull_entries.sql
+var queuePullEntriesSQL string
+
+//go:embed sql/queue_filter_dead_letters.sql
+var queueFilterDeadLettersSQL string
+
+//go:embed sql/queue_quarantine.sql
+var queueQuarantineSQL string

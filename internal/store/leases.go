@@ -2,11 +2,15 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Shed hands a claimed job back without an attempt, due again at retryAt:
@@ -15,13 +19,10 @@ import (
 // the delivery shows until its next claim. It reports false when the job
 // was no longer this owner's to hand back.
 func (s *Store) Shed(ctx context.Context, jobID uuid.UUID, owner string, retryAt time.Time, reason string) (bool, error) {
-	n, err := s.handBack(ctx, `
-UPDATE delivery_jobs SET state = 'pending', next_attempt_at = @retry_at, lease_owner = NULL, lease_until = NULL,
-    shed_reason = @reason, shed_at = now(), updated_at = now()
-WHERE id = @id AND state = 'in_flight' AND lease_owner = @owner`,
+	n, err := s.handBack(ctx, shedSQL,
 		pgx.StrictNamedArgs{"id": jobID, "owner": owner, "retry_at": retryAt, "reason": reason}, []uuid.UUID{jobID})
 	if err != nil {
-		return false, classify(fmt.Errorf("shed job %s: %w", jobID, err))
+		return false, pg.Classify(fmt.Errorf("shed job %s: %w", jobID, err))
 	}
 	return n == 1, nil
 }
@@ -33,22 +34,15 @@ WHERE id = @id AND state = 'in_flight' AND lease_owner = @owner`,
 // job was in flight, is now the key's head.
 func (s *Store) handBack(ctx context.Context, update string, args pgx.StrictNamedArgs, ids []uuid.UUID) (n int64, err error) {
 	pipe := &pgx.Batch{}
-	pipe.Queue(update, args)
-	pipe.Queue(releaseHeadsOfJobsSQL, pgx.StrictNamedArgs{"ids": ids, "at": time.Now()})
-	br := s.Pool.SendBatch(ctx, pipe)
-	defer func() {
-		if closeErr := br.Close(); err == nil {
-			err = closeErr
-		}
-	}()
-	tag, err := br.Exec()
-	if err != nil {
+	pg.OnExec(pipe.Queue(update, args), "hand the jobs back", func(tag pgconn.CommandTag) error {
+		n = tag.RowsAffected()
+		return nil
+	})
+	pg.OnExec(pipe.Queue(releaseHeadsOfJobsSQL, pgx.StrictNamedArgs{"ids": ids, "at": time.Now()}), "release the keys' heads", nil)
+	if err := s.Pool.SendBatch(ctx, pipe).Close(); err != nil {
 		return 0, err
 	}
-	if _, err := br.Exec(); err != nil {
-		return 0, err
-	}
-	return tag.RowsAffected(), nil
+	return n, nil
 }
 
 // Release hands claimed jobs back untouched and due as they were: pending,
@@ -59,12 +53,10 @@ func (s *Store) Release(ctx context.Context, owner string, jobIDs []uuid.UUID) (
 	if len(jobIDs) == 0 {
 		return 0, nil
 	}
-	n, err := s.handBack(ctx, `
-UPDATE delivery_jobs SET state = 'pending', lease_owner = NULL, lease_until = NULL, updated_at = now()
-WHERE id = ANY(@ids) AND state = 'in_flight' AND lease_owner = @owner`,
+	n, err := s.handBack(ctx, releaseSQL,
 		pgx.StrictNamedArgs{"ids": jobIDs, "owner": owner}, jobIDs)
 	if err != nil {
-		return 0, classify(fmt.Errorf("release %d claimed jobs: %w", len(jobIDs), err))
+		return 0, pg.Classify(fmt.Errorf("release %d claimed jobs: %w", len(jobIDs), err))
 	}
 	return n, nil
 }
@@ -96,23 +88,7 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 			step Recovered
 		)
 		err := s.InTx(ctx, func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, `
-UPDATE delivery_jobs j SET
-    recoveries = CASE WHEN j.recoveries >= @poison_threshold THEN j.recoveries ELSE j.recoveries + 1 END,
-    state = CASE WHEN j.recoveries >= @poison_threshold THEN 'dead' ELSE 'pending' END,
-    dead_reason = CASE WHEN j.recoveries >= @poison_threshold THEN 'poison' END,
-    dead_at = CASE WHEN j.recoveries >= @poison_threshold THEN @now::timestamptz END,
-    last_error = CASE WHEN j.recoveries >= @poison_threshold
-                      THEN 'its lease expired ' || (j.recoveries + 1) || ' times without a recorded attempt'
-                      ELSE j.last_error END,
-    next_attempt_at = @now, lease_owner = NULL, lease_until = NULL, updated_at = @now
-WHERE j.id IN (
-    SELECT id FROM delivery_jobs
-    WHERE state = 'in_flight' AND lease_until < @now
-    ORDER BY lease_until
-    LIMIT @batch
-    FOR UPDATE SKIP LOCKED)
-RETURNING j.state, j.subscription_id, j.ordering_key`, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
+			rows, err := tx.Query(ctx, recoverExpiredLeasesSQL, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
 			if err != nil {
 				return err
 			}
@@ -141,7 +117,7 @@ RETURNING j.state, j.subscription_id, j.ordering_key`, pgx.StrictNamedArgs{"now"
 			return releaseHeads(ctx, tx, keys, now)
 		})
 		if err != nil {
-			return total, classify(fmt.Errorf("recover expired leases: %w", err))
+			return total, pg.Classify(fmt.Errorf("recover expired leases: %w", err))
 		}
 		total.Retried += step.Retried
 		total.Poisoned += step.Poisoned
@@ -150,3 +126,12 @@ RETURNING j.state, j.subscription_id, j.ordering_key`, pgx.StrictNamedArgs{"now"
 		}
 	}
 }
+
+//go:embed sql/shed.sql
+var shedSQL string
+
+//go:embed sql/release.sql
+var releaseSQL string
+
+//go:embed sql/recover_expired_leases.sql
+var recoverExpiredLeasesSQL string

@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // TenantBacklog is one tenant's delivery backlog.
@@ -27,7 +30,7 @@ type TenantBacklog struct {
 func (s *Store) BacklogByTenant(ctx context.Context, now time.Time) ([]TenantBacklog, error) {
 	rows, err := s.Pool.Query(ctx, backlogByTenant, pgx.NamedArgs{"now": now})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the backlog by tenant: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the backlog by tenant: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (TenantBacklog, error) {
 		var b TenantBacklog
@@ -37,7 +40,7 @@ func (s *Store) BacklogByTenant(ctx context.Context, now time.Time) ([]TenantBac
 		return b, err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the backlog by tenant: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the backlog by tenant: %w", err))
 	}
 	return out, nil
 }
@@ -46,25 +49,17 @@ func (s *Store) BacklogByTenant(ctx context.Context, now time.Time) ([]TenantBac
 // jobs, never settled history: one branch per state, each matching its
 // index's predicate. (As one scan with state IN (...) no partial index
 // applies, and the planner read every partition whole.)
-const backlogByTenant = `
-SELECT tenant_id, count(*), count(*) FILTER (WHERE due), min(next_attempt_at) FILTER (WHERE due)
-FROM (
-    SELECT tenant_id, next_attempt_at, next_attempt_at <= @now AS due FROM delivery_jobs WHERE state = 'pending'
-    UNION ALL
-    SELECT tenant_id, NULL, false FROM delivery_jobs WHERE state = 'in_flight'
-) live
-GROUP BY tenant_id
-ORDER BY count(*) DESC, tenant_id`
+//
+//go:embed sql/backlog_by_tenant.sql
+var backlogByTenant string
 
 // AutoDisabledSubscriptions counts the live subscriptions the hub switched
 // off after a sustained failure span.
 func (s *Store) AutoDisabledSubscriptions(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.Pool.QueryRow(ctx, `
-SELECT count(*) FROM subscriptions
-WHERE deleted_at IS NULL AND NOT enabled AND disabled_reason = 'auto_disabled'`).Scan(&n)
+	err := s.Pool.QueryRow(ctx, autoDisabledSubscriptionsSQL).Scan(&n)
 	if err != nil {
-		return 0, classify(fmt.Errorf("count auto-disabled subscriptions: %w", err))
+		return 0, pg.Classify(fmt.Errorf("count auto-disabled subscriptions: %w", err))
 	}
 	return n, nil
 }
@@ -94,11 +89,8 @@ type BreakerState struct {
 // older than staleAfter (their breaker rows go with them), all in one
 // transaction.
 func (s *Store) Heartbeat(ctx context.Context, in Instance, breakers []BreakerState, staleAfter time.Duration) error {
-	return classify(pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `
-INSERT INTO hub_instances (owner, role, version, started_at, heartbeat_at, stats)
-VALUES (@owner, @role, @version, @started, @beat, @stats)
-ON CONFLICT (owner) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, stats = EXCLUDED.stats`,
+	return pg.Classify(pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, upsertInstanceSQL,
 			pgx.NamedArgs{
 				"owner": in.Owner, "role": in.Role, "version": in.Version,
 				"started": in.StartedAt, "beat": in.HeartbeatAt, "stats": statsJSON(in.Stats),
@@ -111,20 +103,17 @@ ON CONFLICT (owner) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, stats = 
 		}
 		// Two statements: in one, the insert would not see the delete and
 		// conflict with the rows it replaces.
-		if _, err := tx.Exec(ctx, `DELETE FROM breaker_states WHERE owner = $1`, in.Owner); err != nil {
+		if _, err := tx.Exec(ctx, deleteOwnBreakersSQL, pgx.StrictNamedArgs{"owner": in.Owner}); err != nil {
 			return fmt.Errorf("record the breakers: %w", err)
 		}
 		// A breaker of a destination no subscription delivers to any more
 		// is not written back: the process forgets it at its next
 		// maintenance, which may come after this heartbeat.
-		if _, err := tx.Exec(ctx, `
-INSERT INTO breaker_states (owner, tenant_id, destination, state, open_until)
-SELECT @owner, t, d, s, u FROM unnest(@tenants::text[], @dests::text[], @states::text[], @until::timestamptz[]) AS b (t, d, s, u)
-WHERE `+destinationInUse("t", "d"),
+		if _, err := tx.Exec(ctx, insertBreakersInUseSQL,
 			pgx.NamedArgs{"owner": in.Owner, "tenants": tenants, "dests": dests, "states": states, "until": until}); err != nil {
 			return fmt.Errorf("record the breakers: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM hub_instances WHERE heartbeat_at < @cutoff AND owner <> @owner`,
+		if _, err := tx.Exec(ctx, deleteStaleInstancesSQL,
 			pgx.NamedArgs{"cutoff": in.HeartbeatAt.Add(-staleAfter), "owner": in.Owner}); err != nil {
 			return fmt.Errorf("forget stopped instances: %w", err)
 		}
@@ -139,14 +128,6 @@ type Destination struct {
 	Destination string
 }
 
-// destinationInUse is the SQL condition that some enabled, live
-// subscription of the tenant delivers to the destination, given as SQL
-// expressions: the only case in which its breaker means anything.
-func destinationInUse(tenant, destination string) string {
-	return `EXISTS (SELECT 1 FROM subscriptions s WHERE s.tenant_id = ` + tenant +
-		` AND s.destination = ` + destination + ` AND s.deleted_at IS NULL AND s.enabled)`
-}
-
 // UnusedDestinations returns those of dests that no enabled, live
 // subscription delivers to any more: their breakers are to be forgotten.
 func (s *Store) UnusedDestinations(ctx context.Context, dests []Destination) ([]Destination, error) {
@@ -157,12 +138,10 @@ func (s *Store) UnusedDestinations(ctx context.Context, dests []Destination) ([]
 	for i, d := range dests {
 		tenants[i], names[i] = d.TenantID, d.Destination
 	}
-	rows, err := s.Pool.Query(ctx, `
-SELECT t, d FROM unnest(@tenants::text[], @dests::text[]) AS b (t, d)
-WHERE NOT `+destinationInUse("t", "d"),
+	rows, err := s.Pool.Query(ctx, unusedDestinationsSQL,
 		pgx.NamedArgs{"tenants": tenants, "dests": names})
 	if err != nil {
-		return nil, classify(fmt.Errorf("find unused destinations: %w", err))
+		return nil, pg.Classify(fmt.Errorf("find unused destinations: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Destination, error) {
 		var d Destination
@@ -170,7 +149,7 @@ WHERE NOT `+destinationInUse("t", "d"),
 		return d, err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("find unused destinations: %w", err))
+		return nil, pg.Classify(fmt.Errorf("find unused destinations: %w", err))
 	}
 	return out, nil
 }
@@ -180,9 +159,8 @@ WHERE NOT `+destinationInUse("t", "d"),
 // `hubctl top` and `subs get` stop showing them at once rather than at
 // every process's next heartbeat.
 func forgetUnusedBreakers(ctx context.Context, tx pgx.Tx, tenantID, destination string) error {
-	if _, err := tx.Exec(ctx, `
-DELETE FROM breaker_states WHERE tenant_id = $1 AND destination = $2 AND NOT `+destinationInUse("$1", "$2"),
-		tenantID, destination); err != nil {
+	if _, err := tx.Exec(ctx, forgetUnusedBreakersSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID, "destination": destination}); err != nil {
 		return fmt.Errorf("forget the breakers of %s: %w", destination, err)
 	}
 	return nil
@@ -190,8 +168,8 @@ DELETE FROM breaker_states WHERE tenant_id = $1 AND destination = $2 AND NOT `+d
 
 // Leave removes an instance that is stopping, with its breaker rows.
 func (s *Store) Leave(ctx context.Context, owner string) error {
-	if _, err := s.Pool.Exec(ctx, `DELETE FROM hub_instances WHERE owner = $1`, owner); err != nil {
-		return classify(fmt.Errorf("remove the instance: %w", err))
+	if _, err := s.Pool.Exec(ctx, leaveSQL, pgx.StrictNamedArgs{"owner": owner}); err != nil {
+		return pg.Classify(fmt.Errorf("remove the instance: %w", err))
 	}
 	return nil
 }
@@ -205,11 +183,9 @@ func statsJSON(raw json.RawMessage) string {
 
 // Instances reads the instances whose heartbeat is at most staleAfter old.
 func (s *Store) Instances(ctx context.Context, now time.Time, staleAfter time.Duration) ([]Instance, error) {
-	rows, err := s.Pool.Query(ctx, `
-SELECT owner, role, version, started_at, heartbeat_at, stats FROM hub_instances
-WHERE heartbeat_at >= @cutoff ORDER BY owner`, pgx.NamedArgs{"cutoff": now.Add(-staleAfter)})
+	rows, err := s.Pool.Query(ctx, instancesSQL, pgx.NamedArgs{"cutoff": now.Add(-staleAfter)})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the instances: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the instances: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Instance, error) {
 		var in Instance
@@ -219,7 +195,7 @@ WHERE heartbeat_at >= @cutoff ORDER BY owner`, pgx.NamedArgs{"cutoff": now.Add(-
 		return in, err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the instances: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the instances: %w", err))
 	}
 	return out, nil
 }
@@ -227,15 +203,10 @@ WHERE heartbeat_at >= @cutoff ORDER BY owner`, pgx.NamedArgs{"cutoff": now.Add(-
 // BreakerStates reads the breakers live instances hold open or half-open:
 // of one tenant's destination when both are given, else all of them.
 func (s *Store) BreakerStates(ctx context.Context, tenantID, destination string, now time.Time, staleAfter time.Duration) ([]BreakerState, error) {
-	rows, err := s.Pool.Query(ctx, `
-SELECT b.owner, b.tenant_id, b.destination, b.state, b.open_until
-FROM breaker_states b JOIN hub_instances i USING (owner)
-WHERE i.heartbeat_at >= @cutoff
-  AND (@tenant = '' OR (b.tenant_id = @tenant AND b.destination = @destination))
-ORDER BY b.tenant_id, b.destination, b.open_until DESC, b.owner`,
+	rows, err := s.Pool.Query(ctx, breakerStatesSQL,
 		pgx.NamedArgs{"cutoff": now.Add(-staleAfter), "tenant": tenantID, "destination": destination})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the breakers: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the breakers: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (BreakerState, error) {
 		var b BreakerState
@@ -243,7 +214,7 @@ ORDER BY b.tenant_id, b.destination, b.open_until DESC, b.owner`,
 		return b, err
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read the breakers: %w", err))
+		return nil, pg.Classify(fmt.Errorf("read the breakers: %w", err))
 	}
 	return out, nil
 }
@@ -257,13 +228,42 @@ ORDER BY b.tenant_id, b.destination, b.open_until DESC, b.owner`,
 // orders.
 func (s *Store) OrderingBlockedKeys(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.Pool.QueryRow(ctx, `
-SELECT count(DISTINCT (subscription_id, ordering_key))
-FROM delivery_jobs
-WHERE ordering_key IS NOT NULL AND state IN ('pending', 'in_flight') AND state = 'pending' AND attempts > 0
-  AND next_attempt_at < 'infinity'`).Scan(&n)
+	err := s.Pool.QueryRow(ctx, orderingBlockedKeysSQL).Scan(&n)
 	if err != nil {
-		return 0, classify(fmt.Errorf("count blocked ordering keys: %w", err))
+		return 0, pg.Classify(fmt.Errorf("count blocked ordering keys: %w", err))
 	}
 	return n, nil
 }
+
+//go:embed sql/auto_disabled_subscriptions.sql
+var autoDisabledSubscriptionsSQL string
+
+//go:embed sql/upsert_instance.sql
+var upsertInstanceSQL string
+
+//go:embed sql/delete_own_breakers.sql
+var deleteOwnBreakersSQL string
+
+//go:embed sql/insert_breakers_in_use.sql
+var insertBreakersInUseSQL string
+
+//go:embed sql/delete_stale_instances.sql
+var deleteStaleInstancesSQL string
+
+//go:embed sql/unused_destinations.sql
+var unusedDestinationsSQL string
+
+//go:embed sql/forget_unused_breakers.sql
+var forgetUnusedBreakersSQL string
+
+//go:embed sql/leave.sql
+var leaveSQL string
+
+//go:embed sql/instances.sql
+var instancesSQL string
+
+//go:embed sql/breaker_states.sql
+var breakerStatesSQL string
+
+//go:embed sql/ordering_blocked_keys.sql
+var orderingBlockedKeysSQL string

@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // StoredOffset is a partition's stored stream position: the next offset to
@@ -26,13 +29,13 @@ func (o StoredOffset) SameIncarnation(id uuid.UUID) bool {
 	return o.TopicID == uuid.Nil || id == uuid.Nil || o.TopicID == id
 }
 
-// storeOffset moves a partition's stored offset to $4. The batch's
+// storeOffset moves a partition's stored offset to @next_offset. The batch's
 // transaction already holds the row (lockAndLoad inserts it when missing
 // and locks it), so it only ever moves forward; GREATEST keeps that true
 // if it did not. A row without a topic id takes the batch's.
-const storeOffset = `
-UPDATE kafka_offsets SET next_offset = GREATEST(next_offset, $4), topic_id = coalesce(topic_id, $5), updated_at = now()
-WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3`
+//
+//go:embed sql/store_offset.sql
+var storeOffset string
 
 // nullableTopicID is id as a query argument: NULL when unknown.
 func nullableTopicID(id uuid.UUID) uuid.NullUUID {
@@ -46,11 +49,9 @@ func (s *Store) LoadOffsets(ctx context.Context, group string, partitions map[st
 	for topic := range partitions {
 		topics = append(topics, topic)
 	}
-	rows, err := s.Pool.Query(ctx, `
-SELECT topic, kafka_partition, next_offset, topic_id FROM kafka_offsets
-WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
+	rows, err := s.Pool.Query(ctx, loadOffsetsSQL, pgx.StrictNamedArgs{"group": group, "topics": topics})
 	if err != nil {
-		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
+		return nil, pg.Classify(fmt.Errorf("load stored offsets: %w", err))
 	}
 	wanted := make(map[string]map[int32]bool, len(partitions))
 	for topic, parts := range partitions {
@@ -77,7 +78,7 @@ WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
 		return nil
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("load stored offsets: %w", err))
+		return nil, pg.Classify(fmt.Errorf("load stored offsets: %w", err))
 	}
 	return out, nil
 }
@@ -89,13 +90,16 @@ WHERE consumer_group = $1 AND topic = ANY($2)`, group, topics)
 // is still right. It reports whether it moved the position; false means
 // another writer moved it first, and the caller decides again.
 func (s *Store) ResetOffset(ctx context.Context, group, topic string, partition int32, from, to StoredOffset) (bool, error) {
-	tag, err := s.Pool.Exec(ctx, `
-UPDATE kafka_offsets SET next_offset = $4, topic_id = $5, updated_at = now()
-WHERE consumer_group = $1 AND topic = $2 AND kafka_partition = $3
-  AND next_offset = $6 AND topic_id IS NOT DISTINCT FROM $7`,
-		group, topic, partition, to.Next, nullableTopicID(to.TopicID), from.Next, nullableTopicID(from.TopicID))
+	tag, err := s.Pool.Exec(ctx, resetOffsetSQL,
+		pgx.StrictNamedArgs{"group": group, "topic": topic, "partition": partition, "to_next": to.Next, "to_topic_id": nullableTopicID(to.TopicID), "from_next": from.Next, "from_topic_id": nullableTopicID(from.TopicID)})
 	if err != nil {
-		return false, classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
+		return false, pg.Classify(fmt.Errorf("reset stored offset of %s/%d: %w", topic, partition, err))
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+//go:embed sql/load_offsets.sql
+var loadOffsetsSQL string
+
+//go:embed sql/reset_offset.sql
+var resetOffsetSQL string

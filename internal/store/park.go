@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Parking (docs/architecture.md, Delivery controls meet in the claim): a
@@ -33,33 +36,15 @@ import (
 // than skipping them: whoever holds a parked job's lock is about to
 // release or settle it, and the re-check on the row's newest version
 // decides.
-const releaseHeadsSQL = `
-WITH keys AS (
-    SELECT DISTINCT subscription_id, ordering_key FROM unnest(@subscriptions::uuid[], @keys::text[]) AS k (subscription_id, ordering_key)
-),` + releaseHeadsOfKeys
+//
+//go:embed sql/release_heads.sql
+var releaseHeadsSQL string
 
 // releaseHeadsOfJobsSQL is releaseHeadsSQL for the keys of the jobs @ids
 // (the unkeyed ones have none), for callers that do not know them.
-const releaseHeadsOfJobsSQL = `
-WITH keys AS (
-    SELECT DISTINCT subscription_id, ordering_key FROM delivery_jobs WHERE id = ANY(@ids) AND ordering_key IS NOT NULL
-),` + releaseHeadsOfKeys
-
-// releaseHeadsOfKeys releases the parked head of each key of the CTE keys.
-const releaseHeadsOfKeys = `
-heads AS (
-    SELECT k.subscription_id, k.ordering_key, h.event_seq FROM keys k
-    CROSS JOIN LATERAL (
-        SELECT b.event_seq, b.state, b.next_attempt_at FROM delivery_jobs b
-        WHERE b.subscription_id = k.subscription_id AND b.ordering_key = k.ordering_key
-          AND b.ordering_key IS NOT NULL AND b.state IN ('pending', 'in_flight')
-        ORDER BY b.event_seq LIMIT 1) h
-    WHERE h.state = 'pending' AND h.next_attempt_at = 'infinity'
-)
-UPDATE delivery_jobs j SET next_attempt_at = least(j.created_at, @at), updated_at = @at
-FROM heads h
-WHERE j.subscription_id = h.subscription_id AND j.ordering_key = h.ordering_key AND j.event_seq = h.event_seq
-  AND j.state = 'pending' AND j.next_attempt_at = 'infinity'`
+//
+//go:embed sql/release_heads_of_jobs.sql
+var releaseHeadsOfJobsSQL string
 
 // orderingKeys collects the keys whose heads a transition may have moved.
 type orderingKeys struct {
@@ -94,34 +79,9 @@ func releaseHeads(ctx context.Context, tx pgx.Tx, keys orderingKeys, at time.Tim
 // (delivery_jobs_parked), taking each key's lowest parked job, which is
 // released when no live job of its key is ahead of it and none is in
 // flight. Every release a transition should have made lands here.
-const releaseStranded = `
-WITH RECURSIVE parked (subscription_id, ordering_key, event_seq) AS (
-    (SELECT subscription_id, ordering_key, event_seq FROM delivery_jobs
-     WHERE state = 'pending' AND next_attempt_at = 'infinity'
-     ORDER BY subscription_id, ordering_key, event_seq LIMIT 1)
-  UNION ALL
-    SELECT n.subscription_id, n.ordering_key, n.event_seq FROM parked p
-    CROSS JOIN LATERAL (
-        SELECT subscription_id, ordering_key, event_seq FROM delivery_jobs
-        WHERE state = 'pending' AND next_attempt_at = 'infinity'
-          AND (subscription_id, ordering_key) > (p.subscription_id, p.ordering_key)
-        ORDER BY subscription_id, ordering_key, event_seq LIMIT 1) n
-),
-stranded AS (
-    SELECT p.* FROM parked p
-    WHERE NOT EXISTS (
-        SELECT 1 FROM delivery_jobs b
-        WHERE b.subscription_id = p.subscription_id AND b.ordering_key = p.ordering_key
-          AND b.ordering_key IS NOT NULL AND b.event_seq < p.event_seq AND b.state IN ('pending', 'in_flight'))
-      AND NOT EXISTS (
-        SELECT 1 FROM delivery_jobs b
-        WHERE b.subscription_id = p.subscription_id AND b.ordering_key = p.ordering_key
-          AND b.ordering_key IS NOT NULL AND b.state = 'in_flight')
-)
-UPDATE delivery_jobs j SET next_attempt_at = least(j.created_at, @now), updated_at = @now
-FROM stranded s
-WHERE j.subscription_id = s.subscription_id AND j.ordering_key = s.ordering_key AND j.event_seq = s.event_seq
-  AND j.state = 'pending' AND j.next_attempt_at = 'infinity'`
+//
+//go:embed sql/release_stranded.sql
+var releaseStranded string
 
 // ReleaseStrandedKeys makes due, at now, the head of every ordering key
 // whose live jobs are all parked: a release that a transition missed
@@ -132,7 +92,7 @@ WHERE j.subscription_id = s.subscription_id AND j.ordering_key = s.ordering_key 
 func (s *Store) ReleaseStrandedKeys(ctx context.Context, now time.Time) (int64, error) {
 	tag, err := s.Pool.Exec(ctx, releaseStranded, pgx.StrictNamedArgs{"now": now})
 	if err != nil {
-		return 0, classify(fmt.Errorf("release stranded ordering keys: %w", err))
+		return 0, pg.Classify(fmt.Errorf("release stranded ordering keys: %w", err))
 	}
 	return tag.RowsAffected(), nil
 }

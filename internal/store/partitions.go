@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // The layout of the partitioned tables (migration 3; docs/architecture.md,
@@ -274,7 +276,7 @@ func (s *Store) CreatePartitions(ctx context.Context, now time.Time) error {
 	for _, t := range managedTables {
 		parts, err := listPartitions(ctx, s.Pool, t)
 		if err != nil {
-			return classify(err)
+			return pg.Classify(err)
 		}
 		have := make(map[time.Time]bool, len(parts))
 		for _, p := range parts {
@@ -293,7 +295,7 @@ func (s *Store) CreatePartitions(ctx context.Context, now time.Time) error {
 				continue
 			}
 			if err := s.createPartition(ctx, t, d); err != nil {
-				return classify(err)
+				return pg.Classify(err)
 			}
 		}
 	}
@@ -324,7 +326,7 @@ func (s *Store) MoveInboxSequence(ctx context.Context, now time.Time) error {
 		return err
 	})
 	if err != nil {
-		return classify(fmt.Errorf("move the inbox sequence to %s: %w", today.Format(time.DateOnly), err))
+		return pg.Classify(fmt.Errorf("move the inbox sequence to %s: %w", today.Format(time.DateOnly), err))
 	}
 	return nil
 }

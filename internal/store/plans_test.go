@@ -163,7 +163,7 @@ func TestPlansOfHotPathsTouchOnlyThePartitionsTheyNeed(t *testing.T) {
 	}
 
 	// A pull page starts at the cursor and stops at the page's end.
-	pagePlan := explainWith(t, st, true, nothingInFlight, selectPage, pull, 100, nil)
+	pagePlan := explainWith(t, st, true, nothingInFlight, selectPage, pgx.StrictNamedArgs{"subscription_id": pull, "limit": 100, "after": nil})
 	assertNeverExecuted(t, "pull page", pagePlan, "events_p"+tomorrow, "pull_entries_p"+tomorrow)
 }
 

@@ -2,12 +2,15 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // ErrNotPull answers a pull read of a push subscription. It is an
@@ -91,7 +94,7 @@ func (s *Store) ReadPull(ctx context.Context, q PullQuery) (PullResult, error) {
 		return PullResult{}, err
 	}
 	if err != nil {
-		return PullResult{}, classify(fmt.Errorf("read pull subscription %s: %w", q.SubscriptionID, err))
+		return PullResult{}, pg.Classify(fmt.Errorf("read pull subscription %s: %w", q.SubscriptionID, err))
 	}
 	return res, nil
 }
@@ -100,54 +103,56 @@ func (s *Store) ReadPull(ctx context.Context, q PullQuery) (PullResult, error) {
 // cursor. Only pull subscriptions have a cursor row (CreateSubscription
 // makes it with the subscription, and a sink type never changes), so the
 // join also tells a pull subscription from any other.
-const lockCursor = `
-SELECT c.cursor_seq, c.expired_seq
-FROM pull_cursors c
-JOIN subscriptions s ON s.id = c.subscription_id
-WHERE c.subscription_id = $1 AND s.tenant_id = $2 AND s.deleted_at IS NULL
-FOR UPDATE OF c`
+//
+//go:embed sql/lock_cursor.sql
+var lockCursor string
 
 // readHorizon keeps the ingest horizon for the rest of the transaction, for
 // selectPage to read. It must be its own statement: a statement's snapshot
 // is taken when it starts, and a batch committing between that snapshot
 // and a horizon read inside the same statement would go unseen below it.
-const readHorizon = `SELECT set_config('hubctl.ingest_horizon', ingest_horizon()::text, true)`
+//
+//go:embed sql/read_horizon.sql
+var readHorizon string
 
 // selectPage reads the page in one range scan of pull_entries' primary key,
 // probing the inbox for each entry, below the horizon readHorizon kept. It
 // runs after lockCursor and readHorizon in the same round trip with a
 // snapshot of its own, so the cursor it starts from when no `after` is
-// given ($3 NULL) is the one lockCursor locked.
+// given (@after NULL) is the one lockCursor locked.
 //
 // The horizon cuts the page after its LIMIT, which keeps the same rows (the
 // entries below the horizon of an ascending run are a prefix of it) and
 // keeps the plan the LIMIT gets: a second unknown bound on the range makes
 // the planner guess a handful of rows and join whole partitions instead of
 // walking the index to the page's end.
-const selectPage = `
-SELECT * FROM (
-    SELECT e.seq, e.id::text, e.event_key, e.type, e.source, e.tenant_id, e.schema_version,
-           coalesce(e.subject, ''), coalesce(e.datacontenttype, ''), e.time, e.received_at, e.payload
-    FROM pull_entries p
-    JOIN events e ON e.seq = p.event_seq
-    WHERE p.subscription_id = $1
-      AND p.event_seq > coalesce($3::bigint, (SELECT cursor_seq FROM pull_cursors WHERE subscription_id = $1))
-    ORDER BY p.event_seq
-    LIMIT $2) page
-WHERE page.seq < current_setting('hubctl.ingest_horizon')::bigint
-ORDER BY page.seq`
+//
+//go:embed sql/select_page.sql
+var selectPage string
 
 func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
+	var (
+		res     PullResult
+		expired int64
+		found   bool
+	)
 	pipe := &pgx.Batch{}
-	pipe.Queue(lockCursor, q.SubscriptionID, q.TenantID)
-	pipe.Queue(readHorizon)
-	pipe.Queue(selectPage, q.SubscriptionID, q.Limit, q.After)
-	results := tx.SendBatch(ctx, pipe)
-	res, expired, found, err := scanPage(results, q.Limit)
-	if closeErr := results.Close(); err == nil && closeErr != nil {
-		err = closeErr
-	}
-	if err != nil {
+	pg.OnRow(pipe.Queue(lockCursor, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}),
+		"lock the cursor", func(row pgx.Row) error {
+			err := row.Scan(&res.CursorBefore, &expired)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil // no cursor to lock: the page means nothing
+			}
+			found = err == nil
+			return err
+		})
+	pg.OnExec(pipe.Queue(readHorizon), "read the ingest horizon", nil)
+	pg.OnRows(pipe.Queue(selectPage, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "limit": q.Limit, "after": q.After}),
+		"read the page", func(rows pgx.Rows) (err error) {
+			res.Events, err = scanPage(rows, q.Limit)
+			return err
+		})
+	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return PullResult{}, err
 	}
 	if !found {
@@ -171,9 +176,7 @@ func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 	if res.CursorAfter != res.CursorBefore {
 		// The lock makes the condition redundant; it keeps the cursor
 		// monotonic even if the lock were ever dropped.
-		_, err := tx.Exec(ctx, `
-			UPDATE pull_cursors SET cursor_seq = $2, updated_at = now()
-			WHERE subscription_id = $1 AND cursor_seq < $2`, q.SubscriptionID, res.CursorAfter)
+		_, err := tx.Exec(ctx, readPullSQL, pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "cursor_after": res.CursorAfter})
 		if err != nil {
 			return PullResult{}, fmt.Errorf("advance the cursor: %w", err)
 		}
@@ -181,35 +184,17 @@ func readPull(ctx context.Context, tx pgx.Tx, q PullQuery) (PullResult, error) {
 	return res, nil
 }
 
-// scanPage reads the answers of lockCursor and selectPage; found is false
-// when lockCursor found no cursor to lock, and then the page means nothing.
-func scanPage(results pgx.BatchResults, limit int) (res PullResult, expired int64, found bool, err error) {
-	err = results.QueryRow().Scan(&res.CursorBefore, &expired)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return PullResult{}, 0, false, nil
-	}
-	if err != nil {
-		return PullResult{}, 0, false, fmt.Errorf("lock the cursor: %w", err)
-	}
-	if _, err := results.Exec(); err != nil {
-		return PullResult{}, 0, false, fmt.Errorf("read the ingest horizon: %w", err)
-	}
-	rows, err := results.Query()
-	if err != nil {
-		return PullResult{}, 0, false, fmt.Errorf("read the page: %w", err)
-	}
-	res.Events = make([]PulledEvent, 0, min(limit, 1024))
+// scanPage reads the events of selectPage.
+func scanPage(rows pgx.Rows, limit int) ([]PulledEvent, error) {
+	events := make([]PulledEvent, 0, min(limit, 1024))
 	var e PulledEvent
-	_, err = pgx.ForEachRow(rows, []any{&e.Seq, &e.ID, &e.Key, &e.Type, &e.Source, &e.TenantID, &e.SchemaVersion,
+	_, err := pgx.ForEachRow(rows, []any{&e.Seq, &e.ID, &e.Key, &e.Type, &e.Source, &e.TenantID, &e.SchemaVersion,
 		&e.Subject, &e.DataContentType, &e.Time, &e.ReceivedAt, &e.Payload}, func() error {
-		res.Events = append(res.Events, e)
+		events = append(events, e)
 		e = PulledEvent{} // the payload buffer must not be shared between rows
 		return nil
 	})
-	if err != nil {
-		return PullResult{}, 0, false, fmt.Errorf("read the page: %w", err)
-	}
-	return res, expired, true, nil
+	return events, err
 }
 
 // notAPullSubscription explains why lockCursor found nothing: the
@@ -217,8 +202,8 @@ func scanPage(results pgx.BatchResults, limit int) (res PullResult, expired int6
 // or there is no such subscription for the tenant (ErrNotFound).
 func notAPullSubscription(ctx context.Context, tx pgx.Tx, q PullQuery) error {
 	var sinkType string
-	err := tx.QueryRow(ctx, `SELECT sink_type FROM subscriptions WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
-		q.SubscriptionID, q.TenantID).Scan(&sinkType)
+	err := tx.QueryRow(ctx, notAPullSubscriptionSQL,
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}).Scan(&sinkType)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return subscriptionNotFound(q.SubscriptionID)
@@ -242,3 +227,9 @@ func notAPullSubscription(ctx context.Context, tx pgx.Tx, q PullQuery) error {
 func AdvanceCursor(cursor, lastSeq int64) int64 {
 	return max(cursor, lastSeq)
 }
+
+//go:embed sql/read_pull.sql
+var readPullSQL string
+
+//go:embed sql/not_a_pull_subscription.sql
+var notAPullSubscriptionSQL string

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/backoff"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // PurgeCount is how many rows of one table a tenant purge removed.
@@ -59,7 +61,7 @@ func (s *Store) ListenPurges(ctx context.Context) (*Listener, error) {
 	return s.Listen(ctx, PurgeChannel, "tenant purges")
 }
 
-// purgeSteps delete one tenant's rows, $1 its id, in an order that leaves
+// purgeSteps delete one tenant's rows, @tenant_id its id, in an order that leaves
 // no row pointing at a removed one. Before them the tenant's jobs are
 // locked (lockPurgedJobs): a recording that updated one of them has
 // committed its attempt, which the first step then sees, and one that
@@ -67,26 +69,65 @@ func (s *Store) ListenPurges(ctx context.Context) (*Listener, error) {
 // carry no tenant column: a record is the tenant's when one of its headers
 // is the tenantid attribute (either prefix, any case) with the tenant's id.
 var purgeSteps = []struct{ table, sql string }{
-	{"delivery_attempts", `DELETE FROM delivery_attempts WHERE job_id IN (SELECT id FROM delivery_jobs WHERE tenant_id = $1)`},
-	{"delivery_jobs", `DELETE FROM delivery_jobs WHERE tenant_id = $1`},
-	{"pull_entries", `DELETE FROM pull_entries WHERE subscription_id IN (SELECT id FROM subscriptions WHERE tenant_id = $1)`},
-	{"pull_cursors", `DELETE FROM pull_cursors WHERE subscription_id IN (SELECT id FROM subscriptions WHERE tenant_id = $1)`},
-	{"events", `DELETE FROM events WHERE tenant_id = $1`},
-	{"event_ids", `DELETE FROM event_ids WHERE tenant_id = $1`},
-	{"quarantine", `DELETE FROM quarantine q WHERE EXISTS (
-		SELECT 1 FROM unnest(q.header_keys, q.header_values) AS h (k, v)
-		WHERE lower(encode(h.k, 'escape')) IN ('ce-tenantid', 'ce_tenantid') AND h.v = convert_to($1, 'UTF8'))`},
-	{"subscription_rates", `DELETE FROM subscription_rates WHERE subscription_id IN (SELECT id FROM subscriptions WHERE tenant_id = $1)`},
-	{"subscriptions", `DELETE FROM subscriptions WHERE tenant_id = $1`},
-	{"tenant_api_keys", `DELETE FROM tenant_api_keys WHERE tenant_id = $1`},
-	{"breaker_states", `DELETE FROM breaker_states WHERE tenant_id = $1`},
-	{"idempotency_keys", `DELETE FROM idempotency_keys WHERE tenant_id = $1`},
-	{"tenants", `DELETE FROM tenants WHERE id = $1`},
+	{"delivery_attempts", purgeDeliveryAttemptsSQL},
+	{"delivery_jobs", purgeDeliveryJobsSQL},
+	{"pull_entries", purgePullEntriesSQL},
+	{"pull_cursors", purgePullCursorsSQL},
+	{"events", purgeEventsSQL},
+	{"event_ids", purgeEventIdsSQL},
+	{"quarantine", purgeQuarantineSQL},
+	{"subscription_rates", purgeSubscriptionRatesSQL},
+	{"subscriptions", purgeSubscriptionsSQL},
+	{"tenant_api_keys", purgeTenantApiKeysSQL},
+	{"breaker_states", purgeBreakerStatesSQL},
+	{"idempotency_keys", purgeIdempotencyKeysSQL},
+	{"tenants", purgeTenantsSQL},
 }
+
+//go:embed sql/purge_delivery_attempts.sql
+var purgeDeliveryAttemptsSQL string
+
+//go:embed sql/purge_delivery_jobs.sql
+var purgeDeliveryJobsSQL string
+
+//go:embed sql/purge_pull_entries.sql
+var purgePullEntriesSQL string
+
+//go:embed sql/purge_pull_cursors.sql
+var purgePullCursorsSQL string
+
+//go:embed sql/purge_events.sql
+var purgeEventsSQL string
+
+//go:embed sql/purge_event_ids.sql
+var purgeEventIdsSQL string
+
+//go:embed sql/purge_quarantine.sql
+var purgeQuarantineSQL string
+
+//go:embed sql/purge_subscription_rates.sql
+var purgeSubscriptionRatesSQL string
+
+//go:embed sql/purge_subscriptions.sql
+var purgeSubscriptionsSQL string
+
+//go:embed sql/purge_tenant_api_keys.sql
+var purgeTenantApiKeysSQL string
+
+//go:embed sql/purge_breaker_states.sql
+var purgeBreakerStatesSQL string
+
+//go:embed sql/purge_idempotency_keys.sql
+var purgeIdempotencyKeysSQL string
+
+//go:embed sql/purge_tenants.sql
+var purgeTenantsSQL string
 
 // lockPurgedJobs locks every job of the tenant, live or finished, without
 // sending them over.
-const lockPurgedJobs = `SELECT count(*) FROM (SELECT 1 FROM delivery_jobs WHERE tenant_id = $1 FOR UPDATE) j`
+//
+//go:embed sql/lock_purged_jobs.sql
+var lockPurgedJobs string
 
 // purgeWait spaces the looks at a purged tenant's attempts in flight: the
 // dispatchers' answer to the fence takes milliseconds, an attempt that
@@ -134,7 +175,7 @@ func (s *Store) PurgeTenant(ctx context.Context, id string, now func() time.Time
 		return nil, err
 	}
 	if err != nil {
-		return nil, classify(fmt.Errorf("purge tenant %q: %w", id, err))
+		return nil, pg.Classify(fmt.Errorf("purge tenant %q: %w", id, err))
 	}
 	return counts, nil
 }
@@ -147,25 +188,25 @@ func (s *Store) fencePurge(ctx context.Context, id string, now time.Time) error 
 		}
 		// Exclusive: no batch is in progress, so every job of the tenant
 		// there is now has an event seq up to the sequence's last value.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
+		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
 			return err
 		}
 		var fence PurgeFence
 		fence.Tenant = id
-		if err := tx.QueryRow(ctx, `SELECT last_value FROM events_seq_seq`).Scan(&fence.Seq); err != nil {
+		if err := tx.QueryRow(ctx, lastDrawnSeqSQL).Scan(&fence.Seq); err != nil {
 			return err
 		}
 		pipe := &pgx.Batch{}
-		pipe.Queue(`UPDATE tenants SET status = 'inactive', updated_at = $2 WHERE id = $1 AND status <> 'inactive'`, id, now)
-		pipe.Queue(`UPDATE delivery_jobs SET state = 'canceled', updated_at = $2 WHERE tenant_id = $1 AND state = 'pending'`, id, now)
-		pipe.Queue(`SELECT pg_notify($1, $2)`, PurgeChannel, fence.payload())
+		pipe.Queue(fenceTenantSQL, pgx.StrictNamedArgs{"id": id, "now": now})
+		pipe.Queue(fenceTenantJobsSQL, pgx.StrictNamedArgs{"id": id, "now": now})
+		pipe.Queue(notifyPurgeSQL, pgx.StrictNamedArgs{"purge_channel": PurgeChannel, "payload": fence.payload()})
 		return tx.SendBatch(ctx, pipe).Close()
 	})
 	if errors.Is(err, ErrNotFound) {
 		return err
 	}
 	if err != nil {
-		return classify(fmt.Errorf("fence tenant %q for its purge: %w", id, err))
+		return pg.Classify(fmt.Errorf("fence tenant %q for its purge: %w", id, err))
 	}
 	return nil
 }
@@ -179,7 +220,7 @@ func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]P
 		if err := lockTenant(ctx, tx, id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
+		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
 			return err
 		}
 		// Whatever could put a job in flight now waits for this
@@ -187,25 +228,25 @@ func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]P
 		// (a batch before the fence reached ingest, a replay) is canceled
 		// under this transaction's lock; a recovery of a subscription
 		// locks its row; ingest waits for the lock above.
-		if _, err := tx.Exec(ctx, `SELECT count(*) FROM (SELECT 1 FROM subscriptions WHERE tenant_id = $1 FOR UPDATE) s`, id); err != nil {
+		if _, err := tx.Exec(ctx, lockTenantSubscriptionsSQL, pgx.StrictNamedArgs{"id": id}); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, lockPurgedJobs, id); err != nil {
+		if _, err := tx.Exec(ctx, lockPurgedJobs, pgx.StrictNamedArgs{"id": id}); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE delivery_jobs SET state = 'canceled', updated_at = $2 WHERE tenant_id = $1 AND state = 'pending'`, id, now); err != nil {
+		if _, err := tx.Exec(ctx, cancelTenantJobsSQL, pgx.StrictNamedArgs{"id": id, "now": now}); err != nil {
 			return err
 		}
 		var inFlight int64
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM delivery_jobs WHERE tenant_id = $1 AND state = 'in_flight' AND lease_until > $2`,
-			id, now).Scan(&inFlight); err != nil {
+		if err := tx.QueryRow(ctx, countTenantAttemptsInFlightSQL,
+			pgx.StrictNamedArgs{"id": id, "now": now}).Scan(&inFlight); err != nil {
 			return err
 		}
 		if inFlight > 0 {
 			return fmt.Errorf("%w: %d of tenant %q", errAttemptsInFlight, inFlight, id)
 		}
 		for _, step := range purgeSteps {
-			tag, err := tx.Exec(ctx, step.sql, id)
+			tag, err := tx.Exec(ctx, step.sql, pgx.StrictNamedArgs{"tenant_id": id})
 			if err != nil {
 				return fmt.Errorf("purge %s: %w", step.table, err)
 			}
@@ -219,7 +260,7 @@ func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]P
 // lockTenant locks the tenant's row; ErrNotFound when there is none.
 func lockTenant(ctx context.Context, tx pgx.Tx, id string) error {
 	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE)`, id).Scan(&exists); err != nil {
+	if err := tx.QueryRow(ctx, lockTenantSQL, pgx.StrictNamedArgs{"id": id}).Scan(&exists); err != nil {
 		return err
 	}
 	if !exists {
@@ -236,11 +277,39 @@ func (s *Store) CancelPurged(ctx context.Context, owner string, jobIDs []uuid.UU
 	if len(jobIDs) == 0 {
 		return 0, nil
 	}
-	tag, err := s.Pool.Exec(ctx, `
-UPDATE delivery_jobs SET state = 'canceled', lease_owner = NULL, lease_until = NULL, updated_at = now()
-WHERE id = ANY($1) AND state = 'in_flight' AND lease_owner = $2`, jobIDs, owner)
+	tag, err := s.Pool.Exec(ctx, cancelPurgedSQL, pgx.StrictNamedArgs{"job_ids": jobIDs, "owner": owner})
 	if err != nil {
-		return 0, classify(fmt.Errorf("cancel %d jobs of a purged tenant: %w", len(jobIDs), err))
+		return 0, pg.Classify(fmt.Errorf("cancel %d jobs of a purged tenant: %w", len(jobIDs), err))
 	}
 	return tag.RowsAffected(), nil
 }
+
+//go:embed sql/take_ingest_lock.sql
+var takeIngestLockSQL string
+
+//go:embed sql/last_drawn_seq.sql
+var lastDrawnSeqSQL string
+
+//go:embed sql/fence_tenant.sql
+var fenceTenantSQL string
+
+//go:embed sql/fence_tenant_jobs.sql
+var fenceTenantJobsSQL string
+
+//go:embed sql/notify_purge.sql
+var notifyPurgeSQL string
+
+//go:embed sql/lock_tenant_subscriptions.sql
+var lockTenantSubscriptionsSQL string
+
+//go:embed sql/cancel_tenant_jobs.sql
+var cancelTenantJobsSQL string
+
+//go:embed sql/count_tenant_attempts_in_flight.sql
+var countTenantAttemptsInFlightSQL string
+
+//go:embed sql/cancel_purged.sql
+var cancelPurgedSQL string
+
+//go:embed sql/lock_tenant.sql
+var lockTenantSQL string

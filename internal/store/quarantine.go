@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // QuarantinedRecord is a poison record exactly as ingest stored it: the raw
@@ -112,32 +115,18 @@ func (s *Store) ListQuarantine(ctx context.Context, q QuarantineQuery) (records 
 	// The row comparison follows the quarantine_newest index, so each page
 	// is an index range scan however deep the listing goes. Filters are
 	// NULL-tolerant parameters rather than assembled SQL.
-	rows, err := s.Pool.Query(ctx, `
-		SELECT id, reason, left(detail, @detail_chars), topic, kafka_partition, kafka_offset,
-		       substring(record_key FROM 1 FOR @field_bytes), coalesce(octet_length(record_key), 0),
-		       coalesce(cardinality(header_keys), 0),
-		       ARRAY(SELECT substring(k FROM 1 FOR @field_bytes) FROM unnest(header_keys[1:@headers]) WITH ORDINALITY AS h (k, n) ORDER BY n),
-		       ARRAY(SELECT octet_length(k)::bigint FROM unnest(header_keys[1:@headers]) WITH ORDINALITY AS h (k, n) ORDER BY n),
-		       ARRAY(SELECT substring(v FROM 1 FOR @field_bytes) FROM unnest(header_values[1:@headers]) WITH ORDINALITY AS h (v, n) ORDER BY n),
-		       ARRAY(SELECT octet_length(v)::bigint FROM unnest(header_values[1:@headers]) WITH ORDINALITY AS h (v, n) ORDER BY n),
-		       substring(value FROM 1 FOR @value_bytes), value_size, value_sha256, value_truncated, received_at
-		FROM quarantine
-		WHERE (@after_at::timestamptz IS NULL OR (received_at, id) < (@after_at, @after_id::bigint))
-		  AND (@reason = '' OR reason = @reason)
-		  AND (@topic = '' OR topic = @topic)
-		ORDER BY received_at DESC, id DESC
-		LIMIT @limit`,
+	rows, err := s.Pool.Query(ctx, listQuarantineSQL,
 		pgx.NamedArgs{
 			"detail_chars": summaryDetailBytes, "field_bytes": SummaryFieldBytes, "headers": SummaryHeaders,
 			"value_bytes": SummaryValueBytes, "after_at": afterAt, "after_id": afterID,
 			"reason": q.Reason, "topic": q.Topic, "limit": q.Limit + 1,
 		})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list quarantine: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list quarantine: %w", err))
 	}
 	records, err = pgx.CollectRows(rows, scanQuarantineSummary)
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list quarantine: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list quarantine: %w", err))
 	}
 	if len(records) > q.Limit {
 		return records[:q.Limit], true, nil
@@ -170,18 +159,14 @@ func (s *Store) GetQuarantined(ctx context.Context, id int64) (QuarantinedRecord
 	var r QuarantinedRecord
 	var v ValueInfo
 	var keys, values [][]byte
-	err := s.Pool.QueryRow(ctx, `
-		SELECT id, reason, detail, topic, kafka_partition, kafka_offset,
-		       record_key, header_keys, header_values, value, received_at,
-		       value_size, value_sha256, value_truncated
-		FROM quarantine WHERE id = $1`, id).
+	err := s.Pool.QueryRow(ctx, getQuarantinedSQL, pgx.StrictNamedArgs{"id": id}).
 		Scan(&r.ID, &r.Reason, &r.Detail, &r.Topic, &r.Partition, &r.Offset,
 			&r.Key, &keys, &values, &r.Value, &r.ReceivedAt, &v.Size, &v.SHA256, &v.Truncated)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return QuarantinedRecord{}, ValueInfo{}, fmt.Errorf("%w: quarantined record %d", ErrNotFound, id)
 	}
 	if err != nil {
-		return QuarantinedRecord{}, ValueInfo{}, classify(fmt.Errorf("get quarantined record %d: %w", id, err))
+		return QuarantinedRecord{}, ValueInfo{}, pg.Classify(fmt.Errorf("get quarantined record %d: %w", id, err))
 	}
 	r.Headers = pairHeaders(keys, values)
 	return r, v, nil
@@ -202,3 +187,9 @@ func pairHeaders(keys, values [][]byte) []RawHeader {
 	}
 	return headers
 }
+
+//go:embed sql/list_quarantine.sql
+var listQuarantineSQL string
+
+//go:embed sql/get_quarantined.sql
+var getQuarantinedSQL string

@@ -2,12 +2,15 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // RateWindow is the window SubscriptionRate averages the current rate over.
@@ -40,15 +43,12 @@ func (s *Store) SubscriptionRate(ctx context.Context, id uuid.UUID, now time.Tim
 		limit          float64
 		tat, busySince time.Time
 	)
-	err := s.Pool.QueryRow(ctx, `
-SELECT s.rate_limit, r.tat, r.busy_since
-FROM subscription_rates r JOIN subscriptions s ON s.id = r.subscription_id
-WHERE r.subscription_id = $1 AND s.rate_limit IS NOT NULL`, id).Scan(&limit, &tat, &busySince)
+	err := s.Pool.QueryRow(ctx, subscriptionRateSQL, pgx.StrictNamedArgs{"id": id}).Scan(&limit, &tat, &busySince)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return SubscriptionRate{}, nil
 	}
 	if err != nil {
-		return SubscriptionRate{}, classify(fmt.Errorf("read the rate of subscription %s: %w", id, err))
+		return SubscriptionRate{}, pg.Classify(fmt.Errorf("read the rate of subscription %s: %w", id, err))
 	}
 	return rateAt(limit, tat, busySince, now), nil
 }
@@ -70,3 +70,6 @@ func rateAt(limit float64, tat, busySince, now time.Time) SubscriptionRate {
 	}
 	return r
 }
+
+//go:embed sql/subscription_rate.sql
+var subscriptionRateSQL string

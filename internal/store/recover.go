@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/filter"
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // RecoverRange selects what a recover looks at (docs/api.md, Recover): one
@@ -74,11 +76,11 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryR
 	}
 	lo, err := s.recoverLowSeq(ctx, r.Since)
 	if err != nil {
-		return RecoverResult{}, classify(fmt.Errorf("recover: %w", err))
+		return RecoverResult{}, pg.Classify(fmt.Errorf("recover: %w", err))
 	}
 	hi := DaySeqBase(r.Until) + 2<<seqDayBits // until's day and one spilled into
 	if last, err := lastSeq(ctx, s.Pool); err != nil {
-		return RecoverResult{}, classify(fmt.Errorf("recover: %w", err))
+		return RecoverResult{}, pg.Classify(fmt.Errorf("recover: %w", err))
 	} else if last < hi {
 		hi = last + 1
 	}
@@ -97,7 +99,7 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryR
 			return err
 		})
 		if err != nil {
-			return res, classify(fmt.Errorf("recover: %w", err))
+			return res, pg.Classify(fmt.Errorf("recover: %w", err))
 		}
 		if n < batch {
 			after = hi - 1
@@ -118,7 +120,7 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 	for lo > 0 {
 		var seq int64
 		var at time.Time
-		err := s.Pool.QueryRow(ctx, `SELECT seq, received_at FROM events WHERE seq < $1 ORDER BY seq DESC LIMIT 1`, lo).
+		err := s.Pool.QueryRow(ctx, recoverLowSeqSQL, pgx.StrictNamedArgs{"lo": lo}).
 			Scan(&seq, &at)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return lo, nil
@@ -138,15 +140,9 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 // prune the inbox's partitions at run time to the days of the range. The
 // lower bound is inclusive because pruning does not reason about integers:
 // seq > base-1 would keep the day before base's partition in the plan.
-const recoverEvents = `
-SELECT seq, id::text, event_key, type, source, coalesce(subject, ''), time, schema_version, schema_major,
-       coalesce(datacontenttype, ''), CASE WHEN @payload THEN payload END
-FROM events
-WHERE seq >= @from AND seq < @hi AND tenant_id = @tenant
-  AND received_at >= @since AND received_at < @until
-  AND schema_major = @major AND (@origin = '' OR source = @origin)
-ORDER BY seq
-LIMIT @batch`
+//
+//go:embed sql/recover_events.sql
+var recoverEvents string
 
 // recoverEvent is one event of a recover batch as matching reads it.
 type recoverEvent struct {
@@ -167,11 +163,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		deleted  bool
 		ordering string
 	)
-	err := tx.QueryRow(ctx, `
-		SELECT tenant_id, sink_type, event_types, schema_major, coalesce(origin, ''), coalesce(filter, ''),
-		       updated_at, deleted_at IS NOT NULL, ordering
-		FROM subscriptions WHERE id = $1 AND tenant_id = $2
-		FOR NO KEY UPDATE`, r.SubscriptionID, r.TenantID).
+	err := tx.QueryRow(ctx, lockRecoveredSubscriptionSQL, pgx.StrictNamedArgs{"subscription_id": r.SubscriptionID, "tenant_id": r.TenantID}).
 		Scan(&sub.TenantID, &sinkType, &sub.EventTypes, &sub.SchemaMajor, &sub.Origin, &expr, &version, &deleted, &ordering)
 	if err != nil {
 		return RecoverResult{}, 0, after, err
@@ -250,11 +242,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		}
 	}
 	if len(revive) > 0 {
-		tag, err := tx.Exec(ctx, `
-			UPDATE delivery_jobs
-			SET state = 'pending', attempts = 0, recoveries = 0, next_attempt_at = $2,
-			    dead_reason = NULL, dead_at = NULL, updated_at = $2
-			WHERE id = ANY ($1) AND state = 'dead'`, revive, now)
+		tag, err := tx.Exec(ctx, reviveDeadJobsSQL, pgx.StrictNamedArgs{"revive": revive, "now": now})
 		if err != nil {
 			return RecoverResult{}, 0, after, err
 		}
@@ -265,17 +253,15 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		for i := range ids {
 			ids[i] = newJobID(now)
 		}
-		tag, err := tx.Exec(ctx, `
-			INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, next_attempt_at, ordering_key)
-			SELECT id, $3, $4, seq, $5, key FROM unnest($1::uuid[], $2::bigint[], $6::text[]) AS n (id, seq, key)`,
-			ids, newSeqs, r.TenantID, r.SubscriptionID, now, newKeys)
+		tag, err := tx.Exec(ctx, insertMissingJobsSQL,
+			pgx.StrictNamedArgs{"ids": ids, "new_seqs": newSeqs, "tenant_id": r.TenantID, "subscription_id": r.SubscriptionID, "now": now, "new_keys": newKeys})
 		if err != nil {
 			return RecoverResult{}, 0, after, err
 		}
 		res.Queued += tag.RowsAffected()
 	}
 	if res.Queued > 0 {
-		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, JobsChannel); err != nil {
+		if _, err := tx.Exec(ctx, notifyJobsSQL, pgx.StrictNamedArgs{"jobs_channel": JobsChannel}); err != nil {
 			return RecoverResult{}, 0, after, err
 		}
 	}
@@ -291,9 +277,7 @@ type recoverJob struct {
 // recoverJobs reads the subscription's jobs of the events [first, last]:
 // one range of the (subscription_id, event_seq) index per partition.
 func recoverJobs(ctx context.Context, tx pgx.Tx, subscription uuid.UUID, first, last int64) (map[int64]recoverJob, error) {
-	rows, err := tx.Query(ctx, `
-		SELECT event_seq, state, id FROM delivery_jobs
-		WHERE subscription_id = $1 AND event_seq BETWEEN $2 AND $3`, subscription, first, last)
+	rows, err := tx.Query(ctx, recoverJobsSQL, pgx.StrictNamedArgs{"subscription": subscription, "first": first, "last": last})
 	if err != nil {
 		return nil, err
 	}
@@ -318,3 +302,18 @@ func recoverJobs(ctx context.Context, tx pgx.Tx, subscription uuid.UUID, first, 
 	})
 	return jobs, err
 }
+
+//go:embed sql/recover_low_seq.sql
+var recoverLowSeqSQL string
+
+//go:embed sql/lock_recovered_subscription.sql
+var lockRecoveredSubscriptionSQL string
+
+//go:embed sql/revive_dead_jobs.sql
+var reviveDeadJobsSQL string
+
+//go:embed sql/insert_missing_jobs.sql
+var insertMissingJobsSQL string
+
+//go:embed sql/recover_jobs.sql
+var recoverJobsSQL string

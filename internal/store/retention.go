@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // RetentionPolicy says how long each kind of row is kept
@@ -69,12 +71,12 @@ var ErrRetentionBusy = fmt.Errorf("%w: another process is running retention now"
 func (s *Store) WithRetentionLock(ctx context.Context, fn func() error) error {
 	conn, err := s.Pool.Acquire(ctx)
 	if err != nil {
-		return classify(fmt.Errorf("take the retention lock: %w", err))
+		return pg.Classify(fmt.Errorf("take the retention lock: %w", err))
 	}
 	defer conn.Release()
 	var got bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, retentionLockKey).Scan(&got); err != nil {
-		return classify(fmt.Errorf("take the retention lock: %w", err))
+		return pg.Classify(fmt.Errorf("take the retention lock: %w", err))
 	}
 	if !got {
 		return ErrRetentionBusy
@@ -97,22 +99,22 @@ func (s *Store) WithRetentionLock(ctx context.Context, fn func() error) error {
 func (s *Store) Prune(ctx context.Context, now time.Time, policy RetentionPolicy, dryRun bool) (PruneReport, error) {
 	rep := PruneReport{DryRun: dryRun}
 	if err := s.pruneJobs(ctx, now.Add(-policy.Deliveries), &rep); err != nil {
-		return rep, classify(err)
+		return rep, pg.Classify(err)
 	}
 	for _, t := range []managedTable{attemptsTable, quarantineTable} {
 		if err := s.pruneByTime(ctx, t, now.Add(-policy.of(t)), &rep); err != nil {
-			return rep, classify(err)
+			return rep, pg.Classify(err)
 		}
 	}
 	minRetained, err := s.pruneEvents(ctx, now.Add(-policy.Events), &rep)
 	if err != nil {
-		return rep, classify(err)
+		return rep, pg.Classify(err)
 	}
 	if err := s.pruneEventIDs(ctx, now.Add(-policy.Events), minRetained, &rep); err != nil {
-		return rep, classify(err)
+		return rep, pg.Classify(err)
 	}
 	if err := s.pruneIdempotencyKeys(ctx, now.Add(-IdempotencyWindow), &rep); err != nil {
-		return rep, classify(err)
+		return rep, pg.Classify(err)
 	}
 	return rep, nil
 }

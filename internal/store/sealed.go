@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // SealedSecrets are the envelopes one subscription row holds, by column;
@@ -22,23 +25,17 @@ type SealedSecrets struct {
 // with ids after after, in id order: a walk that a concurrent insert cannot
 // make skip or repeat a row. Soft-deleted rows hold none.
 func (s *Store) SealedSecretsPage(ctx context.Context, after uuid.UUID, limit int) ([]SealedSecrets, error) {
-	rows, err := s.Pool.Query(ctx, `
-		SELECT id, COALESCE(sink_credentials, ''), COALESCE(signing_secret, ''), COALESCE(previous_secret, '')
-		FROM subscriptions
-		WHERE id > @after
-		  AND (sink_credentials IS NOT NULL OR signing_secret IS NOT NULL OR previous_secret IS NOT NULL)
-		ORDER BY id
-		LIMIT @limit`,
+	rows, err := s.Pool.Query(ctx, sealedSecretsPageSQL,
 		pgx.NamedArgs{"after": after, "limit": limit})
 	if err != nil {
-		return nil, classify(err)
+		return nil, pg.Classify(err)
 	}
 	page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SealedSecrets, error) {
 		var row SealedSecrets
 		err := r.Scan(&row.ID, &row.SinkCredentials, &row.SigningSecret, &row.PreviousSecret)
 		return row, err
 	})
-	return page, classify(err)
+	return page, pg.Classify(err)
 }
 
 // ReplaceSealedSecrets writes next's envelopes over the row's, but only if
@@ -48,15 +45,7 @@ func (s *Store) SealedSecretsPage(ctx context.Context, after uuid.UUID, limit in
 // so nothing cached from the row is stale, and the subscription has not
 // changed for its owner either.
 func (s *Store) ReplaceSealedSecrets(ctx context.Context, was, next SealedSecrets) (bool, error) {
-	tag, err := s.Pool.Exec(ctx, `
-		UPDATE subscriptions
-		SET sink_credentials = NULLIF(@next_credentials, ''),
-		    signing_secret   = NULLIF(@next_signing, ''),
-		    previous_secret  = NULLIF(@next_previous, '')
-		WHERE id = @id
-		  AND COALESCE(sink_credentials, '') = @was_credentials
-		  AND COALESCE(signing_secret, '')   = @was_signing
-		  AND COALESCE(previous_secret, '')  = @was_previous`,
+	tag, err := s.Pool.Exec(ctx, replaceSealedSecretsSQL,
 		pgx.NamedArgs{
 			"id":               was.ID,
 			"next_credentials": next.SinkCredentials,
@@ -67,7 +56,7 @@ func (s *Store) ReplaceSealedSecrets(ctx context.Context, was, next SealedSecret
 			"was_previous":     was.PreviousSecret,
 		})
 	if err != nil {
-		return false, classify(err)
+		return false, pg.Classify(err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -76,12 +65,19 @@ func (s *Store) ReplaceSealedSecrets(ctx context.Context, was, next SealedSecret
 // deleted meanwhile is ErrNotFound.
 func (s *Store) SealedSecretsOf(ctx context.Context, id uuid.UUID) (SealedSecrets, error) {
 	row := SealedSecrets{ID: id}
-	err := s.Pool.QueryRow(ctx, `
-		SELECT COALESCE(sink_credentials, ''), COALESCE(signing_secret, ''), COALESCE(previous_secret, '')
-		FROM subscriptions WHERE id = @id`, pgx.NamedArgs{"id": id}).
+	err := s.Pool.QueryRow(ctx, sealedSecretsOfSQL, pgx.NamedArgs{"id": id}).
 		Scan(&row.SinkCredentials, &row.SigningSecret, &row.PreviousSecret)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return row, subscriptionNotFound(id)
 	}
-	return row, classify(err)
+	return row, pg.Classify(err)
 }
+
+//go:embed sql/sealed_secrets_page.sql
+var sealedSecretsPageSQL string
+
+//go:embed sql/replace_sealed_secrets.sql
+var replaceSealedSecretsSQL string
+
+//go:embed sql/sealed_secrets_of.sql
+var sealedSecretsOfSQL string

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // TableStorage is one managed table in a storage status.
@@ -46,7 +48,7 @@ func (s *Store) StorageStatus(ctx context.Context, now time.Time, policy Retenti
 	for _, t := range managedTables {
 		ts, err := s.tableStorage(ctx, t)
 		if err != nil {
-			return StorageStatus{}, classify(err)
+			return StorageStatus{}, pg.Classify(err)
 		}
 		for _, r := range plan.Removals {
 			if r.Table != t.Name {

@@ -1,17 +1,15 @@
-// Package store owns every SQL statement of hubctl: the connection pool,
-// transactions, schema migrations and the typed errors (ErrNotFound,
-// ErrConflict, ErrUnavailable) that the API and CLI map to codes.
+// Package store owns every SQL statement of hubctl. Its statements live in
+// .sql files beside the Go that runs them; the layer they share (the pool,
+// transactions, typed errors, LISTEN, batches, migrations) is package pg.
 package store
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Store is the shared handle on the database.
@@ -20,59 +18,15 @@ type Store struct {
 }
 
 // Options tune the pool.
-type Options struct {
-	MaxConns int32
-	// AppName shows in pg_stat_activity so operators can tell hub
-	// connections (and roles) apart.
-	AppName string
-}
+type Options = pg.Options
 
 // Open connects a pool and checks that the server answers.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	cfg, err := parseConfig(dsn)
+	pool, err := pg.Open(ctx, dsn, opts)
 	if err != nil {
 		return nil, err
 	}
-	if opts.MaxConns > 0 {
-		cfg.MaxConns = opts.MaxConns
-	}
-	if opts.AppName != "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = opts.AppName
-	}
-	cfg.HealthCheckPeriod = 15 * time.Second
-	cfg.AfterConnect = disableJIT
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, classify(fmt.Errorf("connect to PostgreSQL: %w", err))
-	}
-	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := pool.Ping(pingCtx); err != nil {
-		pool.Close()
-		return nil, classify(fmt.Errorf("connect to PostgreSQL at %s: %w", describeTarget(cfg), err))
-	}
 	return &Store{Pool: pool}, nil
-}
-
-// disableJIT turns PostgreSQL's JIT compilation off for a new connection.
-// The hub's statements are short and run all the time; JIT pays only for
-// long analytical queries. Under a backlog the planner's estimates pass
-// jit_above_cost, and compiling the claim took ~5 s of CPU per claim
-// with a million jobs queued, for a statement that runs in milliseconds:
-// dispatch delivered nothing (TestChaosBacklogMemory). A SET, not a
-// startup parameter, so that poolers which refuse unknown startup
-// parameters (PgBouncer) still connect.
-//
-// The SET cannot be refused on a server the hub supports, so a failure
-// here is the new connection failing (the database went away while it was
-// set up) and is reported as unavailable, like a failed dial: callers back
-// off and try again. Reported otherwise, a recorder gave up on a success
-// it had delivered, and the job went out twice once its lease expired.
-func disableJIT(ctx context.Context, conn *pgx.Conn) error {
-	if _, err := conn.Exec(ctx, "SET jit = off"); err != nil {
-		return fmt.Errorf("%w: turn JIT off on a new connection: %w", ErrUnavailable, err)
-	}
-	return nil
 }
 
 // Close releases every connection.
@@ -80,49 +34,39 @@ func (s *Store) Close() { s.Pool.Close() }
 
 // Ping reports whether the database answers; readiness probes use it.
 func (s *Store) Ping(ctx context.Context) error {
-	return classify(s.Pool.Ping(ctx))
+	return pg.Classify(s.Pool.Ping(ctx))
 }
 
-// InTx runs fn in one transaction, committing when fn returns nil and rolling
-// back otherwise. Errors come back classified.
-//
-// A transaction that lost a race PostgreSQL reports as a serialization
-// failure runs again, up to serializationRetries times, so fn must leave
-// nothing behind but what it writes in tx. The common case: a statement
-// locking a delivery job that another transaction just moved between the
-// live and terminal partitions (two replays of one dead letter, say); run
-// again, it sees the job where it now is.
+// InTx runs fn in one transaction (pg.InTx).
 func (s *Store) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	for attempt := 1; ; attempt++ {
-		err := pgx.BeginFunc(ctx, s.Pool, fn)
-		if attempt < serializationRetries && isSerializationFailure(err) && ctx.Err() == nil {
-			continue
-		}
-		return classify(err)
-	}
+	return pg.InTx(ctx, s.Pool, fn)
 }
 
-const serializationRetries = 4
+// The typed errors of pg, under the names callers know.
+var (
+	ErrNotFound       = pg.ErrNotFound
+	ErrConflict       = pg.ErrConflict
+	ErrUnavailable    = pg.ErrUnavailable
+	ErrSchemaOutdated = pg.ErrSchemaOutdated
+)
 
-func isSerializationFailure(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
-}
+// IsUnavailable is pg.IsUnavailable.
+func IsUnavailable(err error) bool { return pg.IsUnavailable(err) }
 
-func parseConfig(dsn string) (*pgxpool.Config, error) {
-	if dsn == "" {
-		return nil, errors.New("no database configured: set STREAMING_HUB_POSTGRES_DSN or --database-url")
-	}
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		// pgx's parse errors can echo the DSN, password included.
-		return nil, errors.New("invalid STREAMING_HUB_POSTGRES_DSN: not a PostgreSQL URL or key=value connection string")
-	}
-	return cfg, nil
-}
+// Schema migrations, from pg.
+type (
+	Migrator     = pg.Migrator
+	SchemaStatus = pg.SchemaStatus
+)
 
-// describeTarget names the server without credentials, for error messages.
-func describeTarget(cfg *pgxpool.Config) string {
-	cc := cfg.ConnConfig
-	return fmt.Sprintf("%s:%d/%s", cc.Host, cc.Port, cc.Database)
-}
+// NewMigrator is pg.NewMigrator.
+func NewMigrator(ctx context.Context, dsn string) (*Migrator, error) { return pg.NewMigrator(ctx, dsn) }
+
+// CheckSchema is pg.CheckSchema.
+func CheckSchema(ctx context.Context, dsn string) error { return pg.CheckSchema(ctx, dsn) }
+
+// MigrateUp is pg.MigrateUp.
+func MigrateUp(ctx context.Context, dsn string) error { return pg.MigrateUp(ctx, dsn) }
+
+// EmbeddedVersions is pg.EmbeddedVersions.
+func EmbeddedVersions() ([]uint, error) { return pg.EmbeddedVersions() }

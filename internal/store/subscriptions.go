@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Columns that hold crypto envelopes. Each envelope is bound to its row id
@@ -72,7 +74,13 @@ type Subscription struct {
 	SignatureScheme         string
 	PreviousSignatureScheme string
 	CreatedAt               time.Time
-	UpdatedAt               time.Time
+	// UpdatedAt is the row's version. Every statement that changes the
+	// row sets it to greatest(the change's time, UpdatedAt + 1µs): dispatch
+	// tells versions apart by UpdatedAt alone (a cached sink or row is
+	// reused while its version is not older than the claim's), so a change
+	// stamped by a process whose clock runs behind must still count as
+	// newer.
+	UpdatedAt time.Time
 }
 
 // defaultSignatureScheme is the schema's default signature_scheme.
@@ -91,12 +99,6 @@ type SubscriptionPosition struct {
 	CreatedAt time.Time
 	ID        uuid.UUID
 }
-
-const subscriptionColumns = `id, tenant_id, name, sink_type, sink_config, sink_credentials, sink_credential_fields,
-	destination, event_types, schema_major, origin, retry_schedule, attempt_timeout_ms, enabled,
-	verification_state, verification_error, verified_at, disabled_reason, failing_since, last_failure_at,
-	signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
-	signature_scheme, previous_signature_scheme, ordering, coalesce(rate_limit, 0)`
 
 func scanSubscription(row pgx.Row) (Subscription, error) {
 	var (
@@ -157,12 +159,10 @@ func orderingOrNone(mode string) string {
 // the jobs waiting for one are due at once, to be given slots at the new
 // rate by their next claim (docs/concepts.md, Rate limits).
 func resetRateLimiter(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM subscription_rates WHERE subscription_id = $1`, id); err != nil {
+	if _, err := tx.Exec(ctx, deleteRateLimiterSQL, pgx.StrictNamedArgs{"id": id}); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `
-UPDATE delivery_jobs SET next_attempt_at = now(), shed_reason = NULL, shed_at = NULL, updated_at = now()
-WHERE subscription_id = $1 AND state = 'pending' AND shed_reason = $2`, id, ShedRateLimited)
+	_, err := tx.Exec(ctx, unholdRateLimitedJobsSQL, pgx.StrictNamedArgs{"id": id, "shed_rate_limited": ShedRateLimited})
 	return err
 }
 
@@ -202,29 +202,15 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 			}
 		}
 		var err error
-		created, err = scanSubscription(tx.QueryRow(ctx, `
-			INSERT INTO subscriptions (id, tenant_id, name, sink_type, sink_config, sink_credentials,
-				sink_credential_fields, destination, event_types, schema_major, origin, retry_schedule,
-				attempt_timeout_ms, enabled, verification_state, verification_error, verified_at,
-				signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
-				signature_scheme, previous_signature_scheme, ordering, rate_limit)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22,
-				$23, $24, $25, $26)
-			RETURNING `+subscriptionColumns,
-			sub.ID, sub.TenantID, sub.Name, sub.SinkType, []byte(sub.SinkConfig), nullIfEmpty(sub.SinkCredentials),
-			nonNil(sub.SinkCredentialFields), sub.Destination, sub.EventTypes, sub.SchemaMajor, nullIfEmpty(sub.Origin),
-			sub.RetrySchedule, sub.AttemptTimeout.Milliseconds(), sub.Enabled, sub.VerificationState,
-			nullIfEmpty(sub.VerificationError), sub.VerifiedAt, nullIfEmpty(sub.SigningSecret),
-			nullIfEmpty(sub.PreviousSecret), sub.PreviousSecretExpiresAt, sub.CreatedAt, nullIfEmpty(sub.Filter),
-			signatureScheme(sub.SignatureScheme), nullIfEmpty(sub.PreviousSignatureScheme),
-			orderingOrNone(sub.Ordering), nullIfZero(sub.RateLimit)))
+		created, err = scanSubscription(tx.QueryRow(ctx, insertSubscriptionSQL,
+			pgx.StrictNamedArgs{"id": sub.ID, "tenant_id": sub.TenantID, "name": sub.Name, "sink_type": sub.SinkType, "sink_config": []byte(sub.SinkConfig), "sink_credentials": nullIfEmpty(sub.SinkCredentials), "sink_credential_fields": nonNil(sub.SinkCredentialFields), "destination": sub.Destination, "event_types": sub.EventTypes, "schema_major": sub.SchemaMajor, "origin": nullIfEmpty(sub.Origin), "retry_schedule": sub.RetrySchedule, "attempt_timeout_ms": sub.AttemptTimeout.Milliseconds(), "enabled": sub.Enabled, "verification_state": sub.VerificationState, "verification_error": nullIfEmpty(sub.VerificationError), "verified_at": sub.VerifiedAt, "signing_secret": nullIfEmpty(sub.SigningSecret), "previous_secret": nullIfEmpty(sub.PreviousSecret), "previous_secret_expires_at": sub.PreviousSecretExpiresAt, "created_at": sub.CreatedAt, "filter": nullIfEmpty(sub.Filter), "signature_scheme": signatureScheme(sub.SignatureScheme), "previous_signature_scheme": nullIfEmpty(sub.PreviousSignatureScheme), "ordering": orderingOrNone(sub.Ordering), "rate_limit": nullIfZero(sub.RateLimit)}))
 		if err != nil {
 			return err
 		}
 		if sub.SinkType != pullSinkType {
 			return nil
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO pull_cursors (subscription_id, updated_at) VALUES ($1, $2)`, sub.ID, sub.CreatedAt)
+		_, err = tx.Exec(ctx, insertPullCursorSQL, pgx.StrictNamedArgs{"id": sub.ID, "created_at": sub.CreatedAt})
 		return err
 	})
 	var pgErr *pgconn.PgError
@@ -232,7 +218,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 		return Subscription{}, tenantNotFound(sub.TenantID)
 	}
 	if err != nil {
-		return Subscription{}, classify(fmt.Errorf("create subscription: %w", err))
+		return Subscription{}, pg.Classify(fmt.Errorf("create subscription: %w", err))
 	}
 	return created, nil
 }
@@ -246,7 +232,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 // tenant do not wait.
 func checkSubscriptionLimit(ctx context.Context, tx pgx.Tx, tenantID string, limit int) error {
 	var locked bool
-	err := tx.QueryRow(ctx, `SELECT true FROM tenants WHERE id = $1 FOR NO KEY UPDATE`, tenantID).Scan(&locked)
+	err := tx.QueryRow(ctx, lockTenantForLimitSQL, pgx.StrictNamedArgs{"tenant_id": tenantID}).Scan(&locked)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return tenantNotFound(tenantID)
 	}
@@ -254,8 +240,8 @@ func checkSubscriptionLimit(ctx context.Context, tx pgx.Tx, tenantID string, lim
 		return err
 	}
 	var live int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM subscriptions WHERE tenant_id = $1 AND deleted_at IS NULL`,
-		tenantID).Scan(&live); err != nil {
+	if err := tx.QueryRow(ctx, countLiveSubscriptionsSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID}).Scan(&live); err != nil {
 		return err
 	}
 	if live >= limit {
@@ -275,15 +261,13 @@ func nonNil(s []string) []string {
 // GetSubscription reads one live subscription of tenantID. A deleted one,
 // and one of another tenant, are ErrNotFound exactly like a missing one.
 func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UUID) (Subscription, error) {
-	sub, err := scanSubscription(s.Pool.QueryRow(ctx, `
-		SELECT `+subscriptionColumns+` FROM subscriptions
-		WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
-		id, tenantID))
+	sub, err := scanSubscription(s.Pool.QueryRow(ctx, getSubscriptionSQL,
+		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Subscription{}, subscriptionNotFound(id)
 	}
 	if err != nil {
-		return Subscription{}, classify(fmt.Errorf("read subscription %s: %w", id, err))
+		return Subscription{}, pg.Classify(fmt.Errorf("read subscription %s: %w", id, err))
 	}
 	return sub, nil
 }
@@ -292,13 +276,13 @@ func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UU
 // deleted ones included, secrets still sealed: dispatch's view of the
 // subscriptions its claimed jobs belong to. Ids without a row are left out.
 func (s *Store) SubscriptionsByID(ctx context.Context, ids []uuid.UUID) ([]Subscription, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions WHERE id = ANY($1)`, ids)
+	rows, err := s.Pool.Query(ctx, subscriptionsByIDSQL, pgx.StrictNamedArgs{"ids": ids})
 	if err != nil {
-		return nil, classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
+		return nil, pg.Classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
 	}
 	subs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Subscription, error) { return scanSubscription(row) })
 	if err != nil {
-		return nil, classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
+		return nil, pg.Classify(fmt.Errorf("read %d subscriptions: %w", len(ids), err))
 	}
 	return subs, nil
 }
@@ -312,21 +296,18 @@ func (s *Store) ListSubscriptions(ctx context.Context, tenantID string, after *S
 	}
 	// A row-value comparison walks subscriptions_by_tenant from the
 	// position; one extra row tells whether another page exists.
-	query := `SELECT ` + subscriptionColumns + ` FROM subscriptions
-		WHERE tenant_id = $1 AND deleted_at IS NULL`
-	args := []any{tenantID, limit + 1}
+	query, args := listSubscriptionsSQL, pgx.StrictNamedArgs{"tenant_id": tenantID, "limit": limit + 1}
 	if after != nil {
-		query += ` AND (created_at, id) > ($3, $4)`
-		args = append(args, after.CreatedAt, after.ID)
+		query = listSubscriptionsAfterSQL
+		args["after_created_at"], args["after_id"] = after.CreatedAt, after.ID
 	}
-	query += ` ORDER BY created_at, id LIMIT $2`
-	rows, err := s.Pool.Query(ctx, query, args...)
+	rows, err := s.Pool.Query(ctx, query, args)
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list subscriptions: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list subscriptions: %w", err))
 	}
 	subs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Subscription, error) { return scanSubscription(r) })
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list subscriptions: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list subscriptions: %w", err))
 	}
 	if len(subs) > limit {
 		return subs[:limit], true, nil
@@ -348,11 +329,8 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 	var updated Subscription
 	var changeErr error
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
-		current, err := scanSubscription(tx.QueryRow(ctx, `
-			SELECT `+subscriptionColumns+` FROM subscriptions
-			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
-			FOR UPDATE`,
-			id, tenantID))
+		current, err := scanSubscription(tx.QueryRow(ctx, lockSubscriptionSQL,
+			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return subscriptionNotFound(id)
 		}
@@ -367,24 +345,8 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 			updated = current
 			return nil
 		}
-		updated, err = scanSubscription(tx.QueryRow(ctx, `
-			UPDATE subscriptions SET
-				name = $2, sink_config = $3, sink_credentials = $4, sink_credential_fields = $5,
-				destination = $6, event_types = $7, schema_major = $8, origin = $9, retry_schedule = $10,
-				attempt_timeout_ms = $11, enabled = $12, verification_state = $13, verification_error = $14,
-				verified_at = $15, disabled_reason = $16, failing_since = $17, last_failure_at = $18,
-				signing_secret = $19, previous_secret = $20, previous_secret_expires_at = $21,
-				filter = $23, signature_scheme = $24, previous_signature_scheme = $25,
-				ordering = $26, rate_limit = $27, updated_at = `+nextVersion("$22")+`
-			WHERE id = $1
-			RETURNING `+subscriptionColumns,
-			id, next.Name, []byte(next.SinkConfig), nullIfEmpty(next.SinkCredentials), nonNil(next.SinkCredentialFields),
-			next.Destination, next.EventTypes, next.SchemaMajor, nullIfEmpty(next.Origin), next.RetrySchedule,
-			next.AttemptTimeout.Milliseconds(), next.Enabled, next.VerificationState, nullIfEmpty(next.VerificationError),
-			next.VerifiedAt, nullIfEmpty(next.DisabledReason), next.FailingSince, next.LastFailureAt,
-			nullIfEmpty(next.SigningSecret), nullIfEmpty(next.PreviousSecret), next.PreviousSecretExpiresAt, at, nullIfEmpty(next.Filter),
-			signatureScheme(next.SignatureScheme), nullIfEmpty(next.PreviousSignatureScheme),
-			orderingOrNone(next.Ordering), nullIfZero(next.RateLimit)))
+		updated, err = scanSubscription(tx.QueryRow(ctx, updateSubscriptionRowSQL,
+			pgx.StrictNamedArgs{"id": id, "name": next.Name, "sink_config": []byte(next.SinkConfig), "sink_credentials": nullIfEmpty(next.SinkCredentials), "sink_credential_fields": nonNil(next.SinkCredentialFields), "destination": next.Destination, "event_types": next.EventTypes, "schema_major": next.SchemaMajor, "origin": nullIfEmpty(next.Origin), "retry_schedule": next.RetrySchedule, "attempt_timeout_ms": next.AttemptTimeout.Milliseconds(), "enabled": next.Enabled, "verification_state": next.VerificationState, "verification_error": nullIfEmpty(next.VerificationError), "verified_at": next.VerifiedAt, "disabled_reason": nullIfEmpty(next.DisabledReason), "failing_since": next.FailingSince, "last_failure_at": next.LastFailureAt, "signing_secret": nullIfEmpty(next.SigningSecret), "previous_secret": nullIfEmpty(next.PreviousSecret), "previous_secret_expires_at": next.PreviousSecretExpiresAt, "at": at, "filter": nullIfEmpty(next.Filter), "signature_scheme": signatureScheme(next.SignatureScheme), "previous_signature_scheme": nullIfEmpty(next.PreviousSignatureScheme), "ordering": orderingOrNone(next.Ordering), "rate_limit": nullIfZero(next.RateLimit)}))
 		if err != nil {
 			return err
 		}
@@ -404,7 +366,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 	case errors.Is(err, ErrNotFound):
 		return Subscription{}, err
 	case err != nil:
-		return Subscription{}, classify(fmt.Errorf("update subscription %s: %w", id, err))
+		return Subscription{}, pg.Classify(fmt.Errorf("update subscription %s: %w", id, err))
 	}
 	return updated, nil
 }
@@ -448,15 +410,8 @@ func cloneTime(t *time.Time) *time.Time {
 func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time) (canceledJobs int64, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
 		var destination string
-		err := tx.QueryRow(ctx, `
-			UPDATE subscriptions
-			SET deleted_at = $3, updated_at = `+nextVersion("$3")+`,
-			    sink_credentials = NULL, signing_secret = NULL,
-			    previous_secret = NULL, previous_secret_expires_at = NULL,
-			    previous_signature_scheme = NULL
-			WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
-			RETURNING destination`,
-			id, tenantID, at).Scan(&destination)
+		err := tx.QueryRow(ctx, markSubscriptionDeletedSQL,
+			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID, "at": at}).Scan(&destination)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return subscriptionNotFound(id)
 		}
@@ -466,10 +421,8 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		if err := forgetUnusedBreakers(ctx, tx, tenantID, destination); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `
-			UPDATE delivery_jobs SET state = 'canceled', updated_at = $2
-			WHERE subscription_id = $1 AND state = 'pending'`,
-			id, at)
+		tag, err := tx.Exec(ctx, cancelSubscriptionJobsSQL,
+			pgx.StrictNamedArgs{"id": id, "at": at})
 		canceledJobs = tag.RowsAffected()
 		return err
 	})
@@ -477,7 +430,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		return 0, err
 	}
 	if err != nil {
-		return 0, classify(fmt.Errorf("delete subscription %s: %w", id, err))
+		return 0, pg.Classify(fmt.Errorf("delete subscription %s: %w", id, err))
 	}
 	return canceledJobs, nil
 }
@@ -486,12 +439,44 @@ func subscriptionNotFound(id uuid.UUID) error {
 	return fmt.Errorf("%w: subscription %s", ErrNotFound, id)
 }
 
-// nextVersion is the updated_at a change of a subscription row sets: the
-// change's time, but always later than the version it replaces. Dispatch
-// tells a subscription's versions apart by updated_at alone (a cached sink
-// or row is reused while its version is not older than the claim's), so a
-// change stamped by a process whose clock runs behind must still count as
-// newer.
-func nextVersion(at string) string {
-	return "greatest(" + at + "::timestamptz, updated_at + interval '1 microsecond')"
-}
+//go:embed sql/delete_rate_limiter.sql
+var deleteRateLimiterSQL string
+
+//go:embed sql/unhold_rate_limited_jobs.sql
+var unholdRateLimitedJobsSQL string
+
+//go:embed sql/insert_subscription.sql
+var insertSubscriptionSQL string
+
+//go:embed sql/insert_pull_cursor.sql
+var insertPullCursorSQL string
+
+//go:embed sql/lock_tenant_for_limit.sql
+var lockTenantForLimitSQL string
+
+//go:embed sql/count_live_subscriptions.sql
+var countLiveSubscriptionsSQL string
+
+//go:embed sql/get_subscription.sql
+var getSubscriptionSQL string
+
+//go:embed sql/subscriptions_by_id.sql
+var subscriptionsByIDSQL string
+
+//go:embed sql/list_subscriptions.sql
+var listSubscriptionsSQL string
+
+//go:embed sql/list_subscriptions_after.sql
+var listSubscriptionsAfterSQL string
+
+//go:embed sql/lock_subscription.sql
+var lockSubscriptionSQL string
+
+//go:embed sql/update_subscription_row.sql
+var updateSubscriptionRowSQL string
+
+//go:embed sql/mark_subscription_deleted.sql
+var markSubscriptionDeletedSQL string
+
+//go:embed sql/cancel_subscription_jobs.sql
+var cancelSubscriptionJobsSQL string

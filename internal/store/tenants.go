@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // TenantStatus is a tenant's place in the roster (docs/concepts.md, Tenants). Ingest admits
@@ -29,8 +31,6 @@ type Tenant struct {
 	UpdatedAt time.Time
 }
 
-const tenantColumns = `id, status, created_at, updated_at`
-
 func scanTenant(row pgx.Row) (Tenant, error) {
 	var t Tenant
 	err := row.Scan(&t.ID, &t.Status, &t.CreatedAt, &t.UpdatedAt)
@@ -43,29 +43,25 @@ func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tena
 	// ON CONFLICT DO NOTHING rather than catching the unique violation: the
 	// violation would abort a surrounding transaction, and "exists" is an
 	// expected answer here, not a failure of the statement.
-	t, err := scanTenant(s.Pool.QueryRow(ctx, `
-		INSERT INTO tenants (id, status, created_at, updated_at)
-		VALUES ($1, $2, $3, $3)
-		ON CONFLICT (id) DO NOTHING
-		RETURNING `+tenantColumns,
-		id, TenantActive, at))
+	t, err := scanTenant(s.Pool.QueryRow(ctx, createTenantSQL,
+		pgx.StrictNamedArgs{"id": id, "status": TenantActive, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Tenant{}, fmt.Errorf("%w: tenant %q already exists", ErrConflict, id)
 	}
 	if err != nil {
-		return Tenant{}, classify(fmt.Errorf("create tenant %q: %w", id, err))
+		return Tenant{}, pg.Classify(fmt.Errorf("create tenant %q: %w", id, err))
 	}
 	return t, nil
 }
 
 // GetTenant reads one tenant; ErrNotFound when there is none with that id.
 func (s *Store) GetTenant(ctx context.Context, id string) (Tenant, error) {
-	t, err := scanTenant(s.Pool.QueryRow(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = $1`, id))
+	t, err := scanTenant(s.Pool.QueryRow(ctx, getTenantSQL, pgx.StrictNamedArgs{"id": id}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Tenant{}, tenantNotFound(id)
 	}
 	if err != nil {
-		return Tenant{}, classify(fmt.Errorf("read tenant %q: %w", id, err))
+		return Tenant{}, pg.Classify(fmt.Errorf("read tenant %q: %w", id, err))
 	}
 	return t, nil
 }
@@ -81,18 +77,14 @@ func (s *Store) ListTenants(ctx context.Context, afterID string, limit int) (ten
 	}
 	// One row beyond the page tells whether another page exists without a
 	// second query.
-	rows, err := s.Pool.Query(ctx, `
-		SELECT `+tenantColumns+` FROM tenants
-		WHERE id > $1
-		ORDER BY id
-		LIMIT $2`,
-		afterID, limit+1)
+	rows, err := s.Pool.Query(ctx, listTenantsSQL,
+		pgx.StrictNamedArgs{"after_id": afterID, "limit": limit + 1})
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list tenants: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list tenants: %w", err))
 	}
 	tenants, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Tenant, error) { return scanTenant(r) })
 	if err != nil {
-		return nil, false, classify(fmt.Errorf("list tenants: %w", err))
+		return nil, false, pg.Classify(fmt.Errorf("list tenants: %w", err))
 	}
 	if len(tenants) > limit {
 		return tenants[:limit], true, nil
@@ -103,18 +95,13 @@ func (s *Store) ListTenants(ctx context.Context, afterID string, limit int) (ten
 // SetTenantStatus moves a tenant to status. updated_at records the last real
 // change, so setting the status a tenant already has leaves it alone.
 func (s *Store) SetTenantStatus(ctx context.Context, id string, status TenantStatus, at time.Time) (Tenant, error) {
-	t, err := scanTenant(s.Pool.QueryRow(ctx, `
-		UPDATE tenants
-		SET status = $2,
-		    updated_at = CASE WHEN status = $2 THEN updated_at ELSE $3 END
-		WHERE id = $1
-		RETURNING `+tenantColumns,
-		id, status, at))
+	t, err := scanTenant(s.Pool.QueryRow(ctx, setTenantStatusSQL,
+		pgx.StrictNamedArgs{"id": id, "status": status, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Tenant{}, tenantNotFound(id)
 	}
 	if err != nil {
-		return Tenant{}, classify(fmt.Errorf("set status of tenant %q: %w", id, err))
+		return Tenant{}, pg.Classify(fmt.Errorf("set status of tenant %q: %w", id, err))
 	}
 	return t, nil
 }
@@ -126,7 +113,7 @@ func tenantNotFound(id string) error {
 // LoadRoster returns every tenant's status for the ingest roster gate
 // (docs/concepts.md, Tenants). Tenants that are absent are unknown.
 func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {
-	return s.tenantStatuses(ctx, "load tenant roster", `SELECT id, status FROM tenants`)
+	return s.tenantStatuses(ctx, "load tenant roster", loadRosterSQL)
 }
 
 // TenantStatuses answers the roster gate for a few tenants straight from
@@ -134,13 +121,13 @@ func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, 
 // before discarding a record for its tenant, the one verdict a stale
 // roster could make wrongly and for good.
 func (s *Store) TenantStatuses(ctx context.Context, ids []string) (map[string]event.TenantStatus, error) {
-	return s.tenantStatuses(ctx, "read tenant statuses", `SELECT id, status FROM tenants WHERE id = ANY($1)`, ids)
+	return s.tenantStatuses(ctx, "read tenant statuses", tenantStatusesSQL, pgx.StrictNamedArgs{"ids": ids})
 }
 
 func (s *Store) tenantStatuses(ctx context.Context, what, sql string, args ...any) (map[string]event.TenantStatus, error) {
 	rows, err := s.Pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, classify(fmt.Errorf("%s: %w", what, err))
+		return nil, pg.Classify(fmt.Errorf("%s: %w", what, err))
 	}
 	statuses := make(map[string]event.TenantStatus)
 	var id, status string
@@ -153,7 +140,25 @@ func (s *Store) tenantStatuses(ctx context.Context, what, sql string, args ...an
 		return nil
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("%s: %w", what, err))
+		return nil, pg.Classify(fmt.Errorf("%s: %w", what, err))
 	}
 	return statuses, nil
 }
+
+//go:embed sql/create_tenant.sql
+var createTenantSQL string
+
+//go:embed sql/get_tenant.sql
+var getTenantSQL string
+
+//go:embed sql/list_tenants.sql
+var listTenantsSQL string
+
+//go:embed sql/set_tenant_status.sql
+var setTenantStatusSQL string
+
+//go:embed sql/load_roster.sql
+var loadRosterSQL string
+
+//go:embed sql/tenant_statuses.sql
+var tenantStatusesSQL string

@@ -1,4 +1,8 @@
-package store
+// Package pg is the storage layer every part of the store shares: the
+// connection pool, transactions, the typed errors (ErrNotFound,
+// ErrConflict, ErrUnavailable) the API and CLI map to codes, LISTEN, the
+// read-back of pipelined batches and the schema migrations.
+package pg
 
 import (
 	"context"
@@ -39,9 +43,9 @@ type conflictError struct {
 func (e *conflictError) Error() string   { return ErrConflict.Error() + ": " + e.constraint }
 func (e *conflictError) Unwrap() []error { return []error{ErrConflict, e.cause} }
 
-// classify turns driver errors into the store's typed errors. Errors that are
+// Classify turns driver errors into the store's typed errors. Errors that are
 // already typed, and errors of the caller's own making, pass through.
-func classify(err error) error {
+func Classify(err error) error {
 	if err == nil || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
 		return err
 	}

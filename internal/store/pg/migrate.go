@@ -1,4 +1,4 @@
-package store
+package pg
 
 import (
 	"context"
@@ -56,12 +56,12 @@ func NewMigrator(ctx context.Context, dsn string) (*Migrator, error) {
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		_ = db.Close()
-		return nil, classify(fmt.Errorf("connect to PostgreSQL at %s: %w", describeTarget(cfg), err))
+		return nil, Classify(fmt.Errorf("connect to PostgreSQL at %s: %w", describeTarget(cfg), err))
 	}
 	drv, err := migratepgx.WithInstance(db, &migratepgx.Config{})
 	if err != nil {
 		_ = db.Close()
-		return nil, classify(fmt.Errorf("open migration driver: %w", err))
+		return nil, Classify(fmt.Errorf("open migration driver: %w", err))
 	}
 	m, err := migrate.NewWithInstance("iofs", src, "pgx5", drv)
 	if err != nil {
@@ -134,7 +134,7 @@ func (mg *Migrator) Status() (SchemaStatus, error) {
 	switch {
 	case errors.Is(err, migrate.ErrNilVersion):
 	case err != nil:
-		return SchemaStatus{}, classify(fmt.Errorf("read schema version: %w", err))
+		return SchemaStatus{}, Classify(fmt.Errorf("read schema version: %w", err))
 	default:
 		st.Current, st.Dirty = v, dirty
 	}

@@ -1,0 +1,1 @@
+SET jit = off

@@ -1,0 +1,1 @@
+SELECT count(*) FROM idempotency_keys WHERE created_at < @cutoff

@@ -1,0 +1,1 @@
+SELECT count(*) FROM subscriptions WHERE tenant_id = @tenant_id AND deleted_at IS NULL

@@ -1,0 +1,1 @@
+DELETE FROM subscription_rates WHERE subscription_id = @id

@@ -1,0 +1,1 @@
+UPDATE tenants SET status = 'inactive', updated_at = @now WHERE id = @id AND status <> 'inactive'

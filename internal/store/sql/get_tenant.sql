@@ -1,0 +1,1 @@
+SELECT id, status, created_at, updated_at FROM tenants WHERE id = @id

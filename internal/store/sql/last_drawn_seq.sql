@@ -1,0 +1,1 @@
+SELECT last_value FROM events_seq_seq

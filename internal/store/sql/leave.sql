@@ -1,0 +1,1 @@
+DELETE FROM hub_instances WHERE owner = @owner

@@ -1,0 +1,7 @@
+SELECT id, tenant_id, name, sink_type, sink_config, sink_credentials, sink_credential_fields,
+   destination, event_types, schema_major, origin, retry_schedule, attempt_timeout_ms, enabled,
+   verification_state, verification_error, verified_at, disabled_reason, failing_since, last_failure_at,
+   signing_secret, previous_secret, previous_secret_expires_at, created_at, updated_at, filter,
+   signature_scheme, previous_signature_scheme, ordering, coalesce(rate_limit, 0) FROM subscriptions
+       WHERE tenant_id = @tenant_id AND deleted_at IS NULL AND (created_at, id) > (@after_created_at, @after_id)
+ORDER BY created_at, id LIMIT @limit

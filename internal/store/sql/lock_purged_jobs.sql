@@ -1,0 +1,1 @@
+SELECT count(*) FROM (SELECT 1 FROM delivery_jobs WHERE tenant_id = @id FOR UPDATE) j

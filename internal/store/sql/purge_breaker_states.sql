@@ -1,0 +1,1 @@
+DELETE FROM breaker_states WHERE tenant_id = @tenant_id

@@ -1,0 +1,1 @@
+DELETE FROM delivery_attempts WHERE job_id IN (SELECT id FROM delivery_jobs WHERE tenant_id = @tenant_id)

@@ -1,0 +1,1 @@
+DELETE FROM delivery_jobs WHERE tenant_id = @tenant_id

@@ -1,0 +1,1 @@
+DELETE FROM event_ids WHERE tenant_id = @tenant_id

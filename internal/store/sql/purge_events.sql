@@ -1,0 +1,1 @@
+DELETE FROM events WHERE tenant_id = @tenant_id

@@ -1,0 +1,1 @@
+DELETE FROM idempotency_keys WHERE tenant_id = @tenant_id

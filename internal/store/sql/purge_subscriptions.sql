@@ -1,0 +1,1 @@
+DELETE FROM subscriptions WHERE tenant_id = @tenant_id

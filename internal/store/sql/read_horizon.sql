@@ -1,0 +1,1 @@
+SELECT set_config('hubctl.ingest_horizon', ingest_horizon()::text, true)

@@ -1,0 +1,1 @@
+SELECT EXISTS (SELECT 1 FROM subscriptions WHERE id = @subscription_id AND tenant_id = @tenant_id)
