@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -204,13 +205,7 @@ func (w *world) jobStatesOf(sub string) map[string]int {
 
 func (w *world) waitFor(what string, cond func() bool) {
 	w.t.Helper()
-	deadline := time.Now().Add(patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			w.t.Fatalf("no %s within %v", what, patience)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	wait.Poll{Patience: patience, Interval: 200 * time.Millisecond}.Until(w.t, what, cond)
 }
 
 // report is a scenario's printed summary.

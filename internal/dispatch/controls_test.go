@@ -113,7 +113,11 @@ func TestOrderedDeliveryUnderRandomFailuresTwoDispatchersAndACrash(t *testing.T)
 	}
 	e.start(func(o *Options) { o.Owner = "process-1" })
 	e.start(func(o *Options) { o.Owner = "process-2" })
-	time.Sleep(200 * time.Millisecond)
+	// The dispatchers claim with the same statement: it finds nothing while
+	// the heads are leased.
+	if res, err := e.store.Claim(ctx, claimAll("probe")); err != nil || len(res.Jobs) != 0 {
+		t.Fatalf("a claim while the heads are leased to a dead process = %d jobs, %v; want none", len(res.Jobs), err)
+	}
 	if n := e.count(`SELECT count(*) FROM delivery_jobs WHERE state = 'succeeded'`); n != 0 {
 		t.Fatalf("%d jobs succeeded while the heads of their keys were leased to a dead process", n)
 	}

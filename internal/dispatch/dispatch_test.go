@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/config"
@@ -307,23 +308,35 @@ func TestBreakerShedsADeadDestinationAndResumes(t *testing.T) {
 	sub, _ := e.webhookSub("acme", rc.URL, retrySchedule(zeros...))
 	e.insertJobs("acme", sub, 20)
 	const failures, cooldown = 3, 400 * time.Millisecond
+	reg := prometheus.NewRegistry()
 	d, _ := e.start(func(o *Options) {
 		// One attempt at a time, so none is already in flight when the
 		// breaker opens and the bound is exact.
 		o.Dispatch.Workers = 1
 		o.Dispatch.DestinationMaxInFlight = 1
 		o.Breaker = config.BreakerConfig{Failures: failures, Cooldown: cooldown}
+		o.Registerer = reg
 	})
 	waitFor(t, "the breaker to open", func() bool { return d.breakers.OpenCount() == 1 })
 	opened := time.Now()
-	time.Sleep(3 * cooldown)
-	attempts := len(rc.got())
+	// Each probe comes a cooldown after the last failure: two of them, with
+	// jobs shed meanwhile, show the breaker held through two cooldowns.
+	// The receiver sees an attempt a moment before its job records it, so
+	// the jobs are counted first: an attempt arriving between the two
+	// counts makes the condition false instead of the comparison below.
+	var attempts, spent int
+	waitFor(t, "two probes of the dead destination recorded and jobs shed", func() bool {
+		shed, _ := gauge(t, reg, "streaming_hub_jobs_shed_total", nil)
+		spent = e.count(`SELECT coalesce(sum(attempts), 0)::int FROM delivery_jobs WHERE subscription_id = $1`, sub)
+		attempts = len(rc.got())
+		return attempts >= failures+2 && spent >= attempts && shed > 0
+	})
 	probes := int(time.Since(opened)/cooldown) + 1
 	if attempts > failures+probes {
 		t.Errorf("dead destination got %d attempts over %v, want at most %d failures + %d probes", attempts, time.Since(opened), failures, probes)
 	}
-	if n := e.count(`SELECT coalesce(sum(attempts), 0)::int FROM delivery_jobs WHERE subscription_id = $1`, sub); n != attempts {
-		t.Errorf("jobs spent %d attempts, receiver saw %d: shedding must not spend attempts", n, attempts)
+	if spent != attempts {
+		t.Errorf("jobs spent %d attempts, receiver saw %d: shedding must not spend attempts", spent, attempts)
 	}
 
 	healthy.Store(true)

@@ -28,6 +28,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink/webhook"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -273,16 +274,10 @@ func (rc *receiver) got() []received {
 	return append([]received(nil), rc.deliveries...)
 }
 
-// waitFor polls cond until it holds, failing the test after waitTimeout.
+// waitFor waits up to waitTimeout for cond.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Poll{Patience: waitTimeout}.Until(t, what, cond)
 }
 
 // startIngest runs an ingest consumer of the test topics until the test

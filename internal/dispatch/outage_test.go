@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -89,7 +90,7 @@ func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
 	})
 	sub, _ := e.webhookSub("acme", rc.URL)
 	e.insertJobs("acme", sub, 1)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	e.start(func(o *Options) {
 		o.Store = viaProxy
 		o.Dispatch.Workers = 1

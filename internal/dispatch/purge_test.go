@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -33,7 +34,7 @@ func TestPurgeLeavesNothingOfTheTenantSentOrStored(t *testing.T) {
 	fastSub, _ := e.webhookSub("acme", fast.URL)
 	markerSub, _ := e.webhookSub("globex", marker.URL)
 
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	logged := func(o *Options) {
 		o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

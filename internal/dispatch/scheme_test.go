@@ -19,6 +19,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -184,24 +185,6 @@ func TestSwitchingSchemeKeepsTheOldReceiverVerifying(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink safe for the dispatcher's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestHeadersAndAuthReachTheReceiverAndNoLog: a webhook's custom headers
 // and auth arrive on the probe and on every attempt through dispatch, a
 // retry included; reads mask the credential and take the mask back; and
@@ -216,7 +199,7 @@ func TestHeadersAndAuthReachTheReceiverAndNoLog(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
-			var logs syncBuffer
+			var logs syncbuf.Buffer
 			var mu sync.Mutex
 			var got []received
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

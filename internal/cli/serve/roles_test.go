@@ -19,6 +19,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -183,18 +184,14 @@ func readyStatus(base string) int {
 // or as soon as one of the processes has exited.
 func waitUntil(t *testing.T, what string, cond func() bool, running ...roleProcess) {
 	t.Helper()
-	deadline := time.Now().Add(rolePatience)
-	for !cond() {
+	wait.Poll{Patience: rolePatience, Interval: 50 * time.Millisecond, Abort: func() string {
 		for _, p := range running {
-			if code, exited := p.proc.Exited(); exited {
-				t.Fatalf("waiting for %s: serve exited %d:\n%s", what, code, p.proc.Stderr())
+			if report := p.proc.ExitReport(); report != "" {
+				return report
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %s", what, rolePatience)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return ""
+	}}.Until(t, what, cond)
 }
 
 func mustRun(t *testing.T, env map[string]string, stdin string, args ...string) string {
