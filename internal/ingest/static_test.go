@@ -1,12 +1,14 @@
 package ingest
 
 import (
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // linesWith returns the lines of log that contain every one of words.
@@ -67,8 +69,13 @@ func TestDuplicateInstanceIDIsFenced(t *testing.T) {
 	}
 
 	// franz-go would rejoin after a backoff of up to seconds and log each
-	// failure; nothing of that may happen.
-	time.Sleep(3 * time.Second)
+	// failure; the member closes its client instead. Once the client refuses
+	// requests the member has begun closing it on its own, and Close waits
+	// for that close to end: after it, nothing of the client runs to log.
+	waitFor(t, "the fenced member to close its client", func() bool {
+		return errors.Is(first.client.Ping(t.Context()), kgo.ErrClientClosed)
+	})
+	first.Close()
 	if got := linesWith(&firstLog, "fenced"); len(got) != 1 || !strings.Contains(got[0], "level=ERROR") || !strings.Contains(got[0], "instance_id=hub-0") {
 		t.Fatalf("want one ERROR line about fencing naming the instance id, got %d:\n%s", len(got), strings.Join(got, "\n"))
 	}
