@@ -62,13 +62,13 @@ func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 		t.Fatal("the outage never happened")
 	}
 	perEvent := map[string]int{}
-	for _, d := range rc.got() {
+	for _, d := range rc.Requests() {
 		perEvent[d.Header.Get("X-Lerian-Event-Id")]++
 	}
-	duplicates := len(rc.got()) - len(perEvent)
-	t.Logf("%d deliveries of %d events across a %s outage: %d duplicates", len(rc.got()), len(perEvent), outage, duplicates)
+	duplicates := len(rc.Requests()) - len(perEvent)
+	t.Logf("%d deliveries of %d events across a %s outage: %d duplicates", len(rc.Requests()), len(perEvent), outage, duplicates)
 	if duplicates != 0 || len(perEvent) != jobs {
-		t.Errorf("%d events delivered %d times, want %d delivered once each", len(perEvent), len(rc.got()), jobs)
+		t.Errorf("%d events delivered %d times, want %d delivered once each", len(perEvent), len(rc.Requests()), jobs)
 	}
 }
 
@@ -109,7 +109,7 @@ func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
 	if err := e.store.Pool.QueryRow(t.Context(), `SELECT count(*) FROM delivery_attempts`).Scan(&attempts); err != nil || attempts != 1 {
 		t.Errorf("%d attempt rows (%v), want 1", attempts, err)
 	}
-	if n := len(rc.got()); n != 1 {
+	if n := len(rc.Requests()); n != 1 {
 		t.Errorf("%d deliveries, want 1", n)
 	}
 }
