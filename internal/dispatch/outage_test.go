@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -53,11 +55,9 @@ func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 
 	// After the outage the claimer is in its backoff (up to 5s), so this
 	// waits longer than waitFor does.
-	for deadline := time.Now().Add(2 * waitTimeout); e.jobStates(sub)["succeeded"] != jobs; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for every job to succeed: %v", e.jobStates(sub))
-		}
-	}
+	wait.Poll{Patience: 2 * waitTimeout, Interval: 20 * time.Millisecond,
+		Explain: func() string { return fmt.Sprint("jobs by state: ", e.jobStates(sub)) },
+	}.Until(t, "every job to succeed", func() bool { return e.jobStates(sub)["succeeded"] == jobs })
 	if proxy.cuts.Load() == 0 {
 		t.Fatal("the outage never happened")
 	}
