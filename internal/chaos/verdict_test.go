@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 // verdict is what a scenario's checks found once the load stopped and the

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 )
 
 // linesWith returns the lines of log that contain every one of words.
