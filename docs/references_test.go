@@ -13,22 +13,23 @@ import (
 	"unicode"
 )
 
-// A code comment points a reader at a section of a page as
+// A comment (or a page) points a reader at a section of a page as
 // docs/<page>.md, <section>. The section's name is quoted, or runs to the
 // first of , . ; : ) or ' (a possessive), where prose goes on:
 // "docs/concepts.md, Ordering: first attempts start in seq order" names
 // Ordering. Quoted names may follow it, separated by ", ", as a path:
 // Decisions, "Purge". A name that starts in lower case is a reference only
 // right after "(" (as "(docs/benchmarks.md, hubctl bench)"); elsewhere
-// it is prose that follows a page's name.
+// it is prose that follows a page's name, as another page's name is the
+// next item of a list of pages.
 var (
 	reference = regexp.MustCompile(`docs/([\w-]+\.md), ((?:"[^"]+"|[^,.;:)'"]+)(?:, "[^"]+")*)`)
 	heading   = regexp.MustCompile(`(?m)^#{1,6} +(.+?)#*$`)
 	boldLead  = regexp.MustCompile(`(?m)^\s*(?:- )?\*\*(.+?)\*\*`)
 )
 
-// TestCommentReferencesNameSections: every section a code comment names
-// exists in its page, so a reader sent there finds it. A section is named
+// TestCommentReferencesNameSections: every section a comment or a page
+// names exists in its page, so a reader sent there finds it. A section is named
 // by its heading's text, with or without quotes and without the heading's
 // code marks; or by the bold lead that opens a paragraph or a bullet (as
 // architecture.md names its decisions), whole or up to its first ";". A
@@ -59,11 +60,11 @@ func TestCommentReferencesNameSections(t *testing.T) {
 	}
 
 	checked := 0
-	for file, comment := range goComments(t, "..") {
+	for file, comment := range comments(t, "..") {
 		for _, m := range reference.FindAllStringSubmatchIndex(comment, -1) {
 			page, name := comment[m[2]:m[3]], strings.TrimSpace(comment[m[4]:m[5]])
-			if first := rune(name[0]); unicode.IsLower(first) && (m[0] == 0 || comment[m[0]-1] != '(') {
-				continue
+			if first := rune(name[0]); unicode.IsLower(first) && (m[0] == 0 || comment[m[0]-1] != '(') || strings.HasPrefix(name, "docs/") {
+				continue // prose, or a list of pages
 			}
 			checked++
 			names := sectionsOf(page)
@@ -94,10 +95,12 @@ func namesSections(name string, sections []string) bool {
 	return false
 }
 
-// goComments yields each comment group of every Go file under root, keyed
-// by the file's path from root, its lines joined as one text so that a
+// comments yields the prose of every file under root that can point at a
+// page, keyed by the file's path from root: each comment group of a Go
+// file, the comment lines of SQL migrations and YAML files, and Markdown
+// pages outside their code blocks. Lines are joined into one text so that a
 // reference broken across lines reads whole.
-func goComments(t *testing.T, root string) func(yield func(string, string) bool) {
+func comments(t *testing.T, root string) func(yield func(string, string) bool) {
 	return func(yield func(string, string) bool) {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -109,16 +112,13 @@ func goComments(t *testing.T, root string) func(yield func(string, string) bool)
 				}
 				return nil
 			}
-			if !strings.HasSuffix(path, ".go") {
-				return nil
-			}
-			parsed, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments|parser.SkipObjectResolution)
+			texts, err := proseOf(path)
 			if err != nil {
 				return err
 			}
 			rel, _ := filepath.Rel(root, path)
-			for _, group := range parsed.Comments {
-				if !yield(rel, strings.Join(strings.Fields(group.Text()), " ")) {
+			for _, text := range texts {
+				if !yield(rel, strings.Join(strings.Fields(text), " ")) {
 					return filepath.SkipAll
 				}
 			}
@@ -128,4 +128,36 @@ func goComments(t *testing.T, root string) func(yield func(string, string) bool)
 			t.Fatal(err)
 		}
 	}
+}
+
+// lineComment is the text of a whole-line comment in SQL or YAML.
+var lineComment = regexp.MustCompile(`(?m)^\s*(?:--|#)(.*)$`)
+
+func proseOf(path string) ([]string, error) {
+	switch filepath.Ext(path) {
+	case ".go":
+		parsed, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		var texts []string
+		for _, group := range parsed.Comments {
+			texts = append(texts, group.Text())
+		}
+		return texts, nil
+	case ".md", ".sql", ".yaml", ".yml":
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if filepath.Ext(path) == ".md" {
+			return []string{withoutCode(string(raw))}, nil
+		}
+		var lines []string
+		for _, m := range lineComment.FindAllStringSubmatch(string(raw), -1) {
+			lines = append(lines, m[1])
+		}
+		return []string{strings.Join(lines, "\n")}, nil
+	}
+	return nil, nil
 }
