@@ -28,14 +28,14 @@ var (
 	boldLead  = regexp.MustCompile(`(?m)^\s*(?:- )?\*\*(.+?)\*\*`)
 )
 
-// TestCommentReferencesNameSections: every section a comment or a page
+// TestReferencesNameSections: every section a comment or a page
 // names exists in its page, so a reader sent there finds it. A section is named
 // by its heading's text, with or without quotes and without the heading's
 // code marks; or by the bold lead that opens a paragraph or a bullet (as
 // architecture.md names its decisions), whole or up to its first ";". A
 // path names a section in each of its parts; two sections may be joined
 // by " and " where the whole names none.
-func TestCommentReferencesNameSections(t *testing.T) {
+func TestReferencesNameSections(t *testing.T) {
 	sections := map[string][]string{}
 	sectionsOf := func(page string) []string {
 		if names, ok := sections[page]; ok {
@@ -63,7 +63,8 @@ func TestCommentReferencesNameSections(t *testing.T) {
 	for file, comment := range comments(t, "..") {
 		for _, m := range reference.FindAllStringSubmatchIndex(comment, -1) {
 			page, name := comment[m[2]:m[3]], strings.TrimSpace(comment[m[4]:m[5]])
-			if first := rune(name[0]); unicode.IsLower(first) && (m[0] == 0 || comment[m[0]-1] != '(') || strings.HasPrefix(name, "docs/") {
+			afterParenthesis := m[0] > 0 && comment[m[0]-1] == '('
+			if name == "" || strings.HasPrefix(name, "docs/") || unicode.IsLower(rune(name[0])) && !afterParenthesis {
 				continue // prose, or a list of pages
 			}
 			checked++
