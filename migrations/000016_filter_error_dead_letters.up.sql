@@ -1,7 +1,7 @@
 -- An event whose subscription's content filter fails on it (a missing
 -- field, the cost limit, the tenant's filter budget) is kept for that
 -- subscription as a dead letter of reason filter_error, replayable once
--- the filter is fixed (docs/concepts.md, Filter errors).
+-- the filter is fixed (docs/concepts.md, Dead letters and poison).
 --
 -- The check on dead_reason got its name from PostgreSQL, which depends on
 -- the path the schema took (000003's down migration builds the table

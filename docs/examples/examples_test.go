@@ -19,6 +19,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli"
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/testutil/receivertest"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -74,7 +75,7 @@ func runReceiver(t *testing.T, runtime, script string) {
 	port := ports[0]
 	cmd := exec.Command(path, script)
 	cmd.Env = append(os.Environ(), "WEBHOOK_SECRETS="+receivertest.Secrets, "PORT="+strconv.Itoa(port))
-	var out receivertest.Buffer
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -196,7 +197,7 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-func waitListening(t *testing.T, addr string, out *receivertest.Buffer) {
+func waitListening(t *testing.T, addr string, out *syncbuf.Buffer) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {

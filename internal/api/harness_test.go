@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -54,7 +53,7 @@ type harness struct {
 	url    string
 	server *Server
 	store  *store.Store
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 	// stop waits for the requests in flight, whose access log lines are
 	// written after their answers reach the client.
 	stop func()
@@ -82,7 +81,7 @@ func newHarnessWith(t testing.TB, adminToken string, subs service.SubscriptionOp
 		t.Fatalf("sink registry: %v", err)
 	}
 	t.Cleanup(sinks.Close)
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	opts := Options{
 		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AdminToken: adminToken,
@@ -193,22 +192,4 @@ func (h *harness) tenantWithKey(t testing.TB, tenant string) (keyID, token strin
 	h.admin(t, http.StatusCreated, "POST", "/admin/tenants", `{"id":"`+tenant+`"}`)
 	key := h.admin(t, http.StatusCreated, "POST", "/admin/tenants/"+tenant+"/keys", `{"name":"key of `+tenant+`"}`)
 	return key.body["id"].(string), key.body["key"].(string)
-}
-
-// syncBuffer is a log destination the server's goroutines share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -155,7 +155,7 @@ func TestReadBackSinkKeepsCredentials(t *testing.T) {
 			t.Errorf("sending back the masked secret rotated it: %s", same.raw)
 		}
 		h.v1(t, http.StatusOK, key, "POST", path+"/verify", "")
-		if probe := rcv.last(t, 2); len(probe.header.Values(webhook.HeaderSignature)) != 1 || !signedBy(probe, 0, secret) {
+		if probe := rcv.last(t, 2); len(probe.Header.Values(webhook.HeaderSignature)) != 1 || !signedBy(probe, 0, secret) {
 			t.Errorf("after sending back the masked secret, the probe is not signed by the created secret alone")
 		}
 		answers = append(answers, read, same)

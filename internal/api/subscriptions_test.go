@@ -2,68 +2,46 @@ package api
 
 import (
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
 
 // receiver is a webhook destination: it records every request the hub
 // sends and answers with the status it is set to.
 type receiver struct {
-	url string
-
-	mu       sync.Mutex
-	status   int
-	received []receivedRequest
-}
-
-type receivedRequest struct {
-	header http.Header
-	body   []byte
+	*httprecord.Server
+	url    string
+	status atomic.Int64
 }
 
 func newReceiver(t testing.TB, status int) *receiver {
 	t.Helper()
-	rcv := &receiver{status: status}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rcv.mu.Lock()
-		rcv.received = append(rcv.received, receivedRequest{header: r.Header.Clone(), body: body})
-		status := rcv.status
-		rcv.mu.Unlock()
+	rcv := &receiver{}
+	rcv.answer(status)
+	rcv.Server = httprecord.Start(t, httprecord.Options{Respond: func(w http.ResponseWriter, _ *http.Request, _ int) {
+		status := int(rcv.status.Load())
 		w.WriteHeader(status)
 		fmt.Fprintf(w, "receiver answered %d", status)
-	}))
-	t.Cleanup(srv.Close)
-	rcv.url = srv.URL + "/hook"
+	}})
+	rcv.url = rcv.URL + "/hook"
 	return rcv
 }
 
-func (rcv *receiver) answer(status int) {
-	rcv.mu.Lock()
-	defer rcv.mu.Unlock()
-	rcv.status = status
-}
-
-func (rcv *receiver) requests() []receivedRequest {
-	rcv.mu.Lock()
-	defer rcv.mu.Unlock()
-	return append([]receivedRequest(nil), rcv.received...)
-}
+func (rcv *receiver) answer(status int) { rcv.status.Store(int64(status)) }
 
 // last returns the latest request, failing the test when there are not
 // exactly want requests so far.
-func (rcv *receiver) last(t *testing.T, want int) receivedRequest {
+func (rcv *receiver) last(t *testing.T, want int) httprecord.Request {
 	t.Helper()
-	got := rcv.requests()
+	got := rcv.Requests()
 	if len(got) != want {
 		t.Fatalf("receiver got %d requests, want %d", len(got), want)
 	}
@@ -72,12 +50,12 @@ func (rcv *receiver) last(t *testing.T, want int) receivedRequest {
 
 // signedBy reports whether signature line i of req is a valid signature
 // by secret, as a receiver using pkg/webhook would check it.
-func signedBy(req receivedRequest, i int, secret string) bool {
-	lines := req.header.Values(webhook.HeaderSignature)
+func signedBy(req httprecord.Request, i int, secret string) bool {
+	lines := req.Header.Values(webhook.HeaderSignature)
 	if i >= len(lines) {
 		return false
 	}
-	return webhook.Verify([]string{secret}, req.header.Get(webhook.HeaderTimestamp), lines[i:i+1], req.body, time.Now(), 0) == nil
+	return webhook.Verify([]string{secret}, req.Header.Get(webhook.HeaderTimestamp), lines[i:i+1], req.Body, time.Now(), 0) == nil
 }
 
 func webhookBody(rcv *receiver) string {
@@ -137,8 +115,8 @@ func TestWebhookSubscriptionLifecycle(t *testing.T) {
 		t.Errorf("Location = %q", loc)
 	}
 	probe := rcv.last(t, 1)
-	if probe.header.Get(webhook.HeaderEventType) != webhook.VerificationEventType || len(probe.header.Values(webhook.HeaderSignature)) != 1 || !signedBy(probe, 0, firstSecret) {
-		t.Errorf("the create probe is not a verification signed with the returned secret: %v", probe.header)
+	if probe.Header.Get(webhook.HeaderEventType) != webhook.VerificationEventType || len(probe.Header.Values(webhook.HeaderSignature)) != 1 || !signedBy(probe, 0, firstSecret) {
+		t.Errorf("the create probe is not a verification signed with the returned secret: %v", probe.Header)
 	}
 	path := "/v1/subscriptions/" + id
 
@@ -179,7 +157,7 @@ func TestWebhookSubscriptionLifecycle(t *testing.T) {
 			t.Errorf("%s %s %s: enabled = %v", step.method, step.path, step.body, r.body["enabled"])
 		}
 	}
-	if probes := len(rcv.requests()); probes != 1 {
+	if probes := len(rcv.Requests()); probes != 1 {
 		t.Errorf("%d probes after edits that left the sink alone, want the create's one", probes)
 	}
 
@@ -208,8 +186,8 @@ func TestWebhookSubscriptionLifecycle(t *testing.T) {
 	}
 	reads.add(h.v1(t, http.StatusOK, key, "POST", path+"/verify", ""))
 	probe = rcv.last(t, 3)
-	if n := len(probe.header.Values(webhook.HeaderSignature)); n != 2 || !signedBy(probe, 0, secondSecret) || !signedBy(probe, 1, firstSecret) {
-		t.Errorf("probe during the overlap: %d signature lines %v, want the new secret's then the old one's", n, probe.header.Values(webhook.HeaderSignature))
+	if n := len(probe.Header.Values(webhook.HeaderSignature)); n != 2 || !signedBy(probe, 0, secondSecret) || !signedBy(probe, 1, firstSecret) {
+		t.Errorf("probe during the overlap: %d signature lines %v, want the new secret's then the old one's", n, probe.Header.Values(webhook.HeaderSignature))
 	}
 
 	// Rotating again within the overlap, to the caller's own secret, drops
@@ -221,7 +199,7 @@ func TestWebhookSubscriptionLifecycle(t *testing.T) {
 	}
 	reads.add(h.v1(t, http.StatusOK, key, "POST", path+"/verify", ""))
 	probe = rcv.last(t, 4)
-	if n := len(probe.header.Values(webhook.HeaderSignature)); n != 2 || !signedBy(probe, 0, ownSecret) || !signedBy(probe, 1, secondSecret) {
+	if n := len(probe.Header.Values(webhook.HeaderSignature)); n != 2 || !signedBy(probe, 0, ownSecret) || !signedBy(probe, 1, secondSecret) {
 		t.Errorf("probe after a second rotation: %d signature lines, want the own secret's then the second one's", n)
 	}
 
@@ -367,7 +345,7 @@ func TestSubscriptionVerificationFailure(t *testing.T) {
 	// Pointing the sink elsewhere verifies the new destination at once.
 	broken := newReceiver(t, http.StatusBadGateway)
 	moved := h.v1(t, http.StatusOK, key, "PATCH", path, `{"sink":{"type":"webhook","url":"`+broken.url+`"}}`)
-	if moved.body["verification_state"] != "failed" || len(broken.requests()) != 1 {
+	if moved.body["verification_state"] != "failed" || len(broken.Requests()) != 1 {
 		t.Errorf("patch to a failing destination %s", moved.raw)
 	}
 }
@@ -609,7 +587,7 @@ func TestSubscriptionsCrossTenant(t *testing.T) {
 	if got.body["name"] != "orders" || got.body["enabled"] != true || got.body["previous_secret_expires_at"] != nil || got.body["updated_at"] != created.body["updated_at"] {
 		t.Errorf("acme's subscription changed: %s", got.raw)
 	}
-	if probes := len(rcv.requests()); probes != 1 {
+	if probes := len(rcv.Requests()); probes != 1 {
 		t.Errorf("acme's destination got %d probes, want only the create's", probes)
 	}
 }

@@ -3,7 +3,7 @@
 // applies the transitions below in the transaction that records an attempt,
 // and acts on [Decide].
 //
-// The rule, in the specification's words: a subscription's open failure span
+// The rule (docs/concepts.md, Auto-disable): a subscription's open failure span
 // starts at its first failed attempt and is cleared by any successful
 // delivery. When STREAMING_HUB_AUTODISABLE_ENABLED (default true) and the span
 // is both sustained (now − failing_since ≥

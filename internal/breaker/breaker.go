@@ -2,7 +2,7 @@
 // holds state in memory only — state per process is by design — and reads no
 // clock: every call takes the time, so tests and the dispatcher agree on it.
 //
-// The rule, in the specification's words: each (tenant, destination) pair has
+// The rule (docs/concepts.md, Circuit breaker): each (tenant, destination) pair has
 // a breaker. After STREAMING_HUB_BREAKER_FAILURES (default 5) consecutive
 // failures it opens; while open, jobs for that destination are shed:
 // rescheduled without an attempt and without spending an attempt. After a
@@ -19,7 +19,7 @@
 //	outcome := sink.Deliver(ctx, delivery)
 //	breakers.Report(permit, outcome.OK, time.Now())
 //
-// Decisions the specification leaves open, made here:
+// Decisions the rule leaves open, made here:
 //
 //   - A report only counts for the phase its permit was granted in. When a
 //     breaker opens, attempts still in flight from the closed phase may fail

@@ -12,7 +12,7 @@ import (
 
 const (
 	// backlogJobs is the backlog the memory bound is promised for
-	// (docs/reliability.md, Memory).
+	// (docs/reliability.md, Bounded memory under a backlog).
 	backlogJobs = 1_000_000
 	// maxRSSMiB is that bound: the hub's resident memory at full delivery
 	// load with the backlog queued.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 // verdict is what a scenario's checks found once the load stopped and the
@@ -204,13 +206,7 @@ func (w *world) jobStatesOf(sub string) map[string]int {
 
 func (w *world) waitFor(what string, cond func() bool) {
 	w.t.Helper()
-	deadline := time.Now().Add(patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			w.t.Fatalf("no %s within %v", what, patience)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	wait.Poll{Patience: patience, Interval: 200 * time.Millisecond}.Until(w.t, what, cond)
 }
 
 // report is a scenario's printed summary.

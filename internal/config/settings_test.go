@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// TestDefaultsMatchSpec pins every default to the documented value
+// TestDefaultsMatchTheDocumentedValues pins every default to the documented value
 // (docs/configuration.md), through the typed Config a caller sees.
-func TestDefaultsMatchSpec(t *testing.T) {
+func TestDefaultsMatchTheDocumentedValues(t *testing.T) {
 	t.Parallel()
 	cfg := mustLoad(t, LoadOptions{})
 

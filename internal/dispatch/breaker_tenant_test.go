@@ -66,7 +66,7 @@ func TestBreakerIsPerTenantAtOneDestination(t *testing.T) {
 		t.Errorf("%d breakers open, want only the failing tenant's", n)
 	}
 	byTenant := map[string]int{}
-	for _, req := range rc.got() {
+	for _, req := range rc.Requests() {
 		byTenant[req.Header.Get(whsign.HeaderTenantID)]++
 	}
 	if byTenant[failing] != failures {

@@ -113,7 +113,11 @@ func TestOrderedDeliveryUnderRandomFailuresTwoDispatchersAndACrash(t *testing.T)
 	}
 	e.start(func(o *Options) { o.Owner = "process-1" })
 	e.start(func(o *Options) { o.Owner = "process-2" })
-	time.Sleep(200 * time.Millisecond)
+	// The dispatchers claim with the same statement: it finds nothing while
+	// the heads are leased.
+	if res, err := e.store.Claim(ctx, claimAll("probe")); err != nil || len(res.Jobs) != 0 {
+		t.Fatalf("a claim while the heads are leased to a dead process = %d jobs, %v; want none", len(res.Jobs), err)
+	}
 	if n := e.count(`SELECT count(*) FROM delivery_jobs WHERE state = 'succeeded'`); n != 0 {
 		t.Fatalf("%d jobs succeeded while the heads of their keys were leased to a dead process", n)
 	}
@@ -177,12 +181,12 @@ func testRateLimit(t *testing.T, dispatchers int) {
 
 	// The other subscription of the same tenant is not held back behind
 	// the limited one's slots.
-	waitFor(t, "the unlimited subscription's jobs", func() bool { return len(free.got()) == 200 })
-	if n := len(limited.got()); n >= limitedJobs {
+	waitFor(t, "the unlimited subscription's jobs", func() bool { return len(free.Requests()) == 200 })
+	if n := len(limited.Requests()); n >= limitedJobs {
 		t.Errorf("the limited subscription had all of its %d deliveries by the time the other had its 200", n)
 	}
 	const checked = 60
-	waitFor(t, "deliveries of the limited subscription", func() bool { return len(limited.got()) >= checked })
+	waitFor(t, "deliveries of the limited subscription", func() bool { return len(limited.Requests()) >= checked })
 
 	// The limit is judged by the slots, not by when deliveries arrive: on
 	// a busy machine slots that came due while the other subscription's
@@ -228,7 +232,7 @@ ORDER BY j.next_attempt_at`, sub)
 		t.Errorf("%d dispatcher(s): slots at %.1f/s, want %v within 10%%: jobs held longer than the limit needs", dispatchers, rate, limit)
 	}
 	t.Logf("%d dispatcher(s): %d slots at %.2f/s against a limit of %v", dispatchers, len(spaced), rate, limit)
-	for _, d := range limited.got() {
+	for _, d := range limited.Requests() {
 		slot, ok := slots[d.Header.Get("X-Lerian-Event-Id")]
 		if !ok {
 			t.Fatalf("delivery of event %s, which no claimed job of the limited subscription has", d.Header.Get("X-Lerian-Event-Id"))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/config"
@@ -62,9 +63,9 @@ func TestEndToEndProduceToSignedWebhook(t *testing.T) {
 	body := []byte("{ \"amount\" :10,\n  \"note\":\"h\xc3\xa9llo\"  }")
 	eventID := uuid.Must(uuid.NewV7()).String()
 	kafka.Produce(t, ctx, testTopic, cloudEvent("acme", eventID, body))
-	waitFor(t, "the first delivery", func() bool { return len(rc.got()) == 1 })
+	waitFor(t, "the first delivery", func() bool { return len(rc.Requests()) == 1 })
 
-	d := rc.got()[0]
+	d := rc.Requests()[0]
 	if string(d.Body) != string(body) {
 		t.Errorf("body = %q, want %q", d.Body, body)
 	}
@@ -106,8 +107,8 @@ func TestEndToEndProduceToSignedWebhook(t *testing.T) {
 		t.Fatalf("rotate: %v", err)
 	}
 	kafka.Produce(t, ctx, testTopic, cloudEvent("acme", uuid.Must(uuid.NewV7()).String(), []byte(`{"second":true}`)))
-	waitFor(t, "the delivery after rotation", func() bool { return len(rc.got()) == 2 })
-	d = rc.got()[1]
+	waitFor(t, "the delivery after rotation", func() bool { return len(rc.Requests()) == 2 })
+	d = rc.Requests()[1]
 	ts = d.Header.Get("X-Webhook-Timestamp")
 	want := []string{independentSignature(rotation.SigningSecret, ts, d.Body), independentSignature(secret, ts, d.Body)}
 	if got := d.Header.Values("X-Webhook-Signature"); !slices.Equal(got, want) {
@@ -134,7 +135,7 @@ func TestRetriesFollowTheCurveUntilSuccess(t *testing.T) {
 	e.start(func(o *Options) { o.Rand = fixedJitter })
 
 	waitFor(t, "success", func() bool { return e.jobStates(sub)["succeeded"] == 1 })
-	got := rc.got()
+	got := rc.Requests()
 	if len(got) != failures+1 {
 		t.Fatalf("receiver got %d attempts, want %d", len(got), failures+1)
 	}
@@ -178,7 +179,7 @@ func TestAlwaysFailingJobIsDeadAfterTheLastStep(t *testing.T) {
 	e.insertJobs("acme", sub, 2)
 	e.start()
 	waitFor(t, "dead letters", func() bool { return e.jobStates(sub)["dead/exhausted"] == 2 })
-	if n := len(rc.got()); n != 6 {
+	if n := len(rc.Requests()); n != 6 {
 		t.Errorf("receiver got %d attempts, want 3 per job", n)
 	}
 	if n := e.count(`SELECT count(*) FROM delivery_jobs WHERE subscription_id = $1 AND attempts = 3 AND last_status = 502`, sub); n != 2 {
@@ -212,7 +213,7 @@ func TestExpiredLeaseIsRecoveredAndRetried(t *testing.T) {
 	if n := e.count(`SELECT recoveries FROM delivery_jobs WHERE subscription_id = $1`, sub); n != 1 {
 		t.Errorf("recoveries = %d, want 1", n)
 	}
-	if n := len(rc.got()); n != 1 {
+	if n := len(rc.Requests()); n != 1 {
 		t.Errorf("receiver got %d deliveries, want only the recovered job's", n)
 	}
 }
@@ -282,12 +283,12 @@ func TestQuietTenantIsServedBesideABacklog(t *testing.T) {
 	quiet, _ := e.webhookSub("b-quiet", fast.URL)
 	e.insertJobs("a-noisy", noisy, 50_000)
 	e.start()
-	waitFor(t, "the backlog to be worked on", func() bool { return len(slow.got()) >= 16 })
+	waitFor(t, "the backlog to be worked on", func() bool { return len(slow.Requests()) >= 16 })
 
 	queued := time.Now()
 	e.insertJobs("b-quiet", quiet, 1)
-	waitFor(t, "the quiet tenant's delivery", func() bool { return len(fast.got()) == 1 })
-	if took := fast.got()[0].At.Sub(queued); took > 2*time.Second {
+	waitFor(t, "the quiet tenant's delivery", func() bool { return len(fast.Requests()) == 1 })
+	if took := fast.Requests()[0].At.Sub(queued); took > 2*time.Second {
 		t.Errorf("the quiet tenant's event took %v beside a 50,000-job backlog, want under 2s", took)
 	} else {
 		t.Logf("quiet tenant delivered after %v beside a 50,000-job backlog", took)
@@ -307,23 +308,35 @@ func TestBreakerShedsADeadDestinationAndResumes(t *testing.T) {
 	sub, _ := e.webhookSub("acme", rc.URL, retrySchedule(zeros...))
 	e.insertJobs("acme", sub, 20)
 	const failures, cooldown = 3, 400 * time.Millisecond
+	reg := prometheus.NewRegistry()
 	d, _ := e.start(func(o *Options) {
 		// One attempt at a time, so none is already in flight when the
 		// breaker opens and the bound is exact.
 		o.Dispatch.Workers = 1
 		o.Dispatch.DestinationMaxInFlight = 1
 		o.Breaker = config.BreakerConfig{Failures: failures, Cooldown: cooldown}
+		o.Registerer = reg
 	})
 	waitFor(t, "the breaker to open", func() bool { return d.breakers.OpenCount() == 1 })
 	opened := time.Now()
-	time.Sleep(3 * cooldown)
-	attempts := len(rc.got())
+	// Each probe comes a cooldown after the last failure: two of them, with
+	// jobs shed meanwhile, show the breaker held through two cooldowns.
+	// The receiver sees an attempt a moment before its job records it, so
+	// the jobs are counted first: an attempt arriving between the two
+	// counts makes the condition false instead of the comparison below.
+	var attempts, spent int
+	waitFor(t, "two probes of the dead destination recorded and jobs shed", func() bool {
+		shed, _ := gauge(t, reg, "streaming_hub_jobs_shed_total", nil)
+		spent = e.count(`SELECT coalesce(sum(attempts), 0)::int FROM delivery_jobs WHERE subscription_id = $1`, sub)
+		attempts = len(rc.Requests())
+		return attempts >= failures+2 && spent >= attempts && shed > 0
+	})
 	probes := int(time.Since(opened)/cooldown) + 1
 	if attempts > failures+probes {
 		t.Errorf("dead destination got %d attempts over %v, want at most %d failures + %d probes", attempts, time.Since(opened), failures, probes)
 	}
-	if n := e.count(`SELECT coalesce(sum(attempts), 0)::int FROM delivery_jobs WHERE subscription_id = $1`, sub); n != attempts {
-		t.Errorf("jobs spent %d attempts, receiver saw %d: shedding must not spend attempts", n, attempts)
+	if spent != attempts {
+		t.Errorf("jobs spent %d attempts, receiver saw %d: shedding must not spend attempts", spent, attempts)
 	}
 
 	healthy.Store(true)
@@ -379,7 +392,7 @@ func TestPrivateDestinationIsRefusedAtDialTime(t *testing.T) {
 	e.insertJobs("acme", sub, 1)
 	e.startWith(e.subscriptions(false))
 	waitFor(t, "the attempt", func() bool { return e.jobStates(sub)["dead/exhausted"] == 1 })
-	if n := len(rc.got()); n != 0 {
+	if n := len(rc.Requests()); n != 0 {
 		t.Errorf("receiver on loopback got %d deliveries", n)
 	}
 	if n := e.count(`SELECT count(*) FROM delivery_attempts a JOIN delivery_jobs j ON j.id = a.job_id
@@ -397,7 +410,7 @@ func TestMalformedStoredOverrideFallsBackToTheDefaultCurve(t *testing.T) {
 	}
 	e.insertJobs("acme", sub, 1)
 	e.start()
-	waitFor(t, "the retry", func() bool { return e.jobStates(sub)["pending"] == 1 && len(rc.got()) == 1 })
+	waitFor(t, "the retry", func() bool { return e.jobStates(sub)["pending"] == 1 && len(rc.Requests()) == 1 })
 	// The default curve's second step is up to 5s away, not dead.
 	if n := e.count(`SELECT count(*) FROM delivery_jobs WHERE subscription_id = $1 AND attempts = 1
 		AND next_attempt_at <= now() + interval '5 seconds'`, sub); n != 1 {
@@ -419,12 +432,12 @@ func TestQuietTenantIsServedBesideASlowDestination(t *testing.T) {
 	quiet, _ := e.webhookSub("b-quiet", fast.URL)
 	e.insertJobs("a-noisy", noisy, 2_000)
 	e.start()
-	waitFor(t, "the backlog to be worked on", func() bool { return len(slow.got()) >= 24 })
+	waitFor(t, "the backlog to be worked on", func() bool { return len(slow.Requests()) >= 24 })
 
 	queued := time.Now()
 	e.insertJobs("b-quiet", quiet, 1)
-	waitFor(t, "the quiet tenant's delivery", func() bool { return len(fast.got()) == 1 })
-	if took := fast.got()[0].At.Sub(queued); took > time.Second {
+	waitFor(t, "the quiet tenant's delivery", func() bool { return len(fast.Requests()) == 1 })
+	if took := fast.Requests()[0].At.Sub(queued); took > time.Second {
 		t.Errorf("the quiet tenant's event took %v beside a destination taking 400ms per attempt, want about a second at most", took)
 	} else {
 		t.Logf("quiet tenant delivered after %v beside a destination taking 400ms per attempt", took)
@@ -439,11 +452,11 @@ func TestShutdownReleasesQueuedJobsAndRecordsEverySuccess(t *testing.T) {
 	// One worker and a batch of 16: most claimed jobs are still queued
 	// when the dispatcher stops.
 	_, stop := e.start(func(o *Options) { o.Dispatch.Workers = 1 })
-	waitFor(t, "the first deliveries", func() bool { return len(rc.got()) >= 2 })
+	waitFor(t, "the first deliveries", func() bool { return len(rc.Requests()) >= 2 })
 	stop()
 
 	states := e.jobStates(sub)
-	delivered := len(rc.got())
+	delivered := len(rc.Requests())
 	if states["in_flight"] != 0 || states["succeeded"] != delivered || states["pending"] != 40-delivered {
 		t.Errorf("jobs after shutdown = %v with %d delivered, want every delivery recorded and the rest pending", states, delivered)
 	}

@@ -37,7 +37,7 @@ func TestIngestHandsFirstAttemptsStraightToItsDispatcher(t *testing.T) {
 	ctx := context.Background()
 	for i := range events {
 		kafka.Produce(t, ctx, testTopic, cloudEvent("acme", uuid.Must(uuid.NewV7()).String(), []byte(`{"n":1}`)))
-		waitFor(t, "the delivery of the event just produced", func() bool { return len(rc.got()) == i+1 })
+		waitFor(t, "the delivery of the event just produced", func() bool { return len(rc.Requests()) == i+1 })
 	}
 	waitFor(t, "every delivery to be recorded", func() bool { return e.jobStates(sub)["succeeded"] == events })
 	var handed dto.Metric
@@ -120,7 +120,7 @@ WHERE subscription_id = $1 RETURNING id, tenant_id, subscription_id, lease_until
 	if n := e.count(`SELECT count(*) FROM delivery_jobs WHERE lease_owner IS NULL AND recoveries = 0`); n != 1 {
 		t.Errorf("the job handed back kept its lease or counted a recovery")
 	}
-	if len(rc.got()) != 0 {
-		t.Errorf("%d deliveries from a stopped dispatcher", len(rc.got()))
+	if len(rc.Requests()) != 0 {
+		t.Errorf("%d deliveries from a stopped dispatcher", len(rc.Requests()))
 	}
 }

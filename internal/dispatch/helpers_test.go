@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"sync"
@@ -28,7 +27,9 @@ import (
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/webhook"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -246,61 +247,29 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// delivery is one request a receiver got.
-type received struct {
-	At     time.Time
-	Header http.Header
-	Body   []byte
+// newReceiver is a webhook endpoint on loopback. It answers verification
+// probes with 204, unrecorded, and deliveries with what respond says (200
+// when respond is nil), n counting deliveries from 1.
+func newReceiver(t testing.TB, respond func(r *http.Request, n int) int) *httprecord.Server {
+	return httprecord.Start(t, httprecord.Options{
+		Unrecorded: func(r *http.Request) bool {
+			return r.Header.Get(whsign.HeaderEventType) == whsign.VerificationEventType
+		},
+		Respond: func(w http.ResponseWriter, r *http.Request, n int) {
+			status := http.StatusOK
+			if respond != nil {
+				status = respond(r, n)
+			}
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, http.StatusText(status))
+		},
+	})
 }
 
-// receiver is a webhook endpoint on loopback. It answers verification
-// probes with 204 and deliveries with what respond says.
-type receiver struct {
-	*httptest.Server
-	mu         sync.Mutex
-	deliveries []received
-	respond    func(r *http.Request, n int) int // n counts deliveries from 1
-}
-
-func newReceiver(t testing.TB, respond func(r *http.Request, n int) int) *receiver {
-	rc := &receiver{respond: respond}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if r.Header.Get(whsign.HeaderEventType) == whsign.VerificationEventType {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		rc.mu.Lock()
-		rc.deliveries = append(rc.deliveries, received{At: time.Now(), Header: r.Header.Clone(), Body: body})
-		n := len(rc.deliveries)
-		rc.mu.Unlock()
-		status := http.StatusOK
-		if rc.respond != nil {
-			status = rc.respond(r, n)
-		}
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, http.StatusText(status))
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *receiver) got() []received {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]received(nil), rc.deliveries...)
-}
-
-// waitFor polls cond until it holds, failing the test after waitTimeout.
+// waitFor waits up to waitTimeout for cond.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Poll{Patience: waitTimeout}.Until(t, what, cond)
 }
 
 // startIngest runs an ingest consumer of the test topics until the test

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -225,7 +226,7 @@ func TestFairQueueStallsTenantsWhoseCapsStopMoving(t *testing.T) {
 func TestHangingDestinationLeavesAnotherTenantsLatencyUnchanged(t *testing.T) {
 	type hub struct {
 		e   *env
-		rc  *receiver
+		rc  *httprecord.Server
 		sub uuid.UUID
 	}
 	quietHub := func(e *env) hub {
@@ -256,11 +257,11 @@ func TestHangingDestinationLeavesAnotherTenantsLatencyUnchanged(t *testing.T) {
 	// latency delivers one event of the quiet tenant and returns the time
 	// from its insert to its arrival.
 	latency := func(h hub, phase string) time.Duration {
-		before := len(h.rc.got())
+		before := len(h.rc.Requests())
 		queued := time.Now()
 		h.e.insertJobs("b-quiet", h.sub, 1)
-		waitFor(t, "the quiet tenant's delivery "+phase, func() bool { return len(h.rc.got()) > before })
-		return h.rc.got()[before].At.Sub(queued)
+		waitFor(t, "the quiet tenant's delivery "+phase, func() bool { return len(h.rc.Requests()) > before })
+		return h.rc.Requests()[before].At.Sub(queued)
 	}
 	// The first delivery opens the sink and its connection.
 	latency(idle, "on the idle hub")
@@ -342,11 +343,11 @@ func TestHangingDestinationLetsItsTenantsOtherDestinationGoOn(t *testing.T) {
 	// Before the dispatcher stops and the receivers close (cleanups run
 	// last in, first out): the dispatcher waits for the hanging attempts.
 	t.Cleanup(release)
-	waitFor(t, "the other destination's jobs", func() bool { return len(fastRC.got()) == jobs })
+	waitFor(t, "the other destination's jobs", func() bool { return len(fastRC.Requests()) == jobs })
 	if n := hanging.Load(); n != destinationCap {
 		t.Errorf("%d attempts hang at the slow destination, want its cap %d", n, destinationCap)
 	}
-	if n := len(slowRC.got()); n != destinationCap {
+	if n := len(slowRC.Requests()); n != destinationCap {
 		t.Errorf("the slow destination received %d attempts, want its cap %d", n, destinationCap)
 	}
 }
@@ -355,7 +356,7 @@ func TestHangingDestinationLetsItsTenantsOtherDestinationGoOn(t *testing.T) {
 // request ends; hanging counts the requests it holds. Register release as a
 // cleanup after the dispatcher starts: cleanups run last in, first out, and
 // a stopping dispatcher waits for its attempts.
-func newHangingReceiver(t testing.TB) (rc *receiver, hanging *atomic.Int64, release func()) {
+func newHangingReceiver(t testing.TB) (rc *httprecord.Server, hanging *atomic.Int64, release func()) {
 	held := make(chan struct{})
 	hanging = new(atomic.Int64)
 	rc = newReceiver(t, func(r *http.Request, _ int) int {

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -52,22 +55,20 @@ func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 
 	// After the outage the claimer is in its backoff (up to 5s), so this
 	// waits longer than waitFor does.
-	for deadline := time.Now().Add(2 * waitTimeout); e.jobStates(sub)["succeeded"] != jobs; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for every job to succeed: %v", e.jobStates(sub))
-		}
-	}
+	wait.Poll{Patience: 2 * waitTimeout, Interval: 20 * time.Millisecond,
+		Explain: func() string { return fmt.Sprint("jobs by state: ", e.jobStates(sub)) },
+	}.Until(t, "every job to succeed", func() bool { return e.jobStates(sub)["succeeded"] == jobs })
 	if proxy.cuts.Load() == 0 {
 		t.Fatal("the outage never happened")
 	}
 	perEvent := map[string]int{}
-	for _, d := range rc.got() {
+	for _, d := range rc.Requests() {
 		perEvent[d.Header.Get("X-Lerian-Event-Id")]++
 	}
-	duplicates := len(rc.got()) - len(perEvent)
-	t.Logf("%d deliveries of %d events across a %s outage: %d duplicates", len(rc.got()), len(perEvent), outage, duplicates)
+	duplicates := len(rc.Requests()) - len(perEvent)
+	t.Logf("%d deliveries of %d events across a %s outage: %d duplicates", len(rc.Requests()), len(perEvent), outage, duplicates)
 	if duplicates != 0 || len(perEvent) != jobs {
-		t.Errorf("%d events delivered %d times, want %d delivered once each", len(perEvent), len(rc.got()), jobs)
+		t.Errorf("%d events delivered %d times, want %d delivered once each", len(perEvent), len(rc.Requests()), jobs)
 	}
 }
 
@@ -89,7 +90,7 @@ func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
 	})
 	sub, _ := e.webhookSub("acme", rc.URL)
 	e.insertJobs("acme", sub, 1)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	e.start(func(o *Options) {
 		o.Store = viaProxy
 		o.Dispatch.Workers = 1
@@ -108,7 +109,7 @@ func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
 	if err := e.store.Pool.QueryRow(t.Context(), `SELECT count(*) FROM delivery_attempts`).Scan(&attempts); err != nil || attempts != 1 {
 		t.Errorf("%d attempt rows (%v), want 1", attempts, err)
 	}
-	if n := len(rc.got()); n != 1 {
+	if n := len(rc.Requests()); n != 1 {
 		t.Errorf("%d deliveries, want 1", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -33,7 +34,7 @@ func TestPurgeLeavesNothingOfTheTenantSentOrStored(t *testing.T) {
 	fastSub, _ := e.webhookSub("acme", fast.URL)
 	markerSub, _ := e.webhookSub("globex", marker.URL)
 
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	logged := func(o *Options) {
 		o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -42,7 +43,7 @@ func TestPurgeLeavesNothingOfTheTenantSentOrStored(t *testing.T) {
 	e.insertJobs("acme", heldSub, 4)
 	e.insertJobs("acme", fastSub, 3_000)
 	waitFor(t, "attempts held by the receiver and deliveries being recorded", func() bool {
-		return len(held.got()) == 4 && len(fast.got()) >= 100
+		return len(held.Requests()) == 4 && len(fast.Requests()) >= 100
 	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -51,18 +52,18 @@ func TestPurgeLeavesNothingOfTheTenantSentOrStored(t *testing.T) {
 	if err != nil {
 		t.Fatalf("purge while attempts are in flight: %v", err)
 	}
-	heldAfter, fastAfter := len(held.got()), len(fast.got())
+	heldAfter, fastAfter := len(held.Requests()), len(fast.Requests())
 	t.Logf("purge answered with %d held and %d fast deliveries made: %v", heldAfter, fastAfter, res.Removed)
 
 	e.insertJobs("globex", markerSub, 64)
 	waitFor(t, "the other tenant's events delivered and recorded through both dispatchers", func() bool {
-		return len(marker.got()) == 64 &&
+		return len(marker.Requests()) == 64 &&
 			e.count(`SELECT count(*) FROM delivery_jobs WHERE tenant_id = 'globex' AND state = 'succeeded'`) == 64
 	})
-	if n := len(held.got()); n != heldAfter {
+	if n := len(held.Requests()); n != heldAfter {
 		t.Errorf("the held receiver got %d requests after the purge answered", n-heldAfter)
 	}
-	if n := len(fast.got()); n != fastAfter {
+	if n := len(fast.Requests()); n != fastAfter {
 		t.Errorf("the fast receiver got %d requests after the purge answered", n-fastAfter)
 	}
 	for what, sql := range map[string]string{

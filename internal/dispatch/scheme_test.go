@@ -6,12 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,51 +16,26 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/testutil/httprecord"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
-// recorder is a loopback receiver that keeps every request, probes
-// included, and answers 204.
-type recorder struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []received
-}
-
-func newRecorder(t *testing.T) *recorder {
-	rc := &recorder{}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.requests = append(rc.requests, received{At: time.Now(), Header: r.Header.Clone(), Body: body})
-		rc.mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *recorder) all() []received {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]received(nil), rc.requests...)
-}
-
-// nth waits for the n-th request and returns it.
-func (rc *recorder) nth(t *testing.T, n int) received {
+// nthRequest waits for the n-th request rc recorded and returns it.
+func nthRequest(t *testing.T, rc *httprecord.Server, n int) httprecord.Request {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("request %d", n), func() bool { return len(rc.all()) >= n })
-	return rc.all()[n-1]
+	waitFor(t, fmt.Sprintf("request %d", n), func() bool { return len(rc.Requests()) >= n })
+	return rc.Requests()[n-1]
 }
 
-func isProbe(r received) bool {
+func isProbe(r httprecord.Request) bool {
 	return r.Header.Get(whsign.HeaderEventType) == whsign.VerificationEventType
 }
 
 // official verifies r with the official Standard Webhooks library holding
 // secret.
-func official(t *testing.T, secret string, r received) error {
+func official(t *testing.T, secret string, r httprecord.Request) error {
 	t.Helper()
 	wh, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
@@ -79,12 +51,12 @@ func official(t *testing.T, secret string, r received) error {
 // accepts either secret from the two space-separated signatures.
 func TestStandardWebhooksThroughDispatchVerifyWithTheOfficialLibrary(t *testing.T) {
 	e := newEnv(t)
-	rc := newRecorder(t)
+	rc := httprecord.Start(t, httprecord.Options{})
 	subID, secret := e.webhookSub("acme", rc.URL, func(in *hubapi.SubscriptionCreate) { in.SignatureScheme = whsign.SchemeStandardWebhooks })
 	if _, err := whsign.DecodeStandardSecret(secret); err != nil {
 		t.Fatalf("generated secret %q: %v", secret, err)
 	}
-	probe := rc.nth(t, 1)
+	probe := nthRequest(t, rc, 1)
 	if !isProbe(probe) {
 		t.Fatalf("first request is not the probe: %v", probe.Header)
 	}
@@ -93,7 +65,7 @@ func TestStandardWebhooksThroughDispatchVerifyWithTheOfficialLibrary(t *testing.
 	}
 	e.start()
 	e.insertJobs("acme", subID, 1)
-	first := rc.nth(t, 2)
+	first := nthRequest(t, rc, 2)
 	if err := official(t, secret, first); err != nil {
 		t.Errorf("official library on a delivery: %v", err)
 	}
@@ -112,7 +84,7 @@ func TestStandardWebhooksThroughDispatchVerifyWithTheOfficialLibrary(t *testing.
 		t.Fatalf("rotated secret %q: %v", rotated.SigningSecret, err)
 	}
 	e.insertJobs("acme", subID, 1)
-	overlap := rc.nth(t, 3)
+	overlap := nthRequest(t, rc, 3)
 	if got := strings.Fields(overlap.Header.Get("webhook-signature")); len(got) != 2 {
 		t.Errorf("overlap webhook-signature %q, want two space-separated values", overlap.Header.Get("webhook-signature"))
 	}
@@ -124,7 +96,7 @@ func TestStandardWebhooksThroughDispatchVerifyWithTheOfficialLibrary(t *testing.
 	if _, err := e.subs.Verify(context.Background(), "acme", subID.String()); err != nil {
 		t.Fatal(err)
 	}
-	reprobe := rc.nth(t, 4)
+	reprobe := nthRequest(t, rc, 4)
 	if !isProbe(reprobe) {
 		t.Fatalf("request 4 is not the probe: %v", reprobe.Header)
 	}
@@ -146,7 +118,7 @@ func TestStandardWebhooksThroughDispatchVerifyWithTheOfficialLibrary(t *testing.
 // receiver not yet switched verifies it as before).
 func TestSwitchingSchemeKeepsTheOldReceiverVerifying(t *testing.T) {
 	e := newEnv(t)
-	rc := newRecorder(t)
+	rc := httprecord.Start(t, httprecord.Options{})
 	subID, oldSecret := e.webhookSub("acme", rc.URL)
 	e.start()
 	scheme := whsign.SchemeStandardWebhooks
@@ -162,7 +134,7 @@ func TestSwitchingSchemeKeepsTheOldReceiverVerifying(t *testing.T) {
 		t.Errorf("after the switch: scheme %q, overlap until %v", updated.SignatureScheme, updated.PreviousSecretExpiresAt)
 	}
 	e.insertJobs("acme", subID, 1)
-	got := rc.nth(t, 2) // 1 is the create probe
+	got := nthRequest(t, rc, 2) // 1 is the create probe
 	if isProbe(got) {
 		t.Fatal("the switch re-probed the destination")
 	}
@@ -184,24 +156,6 @@ func TestSwitchingSchemeKeepsTheOldReceiverVerifying(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink safe for the dispatcher's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestHeadersAndAuthReachTheReceiverAndNoLog: a webhook's custom headers
 // and auth arrive on the probe and on every attempt through dispatch, a
 // retry included; reads mask the credential and take the mask back; and
@@ -216,22 +170,15 @@ func TestHeadersAndAuthReachTheReceiverAndNoLog(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
-			var logs syncBuffer
-			var mu sync.Mutex
-			var got []received
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, _ := io.ReadAll(r.Body)
-				mu.Lock()
-				got = append(got, received{Header: r.Header.Clone(), Body: body})
-				n := len(got)
-				mu.Unlock()
-				if n == 2 { // the first delivery fails, so a retry follows
+			var logs syncbuf.Buffer
+			// The first delivery fails, so a retry follows.
+			srv := httprecord.Start(t, httprecord.Options{Respond: func(w http.ResponseWriter, _ *http.Request, n int) {
+				if n == 2 {
 					w.WriteHeader(http.StatusInternalServerError)
 					return
 				}
 				w.WriteHeader(http.StatusNoContent)
-			}))
-			t.Cleanup(srv.Close)
+			}})
 			e.tenant("acme")
 			for _, refused := range []string{`"Host":"evil.example"`, `"x-lerian-tenant-id":"globex"`, `"Authorization":"Basic eA=="`} {
 				_, _, err := e.subs.Create(context.Background(), "acme", hubapi.SubscriptionCreate{
@@ -259,9 +206,7 @@ func TestHeadersAndAuthReachTheReceiverAndNoLog(t *testing.T) {
 			subID := uuid.MustParse(view.ID)
 			e.insertJobs("acme", subID, 1)
 			waitFor(t, "the retry to succeed", func() bool { return e.jobStates(subID)["succeeded"] == 1 })
-			mu.Lock()
-			requests := append([]received(nil), got...)
-			mu.Unlock()
+			requests := srv.Requests()
 			if len(requests) != 3 {
 				t.Fatalf("receiver got %d requests, want probe, failure, retry", len(requests))
 			}

@@ -29,7 +29,7 @@
 // composes all eight rules over lookup functions; it is the reference order
 // ingest must keep, and what the conformance vectors are run against.
 //
-// Decisions the specification leaves open, made here:
+// Decisions the rules leave open, made here:
 //
 //   - Rule 1 covers every attribute, CloudEvents extensions included, and
 //     `content-type` counts as `datacontenttype`. Repeating an attribute with
@@ -52,9 +52,8 @@
 //     nanosecond (in order, and distinct from the next day's first second),
 //     and that is the time stored and delivered. The parsed time is in UTC;
 //     the original text is kept beside it.
-//   - Rule 0 is not in the specification: it bounds what one record costs.
-//     It comes first so that the other rules only ever walk bounded input.
-//     Header bytes count every name and value; the attribute limit applies
+//   - Rule 0 bounds what one record costs. It comes first so that the other
+//     rules only ever walk bounded input. Header bytes count every name and value; the attribute limit applies
 //     to each ce- header (extensions included) and content-type, while
 //     plain headers are bounded by the header bytes only.
 //   - schemaversion allows leading zeros ("digits only"; "01.2" has major 1);

@@ -363,7 +363,7 @@ func encodeFuzzHeaders(headers []Header) string {
 
 // FuzzParse holds Parse to the reference on arbitrary records and bounds:
 // it never panics, gives exactly the reference's reason, and every accepted
-// event satisfies the §1.1 rules. The corpus starts from every conformance vector
+// event satisfies the attribute rules of docs/concepts.md, Events. The corpus starts from every conformance vector
 // plus testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	vectors, err := conformance.LoadIngestVerdicts()

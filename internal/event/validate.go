@@ -8,7 +8,8 @@ import (
 )
 
 // These checks run for every record, so they are hand loops rather than
-// regular expressions; the tests hold them to the spec's regular expressions.
+// regular expressions; the fuzz test holds them to the rules of
+// docs/concepts.md, Events, written as regular expressions.
 
 // canonicalUUIDv7 accepts the 8-4-4-4-12 hex form with version 7 and the
 // RFC 4122 variant (10xx), in either letter case, and returns it lowercase.

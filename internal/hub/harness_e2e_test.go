@@ -15,6 +15,7 @@ import (
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -232,28 +233,21 @@ func decode(t *testing.T, stdout string, into any) {
 // when the hub process, if given, has exited.
 func waitFor(t *testing.T, what string, hub *clitest.Process, done func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(patience)
-	for !done() {
-		if hub != nil {
-			if code, exited := hub.Exited(); exited {
-				t.Fatalf("waiting for %s: serve exited %d:\n%s", what, code, hub.Stderr())
-			}
-		}
-		if time.Now().After(deadline) {
+	poll := wait.Poll{Patience: patience, Interval: 50 * time.Millisecond}
+	if hub != nil {
+		poll.Abort = hub.ExitReport
+		poll.Explain = func() string {
+			// The polling itself fills the log with request lines.
 			var log []string
-			if hub != nil {
-				// The polling itself fills the log with request lines.
-				for line := range strings.Lines(hub.Stderr()) {
-					if !strings.Contains(line, `"msg":"http request"`) {
-						log = append(log, line)
-					}
+			for line := range strings.Lines(hub.Stderr()) {
+				if !strings.Contains(line, `"msg":"http request"`) {
+					log = append(log, line)
 				}
-				log = log[max(len(log)-60, 0):]
 			}
-			t.Fatalf("no %s within %s; serve's log but its request lines:\n%s", what, patience, strings.Join(log, ""))
+			return "serve's log but its request lines:\n" + strings.Join(log[max(len(log)-60, 0):], "")
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
+	poll.Until(t, what, done)
 }
 
 func readyz(base string) int {

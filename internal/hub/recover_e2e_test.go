@@ -88,7 +88,10 @@ func TestRecoverSendsWhatADisabledSubscriptionMissedOnce(t *testing.T) {
 	if again != (hubapi.SubscriptionRecoverResult{}) {
 		t.Errorf("recover again = %+v, want nothing left to recover", again)
 	}
-	time.Sleep(300 * time.Millisecond) // a duplicate would have arrived by now
+	// The receiver counts an attempt before it answers, and the hub settles
+	// a delivery only after the answer: with the nine settled and nothing
+	// more queued, the counts are final.
+	h.settled(sub, 9)
 	got := hook.counts()
 	for _, group := range [][]string{before, missed, after} {
 		for _, id := range group {

@@ -4,8 +4,8 @@ package hub_test
 // on kfake and a fresh database, a subscription created with `hubctl subs
 // create`, an event published with `hubctl events produce`, and the message
 // read back from the destination itself: body byte for byte and every
-// identity attribute docs/concepts.md, Sinks lists, under the delivery id the hub recorded
-// for the attempt. Each test also takes one failure path of its sink to a
+// identity attribute listed in docs/concepts.md, Sinks, under the delivery id
+// the hub recorded for the attempt. Each test also takes one failure path of its sink to a
 // dead letter, with the destination's reason on the recorded attempt.
 
 import (

@@ -92,7 +92,7 @@ func decideBatch(group string, p partitionRecords, opts event.Options, roster fu
 	return batch
 }
 
-// decideRecord applies rules 1–6 to one record, in the order docs/concepts.md, Verdicts gives.
+// decideRecord applies rules 1–6 to one record, in the order of docs/concepts.md, Verdicts.
 func decideRecord(headers []event.Header, value []byte, opts event.Options, roster func(string) event.TenantStatus) (event.Event, event.Verdict) {
 	ev, rejected, ok := event.Parse(headers, value, opts)
 	if !ok {

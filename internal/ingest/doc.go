@@ -8,10 +8,10 @@
 // (10,000), one transaction each, in offset order: new events into the inbox
 // (rule 7 is its ON CONFLICT), quarantined records, the delivery jobs and
 // pull entries matching creates, and the partition's next offset after the
-// batch. Only then is the partition's offset committed to Kafka. (SPEC §1.3
-// says one transaction per partition per poll; a poll's share of a partition
-// is bounded in records only by this split, so the batch, not the poll, is
-// the transaction: a rebalance waits for one batch, not for a 16 MiB fetch.)
+// batch. Only then is the partition's offset committed to Kafka. A poll's
+// share of a partition is bounded in records only by this split, so the
+// batch, not the poll, is the transaction: a rebalance waits for one batch,
+// not for a 16 MiB fetch.
 //
 // Decisions worth knowing:
 //

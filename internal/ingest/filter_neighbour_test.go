@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/filter"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 // hostileFilters are the most expensive filters the API accepts, each
@@ -94,7 +95,7 @@ VALUES (gen_random_uuid(), $1, gen_random_uuid()::text, 'sqs', 'somewhere', '{*}
 		id := eventID(next)
 		start := time.Now()
 		e.produce(cloudEvent(quietPartition, "quiet", id, []byte(`{"n": 1}`)))
-		pollFor(t, "the quiet tenant's event stored", time.Millisecond, func() bool {
+		wait.Poll{Patience: waitTimeout, Interval: time.Millisecond}.Until(t, "the quiet tenant's event stored", func() bool {
 			return e.count(`SELECT count(*) FROM events WHERE tenant_id = 'quiet' AND id = $1`, id) > 0
 		})
 		latency := time.Since(start)

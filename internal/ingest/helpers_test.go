@@ -20,6 +20,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 // TestMain stops the PostgreSQL server pgtest may start for this package.
@@ -244,22 +245,10 @@ func (e *env) waitStored(topic string, n int64) {
 	}
 }
 
+// waitFor waits up to waitTimeout for cond.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	pollFor(t, what, 10*time.Millisecond, cond)
-}
-
-// pollFor is waitFor looking every interval: a test that measures how long
-// the wait took wants a finer grain than waitFor's.
-func pollFor(t testing.TB, what string, interval time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", waitTimeout, what)
-		}
-		time.Sleep(interval)
-	}
+	wait.Poll{Patience: waitTimeout}.Until(t, what, cond)
 }
 
 // kafkaCommitted reads the group's committed offsets from the broker.

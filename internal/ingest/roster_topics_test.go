@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/service"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -217,11 +218,5 @@ func (e *env) createTopic(topic string) {
 // test's claim depends on.
 func waitWithin(t testing.TB, deadline time.Duration, what string, cond func() bool) {
 	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out after %v waiting for %s", deadline, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Poll{Patience: deadline}.Until(t, what, cond)
 }

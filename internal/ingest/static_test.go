@@ -1,32 +1,21 @@
 package ingest
 
 import (
-	"bytes"
+	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 )
 
-// logBuffer collects a consumer's log lines, safe for franz-go's goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines returns the lines that contain every one of words.
-func (b *logBuffer) lines(words ...string) []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// linesWith returns the lines of log that contain every one of words.
+func linesWith(log *syncbuf.Buffer, words ...string) []string {
 	var out []string
-	for line := range strings.SplitSeq(b.buf.String(), "\n") {
+	for line := range strings.SplitSeq(log.String(), "\n") {
 		ok := line != ""
 		for _, w := range words {
 			ok = ok && strings.Contains(line, w)
@@ -38,7 +27,7 @@ func (b *logBuffer) lines(words ...string) []string {
 	return out
 }
 
-func static(id string, log *logBuffer) func(*Options) {
+func static(id string, log *syncbuf.Buffer) func(*Options) {
 	return func(o *Options) {
 		o.Kafka.InstanceID = id
 		o.Kafka.SessionTimeout = 10 * time.Second
@@ -55,7 +44,7 @@ func static(id string, log *logBuffer) func(*Options) {
 func TestDuplicateInstanceIDIsFenced(t *testing.T) {
 	e := newEnv(t)
 	e.addTenants("t-a")
-	var firstLog logBuffer
+	var firstLog syncbuf.Buffer
 	first := e.start(static("hub-0", &firstLog))
 	e.produce(cloudEvent(0, "t-a", eventID(1), []byte("{}")), cloudEvent(1, "t-a", eventID(2), []byte("{}")))
 	e.waitStored(testTopic, 2)
@@ -81,12 +70,17 @@ func TestDuplicateInstanceIDIsFenced(t *testing.T) {
 	}
 
 	// franz-go would rejoin after a backoff of up to seconds and log each
-	// failure; nothing of that may happen.
-	time.Sleep(3 * time.Second)
-	if got := firstLog.lines("fenced"); len(got) != 1 || !strings.Contains(got[0], "level=ERROR") || !strings.Contains(got[0], "instance_id=hub-0") {
+	// failure; the member closes its client instead. Once the client refuses
+	// requests the member has begun closing it on its own, and Close waits
+	// for that close to end: after it, nothing of the client runs to log.
+	waitFor(t, "the fenced member to close its client", func() bool {
+		return errors.Is(first.client.Ping(t.Context()), kgo.ErrClientClosed)
+	})
+	first.Close()
+	if got := linesWith(&firstLog, "fenced"); len(got) != 1 || !strings.Contains(got[0], "level=ERROR") || !strings.Contains(got[0], "instance_id=hub-0") {
 		t.Fatalf("want one ERROR line about fencing naming the instance id, got %d:\n%s", len(got), strings.Join(got, "\n"))
 	}
-	if got := append(firstLog.lines("level=WARN"), firstLog.lines("level=ERROR")...); len(got) != 1 {
+	if got := append(linesWith(&firstLog, "level=WARN"), linesWith(&firstLog, "level=ERROR")...); len(got) != 1 {
 		t.Fatalf("the fenced member logged %d warnings and errors, want only the fencing line:\n%s", len(got), strings.Join(got, "\n"))
 	}
 	if !second.Ready() || second.Fenced() {

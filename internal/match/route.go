@@ -48,7 +48,7 @@ type Routes struct {
 	Pull []Route // to pull sinks: one pull entry each
 	// FilterFailures are the (event, subscription) pairs whose content
 	// filter could not say yes or no: the event is kept for the
-	// subscription as a dead letter (docs/concepts.md, Filter errors).
+	// subscription as a dead letter (docs/concepts.md, Dead letters and poison).
 	FilterFailures []FilterFailure
 }
 

@@ -2,7 +2,7 @@
 // (docs/concepts.md, Retries). It is pure: the caller supplies the attempt count and the
 // randomness, and gets back a wait.
 //
-// The rule, in the specification's words: on failure the next attempt is
+// The rule (docs/concepts.md, Retries): on failure the next attempt is
 // scheduled on the curve 0s · 5s · 5m · 30m · 2h · 5h · 10h · 10h with full
 // jitter: step n waits a uniformly random duration in [0, step_n]. The first
 // step is the first attempt; after the 8th failed attempt the job is

@@ -7,8 +7,8 @@ import "time"
 const EncodingBase64 = "base64"
 
 // QuarantineItem is one poison record whole, as GET /admin/quarantine/{id}
-// and `hubctl quarantine get` show it: the quarantine item of the
-// specification plus the value's size and hash. Text that is valid UTF-8 is
+// and `hubctl quarantine get` show it: the quarantine list's item plus the
+// value's size and hash. Text that is valid UTF-8 is
 // shown as it is, so operators can read the headers that got the record
 // rejected; anything else is base64, flagged by an "encoding" beside it, so
 // no byte is lost or altered.

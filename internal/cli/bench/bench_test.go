@@ -17,6 +17,7 @@ import (
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -51,23 +52,16 @@ func startHub(t *testing.T) (server, brokers string, env map[string]string) {
 	}
 	hub := clitest.Start(t, env, "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", ports[0]))
 	server = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	wait.Poll{Patience: 30 * time.Second, Interval: 100 * time.Millisecond,
+		Abort: hub.ExitReport, Explain: hub.Stderr,
+	}.Until(t, "serve ready", func() bool {
 		resp, err := http.Get(server + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
+		if err != nil {
+			return false
 		}
-		if code, exited := hub.Exited(); exited {
-			t.Fatalf("serve exited %d before it was ready:\n%s", code, hub.Stderr())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve not ready after 30s:\n%s", hub.Stderr())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 	return server, brokers, env
 }
 

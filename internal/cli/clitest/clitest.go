@@ -5,9 +5,9 @@
 package clitest
 
 import (
-	"bytes"
 	"context"
-	"sync"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +15,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 )
 
 // Result is the outcome of one finished invocation.
@@ -54,8 +55,8 @@ func Database(dsn string) map[string]string {
 type Process struct {
 	t      testing.TB
 	args   []string
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 	cancel context.CancelFunc
 	done   chan struct{}
 	code   int // written once, before done is closed
@@ -66,7 +67,7 @@ type Process struct {
 func Start(t testing.TB, env map[string]string, args ...string) *Process {
 	t.Helper()
 	ios, _, _, _ := iostreams.Test()
-	p := &Process{t: t, args: args, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &Process{t: t, args: args, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, done: make(chan struct{})}
 	ios.Out, ios.ErrOut = p.stdout, p.stderr
 	ctx, cancel := context.WithCancel(t.Context())
 	p.cancel = cancel
@@ -98,6 +99,17 @@ func (p *Process) Exited() (code int, exited bool) {
 	}
 }
 
+// ExitReport says how the command ended, with its standard error, or ""
+// while it runs: a wait.Poll's Abort, so that a wait on a command that has
+// died fails at once.
+func (p *Process) ExitReport() string {
+	code, exited := p.Exited()
+	if !exited {
+		return ""
+	}
+	return fmt.Sprintf("hubctl %s exited %d:\n%s", strings.Join(p.args, " "), code, p.Stderr())
+}
+
 // Stop does what SIGTERM (or Ctrl-C) does to the binary, cancelling the
 // command's context, and returns the exit code. A command still running after
 // timeout fails the test: a clean stop is part of what such commands promise.
@@ -117,22 +129,4 @@ func (p *Process) Stop(timeout time.Duration) int {
 // machine running the tests cannot leak settings into them.
 func newFactory(ios *iostreams.IOStreams, env map[string]string) *cmdutil.Factory {
 	return cmdtest.FactoryOver(ios, env)
-}
-
-// syncBuffer lets a test read what a running command is still writing.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

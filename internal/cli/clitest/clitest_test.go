@@ -7,6 +7,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 func TestRunGoesThroughTheRealEntryPoint(t *testing.T) {
@@ -49,18 +50,12 @@ func TestRunWithStdinFeedsTheCommand(t *testing.T) {
 
 func TestStartReportsACommandThatEndsOnItsOwn(t *testing.T) {
 	p := clitest.Start(t, nil, "version")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, exited := p.Exited(); exited {
-			if code != 0 || !strings.HasPrefix(p.Stdout(), "hubctl ") {
-				t.Errorf("exit %d, stdout %q", code, p.Stdout())
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("version did not end within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
+	wait.Poll{Patience: 10 * time.Second}.Until(t, "version to end", func() bool {
+		_, exited := p.Exited()
+		return exited
+	})
+	if code, _ := p.Exited(); code != 0 || !strings.HasPrefix(p.Stdout(), "hubctl ") {
+		t.Errorf("exit %d, stdout %q", code, p.Stdout())
 	}
 	if code := p.Stop(time.Second); code != 0 {
 		t.Errorf("Stop after the end returned %d, want the exit code 0", code)

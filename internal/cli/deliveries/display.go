@@ -51,7 +51,7 @@ func stateText(f *cmdutil.Factory, d hubapi.Delivery) string {
 // "" when it does not. The API names the breaker and the rate limit in
 // held_reason; a delivery parked behind an earlier one of its ordering
 // key has neither a held_reason nor a next_attempt_at, which a pending
-// delivery has in every other case (docs/api.md, Deliveries).
+// delivery has in every other case (docs/api.md, Ordered delivery).
 func heldText(d hubapi.Delivery) string {
 	switch {
 	case d.State != hubapi.DeliveryPending:

@@ -1,15 +1,15 @@
 package dev
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 )
 
 // TestMakeDevExitsCleanlyOnCtrlC runs `make dev` with a stand-in for
@@ -28,7 +28,7 @@ func TestMakeDevExitsCleanlyOnCtrlC(t *testing.T) {
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	// GO=true turns the build step into a no-op.
 	cmd := exec.Command(makePath, "--no-print-directory", "dev", "GO=true", "DEV_HUBCTL="+fake)
 	cmd.Dir = "../../.."
@@ -58,22 +58,4 @@ func TestMakeDevExitsCleanlyOnCtrlC(t *testing.T) {
 	if err != nil || strings.Contains(text, "Error") || strings.Contains(text, "Interrupt") || !strings.Contains(text, "stopped") {
 		t.Fatalf("make dev after Ctrl-C: %v\n%s", err, text)
 	}
-}
-
-// lockedBuffer is written by make's output copier while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

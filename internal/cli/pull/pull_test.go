@@ -20,6 +20,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -227,21 +228,22 @@ func TestFollowPrintsEveryEventOnceInSeqOrder(t *testing.T) {
 	follower := clitest.Start(t, remote, "pull", feed, "--follow", "-o", "jsonl")
 	produce(total/2, total) // arrives while the follower polls
 
-	deadline := time.Now().Add(60 * time.Second)
-	for strings.Count(follower.Stdout(), "\n") < total && time.Now().Before(deadline) {
-		if code, exited := follower.Exited(); exited {
-			t.Fatalf("pull --follow exited %d: %s", code, follower.Stderr())
-		}
-		time.Sleep(50 * time.Millisecond)
+	printed := func(n int) func() bool {
+		return func() bool { return strings.Count(follower.Stdout(), "\n") >= n }
 	}
-	time.Sleep(300 * time.Millisecond) // room for a duplicate to show up, were there one
+	poll := wait.Poll{Patience: 60 * time.Second, Interval: 50 * time.Millisecond, Abort: follower.ExitReport}
+	poll.Until(t, fmt.Sprintf("%d events printed", total), printed(total))
+	// A duplicate of an event already printed would come before one produced
+	// after them all: the stream is in seq order.
+	produce(total, total+1)
+	poll.Until(t, "the event produced after the others printed", printed(total+1))
 	if code := follower.Stop(10 * time.Second); code != 0 {
 		t.Errorf("Ctrl-C ended pull --follow with exit %d, want 0: %s", code, follower.Stderr())
 	}
 
 	lines := strings.Split(strings.TrimSuffix(follower.Stdout(), "\n"), "\n")
-	if len(lines) != total {
-		t.Fatalf("printed %d lines, want %d", len(lines), total)
+	if len(lines) != total+1 {
+		t.Fatalf("printed %d lines, want %d", len(lines), total+1)
 	}
 	seen := map[string]bool{}
 	var last int64
@@ -262,7 +264,7 @@ func TestFollowPrintsEveryEventOnceInSeqOrder(t *testing.T) {
 		}
 		last, seen[e.CEID] = e.Seq, true
 	}
-	for n := range total {
+	for n := range total + 1 {
 		if !seen[eventID(n)] {
 			t.Errorf("event %d was never printed", n)
 		}

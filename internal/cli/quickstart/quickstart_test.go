@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/profile"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 // readmePath is the repository's README, from this package's directory.
@@ -194,17 +195,13 @@ func (s *session) await(what string, p *clitest.Process, pattern *regexp.Regexp)
 
 func (s *session) waitFor(what string, done func() bool) {
 	s.t.Helper()
-	deadline := time.Now().Add(patience)
-	for !done() {
-		if time.Now().After(deadline) {
-			stderr := ""
-			if s.dev != nil {
-				stderr = s.dev.Stderr()
-			}
-			s.t.Fatalf("no %s within %s; hubctl dev said:\n%s", what, patience, stderr)
+	wait.Poll{Patience: patience, Interval: 100 * time.Millisecond, Explain: func() string {
+		stderr := ""
+		if s.dev != nil {
+			stderr = s.dev.Stderr()
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return "hubctl dev said:\n" + stderr
+	}}.Until(s.t, what, done)
 }
 
 // quickstartBlocks returns the lines of every ```sh block under the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	"github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -32,11 +34,6 @@ const (
 	// rolePatience bounds every wait for something that must happen; a run
 	// takes a few seconds, the bound is for a loaded CI machine.
 	rolePatience = 30 * time.Second
-	// quietSpell is how long a process is watched for something it must
-	// never do. A process that did it would do it well within the spell:
-	// dispatch polls every 50ms here and wakes on new jobs, and a consumer
-	// group member reads a record produced to its topic in milliseconds.
-	quietSpell = time.Second
 )
 
 // TestServeRolesSplitIngestFromDelivery runs the halves of the hub as
@@ -60,7 +57,8 @@ func TestServeRolesSplitIngestFromDelivery(t *testing.T) {
 	waitUntil(t, "the ingest process to store the first event and create its job", func() bool {
 		return len(deliveries(t, direct, sub)) == 1
 	}, ingest)
-	time.Sleep(quietSpell)
+	// A role registers the metrics of the parts it runs, and no others.
+	requireParts(t, ingest, "ingest")
 	if ds := deliveries(t, direct, sub); ds[0].EventID != first || ds[0].State != hubapi.DeliveryPending || ds[0].Attempts != 0 {
 		t.Errorf("under an ingest process alone the job is %+v; want event %s pending with no attempt", ds[0], first)
 	}
@@ -89,7 +87,7 @@ func TestServeRolesSplitIngestFromDelivery(t *testing.T) {
 		return groupMembers(t, kafka) == 0
 	}, delivery)
 	second := produce(t, brokers, `{"n":2}`)
-	time.Sleep(quietSpell)
+	requireParts(t, delivery, "dispatch")
 	if n := countEvents(t, dsn); n != 1 {
 		t.Errorf("%d events stored with only the delivery process running after a second was produced, want still 1", n)
 	}
@@ -174,6 +172,33 @@ func startRole(t *testing.T, dsn, brokers, role string) roleProcess {
 	return roleProcess{proc: clitest.Start(t, env, "serve", "--role", role, "--listen", addr), base: "http://" + addr}
 }
 
+// partMetrics are a metric each part of a hub registers when it runs, one
+// that is exposed from the start, before anything has been counted.
+var partMetrics = map[string]string{
+	"ingest":   "streaming_hub_ingest_batch_records",
+	"dispatch": "streaming_hub_dispatch_due_jobs",
+}
+
+// requireParts fails the test unless p runs exactly the part named: a
+// process without a part's metrics has no such part to act.
+func requireParts(t *testing.T, p roleProcess, part string) {
+	t.Helper()
+	resp, err := http.Get(p.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, metric := range partMetrics {
+		if has := strings.Contains(string(body), "\n# TYPE "+metric+" "); has != (name == part) {
+			t.Errorf("a process running only %s exposes %s: %v", part, metric, has)
+		}
+	}
+}
+
 func readyStatus(base string) int {
 	status, _ := probe(base + "/readyz")
 	return status
@@ -183,18 +208,14 @@ func readyStatus(base string) int {
 // or as soon as one of the processes has exited.
 func waitUntil(t *testing.T, what string, cond func() bool, running ...roleProcess) {
 	t.Helper()
-	deadline := time.Now().Add(rolePatience)
-	for !cond() {
+	wait.Poll{Patience: rolePatience, Interval: 50 * time.Millisecond, Abort: func() string {
 		for _, p := range running {
-			if code, exited := p.proc.Exited(); exited {
-				t.Fatalf("waiting for %s: serve exited %d:\n%s", what, code, p.proc.Stderr())
+			if report := p.proc.ExitReport(); report != "" {
+				return report
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %s", what, rolePatience)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return ""
+	}}.Until(t, what, cond)
 }
 
 func mustRun(t *testing.T, env map[string]string, stdin string, args ...string) string {

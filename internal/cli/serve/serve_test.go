@@ -13,6 +13,7 @@ import (
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -80,20 +81,12 @@ func TestServeRunsAndDrains(t *testing.T) {
 	hub := clitest.Start(t, env, "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port))
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		status, body := probe(base + "/readyz")
-		if status == http.StatusOK {
-			break
-		}
-		if code, exited := hub.Exited(); exited {
-			t.Fatalf("serve exited %d before it was ready:\n%s", code, hub.Stderr())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready after 30s: %d %v\n%s", status, body, hub.Stderr())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	wait.Poll{Patience: 30 * time.Second, Interval: 100 * time.Millisecond,
+		Abort: hub.ExitReport, Explain: hub.Stderr,
+	}.Until(t, "serve ready", func() bool {
+		status, _ := probe(base + "/readyz")
+		return status == http.StatusOK
+	})
 	if status, _ := probe(base + "/healthz"); status != http.StatusOK {
 		t.Errorf("healthz = %d", status)
 	}

@@ -1,7 +1,6 @@
 package top
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/observe"
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 )
 
 // fakeSource counts up one accepted record per reading, a second apart.
@@ -30,27 +30,9 @@ func (f *fakeSource) Read(context.Context) (Snapshot, error) {
 		Stats: observe.Stats{Ingest: map[string]float64{"accept": float64(f.reads * 10)}}}}, nil
 }
 
-// syncBuffer is written by the view's goroutine and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestLiveViewRedrawsInPlaceAndQuitsOnQ(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	keys, typed := io.Pipe()
 	ios.In, ios.Out = keys, out
 	ios.SetStdoutTTY(true)

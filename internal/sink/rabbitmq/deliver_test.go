@@ -18,6 +18,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/sinktest"
 	"github.com/hubctl/hubctl/internal/testutil/rabbittest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 // dialRecorder dials for real and keeps the connections, so a test can cut
@@ -281,7 +282,10 @@ func TestReconnectAfterConnectionLoss(t *testing.T) {
 	// Once the loss is noticed, the very next attempt reconnects and
 	// succeeds.
 	rec.cut()
-	waitUntil(t, func() bool { conn, _ := s.broker.liveConnection(); return conn == nil })
+	wait.Poll{Patience: 5 * time.Second}.Until(t, "the dropped connection to be forgotten", func() bool {
+		conn, _ := s.broker.liveConnection()
+		return conn == nil
+	})
 	if out := s.Deliver(t.Context(), testDelivery("ledger.entry")); !out.OK {
 		t.Fatalf("first Deliver after a noticed loss = %+v, want OK", out)
 	}
@@ -387,15 +391,4 @@ func (r staticResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.
 		return []netip.Addr{ip}, nil
 	}
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

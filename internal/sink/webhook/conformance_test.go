@@ -38,14 +38,14 @@ func TestConformance(t *testing.T) {
 			rcv := startReceiver(t, nil)
 			return open(t, rcv.hookURL()), func(testing.TB) []sinktest.Message {
 				var msgs []sinktest.Message
-				for _, req := range rcv.requests() {
+				for _, req := range rcv.Requests() {
 					identity := map[sinktest.Field]string{}
 					for header, field := range webhookIdentity {
-						if values := req.header.Values(header); len(values) > 0 {
+						if values := req.Header.Values(header); len(values) > 0 {
 							identity[field] = values[0]
 						}
 					}
-					msgs = append(msgs, sinktest.Message{Body: req.body, Identity: identity})
+					msgs = append(msgs, sinktest.Message{Body: req.Body, Identity: identity})
 				}
 				return msgs
 			}

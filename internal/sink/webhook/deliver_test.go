@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,6 +23,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -39,55 +38,18 @@ const (
 
 var testNow = time.Unix(1767225600, 0)
 
-// received is one request as the receiver saw it.
-type received struct {
-	method     string
-	requestURI string
-	host       string
-	header     http.Header
-	body       []byte
-}
-
 // receiver is a real HTTP server on loopback that records what arrives and
 // counts the connections opened to it.
-type receiver struct {
-	*httptest.Server
-	newConns atomic.Int64
-
-	mu  sync.Mutex
-	got []received
-}
+type receiver struct{ *httprecord.Server }
 
 // startReceiver answers with respond, or 204 when respond is nil.
 func startReceiver(t *testing.T, respond http.HandlerFunc) *receiver {
 	t.Helper()
-	rcv := &receiver{}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rcv.mu.Lock()
-		rcv.got = append(rcv.got, received{r.Method, r.RequestURI, r.Host, r.Header.Clone(), body})
-		rcv.mu.Unlock()
-		if respond == nil {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		respond(w, r)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			rcv.newConns.Add(1)
-		}
+	var opts httprecord.Options
+	if respond != nil {
+		opts.Respond = func(w http.ResponseWriter, r *http.Request, _ int) { respond(w, r) }
 	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	rcv.Server = srv
-	return rcv
-}
-
-func (r *receiver) requests() []received {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.got)
+	return &receiver{httprecord.Start(t, opts)}
 }
 
 // hookURL is where the sinks post: a path and a query holding a token.
@@ -162,16 +124,16 @@ func TestDeliverSendsTheSpecRequest(t *testing.T) {
 	if !out.OK || out.StatusCode != http.StatusNoContent || out.Error != "" {
 		t.Fatalf("Outcome = %+v, want OK with 204", out)
 	}
-	got := rcv.requests()
+	got := rcv.Requests()
 	if len(got) != 1 {
 		t.Fatalf("receiver got %d requests, want exactly 1", len(got))
 	}
 	req := got[0]
-	if req.method != http.MethodPost || req.requestURI != "/hooks/hubctl?token="+queryToken {
-		t.Errorf("request line %s %s, want POST to the configured path and query", req.method, req.requestURI)
+	if req.Method != http.MethodPost || req.URI != "/hooks/hubctl?token="+queryToken {
+		t.Errorf("request line %s %s, want POST to the configured path and query", req.Method, req.URI)
 	}
-	if !bytes.Equal(req.body, d.Payload) {
-		t.Errorf("body %q, want the payload byte for byte %q", req.body, d.Payload)
+	if !bytes.Equal(req.Body, d.Payload) {
+		t.Errorf("body %q, want the payload byte for byte %q", req.Body, d.Payload)
 	}
 	want := http.Header{
 		"Content-Type":            {d.DataContentType},
@@ -190,8 +152,8 @@ func TestDeliverSendsTheSpecRequest(t *testing.T) {
 	if len(d.Payload) != 39 {
 		t.Fatalf("test payload is %d bytes; update Content-Length", len(d.Payload))
 	}
-	if !reflect.DeepEqual(req.header, want) {
-		t.Errorf("headers:\n got  %v\n want %v", req.header, want)
+	if !reflect.DeepEqual(req.Header, want) {
+		t.Errorf("headers:\n got  %v\n want %v", req.Header, want)
 	}
 }
 
@@ -205,7 +167,7 @@ func TestDeliverDefaultsAndOptionalHeaders(t *testing.T) {
 	if out := s.Deliver(t.Context(), d); !out.OK {
 		t.Fatalf("Outcome = %+v", out)
 	}
-	h := rcv.requests()[0].header
+	h := rcv.Requests()[0].Header
 	if got := h.Get("Content-Type"); got != "application/json" {
 		t.Errorf("Content-Type = %q, want application/json", got)
 	}
@@ -224,8 +186,8 @@ func TestDeliverSignsWithEverySecretDuringRotation(t *testing.T) {
 	if out := s.Deliver(t.Context(), d); !out.OK {
 		t.Fatalf("Outcome = %+v", out)
 	}
-	req := rcv.requests()[0]
-	lines := req.header.Values(whsign.HeaderSignature)
+	req := rcv.Requests()[0]
+	lines := req.Header.Values(whsign.HeaderSignature)
 	wantLines := []string{
 		independentSignature(newSecret, "1767225600", d.Payload),
 		independentSignature(oldSecret, "1767225600", d.Payload),
@@ -233,11 +195,11 @@ func TestDeliverSignsWithEverySecretDuringRotation(t *testing.T) {
 	if !slices.Equal(lines, wantLines) {
 		t.Fatalf("signature lines %q, want the new secret's then the old one's %q", lines, wantLines)
 	}
-	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(req.body))
-	r.Header = req.header
+	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(req.Body))
+	r.Header = req.Header
 	// A receiver holding only one of the two secrets accepts the delivery.
 	for _, secret := range []string{newSecret, oldSecret} {
-		if err := whsign.VerifyRequest(r, req.body, []string{secret}, testNow, whsign.DefaultTolerance); err != nil {
+		if err := whsign.VerifyRequest(r, req.Body, []string{secret}, testNow, whsign.DefaultTolerance); err != nil {
 			t.Errorf("receiver holding one secret: %v", err)
 		}
 	}
@@ -256,7 +218,7 @@ func TestDeliverStampsEachAttemptAndPassesIDsThrough(t *testing.T) {
 	clock.Add(300)
 	s.Deliver(t.Context(), second)
 
-	got := rcv.requests()
+	got := rcv.Requests()
 	if len(got) != 2 {
 		t.Fatalf("got %d requests, want 2", len(got))
 	}
@@ -264,7 +226,7 @@ func TestDeliverStampsEachAttemptAndPassesIDsThrough(t *testing.T) {
 		{first.DeliveryID, "1767225600"},
 		{second.DeliveryID, "1767225900"},
 	} {
-		h := got[i].header
+		h := got[i].Header
 		if h.Get(whsign.HeaderDeliveryID) != want.deliveryID || h.Get(whsign.HeaderTimestamp) != want.timestamp {
 			t.Errorf("attempt %d: delivery id %q at %q, want %q at %q", i+1,
 				h.Get(whsign.HeaderDeliveryID), h.Get(whsign.HeaderTimestamp), want.deliveryID, want.timestamp)
@@ -297,8 +259,8 @@ func TestDeliverDoesNotFollowRedirects(t *testing.T) {
 	if want := "HTTP 307 Temporary Redirect: redirects are not followed"; out.Error != want {
 		t.Fatalf("Error = %q, want %q", out.Error, want)
 	}
-	if followed.Load() != 0 || len(rcv.requests()) != 1 {
-		t.Fatalf("redirect followed: %d requests", len(rcv.requests()))
+	if followed.Load() != 0 || len(rcv.Requests()) != 1 {
+		t.Fatalf("redirect followed: %d requests", len(rcv.Requests()))
 	}
 }
 
@@ -453,7 +415,7 @@ func TestDeliverReusesOneConnection(t *testing.T) {
 			t.Fatalf("delivery %d: %+v", i, out)
 		}
 	}
-	if got := rcv.newConns.Load(); got != 1 {
+	if got := rcv.NewConns.Load(); got != 1 {
 		t.Fatalf("20 deliveries opened %d connections, want 1", got)
 	}
 }
@@ -512,8 +474,8 @@ func TestDeliverRefusedByTheAddressPolicy(t *testing.T) {
 			}
 		})
 	}
-	if n := len(rcv.requests()); n != 0 || rcv.newConns.Load() != 0 {
-		t.Fatalf("the receiver saw %d requests and %d connections, want none", n, rcv.newConns.Load())
+	if n := len(rcv.Requests()); n != 0 || rcv.NewConns.Load() != 0 {
+		t.Fatalf("the receiver saw %d requests and %d connections, want none", n, rcv.NewConns.Load())
 	}
 
 	// The same receiver by name, with private sinks allowed, is reached
@@ -523,7 +485,7 @@ func TestDeliverRefusedByTheAddressPolicy(t *testing.T) {
 	if out := s.Deliver(t.Context(), testDelivery()); !out.OK {
 		t.Fatalf("with private sinks allowed: %+v", out)
 	}
-	if got := rcv.requests(); len(got) != 1 || got[0].host != "hooks.example.local:"+port {
+	if got := rcv.Requests(); len(got) != 1 || got[0].Host != "hooks.example.local:"+port {
 		t.Fatalf("with private sinks allowed the receiver got %+v, want one request for host hooks.example.local", got)
 	}
 }
@@ -559,7 +521,7 @@ func TestProbeSendsASignedVerificationMessage(t *testing.T) {
 	if err := s.Probe(t.Context(), probe); err != nil {
 		t.Fatalf("second Probe: %v", err)
 	}
-	got := rcv.requests()
+	got := rcv.Requests()
 	if len(got) != 2 {
 		t.Fatalf("receiver got %d requests, want 2", len(got))
 	}
@@ -567,16 +529,16 @@ func TestProbeSendsASignedVerificationMessage(t *testing.T) {
 	var challenges []string
 	for _, req := range got {
 		var msg map[string]string
-		dec := json.NewDecoder(bytes.NewReader(req.body))
+		dec := json.NewDecoder(bytes.NewReader(req.Body))
 		if err := dec.Decode(&msg); err != nil {
-			t.Fatalf("probe body %q is not a JSON object of strings: %v", req.body, err)
+			t.Fatalf("probe body %q is not a JSON object of strings: %v", req.Body, err)
 		}
 		if len(msg) != 3 || msg["type"] != "hub.verification" || msg["subscription_id"] != probe.SubscriptionID || len(msg["challenge"]) < 16 {
-			t.Fatalf("probe body %s, want type, subscription_id and a random challenge", req.body)
+			t.Fatalf("probe body %s, want type, subscription_id and a random challenge", req.Body)
 		}
 		challenges = append(challenges, msg["challenge"])
 
-		h := req.header
+		h := req.Header
 		if h.Get(whsign.HeaderEventType) != whsign.VerificationEventType || h.Get(whsign.HeaderTenantID) != "acme" ||
 			h.Get(whsign.HeaderSchemaVersion) != probeSchemaVersion || h.Get("Content-Type") != "application/json" ||
 			h.Get("User-Agent") != testAgent {
@@ -590,8 +552,8 @@ func TestProbeSendsASignedVerificationMessage(t *testing.T) {
 		}
 		lines := h.Values(whsign.HeaderSignature)
 		want := []string{
-			independentSignature(newSecret, "1767225600", req.body),
-			independentSignature(oldSecret, "1767225600", req.body),
+			independentSignature(newSecret, "1767225600", req.Body),
+			independentSignature(oldSecret, "1767225600", req.Body),
 		}
 		if !slices.Equal(lines, want) {
 			t.Fatalf("probe signatures %q, want %q", lines, want)
@@ -600,7 +562,7 @@ func TestProbeSendsASignedVerificationMessage(t *testing.T) {
 	if challenges[0] == challenges[1] {
 		t.Fatalf("two probes sent the same challenge %q", challenges[0])
 	}
-	if got[0].header.Get(whsign.HeaderDeliveryID) == got[1].header.Get(whsign.HeaderDeliveryID) {
+	if got[0].Header.Get(whsign.HeaderDeliveryID) == got[1].Header.Get(whsign.HeaderDeliveryID) {
 		t.Fatal("two probes sent the same delivery id")
 	}
 }

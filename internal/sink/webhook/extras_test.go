@@ -181,19 +181,19 @@ func TestHeadersAndAuthArrive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := len(rcv.requests())
+		before := len(rcv.Requests())
 		if out := s.Deliver(t.Context(), testDelivery()); !out.OK {
 			t.Fatalf("Deliver: %+v", out)
 		}
 		if err := s.Probe(t.Context(), sink.ProbeRequest{SubscriptionID: "s", TenantID: "acme", Timeout: time.Second}); err != nil {
 			t.Fatalf("Probe: %v", err)
 		}
-		for i, r := range rcv.requests()[before:] {
-			if r.header.Get("Authorization") != tc.want || r.header.Get("X-Api-Version") != "2" || r.header.Get("X-Route") != "blue" {
-				t.Errorf("request %d: headers %v", i, r.header)
+		for i, r := range rcv.Requests()[before:] {
+			if r.Header.Get("Authorization") != tc.want || r.Header.Get("X-Api-Version") != "2" || r.Header.Get("X-Route") != "blue" {
+				t.Errorf("request %d: headers %v", i, r.Header)
 			}
-			if r.header.Get("X-Webhook-Signature") == "" || r.header.Get("Content-Type") == "" || r.header.Get("X-Lerian-Event-Id") == "" {
-				t.Errorf("request %d lost the hub's headers: %v", i, r.header)
+			if r.Header.Get("X-Webhook-Signature") == "" || r.Header.Get("Content-Type") == "" || r.Header.Get("X-Lerian-Event-Id") == "" {
+				t.Errorf("request %d lost the hub's headers: %v", i, r.Header)
 			}
 		}
 	}

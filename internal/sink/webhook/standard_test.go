@@ -10,6 +10,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -29,13 +30,13 @@ func openStandardSink(t *testing.T, typ *Type, rawURL string, secrets ...string)
 
 // officialVerifies reports whether the official Standard Webhooks library,
 // holding secret, accepts the request.
-func officialVerifies(t *testing.T, secret string, req received) error {
+func officialVerifies(t *testing.T, secret string, req httprecord.Request) error {
 	t.Helper()
 	wh, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return wh.Verify(req.body, req.header)
+	return wh.Verify(req.Body, req.Header)
 }
 
 // TestStandardWebhooksDeliveriesAndProbesVerifyWithTheOfficialLibrary:
@@ -59,7 +60,7 @@ func TestStandardWebhooksDeliveriesAndProbesVerifyWithTheOfficialLibrary(t *test
 	if err := s.Probe(t.Context(), sink.ProbeRequest{SubscriptionID: "0190f5c2-0000-7000-8000-000000000001", TenantID: "acme", Timeout: time.Second}); err != nil {
 		t.Fatalf("Probe: %v", err)
 	}
-	got := rcv.requests()
+	got := rcv.Requests()
 	if len(got) != 3 {
 		t.Fatalf("receiver got %d requests, want 3", len(got))
 	}
@@ -69,17 +70,17 @@ func TestStandardWebhooksDeliveriesAndProbesVerifyWithTheOfficialLibrary(t *test
 				t.Errorf("request %d: official library: %v", i, err)
 			}
 		}
-		if req.header.Get(whsign.HeaderSignature) != "" || req.header.Get(whsign.HeaderTimestamp) != "" {
+		if req.Header.Get(whsign.HeaderSignature) != "" || req.Header.Get(whsign.HeaderTimestamp) != "" {
 			t.Errorf("request %d also carries the lerian signature headers", i)
 		}
-		if req.header.Get(whsign.HeaderEventID) == "" || req.header.Get(whsign.HeaderDeliveryID) == "" {
-			t.Errorf("request %d lost the X-Lerian-* headers: %v", i, req.header)
+		if req.Header.Get(whsign.HeaderEventID) == "" || req.Header.Get(whsign.HeaderDeliveryID) == "" {
+			t.Errorf("request %d lost the X-Lerian-* headers: %v", i, req.Header)
 		}
-		if req.header.Get("webhook-id") != req.header.Get(whsign.HeaderEventID) {
-			t.Errorf("request %d: webhook-id %q is not the event id %q", i, req.header.Get("webhook-id"), req.header.Get(whsign.HeaderEventID))
+		if req.Header.Get("webhook-id") != req.Header.Get(whsign.HeaderEventID) {
+			t.Errorf("request %d: webhook-id %q is not the event id %q", i, req.Header.Get("webhook-id"), req.Header.Get(whsign.HeaderEventID))
 		}
 	}
-	if got[0].header.Get("webhook-id") != d.EventID || got[1].header.Get("webhook-id") != d.EventID {
+	if got[0].Header.Get("webhook-id") != d.EventID || got[1].Header.Get("webhook-id") != d.EventID {
 		t.Errorf("webhook-id changed across attempts")
 	}
 	// After the overlap, only the new secret signs; the old one no longer verifies.
@@ -90,11 +91,11 @@ func TestStandardWebhooksDeliveriesAndProbesVerifyWithTheOfficialLibrary(t *test
 	if out := s2.Deliver(t.Context(), d); !out.OK {
 		t.Fatalf("Deliver: %+v", out)
 	}
-	last := rcv.requests()[3]
+	last := rcv.Requests()[3]
 	if err := officialVerifies(t, stdOldSecret, last); err == nil {
 		t.Error("the rotated-out secret still verifies after the overlap")
 	}
-	if err := whsign.VerifyStandardRequest(&http.Request{Header: last.header}, last.body, []string{stdNewSecret}, time.Now(), 0); err != nil {
+	if err := whsign.VerifyStandardRequest(&http.Request{Header: last.Header}, last.Body, []string{stdNewSecret}, time.Now(), 0); err != nil {
 		t.Errorf("our verifier: %v", err)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -158,24 +157,4 @@ func waitForLine(t *testing.T, name, want string, output Output) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// Buffer collects a receiver's output; safe for the receiver and the
-// checks to use at once.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *Buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-// String is everything written so far; it is an Output.
-func (b *Buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
