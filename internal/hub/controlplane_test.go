@@ -250,6 +250,10 @@ func contractCases() []contractCase {
 			_, err := h.UpdateSubscription(ctx, "", fx.acmeSub, hubapi.SubscriptionUpdate{Ordering: &ordering})
 			return "", err
 		}, "invalid_request"},
+		{"an update emptying event_types", "UpdateSubscription", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.UpdateSubscription(ctx, "", fx.acmeSub, hubapi.SubscriptionUpdate{EventTypes: []string{}})
+			return "", err
+		}, "invalid_request"},
 		{"disable", "DisableSubscription", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
 			s, err := h.DisableSubscription(ctx, "", fx.acmeSub)
 			return fmt.Sprint(s.Enabled), err

@@ -132,9 +132,10 @@ type SubscriptionCreate struct {
 // stay as they are; origin, filter, rate_limit and retry_schedule may be
 // set to null to clear them.
 type SubscriptionUpdate struct {
-	Name           *string            `json:"name,omitempty"`
-	Sink           json.RawMessage    `json:"sink,omitempty"`
-	EventTypes     []string           `json:"event_types,omitempty"`
+	Name *string         `json:"name,omitempty"`
+	Sink json.RawMessage `json:"sink,omitempty"`
+	// EventTypes is omitted when nil; an empty list is sent, and refused.
+	EventTypes     []string           `json:"event_types,omitzero"`
 	SchemaMajor    *int               `json:"schema_major,omitempty"`
 	Origin         Nullable[string]   `json:"origin,omitzero"`
 	Filter         Nullable[string]   `json:"filter,omitzero"`
