@@ -80,9 +80,17 @@ var pages = map[string]reflect.Type{
 }
 
 // notBodies are exported struct types of pkg/hubapi that are no body of
-// their own: parts embedded in others, checked there, and the PATCH
-// field wrapper.
-var notBodies = map[string]bool{"QuarantineOrigin": true, "QuarantineValue": true, "Nullable": true, "Page": true}
+// their own: parts embedded in others, checked there; the PATCH field
+// wrapper; the control plane's parameters, which travel as query strings;
+// who is calling; and the errors, which travel as the Error schema's code
+// and message.
+var notBodies = map[string]bool{
+	"QuarantineOrigin": true, "QuarantineValue": true, "Nullable": true, "Page": true,
+	"ListParams": true, "QuarantineListParams": true, "DeliveryListParams": true, "DeadLetterFilter": true,
+	"DeadLetterListParams": true, "EventFilter": true, "EventListParams": true, "PullParams": true,
+	"Caller":          true,
+	"ValidationError": true, "ForbiddenError": true, "NotFoundError": true, "ConflictError": true, "UnprocessableError": true,
+}
 
 // TestHubapiTypesMatchTheDocument: every JSON field of every wire type of
 // pkg/hubapi is a property of its schema, and every property of the schema
