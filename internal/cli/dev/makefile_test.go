@@ -24,7 +24,11 @@ func TestMakeDevExitsCleanlyOnCtrlC(t *testing.T) {
 		t.Skip("make is not installed")
 	}
 	fake := filepath.Join(t.TempDir(), "hubctl")
-	script := "#!/bin/sh\ntrap 'echo stopped; exit 0' INT\necho ready\nwhile :; do sleep 0.05; done\n"
+	// Like hubctl dev, which stops its database and broker first, the
+	// stand-in takes a moment to stop: one that exits the instant Ctrl-C
+	// lands races make's own signal handler, which then finds its child
+	// already reaped and fails with "wait: No child processes".
+	script := "#!/bin/sh\ntrap 'echo stopped; sleep 0.5; exit 0' INT\necho ready\nwhile :; do sleep 0.05; done\n"
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
