@@ -46,3 +46,28 @@ BEGIN
     RETURN found;
 END
 $$;
+
+-- hubctl_has_rows_in_state says whether one partition of a table with a
+-- state column holds a row in that state: named, the partition is probed
+-- through its partial index for the state alone, where a query of the
+-- parent within the partition's bounds may be planned as a scan of the
+-- partition's whole key range.
+CREATE FUNCTION hubctl_has_rows_in_state(tbl text, state text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    found boolean;
+BEGIN
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I WHERE state = %L)', tbl, state) INTO found;
+    RETURN found;
+END
+$$;
+
+-- hubctl_has_rows_after says whether one table or partition holds a row
+-- whose column col is after a moment.
+CREATE FUNCTION hubctl_has_rows_after(tbl text, col text, after timestamptz) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    found boolean;
+BEGIN
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I WHERE %I > $1)', tbl, col) USING after INTO found;
+    RETURN found;
+END
+$$;

@@ -265,6 +265,9 @@ func explainGeneric(t *testing.T, st *Store, sql string, args pgx.StrictNamedArg
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Prepared statements outlive the transaction; the next explanation
+	// may get the same connection.
+	defer func() { _ = tx.Conn().Deallocate(context.WithoutCancel(ctx), "explained") }()
 	// EXECUTE under EXPLAIN takes no bound parameters: each value goes
 	// in as a literal of its parameter's type.
 	literals := make([]string, len(values))

@@ -164,16 +164,13 @@ func (s *Store) pruneJobs(ctx context.Context, cutoff time.Time, rep *PruneRepor
 		if p.catchAll() || p.day.Add(day).After(cutoff) {
 			continue
 		}
-		// The partition's own bounds on the parent: the plan reads that
-		// partition alone, through the same partial indexes.
-		lo, hi := bounds(jobsTable, p.day)
-		inPartition := pgx.StrictNamedArgs{"lo": lo, "hi": hi}
+		live := pgx.StrictNamedArgs{"partition": p.name}
 		var pinned, recent bool
-		if err := s.Pool.QueryRow(ctx, jobsLiveBetweenSQL, inPartition).Scan(&pinned); err != nil {
+		if err := s.Pool.QueryRow(ctx, jobsLiveInPartitionSQL, live).Scan(&pinned); err != nil {
 			return fmt.Errorf("look for live jobs in %s: %w", p.name, err)
 		}
 		if !pinned {
-			err := s.Pool.QueryRow(ctx, jobsFinishedSinceSQL, pgx.StrictNamedArgs{"lo": lo, "hi": hi, "cutoff": cutoff}).Scan(&recent)
+			err := s.Pool.QueryRow(ctx, jobsFinishedSinceSQL, pgx.StrictNamedArgs{"partition": p.name, "cutoff": cutoff}).Scan(&recent)
 			if err != nil {
 				return fmt.Errorf("look for recently finished jobs in %s: %w", p.name, err)
 			}
@@ -194,7 +191,7 @@ func (s *Store) pruneJobs(ctx context.Context, cutoff time.Time, rep *PruneRepor
 			dropped, err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
 				// Checked again where the drop waits for no one: a dead
 				// letter replayed since is pending now.
-				return refuseIfPinned(ctx, tx, jobsLiveBetweenSQL, inPartition)
+				return refuseIfPinned(ctx, tx, jobsLiveInPartitionSQL, live)
 			}, p.name)
 			if err != nil {
 				return err
@@ -528,8 +525,8 @@ var countExpiredEventIDsDefaultSQL string
 //go:embed sql/delete_expired_event_ids_default.sql
 var deleteExpiredEventIDsDefaultSQL string
 
-//go:embed sql/jobs_live_between.sql
-var jobsLiveBetweenSQL string
+//go:embed sql/jobs_live_in_partition.sql
+var jobsLiveInPartitionSQL string
 
 //go:embed sql/jobs_finished_since.sql
 var jobsFinishedSinceSQL string

@@ -1,1 +1,1 @@
-SELECT EXISTS (SELECT 1 FROM delivery_jobs WHERE id >= @lo AND id < @hi AND updated_at > @cutoff)
+SELECT hubctl_has_rows_after(@partition, 'updated_at', @cutoff)
