@@ -36,23 +36,11 @@ func looksLikeStatement(s string) bool {
 	return statementStart.MatchString(strings.TrimLeft(s, " \t\r\n("))
 }
 
-// notYetMoved are the files whose SQL has still to move, each with what
-// moving it takes. The test fails once a listed file is clean, so the list
-// only shrinks.
-var notYetMoved = map[string]string{
-	"internal/store/partitions.go":         "partition DDL: identifiers through pgx.Identifier, bounds formatted server-side by a plpgsql function",
-	"internal/store/retention.go":          "per-partition probes and drops: same function; its timestamps bound as parameters",
-	"internal/store/storagestatus.go":      "per-partition probes: bounded by the partition's range on the parent instead of naming the partition",
-	"internal/testutil/history/history.go": "test helper: statements to a .sql file of the package",
-	"internal/testutil/pgtest/pgtest.go":   "test helper: statements to a .sql file of the package, CREATE DATABASE through pgx.Identifier",
-}
-
 // TestNoSQLInGoStrings fails on a string literal in a non-test Go file that
 // is an SQL statement, and on SQL built by concatenation or fmt.Sprintf.
 func TestNoSQLInGoStrings(t *testing.T) {
 	root := repoRoot(t)
 	fset := token.NewFileSet()
-	seen := map[string]bool{} // listed file -> still has SQL
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -72,12 +60,7 @@ func TestNoSQLInGoStrings(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
-		problems := sqlInFile(file)
-		if _, pending := notYetMoved[rel]; pending {
-			seen[rel] = len(problems) > 0
-			return nil
-		}
-		for _, problem := range problems {
+		for _, problem := range sqlInFile(file) {
 			pos := fset.Position(problem.pos)
 			t.Errorf("%s:%d: %s", rel, pos.Line, problem.what)
 		}
@@ -85,11 +68,6 @@ func TestNoSQLInGoStrings(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for file := range notYetMoved {
-		if !seen[file] {
-			t.Errorf("%s has no SQL left in Go strings: take it off notYetMoved", file)
-		}
 	}
 }
 
@@ -110,10 +88,13 @@ func sqlInFile(file *ast.File) []problem {
 	ast.Inspect(file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.BasicLit:
-			if s, ok := stringValue(n); ok && looksLikeStatement(s) && !quotedIdentifierStatement.MatchString(s) {
+			if s, ok := stringValue(n); ok && looksLikeStatement(s) {
 				report(n.Pos(), "SQL statement in a Go string: move it to a .sql file")
 			}
 		case *ast.BinaryExpr:
+			if n.Op == token.ADD && isIdentifierStatement(n) {
+				return false
+			}
 			if n.Op == token.ADD && concatenatesSQL(n) {
 				report(n.Pos(), "SQL built by concatenation: write the whole statement in a .sql file")
 				return false
@@ -131,10 +112,17 @@ func sqlInFile(file *ast.File) []problem {
 }
 
 // concatenatesSQL reports whether a + chain has a string piece that is SQL.
-// A statement that takes an identifier no parameter can stand for (LISTEN,
-// CREATE DATABASE) is the exception, when the identifier is quoted by
-// pgx.Identifier and nothing else is joined to it.
 func concatenatesSQL(e *ast.BinaryExpr) bool {
+	for _, p := range concatenated(e) {
+		if s, ok := stringValue(p); ok && (looksLikeStatement(s) || sqlFragment.MatchString(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// concatenated flattens a + chain into its pieces.
+func concatenated(e *ast.BinaryExpr) []ast.Expr {
 	var pieces []ast.Expr
 	var flatten func(ast.Expr)
 	flatten = func(x ast.Expr) {
@@ -146,22 +134,37 @@ func concatenatesSQL(e *ast.BinaryExpr) bool {
 		pieces = append(pieces, x)
 	}
 	flatten(e)
-	if len(pieces) == 2 && isQuotedIdentifier(pieces[1]) {
-		if s, ok := stringValue(pieces[0]); ok && quotedIdentifierStatement.MatchString(s) {
-			return false
-		}
-	}
-	for _, p := range pieces {
-		if s, ok := stringValue(p); ok && (looksLikeStatement(s) || sqlFragment.MatchString(s)) {
-			return true
-		}
-	}
-	return false
+	return pieces
 }
 
-// quotedIdentifierStatement is a statement whose only operand is an
-// identifier.
-var quotedIdentifierStatement = regexp.MustCompile(`^(?:LISTEN|UNLISTEN|CREATE DATABASE|DROP DATABASE(?: IF EXISTS)?|DROP TABLE) $`)
+// isIdentifierStatement reports whether a + chain is a statement that takes
+// only identifiers, which no parameter can stand for (LISTEN, CREATE
+// DATABASE): the exception to building SQL in Go, when every piece but
+// the statement's own words is an identifier quoted by pgx.Identifier.
+func isIdentifierStatement(e *ast.BinaryExpr) bool {
+	var shape strings.Builder
+	for _, p := range concatenated(e) {
+		if isQuotedIdentifier(p) {
+			shape.WriteString("%I")
+			continue
+		}
+		s, ok := stringValue(p)
+		if !ok {
+			return false
+		}
+		shape.WriteString(s)
+	}
+	return identifierStatement.MatchString(shape.String())
+}
+
+// identifierStatement is the shape of a statement whose only operands are
+// identifiers, each written %I where pgx.Identifier quotes it.
+var identifierStatement = regexp.MustCompile(`^(?:` +
+	`(?:LISTEN|UNLISTEN|DROP TABLE) %I|` +
+	`CREATE DATABASE %I(?: TEMPLATE (?:%I|template0))?|` +
+	`DROP DATABASE (?:IF EXISTS )?%I(?: WITH \(FORCE\))?|` +
+	`ALTER DATABASE %I WITH IS_TEMPLATE (?:true|false)(?: ALLOW_CONNECTIONS (?:true|false))?` +
+	`)$`)
 
 // isQuotedIdentifier matches pgx.Identifier{...}.Sanitize().
 func isQuotedIdentifier(e ast.Expr) bool {
@@ -262,3 +265,30 @@ func TestEverySQLFileIsEmbedded(t *testing.T) {
 }
 
 var embedDirective = regexp.MustCompile(`(?m)^//go:embed (sql/\S+\.sql)$`)
+
+// TestIdentifierStatements pins the exception for statements that take only
+// identifiers: every operand quoted by pgx.Identifier, no other value.
+func TestIdentifierStatements(t *testing.T) {
+	for src, wantProblems := range map[string]int{
+		`"LISTEN " + pgx.Identifier{ch}.Sanitize()`:                                                          0,
+		`"DROP TABLE " + pgx.Identifier{name}.Sanitize()`:                                                    0,
+		`"CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{t}.Sanitize()`: 0,
+		`"CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE template0"`:                       0,
+		`"DROP DATABASE IF EXISTS " + pgx.Identifier{name}.Sanitize() + " WITH (FORCE)"`:                     0,
+		`"ALTER DATABASE " + pgx.Identifier{name}.Sanitize() + " WITH IS_TEMPLATE false"`:                    0,
+		`"CREATE DATABASE " + name`:   1,
+		`"DROP TABLE " + ident(name)`: 1,
+		`"CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + template`:     1,
+		`"ALTER DATABASE " + pgx.Identifier{name}.Sanitize() + " SET search_path = " + path`: 1,
+		`"DROP TABLE " + pgx.Identifier{name}.Sanitize() + "; DELETE FROM t"`:                1,
+		`"CREATE DATABASE "`: 1,
+	} {
+		file, err := parser.ParseFile(token.NewFileSet(), "x.go", "package x\nvar _ = "+src+"\n", 0)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if got := len(sqlInFile(file)); got != wantProblems {
+			t.Errorf("%s: %d problems, want %d", src, got, wantProblems)
+		}
+	}
+}

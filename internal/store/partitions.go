@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	_ "embed"
 	"fmt"
 	"regexp"
 	"slices"
@@ -138,10 +139,7 @@ var seqBound = regexp.MustCompile(`FROM \((MINVALUE|'?(-?\d+)'?)\) TO \('?(-?\d+
 
 // listPartitions returns t's partitions, the catch-all first, then by day.
 func listPartitions(ctx context.Context, q querier, t managedTable) ([]partition, error) {
-	rows, err := q.Query(ctx, `
-SELECT c.relname, pg_get_expr(c.relpartbound, c.oid), pg_total_relation_size(c.oid)
-FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-WHERE i.inhparent = $1::regclass`, t.parent)
+	rows, err := q.Query(ctx, listPartitionsSQL, pgx.StrictNamedArgs{"parent": t.parent})
 	if err != nil {
 		return nil, fmt.Errorf("list partitions of %s: %w", t.parent, err)
 	}
@@ -194,16 +192,17 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// bounds are the SQL literals of day d's partition of t.
+// bounds are day d's partition bounds of t as the key's text, which
+// hubctl_create_partition quotes into its DDL.
 func bounds(t managedTable, d time.Time) (lo, hi string) {
 	next := d.Add(day)
 	switch t.kind {
 	case bySeq:
 		return strconv.FormatInt(DaySeqBase(d), 10), strconv.FormatInt(DaySeqBase(next), 10)
 	case byID:
-		return "'" + uuidAt(d) + "'", "'" + uuidAt(next) + "'"
+		return uuidAt(d), uuidAt(next)
 	default:
-		return "'" + d.Format(time.RFC3339) + "'", "'" + next.Format(time.RFC3339) + "'"
+		return d.Format(time.RFC3339), next.Format(time.RFC3339)
 	}
 }
 
@@ -213,42 +212,33 @@ func bounds(t managedTable, d time.Time) (lo, hi string) {
 // behind it; the next run tries again.
 const lockTimeout = "5s"
 
-// createPartition adds day d's partition to t. It is created on its own and
-// then attached: for the inbox and pull entries, which have no default
-// partition, attaching takes a lock that ingest and dispatch never wait
-// for (CREATE TABLE ... PARTITION OF would lock the parent exclusively).
-// Tables with a default partition are locked exclusively instead, briefly,
-// while the rows the default holds for that day move into the new one.
+// createPartition adds day d's partition to t, through
+// hubctl_create_partition (migration 17): created on its own and then
+// attached, so that for the inbox and pull entries, which have no default
+// partition, ingest and dispatch never wait for it. Tables with a default
+// partition are locked exclusively instead, briefly, while the rows the
+// default holds for that day move into the new one: a read planned before
+// the attach would miss the moved rows, and an update of one (dispatch
+// recording a job that ingest had put in the default partition) would find
+// it deleted and update nothing. Partitions are made days ahead, so that is
+// once a day per table, with nothing to move but on a fresh database or
+// after missed runs.
 func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time) error {
 	name := partitionName(t, d)
 	lo, hi := bounds(t, d)
-	ident := pgx.Identifier{name}.Sanitize()
+	var catchAll any // NULL: no default partition, no rows to move
+	if t.hasDefault() {
+		catchAll = t.catchAll
+	}
 	return s.InTx(ctx, func(tx pgx.Tx) error {
-		stmts := []string{`SET LOCAL lock_timeout = '` + lockTimeout + `'`}
-		if t.hasDefault() {
-			// The rows the default partition holds for the day move into
-			// the new partition, a delete and an insert, and no other
-			// statement may see that half done: a read planned before the
-			// attach would miss the moved rows, and an update of one
-			// (dispatch recording a job that ingest had put in the
-			// default partition) would find it deleted and update
-			// nothing. So the parent is locked exclusively, before
-			// looking for rows to move, for this short transaction.
-			// Partitions are made days ahead, so that is once a day per
-			// table, with nothing to move but on a fresh database or
-			// after missed runs.
-			stmts = append(stmts, fmt.Sprintf(`LOCK TABLE %s IN ACCESS EXCLUSIVE MODE`, t.parent))
+		if _, err := tx.Exec(ctx, setLockTimeoutSQL, pgx.StrictNamedArgs{"lock_timeout": lockTimeout}); err != nil {
+			return fmt.Errorf("create partition %s: %w", name, err)
 		}
-		stmts = append(stmts, fmt.Sprintf(`CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`, ident, t.parent))
-		if t.hasDefault() {
-			stmts = append(stmts, fmt.Sprintf(`WITH moved AS (DELETE FROM %s WHERE %s >= %s AND %s < %s RETURNING *) INSERT INTO %s SELECT * FROM moved`,
-				t.catchAll, t.key, lo, t.key, hi, ident))
-		}
-		stmts = append(stmts, fmt.Sprintf(`ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%s) TO (%s)`, t.parent, ident, lo, hi))
-		for _, stmt := range stmts {
-			if _, err := tx.Exec(ctx, stmt); err != nil {
-				return fmt.Errorf("create partition %s: %w", name, err)
-			}
+		_, err := tx.Exec(ctx, createPartitionSQL, pgx.StrictNamedArgs{
+			"parent": t.parent, "partition": name, "catch_all": catchAll, "key": t.key, "lo": lo, "hi": hi,
+		})
+		if err != nil {
+			return fmt.Errorf("create partition %s: %w", name, err)
 		}
 		return nil
 	})
@@ -312,17 +302,18 @@ func (s *Store) MoveInboxSequence(ctx context.Context, now time.Time) error {
 	base := DaySeqBase(today)
 	err := s.InTx(ctx, func(tx pgx.Tx) error {
 		var exists bool
-		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, partitionName(eventsTable, today)).Scan(&exists); err != nil || !exists {
+		err := tx.QueryRow(ctx, partitionExistsSQL, pgx.StrictNamedArgs{"partition": partitionName(eventsTable, today)}).Scan(&exists)
+		if err != nil || !exists {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
+		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
 			return err
 		}
 		last, err := lastSeq(ctx, tx)
 		if err != nil || last >= base-1 {
 			return err
 		}
-		_, err = tx.Exec(ctx, `SELECT setval('events_seq_seq', $1, false)`, base)
+		_, err = tx.Exec(ctx, moveInboxSequenceSQL, pgx.StrictNamedArgs{"base": base})
 		return err
 	})
 	if err != nil {
@@ -336,6 +327,24 @@ func (s *Store) MoveInboxSequence(ctx context.Context, now time.Time) error {
 // everything below it is past. (pg_sequences shows no last value then.)
 func lastSeq(ctx context.Context, q querier) (int64, error) {
 	var last int64
-	err := q.QueryRow(ctx, `SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM events_seq_seq`).Scan(&last)
+	err := q.QueryRow(ctx, lastSeqSQL).Scan(&last)
 	return last, err
 }
+
+//go:embed sql/list_partitions.sql
+var listPartitionsSQL string
+
+//go:embed sql/set_lock_timeout.sql
+var setLockTimeoutSQL string
+
+//go:embed sql/create_partition.sql
+var createPartitionSQL string
+
+//go:embed sql/partition_exists.sql
+var partitionExistsSQL string
+
+//go:embed sql/move_inbox_sequence.sql
+var moveInboxSequenceSQL string
+
+//go:embed sql/last_seq.sql
+var lastSeqSQL string

@@ -149,10 +149,10 @@ func TestPlansOfHotPathsTouchOnlyThePartitionsTheyNeed(t *testing.T) {
 	// priced out, none reads a partition of jobs whole. (The test's
 	// partitions are small enough that the planner would scan them
 	// anyway; what matters is that a partial index applies.)
-	for what, sql := range map[string]string{"the backlog reading": backlogByTenant, "the pinned check": pinnedSQL} {
+	for what, sql := range map[string]string{"the backlog reading": backlogByTenant, "the pinned check": eventsPinnedSQL} {
 		args := []any{pgx.NamedArgs{"now": now}}
-		if sql == pinnedSQL {
-			args = []any{DaySeqBase(now.Add(-day)), DaySeqBase(now)}
+		if sql == eventsPinnedSQL {
+			args = []any{pgx.StrictNamedArgs{"lo": DaySeqBase(now.Add(-day)), "hi": DaySeqBase(now)}}
 		}
 		plan := explainWith(t, st, false, "enable_seqscan = off", sql, args...)
 		for _, d := range []string{yesterday, today, tomorrow} {
@@ -265,6 +265,9 @@ func explainGeneric(t *testing.T, st *Store, sql string, args pgx.StrictNamedArg
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Prepared statements outlive the transaction; the next explanation
+	// may get the same connection.
+	defer func() { _ = tx.Conn().Deallocate(context.WithoutCancel(ctx), "explained") }()
 	// EXECUTE under EXPLAIN takes no bound parameters: each value goes
 	// in as a literal of its parameter's type.
 	literals := make([]string, len(values))

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"time"
@@ -75,14 +76,14 @@ func (s *Store) WithRetentionLock(ctx context.Context, fn func() error) error {
 	}
 	defer conn.Release()
 	var got bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, retentionLockKey).Scan(&got); err != nil {
+	if err := conn.QueryRow(ctx, tryRetentionLockSQL, pgx.StrictNamedArgs{"retention_lock_key": retentionLockKey}).Scan(&got); err != nil {
 		return pg.Classify(fmt.Errorf("take the retention lock: %w", err))
 	}
 	if !got {
 		return ErrRetentionBusy
 	}
 	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, retentionLockKey); err != nil {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), releaseRetentionLockSQL, pgx.StrictNamedArgs{"retention_lock_key": retentionLockKey}); err != nil {
 			// The lock must not outlive the run: drop the session.
 			_ = conn.Conn().Close(context.WithoutCancel(ctx))
 		}
@@ -131,7 +132,7 @@ func (s *Store) pruneByTime(ctx context.Context, t managedTable, cutoff time.Tim
 			continue
 		}
 		r := Removal{Table: t.Name, Partition: p.name, Bytes: p.bytes, Whole: true}
-		if r.Rows, err = countRows(ctx, s.Pool, p.name, ""); err != nil {
+		if r.Rows, err = countRows(ctx, s.Pool, p.name); err != nil {
 			return err
 		}
 		if !rep.DryRun {
@@ -141,12 +142,8 @@ func (s *Store) pruneByTime(ctx context.Context, t managedTable, cutoff time.Tim
 		}
 		rep.Removals = append(rep.Removals, r)
 	}
-	where := fmt.Sprintf("%s < '%s'", t.key, cutoff.UTC().Format(time.RFC3339Nano))
-	return s.pruneCatchAll(ctx, t, where, rep)
+	return s.pruneCatchAll(ctx, t, pgx.StrictNamedArgs{"cutoff": cutoff}, rep)
 }
-
-// liveJobStates are the states of a job that is not finished.
-const liveJobStates = `state IN ('pending', 'in_flight')`
 
 // pruneJobs drops the daily partitions of delivery jobs created at or
 // before cutoff whose every job finished at or before it, and deletes the
@@ -167,14 +164,14 @@ func (s *Store) pruneJobs(ctx context.Context, cutoff time.Time, rep *PruneRepor
 		if p.catchAll() || p.day.Add(day).After(cutoff) {
 			continue
 		}
-		ident := pgx.Identifier{p.name}.Sanitize()
-		live := fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM %s WHERE state = 'pending') OR EXISTS (SELECT 1 FROM %s WHERE state = 'in_flight')`, ident, ident)
+		live := pgx.StrictNamedArgs{"partition": p.name}
 		var pinned, recent bool
-		if err := s.Pool.QueryRow(ctx, live).Scan(&pinned); err != nil {
+		if err := s.Pool.QueryRow(ctx, jobsLiveInPartitionSQL, live).Scan(&pinned); err != nil {
 			return fmt.Errorf("look for live jobs in %s: %w", p.name, err)
 		}
 		if !pinned {
-			if err := s.Pool.QueryRow(ctx, fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM %s WHERE updated_at > $1)`, ident), cutoff).Scan(&recent); err != nil {
+			err := s.Pool.QueryRow(ctx, jobsFinishedSinceSQL, pgx.StrictNamedArgs{"partition": p.name, "cutoff": cutoff}).Scan(&recent)
+			if err != nil {
 				return fmt.Errorf("look for recently finished jobs in %s: %w", p.name, err)
 			}
 		}
@@ -187,14 +184,14 @@ func (s *Store) pruneJobs(ctx context.Context, cutoff time.Time, rep *PruneRepor
 			continue
 		}
 		r := Removal{Table: TableDeliveryJobs, Partition: p.name, Bytes: p.bytes, Whole: true}
-		if r.Rows, err = countRows(ctx, s.Pool, p.name, ""); err != nil {
+		if r.Rows, err = countRows(ctx, s.Pool, p.name); err != nil {
 			return err
 		}
 		if !rep.DryRun {
 			dropped, err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
 				// Checked again where the drop waits for no one: a dead
 				// letter replayed since is pending now.
-				return refuseIfPinned(ctx, tx, live)
+				return refuseIfPinned(ctx, tx, jobsLiveInPartitionSQL, live)
 			}, p.name)
 			if err != nil {
 				return err
@@ -205,23 +202,23 @@ func (s *Store) pruneJobs(ctx context.Context, cutoff time.Time, rep *PruneRepor
 		}
 		rep.Removals = append(rep.Removals, r)
 	}
-	where := fmt.Sprintf("NOT %s AND updated_at < '%s'", liveJobStates, cutoff.UTC().Format(time.RFC3339Nano))
-	return s.pruneCatchAll(ctx, jobsTable, where, rep)
+	return s.pruneCatchAll(ctx, jobsTable, pgx.StrictNamedArgs{"cutoff": cutoff}, rep)
 }
 
-// pruneCatchAll deletes the rows of t's catch-all partition that match
-// where. Only rows that found no daily partition are there (a clock far
-// off, a maintainer that had not yet run, what was stored before the
-// partitions existed), so these are the only rows retention deletes one
-// by one.
-func (s *Store) pruneCatchAll(ctx context.Context, t managedTable, where string, rep *PruneReport) error {
+// pruneCatchAll deletes the expired rows of t's catch-all partition, which
+// its catchAllExpiry statements find with args. Only rows that found no
+// daily partition are there (a clock far off, a maintainer that had not
+// yet run, what was stored before the partitions existed), so these are
+// the only rows retention deletes one by one.
+func (s *Store) pruneCatchAll(ctx context.Context, t managedTable, args pgx.StrictNamedArgs, rep *PruneReport) error {
 	r := Removal{Table: t.Name, Partition: t.catchAll}
+	expiry := catchAllExpiry[t.Name]
 	var err error
 	if rep.DryRun {
-		r.Rows, err = countRows(ctx, s.Pool, t.catchAll, where)
+		err = s.Pool.QueryRow(ctx, expiry.count, args).Scan(&r.Rows)
 	} else {
 		var tag interface{ RowsAffected() int64 }
-		tag, err = s.Pool.Exec(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s`, t.catchAll, where))
+		tag, err = s.Pool.Exec(ctx, expiry.delete, args)
 		if err == nil {
 			r.Rows = tag.RowsAffected()
 		}
@@ -235,13 +232,19 @@ func (s *Store) pruneCatchAll(ctx context.Context, t managedTable, where string,
 	return nil
 }
 
-func countRows(ctx context.Context, q querier, table, where string) (int64, error) {
-	sql := `SELECT count(*) FROM ` + pgx.Identifier{table}.Sanitize()
-	if where != "" {
-		sql += ` WHERE ` + where
-	}
+// catchAllExpiry are, by table, the statements that count and delete the
+// rows of its catch-all partition that retention no longer keeps.
+var catchAllExpiry = map[string]struct{ count, delete string }{
+	TableDeliveryAttempts: {countExpiredAttemptsDefaultSQL, deleteExpiredAttemptsDefaultSQL},
+	TableQuarantine:       {countExpiredQuarantineDefaultSQL, deleteExpiredQuarantineDefaultSQL},
+	TableDeliveryJobs:     {countExpiredJobsDefaultSQL, deleteExpiredJobsDefaultSQL},
+	TableEventIDs:         {countExpiredEventIDsDefaultSQL, deleteExpiredEventIDsDefaultSQL},
+}
+
+// countRows counts the rows of one partition.
+func countRows(ctx context.Context, q querier, table string) (int64, error) {
 	var n int64
-	if err := q.QueryRow(ctx, sql).Scan(&n); err != nil {
+	if err := q.QueryRow(ctx, countPartitionRowsSQL, pgx.StrictNamedArgs{"partition": table}).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count rows of %s: %w", table, err)
 	}
 	return n, nil
@@ -253,7 +256,7 @@ func countRows(ctx context.Context, q querier, table, where string) (int64, erro
 // needs them: then nothing is dropped and dropped is false.
 func (s *Store) dropPartitions(ctx context.Context, prepare func(pgx.Tx) error, names ...string) (dropped bool, err error) {
 	err = s.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '`+lockTimeout+`'`); err != nil {
+		if _, err := tx.Exec(ctx, setLockTimeoutSQL, pgx.StrictNamedArgs{"lock_timeout": lockTimeout}); err != nil {
 			return err
 		}
 		if prepare != nil {
@@ -319,14 +322,16 @@ func (s *Store) pruneEvents(ctx context.Context, cutoff time.Time, rep *PruneRep
 			continue
 		}
 		ev := Removal{Table: TableEvents, Partition: p.name, Bytes: p.bytes, Whole: true}
-		if ev.Rows, err = countRows(ctx, s.Pool, p.name, ""); err != nil {
+		if ev.Rows, err = countRows(ctx, s.Pool, p.name); err != nil {
 			return 0, err
 		}
 		names := []string{p.name}
 		var pe *Removal
+		var pullEntries pgx.StrictNamedArgs // the pull partition's bounds on the parent
 		if pp, ok := pullByDay[p.day]; ok {
+			pullEntries = pgx.StrictNamedArgs{"lo": pp.lo, "hi": pp.hi}
 			pe = &Removal{Table: TablePullEntries, Partition: pp.name, Bytes: pp.bytes, Whole: true}
-			if pe.Rows, err = countRows(ctx, s.Pool, pp.name, ""); err != nil {
+			if pe.Rows, err = countRows(ctx, s.Pool, pp.name); err != nil {
 				return 0, err
 			}
 			names = append(names, pp.name)
@@ -336,16 +341,13 @@ func (s *Store) pruneEvents(ctx context.Context, cutoff time.Time, rep *PruneRep
 			dropped, err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
 				// Checked again in the transaction that drops: a dead
 				// letter replayed since is pending now, still pinning.
-				if err := refuseIfPinned(ctx, tx, pinnedSQL, p.lo, p.hi); err != nil {
+				if err := refuseIfPinned(ctx, tx, eventsPinnedSQL, pgx.StrictNamedArgs{"lo": p.lo, "hi": p.hi}); err != nil {
 					return err
 				}
 				if pe == nil {
 					return nil
 				}
-				tag, err := tx.Exec(ctx, fmt.Sprintf(`
-UPDATE pull_cursors c SET expired_seq = greatest(c.expired_seq, m.last)
-FROM (SELECT subscription_id, max(event_seq) AS last FROM %s GROUP BY subscription_id) m
-WHERE c.subscription_id = m.subscription_id AND c.cursor_seq < m.last`, pgx.Identifier{pe.Partition}.Sanitize()))
+				tag, err := tx.Exec(ctx, expirePullCursorsSQL, pullEntries)
 				expired = tag.RowsAffected()
 				return err
 			}, names...)
@@ -357,11 +359,9 @@ WHERE c.subscription_id = m.subscription_id AND c.cursor_seq < m.last`, pgx.Iden
 			}
 			rep.ExpiredCursors += expired
 		} else if pe != nil {
-			n, err := countRows(ctx, s.Pool, "pull_cursors", fmt.Sprintf(
-				`cursor_seq < (SELECT max(event_seq) FROM %s e WHERE e.subscription_id = pull_cursors.subscription_id)`,
-				pgx.Identifier{pe.Partition}.Sanitize()))
-			if err != nil {
-				return 0, err
+			var n int64
+			if err := s.Pool.QueryRow(ctx, countExpiringPullCursorsSQL, pullEntries).Scan(&n); err != nil {
+				return 0, fmt.Errorf("count pull cursors behind %s: %w", pe.Partition, err)
 			}
 			rep.ExpiredCursors += n
 		}
@@ -372,7 +372,7 @@ WHERE c.subscription_id = m.subscription_id AND c.cursor_seq < m.last`, pgx.Iden
 	}
 	if keptAny {
 		var first *int64
-		if err := s.Pool.QueryRow(ctx, `SELECT min(seq) FROM events WHERE seq >= $1`, lowestKept).Scan(&first); err != nil {
+		if err := s.Pool.QueryRow(ctx, oldestRetainedSeqSQL, pgx.StrictNamedArgs{"lowest_kept": lowestKept}).Scan(&first); err != nil {
 			return 0, fmt.Errorf("find the oldest retained event: %w", err)
 		}
 		if first != nil {
@@ -398,17 +398,6 @@ func refuseIfPinned(ctx context.Context, tx pgx.Tx, check string, args ...any) e
 	return nil
 }
 
-// pinnedSQL says whether a job whose event must stay refers to an event
-// of the seq range [$1, $2): a job that will still be attempted, or a dead
-// letter, which can be replayed for as long as deliveries are kept. One
-// probe per state, each through that state's partial index (few rows:
-// only the jobs not yet finished and the dead letters), so the check never
-// reads the finished history.
-const pinnedSQL = `SELECT
-    EXISTS (SELECT 1 FROM delivery_jobs WHERE state = 'pending' AND event_seq >= $1 AND event_seq < $2)
- OR EXISTS (SELECT 1 FROM delivery_jobs WHERE state = 'in_flight' AND event_seq >= $1 AND event_seq < $2)
- OR EXISTS (SELECT 1 FROM delivery_jobs WHERE state = 'dead' AND event_seq >= $1 AND event_seq < $2)`
-
 // eventsPartitionExpired decides one inbox partition; reason is set when it
 // is expired but must stay.
 func (s *Store) eventsPartitionExpired(ctx context.Context, p partition, last int64, cutoff time.Time) (drop bool, reason string, err error) {
@@ -416,8 +405,8 @@ func (s *Store) eventsPartitionExpired(ctx context.Context, p partition, last in
 		return false, "", nil // still filling, or not yet started
 	}
 	var newest *time.Time
-	err = s.Pool.QueryRow(ctx, fmt.Sprintf(`SELECT (SELECT received_at FROM %s ORDER BY seq DESC LIMIT 1)`,
-		pgx.Identifier{p.name}.Sanitize())).Scan(&newest)
+	inPartition := pgx.StrictNamedArgs{"lo": p.lo, "hi": p.hi}
+	err = s.Pool.QueryRow(ctx, newestEventBetweenSQL, inPartition).Scan(&newest)
 	if err != nil {
 		return false, "", fmt.Errorf("read the newest event of %s: %w", p.name, err)
 	}
@@ -428,7 +417,7 @@ func (s *Store) eventsPartitionExpired(ctx context.Context, p partition, last in
 		return false, "", nil
 	}
 	var pinned bool
-	if err := s.Pool.QueryRow(ctx, pinnedSQL, p.lo, p.hi).Scan(&pinned); err != nil {
+	if err := s.Pool.QueryRow(ctx, eventsPinnedSQL, inPartition).Scan(&pinned); err != nil {
 		return false, "", fmt.Errorf("look for jobs that need %s: %w", p.name, err)
 	}
 	if pinned {
@@ -454,14 +443,13 @@ func (s *Store) pruneEventIDs(ctx context.Context, cutoff time.Time, minRetained
 			continue
 		}
 		r := Removal{Table: TableEventIDs, Partition: p.name, Bytes: p.bytes, Whole: true}
-		if r.Rows, err = countRows(ctx, s.Pool, p.name, ""); err != nil {
+		if r.Rows, err = countRows(ctx, s.Pool, p.name); err != nil {
 			return err
 		}
+		lo, hi := bounds(eventIDsTable, p.day)
 		check := func(q querier) (bool, error) {
 			var gone bool
-			err := q.QueryRow(ctx, fmt.Sprintf(`
-SELECT coalesce((SELECT max(last_seq) < $1 FROM event_id_days WHERE day = $2), NOT EXISTS (SELECT 1 FROM %s))`,
-				pgx.Identifier{p.name}.Sanitize()), minRetained, p.day).Scan(&gone)
+			err := q.QueryRow(ctx, eventIDsGoneSQL, pgx.StrictNamedArgs{"min_retained": minRetained, "day": p.day, "lo": lo, "hi": hi}).Scan(&gone)
 			return gone, err
 		}
 		gone, err := check(s.Pool)
@@ -474,7 +462,7 @@ SELECT coalesce((SELECT max(last_seq) < $1 FROM event_id_days WHERE day = $2), N
 		}
 		if !rep.DryRun {
 			dropped, err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
-				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ingestLockKey); err != nil {
+				if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
 					return err
 				}
 				gone, err := check(tx)
@@ -484,7 +472,7 @@ SELECT coalesce((SELECT max(last_seq) < $1 FROM event_id_days WHERE day = $2), N
 				if !gone {
 					return errPinned
 				}
-				_, err = tx.Exec(ctx, `DELETE FROM event_id_days WHERE day = $1`, p.day)
+				_, err = tx.Exec(ctx, deleteEventIDDaySQL, pgx.StrictNamedArgs{"day": p.day})
 				return err
 			}, p.name)
 			if err != nil {
@@ -497,9 +485,72 @@ SELECT coalesce((SELECT max(last_seq) < $1 FROM event_id_days WHERE day = $2), N
 		rep.Removals = append(rep.Removals, r)
 	}
 	if !rep.DryRun {
-		if _, err := s.Pool.Exec(ctx, `DELETE FROM event_id_days WHERE last_seq < $1`, minRetained); err != nil {
+		if _, err := s.Pool.Exec(ctx, deleteEventIDDaysBelowSQL, pgx.StrictNamedArgs{"min_retained": minRetained}); err != nil {
 			return fmt.Errorf("prune event_id_days: %w", err)
 		}
 	}
-	return s.pruneCatchAll(ctx, eventIDsTable, fmt.Sprintf("seq < %d", minRetained), rep)
+	return s.pruneCatchAll(ctx, eventIDsTable, pgx.StrictNamedArgs{"min_retained": minRetained}, rep)
 }
+
+//go:embed sql/try_retention_lock.sql
+var tryRetentionLockSQL string
+
+//go:embed sql/release_retention_lock.sql
+var releaseRetentionLockSQL string
+
+//go:embed sql/count_partition_rows.sql
+var countPartitionRowsSQL string
+
+//go:embed sql/count_expired_attempts_default.sql
+var countExpiredAttemptsDefaultSQL string
+
+//go:embed sql/delete_expired_attempts_default.sql
+var deleteExpiredAttemptsDefaultSQL string
+
+//go:embed sql/count_expired_quarantine_default.sql
+var countExpiredQuarantineDefaultSQL string
+
+//go:embed sql/delete_expired_quarantine_default.sql
+var deleteExpiredQuarantineDefaultSQL string
+
+//go:embed sql/count_expired_jobs_default.sql
+var countExpiredJobsDefaultSQL string
+
+//go:embed sql/delete_expired_jobs_default.sql
+var deleteExpiredJobsDefaultSQL string
+
+//go:embed sql/count_expired_event_ids_default.sql
+var countExpiredEventIDsDefaultSQL string
+
+//go:embed sql/delete_expired_event_ids_default.sql
+var deleteExpiredEventIDsDefaultSQL string
+
+//go:embed sql/jobs_live_in_partition.sql
+var jobsLiveInPartitionSQL string
+
+//go:embed sql/jobs_finished_since.sql
+var jobsFinishedSinceSQL string
+
+//go:embed sql/expire_pull_cursors.sql
+var expirePullCursorsSQL string
+
+//go:embed sql/count_expiring_pull_cursors.sql
+var countExpiringPullCursorsSQL string
+
+//go:embed sql/events_pinned.sql
+var eventsPinnedSQL string
+
+//go:embed sql/newest_event_between.sql
+var newestEventBetweenSQL string
+
+//go:embed sql/oldest_retained_seq.sql
+var oldestRetainedSeqSQL string
+
+//go:embed sql/event_ids_gone.sql
+var eventIDsGoneSQL string
+
+//go:embed sql/delete_event_id_day.sql
+var deleteEventIDDaySQL string
+
+//go:embed sql/delete_event_id_days_below.sql
+var deleteEventIDDaysBelowSQL string

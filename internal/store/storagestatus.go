@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
@@ -68,9 +69,7 @@ func (s *Store) StorageStatus(ctx context.Context, now time.Time, policy Retenti
 func (s *Store) tableStorage(ctx context.Context, t managedTable) (TableStorage, error) {
 	ts := TableStorage{Table: t.Name}
 	root := t.Name
-	err := s.Pool.QueryRow(ctx, `
-SELECT coalesce(sum(pg_total_relation_size(relid)), 0), count(*) FILTER (WHERE isleaf)
-FROM pg_partition_tree($1::regclass)`, root).Scan(&ts.Bytes, &ts.Partitions)
+	err := s.Pool.QueryRow(ctx, tableSizeSQL, pgx.StrictNamedArgs{"table": root}).Scan(&ts.Bytes, &ts.Partitions)
 	if err != nil {
 		return ts, fmt.Errorf("size of %s: %w", root, err)
 	}
@@ -83,10 +82,10 @@ func (s *Store) oldestRow(ctx context.Context, t managedTable) (*time.Time, erro
 	var err error
 	switch t.Name {
 	case TableEvents:
-		err = s.Pool.QueryRow(ctx, `SELECT (SELECT received_at FROM events ORDER BY seq LIMIT 1)`).Scan(&oldest)
+		err = s.Pool.QueryRow(ctx, oldestEventSQL).Scan(&oldest)
 		return oldest, err
 	case TableQuarantine:
-		err = s.Pool.QueryRow(ctx, `SELECT min(received_at) FROM quarantine`).Scan(&oldest)
+		err = s.Pool.QueryRow(ctx, oldestQuarantinedSQL).Scan(&oldest)
 		return oldest, err
 	}
 	parts, err := listPartitions(ctx, s.Pool, t)
@@ -101,24 +100,20 @@ func (s *Store) oldestRow(ctx context.Context, t managedTable) (*time.Time, erro
 	// for whether they hold anything.
 	var found *time.Time
 	for _, p := range parts {
-		ident := pgx.Identifier{p.name}.Sanitize()
 		var sql string
-		var args []any
+		var args pgx.StrictNamedArgs
 		switch {
-		case t.kind == bySeq:
-			sql = fmt.Sprintf(`SELECT CASE WHEN EXISTS (SELECT 1 FROM %s)
-				THEN (SELECT received_at FROM events WHERE seq >= %d ORDER BY seq LIMIT 1) END`, ident, max(p.lo, 0))
-		case p.catchAll() && t.kind == byID:
-			sql = fmt.Sprintf(`SELECT (SELECT to_timestamp(('x' || substr(replace(id::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0)
-				FROM %s ORDER BY id LIMIT 1)`, ident)
+		case t.Name == TablePullEntries:
+			sql = oldestPullEntryBetweenSQL
+			args = pgx.StrictNamedArgs{"lo": p.lo, "hi": p.hi, "from": max(p.lo, 0)}
 		case p.catchAll():
-			sql = fmt.Sprintf(`SELECT min(%s) FROM %s`, t.key, ident)
+			sql = oldestInCatchAllSQL[t.Name]
 		default:
-			sql = fmt.Sprintf(`SELECT CASE WHEN EXISTS (SELECT 1 FROM %s) THEN $1::timestamptz END`, ident)
-			args = append(args, p.day)
+			sql = dayIfPartitionHasRowsSQL
+			args = pgx.StrictNamedArgs{"partition": p.name, "day": p.day}
 		}
 		var oldest *time.Time
-		if err := s.Pool.QueryRow(ctx, sql, args...).Scan(&oldest); err != nil {
+		if err := s.Pool.QueryRow(ctx, sql, args).Scan(&oldest); err != nil {
 			return nil, fmt.Errorf("oldest row of %s: %w", p.name, err)
 		}
 		if oldest != nil && (found == nil || oldest.Before(*found)) {
@@ -130,3 +125,35 @@ func (s *Store) oldestRow(ctx context.Context, t managedTable) (*time.Time, erro
 	}
 	return found, nil
 }
+
+// oldestInCatchAllSQL reads, by table, the time of the oldest row of its
+// catch-all partition: the time of an id's own, or an attempt's start.
+var oldestInCatchAllSQL = map[string]string{
+	TableEventIDs:         oldestEventIDDefaultSQL,
+	TableDeliveryJobs:     oldestJobDefaultSQL,
+	TableDeliveryAttempts: oldestAttemptDefaultSQL,
+}
+
+//go:embed sql/table_size.sql
+var tableSizeSQL string
+
+//go:embed sql/oldest_event.sql
+var oldestEventSQL string
+
+//go:embed sql/oldest_quarantined.sql
+var oldestQuarantinedSQL string
+
+//go:embed sql/oldest_pull_entry_between.sql
+var oldestPullEntryBetweenSQL string
+
+//go:embed sql/oldest_event_id_default.sql
+var oldestEventIDDefaultSQL string
+
+//go:embed sql/oldest_job_default.sql
+var oldestJobDefaultSQL string
+
+//go:embed sql/oldest_attempt_default.sql
+var oldestAttemptDefaultSQL string
+
+//go:embed sql/day_if_partition_has_rows.sql
+var dayIfPartitionHasRowsSQL string

@@ -45,6 +45,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -244,7 +245,7 @@ func connect(ctx context.Context, adminDSN string) (*server, error) {
 			return nil, fmt.Errorf("draw an owner token: %w", err)
 		}
 		var locked bool
-		if err := holder.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey("owner", owner)).Scan(&locked); err != nil {
+		if err := holder.QueryRow(ctx, tryAdvisoryLockSQL, pgx.StrictNamedArgs{"key": lockKey("owner", owner)}).Scan(&locked); err != nil {
 			_ = srv.close()
 			return nil, fmt.Errorf("take owner lock: %w", err)
 		}
@@ -277,14 +278,15 @@ func (s *server) prepareTemplate(ctx context.Context) error {
 	}
 	name := templatePrefix + hash
 	buildLock := lockKey("build", "")
-	if _, err := s.holder.Exec(ctx, "SELECT pg_advisory_lock($1)", buildLock); err != nil {
+	if _, err := s.holder.Exec(ctx, advisoryLockSQL, pgx.StrictNamedArgs{"key": buildLock}); err != nil {
 		return fmt.Errorf("take template lock: %w", err)
 	}
-	defer func() { _, _ = s.holder.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", buildLock) }()
+	defer func() {
+		_, _ = s.holder.Exec(context.WithoutCancel(ctx), advisoryUnlockSQL, pgx.StrictNamedArgs{"key": buildLock})
+	}()
 
 	var exists, complete bool
-	err = s.admin.QueryRow(ctx, "SELECT true, datistemplate AND NOT datallowconn FROM pg_database WHERE datname = $1",
-		name).Scan(&exists, &complete)
+	err = s.admin.QueryRow(ctx, findTemplateSQL, pgx.StrictNamedArgs{"name": name}).Scan(&exists, &complete)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("look for template %s: %w", name, err)
 	}
@@ -293,7 +295,7 @@ func (s *server) prepareTemplate(ctx context.Context) error {
 			return err
 		}
 	}
-	if _, err := s.holder.Exec(ctx, "SELECT pg_advisory_lock_shared($1)", lockKey("template", name)); err != nil {
+	if _, err := s.holder.Exec(ctx, advisoryLockSharedSQL, pgx.StrictNamedArgs{"key": lockKey("template", name)}); err != nil {
 		return fmt.Errorf("claim template %s: %w", name, err)
 	}
 	s.template = name
@@ -306,11 +308,11 @@ func (s *server) prepareTemplate(ctx context.Context) error {
 // so the leftover of a binary killed mid-way is rebuilt.
 func (s *server) buildTemplate(ctx context.Context, name string, leftover bool) error {
 	if leftover {
-		if _, err := s.admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
+		if _, err := s.admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 			return fmt.Errorf("drop incomplete template %s: %w", name, err)
 		}
 	}
-	if _, err := s.admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE template0"); err != nil {
+	if _, err := s.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE template0"); err != nil {
 		return fmt.Errorf("create template %s: %w", name, err)
 	}
 	dsn, err := withDatabase(s.adminDSN, name)
@@ -320,7 +322,7 @@ func (s *server) buildTemplate(ctx context.Context, name string, leftover bool) 
 	if err := migrateUp(dsn); err != nil {
 		return fmt.Errorf("migrate template %s: %w", name, err)
 	}
-	if _, err := s.admin.Exec(ctx, "ALTER DATABASE "+ident(name)+" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
+	if _, err := s.admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
 		return fmt.Errorf("seal template %s: %w", name, err)
 	}
 	return nil
@@ -357,8 +359,8 @@ func migrateUp(dsn string) error {
 // binaries that have exited, where nobody holds their lock. It is best
 // effort: whatever fails stays for a later run.
 func (s *server) sweep(ctx context.Context) {
-	rows, err := s.admin.Query(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR starts_with(datname, $2)`,
-		templatePrefix, testDBPrefix)
+	rows, err := s.admin.Query(ctx, listSweptDatabasesSQL,
+		pgx.StrictNamedArgs{"template_prefix": templatePrefix, "test_db_prefix": testDBPrefix})
 	if err != nil {
 		return
 	}
@@ -387,16 +389,18 @@ func (s *server) dropUnclaimed(ctx context.Context, name string, key int64, temp
 	}
 	defer conn.Release()
 	var free bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&free); err != nil || !free {
+	if err := conn.QueryRow(ctx, tryAdvisoryLockSQL, pgx.StrictNamedArgs{"key": key}).Scan(&free); err != nil || !free {
 		return
 	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", key) }()
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), advisoryUnlockSQL, pgx.StrictNamedArgs{"key": key})
+	}()
 	if template {
-		if _, err := conn.Exec(ctx, "ALTER DATABASE "+ident(name)+" WITH IS_TEMPLATE false"); err != nil {
+		if _, err := conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH IS_TEMPLATE false"); err != nil {
 			return
 		}
 	}
-	_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)")
+	_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 }
 
 func (s *server) createDatabase(t testing.TB, template string) string {
@@ -408,7 +412,7 @@ func (s *server) createDatabase(t testing.TB, template string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	if _, err := s.admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE "+ident(template)); err != nil {
+	if _, err := s.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+pgx.Identifier{template}.Sanitize()); err != nil {
 		t.Fatalf("pgtest: create database %s: %v", name, err)
 	}
 	t.Cleanup(func() {
@@ -416,7 +420,7 @@ func (s *server) createDatabase(t testing.TB, template string) string {
 		defer cancel()
 		// FORCE ends sessions a test left open, so one leak does not
 		// keep the database alive.
-		if _, err := s.admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
+		if _, err := s.admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 			t.Errorf("pgtest: drop database %s: %v", name, err)
 		}
 	})
@@ -514,4 +518,20 @@ func lockKey(kind, name string) int64 {
 	return int64(binary.BigEndian.Uint64(sum[:8]))
 }
 
-func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
+//go:embed sql/try_advisory_lock.sql
+var tryAdvisoryLockSQL string
+
+//go:embed sql/advisory_lock.sql
+var advisoryLockSQL string
+
+//go:embed sql/advisory_lock_shared.sql
+var advisoryLockSharedSQL string
+
+//go:embed sql/advisory_unlock.sql
+var advisoryUnlockSQL string
+
+//go:embed sql/find_template.sql
+var findTemplateSQL string
+
+//go:embed sql/list_swept_databases.sql
+var listSweptDatabasesSQL string

@@ -222,8 +222,8 @@ func TestSweepDropsOnlyUnclaimedDatabases(t *testing.T) {
 	abandoned := testDBPrefix + deadOwner + "_1"
 	oldTemplate := templatePrefix + "00000000" + deadOwner[:4]
 	for _, stmt := range []string{
-		"CREATE DATABASE " + ident(abandoned) + " TEMPLATE template0",
-		"CREATE DATABASE " + ident(oldTemplate) + " TEMPLATE template0 IS_TEMPLATE true ALLOW_CONNECTIONS false",
+		"CREATE DATABASE " + pgx.Identifier{abandoned}.Sanitize() + " TEMPLATE template0",
+		"CREATE DATABASE " + pgx.Identifier{oldTemplate}.Sanitize() + " TEMPLATE template0 IS_TEMPLATE true ALLOW_CONNECTIONS false",
 	} {
 		if _, err := srv.admin.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
@@ -231,8 +231,8 @@ func TestSweepDropsOnlyUnclaimedDatabases(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		for _, name := range []string{abandoned, oldTemplate} {
-			_, _ = srv.admin.Exec(context.Background(), "ALTER DATABASE "+ident(name)+" WITH IS_TEMPLATE false")
-			_, _ = srv.admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+ident(name))
+			_, _ = srv.admin.Exec(context.Background(), "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH IS_TEMPLATE false")
+			_, _ = srv.admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize())
 		}
 	})
 	ours, err := pgx.ParseConfig(DSN(t))

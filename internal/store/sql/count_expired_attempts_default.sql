@@ -1,0 +1,1 @@
+SELECT count(*) FROM delivery_attempts_default WHERE started_at < @cutoff

@@ -1,0 +1,1 @@
+SELECT count(*) FROM quarantine_default WHERE received_at < @cutoff

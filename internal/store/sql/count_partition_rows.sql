@@ -1,0 +1,1 @@
+SELECT hubctl_count_rows(@partition)

@@ -1,0 +1,1 @@
+DELETE FROM event_id_days WHERE last_seq < @min_retained

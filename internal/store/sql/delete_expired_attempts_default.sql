@@ -1,0 +1,1 @@
+DELETE FROM delivery_attempts_default WHERE started_at < @cutoff

@@ -1,0 +1,1 @@
+DELETE FROM event_ids_default WHERE seq < @min_retained

@@ -1,0 +1,1 @@
+DELETE FROM quarantine_default WHERE received_at < @cutoff

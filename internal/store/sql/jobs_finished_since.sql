@@ -1,0 +1,1 @@
+SELECT hubctl_has_rows_after(@partition, 'updated_at', @cutoff)

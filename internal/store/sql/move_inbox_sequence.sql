@@ -1,0 +1,1 @@
+SELECT setval('events_seq_seq', @base, false)

@@ -1,0 +1,1 @@
+SELECT min(started_at) FROM delivery_attempts_default

@@ -1,0 +1,1 @@
+SELECT (SELECT received_at FROM events ORDER BY seq LIMIT 1)

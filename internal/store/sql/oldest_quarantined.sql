@@ -1,0 +1,1 @@
+SELECT min(received_at) FROM quarantine

@@ -1,0 +1,1 @@
+SELECT min(seq) FROM events WHERE seq >= @lowest_kept

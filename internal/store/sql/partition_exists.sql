@@ -1,0 +1,1 @@
+SELECT to_regclass(@partition) IS NOT NULL

@@ -1,0 +1,60 @@
+package history_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/testutil/history"
+	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// Each of the Days days before now gets its share of events, ids, jobs and
+// attempts in its own daily partitions, and the inbox's legacy range ends
+// where the history starts.
+func TestSeedSpreadsTheHistoryOverItsDays(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, pgtest.DSN(t), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	const perDay = 10
+	now := time.Now()
+	if err := history.Seed(ctx, st, "t-history", perDay*history.Days, now); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= history.Days; k++ {
+		suffix := "_p" + store.DayStart(now.Add(-time.Duration(k)*24*time.Hour)).Format("20060102")
+		for _, table := range []string{"events", "event_ids", "delivery_jobs"} {
+			var n int
+			if err := st.Pool.QueryRow(ctx, `SELECT count(*) FROM `+table+suffix).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != perDay {
+				t.Errorf("%s%s holds %d rows, want %d", table, suffix, n, perDay)
+			}
+		}
+	}
+	var attempts int
+	if err := st.Pool.QueryRow(ctx, `SELECT count(*) FROM delivery_attempts`).Scan(&attempts); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != perDay*history.Days {
+		t.Errorf("%d attempts, want %d", attempts, perDay*history.Days)
+	}
+	first := store.DaySeqBase(now.Add(-history.Days * 24 * time.Hour))
+	for _, legacy := range []string{"events_legacy", "pull_entries_legacy"} {
+		var bound string
+		if err := st.Pool.QueryRow(ctx, `SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE relname = $1`, legacy).Scan(&bound); err != nil {
+			t.Fatal(err)
+		}
+		if want := "FOR VALUES FROM (MINVALUE) TO ('" + strconv.FormatInt(first, 10) + "')"; bound != want {
+			t.Errorf("%s is %q, want %q", legacy, bound, want)
+		}
+	}
+}

@@ -1,0 +1,1 @@
+SELECT true, datistemplate AND NOT datallowconn FROM pg_database WHERE datname = @name
