@@ -12,6 +12,7 @@ import (
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/tracing"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -32,7 +33,7 @@ var recordBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 2 * time.Se
 // leaseUntil.
 func (d *Dispatcher) retryWhileLeased(ctx context.Context, leaseUntil time.Time, try func() error) error {
 	return recordBackoff.Retry(ctx, try, func(err error, _ int, wait time.Duration) bool {
-		return !store.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil)
+		return !pg.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil)
 	})
 }
 

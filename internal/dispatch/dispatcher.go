@@ -21,6 +21,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -561,7 +562,7 @@ func (d *Dispatcher) listen(ctx context.Context) {
 // onNote, on a connection of its own that is reopened whenever it is
 // lost; onConnect runs at each (re)connection. what names the
 // notifications in logs, meanwhile what happens while nobody listens.
-func (d *Dispatcher) listenLoop(ctx context.Context, open func(context.Context) (*store.Listener, error),
+func (d *Dispatcher) listenLoop(ctx context.Context, open func(context.Context) (*pg.Listener, error),
 	what, meanwhile string, onConnect func(), onNote func(payload string)) {
 	failures := 0
 	for ctx.Err() == nil {

@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
@@ -21,7 +22,7 @@ var discard = slog.New(slog.DiscardHandler)
 // openStore opens a freshly migrated database of its own.
 func openStore(t *testing.T) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{})
+	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

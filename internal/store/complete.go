@@ -97,7 +97,7 @@ func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolic
 		return res[0], nil
 	}
 	var res CompleteResult
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error
 		res, err = completeFailure(ctx, tx, a, policy)
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func TestCompleteTransitions(t *testing.T) {
@@ -301,7 +302,7 @@ func TestRecordingAgainAfterALostCommitAnswerFindsTheAttemptsRecorded(t *testing
 		// An attempt never recorded beside one that was is no retry of
 		// one transaction: that stays the conflict it is.
 		third := attemptOf(jobs[0], "w", true, 200)
-		if _, err := st.CompleteSuccesses(ctx, []Attempt{batch[0], third}); !errors.Is(err, ErrConflict) {
+		if _, err := st.CompleteSuccesses(ctx, []Attempt{batch[0], third}); !errors.Is(err, pg.ErrConflict) {
 			t.Errorf("a recorded attempt beside a new one: %v, want a conflict", err)
 		}
 	})

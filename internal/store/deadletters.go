@@ -140,7 +140,7 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) (letters
 // on JobsChannel sent at commit.
 func (s *Store) ReplayDeadLetters(ctx context.Context, f DeadLetterFilter, now time.Time, dryRun bool) (ReplayResult, error) {
 	var res ReplayResult
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		args := deadLetterArgs(f)
 		args["now"], args["dry_run"] = now, dryRun
 		err := tx.QueryRow(ctx, replayDeadLettersSQL, args).

@@ -133,7 +133,7 @@ next:
 // below it were stored by an earlier writer and are skipped, so a batch
 // replayed after a lost Kafka commit, or written by a consumer that lost the
 // partition in a rebalance, stores nothing twice. Errors are classified;
-// IsUnavailable(err) means the caller should retry the same batch later.
+// pg.IsUnavailable(err) means the caller should retry the same batch later.
 func (s *Store) WriteIngestBatch(ctx context.Context, b IngestBatch) (IngestResult, error) {
 	if err := b.validate(); err != nil {
 		return IngestResult{}, err
@@ -142,7 +142,7 @@ func (s *Store) WriteIngestBatch(ctx context.Context, b IngestBatch) (IngestResu
 		res    IngestResult
 		handed handoffPlan
 	)
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		handed.cancel() // a transaction tried again plans afresh
 		var err error
 		res, handed, err = writeIngestBatch(ctx, tx, b)

@@ -223,7 +223,7 @@ func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time
 	name := partitionName(t, d)
 	lo, hi := bounds(t, d)
 	ident := pgx.Identifier{name}.Sanitize()
-	return s.InTx(ctx, func(tx pgx.Tx) error {
+	return pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		stmts := []string{`SET LOCAL lock_timeout = '` + lockTimeout + `'`}
 		if t.hasDefault() {
 			// The rows the default partition holds for the day move into
@@ -310,7 +310,7 @@ func (s *Store) CreatePartitions(ctx context.Context, now time.Time) error {
 func (s *Store) MoveInboxSequence(ctx context.Context, now time.Time) error {
 	today := DayStart(now)
 	base := DaySeqBase(today)
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var exists bool
 		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, partitionName(eventsTable, today)).Scan(&exists); err != nil || !exists {
 			return err

@@ -175,7 +175,7 @@ func nullIfEmpty(s string) *string {
 
 // SubscriptionLimitError refuses a subscription past the most a tenant
 // may have (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT). It matches
-// ErrConflict: the request clashes with what the tenant already has.
+// pg.ErrConflict: the request clashes with what the tenant already has.
 type SubscriptionLimitError struct {
 	TenantID string
 	Limit    int
@@ -185,17 +185,17 @@ func (e *SubscriptionLimitError) Error() string {
 	return fmt.Sprintf("tenant %q already has %d subscriptions, the most allowed", e.TenantID, e.Limit)
 }
 
-func (e *SubscriptionLimitError) Is(target error) bool { return target == ErrConflict }
+func (e *SubscriptionLimitError) Is(target error) bool { return target == pg.ErrConflict }
 
 // CreateSubscription inserts sub as given, stamped created and updated at
 // sub.CreatedAt, and gives a pull subscription its cursor in the same
-// transaction. An unknown tenant is an ErrNotFound naming the tenant (the
-// only ErrNotFound this method returns). When the tenant already has
+// transaction. An unknown tenant is an pg.ErrNotFound naming the tenant (the
+// only pg.ErrNotFound this method returns). When the tenant already has
 // limit live subscriptions (deleted ones do not count) it is a
 // *SubscriptionLimitError; limit 0 is no cap.
 func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit int) (Subscription, error) {
 	var created Subscription
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		if limit > 0 {
 			if err := checkSubscriptionLimit(ctx, tx, sub.TenantID, limit); err != nil {
 				return err
@@ -259,7 +259,7 @@ func nonNil(s []string) []string {
 }
 
 // GetSubscription reads one live subscription of tenantID. A deleted one,
-// and one of another tenant, are ErrNotFound exactly like a missing one.
+// and one of another tenant, are pg.ErrNotFound exactly like a missing one.
 func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UUID) (Subscription, error) {
 	sub, err := scanSubscription(s.Pool.QueryRow(ctx, getSubscriptionSQL,
 		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
@@ -328,7 +328,7 @@ func (s *Store) ListSubscriptions(ctx context.Context, tenantID string, after *S
 func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time, change func(*Subscription) error) (Subscription, error) {
 	var updated Subscription
 	var changeErr error
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		current, err := scanSubscription(tx.QueryRow(ctx, lockSubscriptionSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -363,7 +363,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 	switch {
 	case changeErr != nil:
 		return Subscription{}, changeErr
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, pg.ErrNotFound):
 		return Subscription{}, err
 	case err != nil:
 		return Subscription{}, pg.Classify(fmt.Errorf("update subscription %s: %w", id, err))
@@ -408,7 +408,7 @@ func cloneTime(t *time.Time) *time.Time {
 // and credentials are erased: a deleted subscription never delivers again,
 // so keeping them would only keep something to leak.
 func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time) (canceledJobs int64, err error) {
-	err = s.InTx(ctx, func(tx pgx.Tx) error {
+	err = pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var destination string
 		err := tx.QueryRow(ctx, markSubscriptionDeletedSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID, "at": at}).Scan(&destination)
@@ -426,7 +426,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		canceledJobs = tag.RowsAffected()
 		return err
 	})
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return 0, err
 	}
 	if err != nil {
@@ -436,7 +436,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 }
 
 func subscriptionNotFound(id uuid.UUID) error {
-	return fmt.Errorf("%w: subscription %s", ErrNotFound, id)
+	return fmt.Errorf("%w: subscription %s", pg.ErrNotFound, id)
 }
 
 //go:embed sql/delete_rate_limiter.sql

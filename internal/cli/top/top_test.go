@@ -17,6 +17,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/top"
 	"github.com/hubctl/hubctl/internal/observe"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
@@ -64,7 +65,7 @@ func heartbeat(t *testing.T, st *store.Store, owner, role string, stats observe.
 
 func TestDatabaseSourceSeesEveryInstance(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(t), store.Options{MaxConns: 4})
+	st, err := store.Open(ctx, pgtest.DSN(t), pg.Options{MaxConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestMetricsSourceReadsOneHub(t *testing.T) {
 // of every instance behind the database, plain text.
 func TestOnceFromTheDatabase(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	st, err := store.Open(context.Background(), dsn, store.Options{MaxConns: 2})
+	st, err := store.Open(context.Background(), dsn, pg.Options{MaxConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
