@@ -192,7 +192,7 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 // unavailable and the job's lease lasts.
 func (d *Dispatcher) record(ctx context.Context, a store.Attempt, leaseUntil time.Time) (res store.CompleteResult, err error) {
 	err = d.retryWhileLeased(ctx, leaseUntil, func() error {
-		res, err = d.store.Complete(ctx, a, d.policy)
+		res, err = d.store.Complete(ctx, a, d.autoDisable)
 		return err
 	})
 	return res, err

@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
@@ -47,12 +46,20 @@ type Retry struct {
 	Exhausted bool
 }
 
-// AutoDisablePolicy is auto-disable's configuration (docs/concepts.md, Auto-disable).
-type AutoDisablePolicy struct {
-	Enabled bool // STREAMING_HUB_AUTODISABLE_ENABLED, the kill switch
-	Window  time.Duration
-	Spread  time.Duration
+// FailureSpan is a subscription's open failure span: failing_since and
+// last_failure_at, both zero when none is open.
+type FailureSpan struct {
+	FailingSince  time.Time
+	LastFailureAt time.Time
 }
+
+// AutoDisable weighs a failed attempt that finished at finished against its
+// subscription's failure span: it returns the span to store and whether the
+// subscription is to be switched off (docs/concepts.md, Auto-disable).
+// Complete calls it inside the failure's transaction, on the span it locked,
+// so the decision and its writes are one step. The dispatcher passes its
+// auto-disable policy; the store keeps no rule of its own.
+type AutoDisable func(span FailureSpan, finished time.Time) (FailureSpan, bool)
 
 // CompleteResult says what Complete did.
 type CompleteResult struct {
@@ -85,10 +92,10 @@ type CompleteResult struct {
 // recorded as CompleteSuccesses records it: the job succeeds and the span
 // closes. A failure goes back to pending at
 // a.Retry.At or, when exhausted, dead; it opens or extends the span, and
-// when policy's gates hold, the subscription is auto-disabled and its
+// when autoDisable says so, the subscription is auto-disabled and its
 // queued jobs dead-lettered (subscription_disabled) in the same
 // transaction.
-func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
+func (s *Store) Complete(ctx context.Context, a Attempt, autoDisable AutoDisable) (CompleteResult, error) {
 	if a.OK {
 		res, err := s.CompleteSuccesses(ctx, []Attempt{a})
 		if err != nil {
@@ -99,7 +106,7 @@ func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolic
 	var res CompleteResult
 	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error
-		res, err = completeFailure(ctx, tx, a, policy)
+		res, err = completeFailure(ctx, tx, a, autoDisable)
 		return err
 	})
 	if err != nil {
@@ -323,7 +330,7 @@ func responseSnippet(body []byte) []byte {
 	return body[:min(len(body), 1024)]
 }
 
-func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
+func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable AutoDisable) (CompleteResult, error) {
 	finished := a.StartedAt.Add(a.Duration)
 	var (
 		res                  CompleteResult
@@ -339,10 +346,8 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisab
 	if err != nil {
 		return CompleteResult{}, err
 	}
-	span := autodisable.OnFailure(autodisable.Span{FailingSince: derefTime(failingSince), LastFailureAt: derefTime(lastAt)}, finished)
-	res.AutoDisabled = live && autodisable.Decide(autodisable.Input{
-		Enabled: policy.Enabled, Span: span, Now: finished, Window: policy.Window, Spread: policy.Spread,
-	})
+	span, disable := autoDisable(FailureSpan{FailingSince: derefTime(failingSince), LastFailureAt: derefTime(lastAt)}, finished)
+	res.AutoDisabled = live && disable
 
 	pipe := &pgx.Batch{}
 	var status *int
