@@ -215,7 +215,7 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 var claimJobs string
 
 // readClaimHorizon is readHorizon for a claim, which needs the horizon for
-// keyed jobs only. Reading it scans pg_locks (~75 µs); while no keyed job is
+// keyed jobs only. Reading it scans pg_locks; while no keyed job is
 // live (one probe of the partial index delivery_jobs_ordered) the claim
 // skips that and keeps a horizon of 0 instead: a keyed job that commits
 // between this statement and the claim's snapshot then waits for the next

@@ -239,8 +239,8 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // u (held_state), not a constant: against a constant the planner read the
 // jobs through the partial index of leases, estimated one row from the two
 // conditions together, and compared every job with every attempt in a
-// nested loop (30,000 comparisons and ~40 ms for a round of 173, where the
-// hash join takes ~2 ms).
+// nested loop, a cost that grows with the product of the two where the
+// hash join grows with their sum.
 //
 //go:embed sql/record_successes.sql
 var recordSuccesses string

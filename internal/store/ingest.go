@@ -277,8 +277,8 @@ type ingestState struct {
 // each runs after the one before it with its own snapshot.
 //
 // Batches of different partitions run at once (docs/architecture.md,
-// "Parallel ingest"); what used to be one global lock is now four narrower
-// promises:
+// "Parallel ingest"): instead of one global lock, four narrow promises
+// keep them apart:
 //
 //   - The ingest lock, shared: every batch holds it, so the few operations
 //     that must see no batch in progress (moving the sequence to a new

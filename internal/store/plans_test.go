@@ -192,8 +192,8 @@ func assertNeverExecuted(t *testing.T, what, plan string, partitions ...string) 
 }
 
 // A round of successes joins its attempts to their jobs by hash, not by
-// comparing every job with every attempt: the nested loop the planner
-// chose when the in-flight state was a constant cost a round of 173 ~40 ms.
+// comparing every job with every attempt, the nested loop the planner
+// chooses when the in-flight state is a constant.
 func TestRecordingARoundOfSuccessesIsLinearInItsSize(t *testing.T) {
 	t.Parallel()
 	st := ingestStore(t)
