@@ -12,6 +12,7 @@ import (
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/tracing"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -173,11 +174,11 @@ func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logge
 
 // breakerKey is the (tenant, destination) pair a breaker is kept for (docs/concepts.md, Circuit breaker).
 func breakerKey(sub store.Subscription) string {
-	return keyOf(store.Destination{TenantID: sub.TenantID, Destination: sub.Destination})
+	return keyOf(oncall.Destination{TenantID: sub.TenantID, Destination: sub.Destination})
 }
 
 // keyOf is the breaker key of a destination; destinationOf reads it back.
-func keyOf(d store.Destination) string { return d.TenantID + "|" + d.Destination }
+func keyOf(d oncall.Destination) string { return d.TenantID + "|" + d.Destination }
 
 // shed hands the job back untouched, due when the breaker may let it through.
 func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time, log *slog.Logger) {

@@ -164,7 +164,7 @@ func scanClaim(rows pgx.Rows, res *ClaimResult) error {
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			res.Resume = deref(resume)
+			res.Resume = pg.ValueOrZero(resume)
 			continue
 		}
 		job, err := scanClaimedJob(rows)
@@ -203,8 +203,8 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 	if err := rows.Scan(dest...); err != nil {
 		return ClaimedJob{}, err
 	}
-	e.Subject, e.DataContentType, e.DataSchema = deref(subject), deref(contentType), deref(dataSchema)
-	e.TraceParent, e.TraceState = deref(traceParent), deref(traceState)
+	e.Subject, e.DataContentType, e.DataSchema = pg.ValueOrZero(subject), pg.ValueOrZero(contentType), pg.ValueOrZero(dataSchema)
+	e.TraceParent, e.TraceState = pg.ValueOrZero(traceParent), pg.ValueOrZero(traceState)
 	return j, nil
 }
 

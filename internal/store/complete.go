@@ -277,7 +277,7 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int, results
 		started[k], finished[k] = a.StartedAt, a.StartedAt.Add(a.Duration)
 		durations[k] = max(a.Duration.Milliseconds(), 0)
 		statuses[k] = statusOrNull(a.StatusCode)
-		errs[k] = nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+		errs[k] = pg.NullIfZero(truncateText(a.Error, maxAttemptErrorBytes))
 		responses[k] = responseSnippet(a.Response)
 	}
 	pg.OnRows(pipe.Queue(recordSuccesses, pgx.StrictNamedArgs{
@@ -346,7 +346,7 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable Auto
 	if err != nil {
 		return CompleteResult{}, err
 	}
-	span, disable := autoDisable(FailureSpan{FailingSince: derefTime(failingSince), LastFailureAt: derefTime(lastAt)}, finished)
+	span, disable := autoDisable(FailureSpan{FailingSince: pg.ValueOrZero(failingSince), LastFailureAt: pg.ValueOrZero(lastAt)}, finished)
 	res.AutoDisabled = live && disable
 
 	pipe := &pgx.Batch{}
@@ -354,7 +354,7 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable Auto
 	if a.StatusCode != 0 {
 		status = &a.StatusCode
 	}
-	lastError := nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+	lastError := pg.NullIfZero(truncateText(a.Error, maxAttemptErrorBytes))
 	// The job's update numbers the attempt (recorded_attempts); an owned
 	// job also moves on: dead when exhausted, else pending at the retry.
 	recordFailure := completeFailureLateSQL
@@ -403,13 +403,6 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-func derefTime(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
 }
 
 // truncateText cuts s to at most limit bytes on a character boundary.

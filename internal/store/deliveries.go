@@ -161,7 +161,7 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 		}
 		a.ID, a.Number, a.StartedAt, a.Outcome = *attemptID, *number, *startedAt, *outcome
 		a.Duration = time.Duration(*durationMillis) * time.Millisecond
-		a.Error = deref(attemptError)
+		a.Error = pg.ValueOrZero(attemptError)
 		attempts = append(attempts, a)
 	}
 	if err := rows.Err(); err != nil {

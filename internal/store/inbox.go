@@ -74,7 +74,7 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 	rows, err := s.Pool.Query(ctx, listInboxEventsSQL,
 		pgx.NamedArgs{
 			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "source": q.Source, "subject": q.Subject,
-			"since": nullTime(q.Since), "until": nullTime(q.Until), "limit": q.Limit + 1,
+			"since": pg.NullIfZero(q.Since), "until": pg.NullIfZero(q.Until), "limit": q.Limit + 1,
 		})
 	if err != nil {
 		return nil, false, pg.Classify(fmt.Errorf("list events: %w", err))
@@ -90,13 +90,6 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 		return events[:q.Limit], true, nil
 	}
 	return events, false, nil
-}
-
-func nullTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
 }
 
 // GetInboxEvent reads one event of tenantID by its CloudEvents id, headers

@@ -8,12 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Store is the shared handle on the database.
 type Store struct {
-	Pool *pgxpool.Pool
+	Pool   *pgxpool.Pool
+	OnCall *oncall.Store
 }
 
 // Open connects a pool and checks that the server answers.
@@ -22,7 +24,7 @@ func Open(ctx context.Context, dsn string, opts pg.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{Pool: pool}, nil
+	return &Store{Pool: pool, OnCall: oncall.New(pool)}, nil
 }
 
 // Close releases every connection.

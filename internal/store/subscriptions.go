@@ -117,34 +117,19 @@ func scanSubscription(row pgx.Row) (Subscription, error) {
 		return Subscription{}, err
 	}
 	s.SinkConfig = config
-	s.SinkCredentials = deref(credentials)
-	s.Origin = deref(origin)
-	s.Filter = deref(filter)
+	s.SinkCredentials = pg.ValueOrZero(credentials)
+	s.Origin = pg.ValueOrZero(origin)
+	s.Filter = pg.ValueOrZero(filter)
 	if s.Ordering == match.OrderingNone {
 		s.Ordering = ""
 	}
 	s.AttemptTimeout = time.Duration(timeoutMillis) * time.Millisecond
-	s.VerificationError = deref(verificationError)
-	s.DisabledReason = deref(disabledReason)
-	s.SigningSecret = deref(secret)
-	s.PreviousSecret = deref(previous)
-	s.PreviousSignatureScheme = deref(previousScheme)
+	s.VerificationError = pg.ValueOrZero(verificationError)
+	s.DisabledReason = pg.ValueOrZero(disabledReason)
+	s.SigningSecret = pg.ValueOrZero(secret)
+	s.PreviousSecret = pg.ValueOrZero(previous)
+	s.PreviousSignatureScheme = pg.ValueOrZero(previousScheme)
 	return s, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// nullIfEmpty stores "" as NULL, the schema's "not set".
-func nullIfZero(f float64) *float64 {
-	if f == 0 {
-		return nil
-	}
-	return &f
 }
 
 func orderingOrNone(mode string) string {
@@ -164,13 +149,6 @@ func resetRateLimiter(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
 	}
 	_, err := tx.Exec(ctx, unholdRateLimitedJobsSQL, pgx.StrictNamedArgs{"id": id, "shed_rate_limited": ShedRateLimited})
 	return err
-}
-
-func nullIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // SubscriptionLimitError refuses a subscription past the most a tenant
@@ -203,7 +181,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 		}
 		var err error
 		created, err = scanSubscription(tx.QueryRow(ctx, insertSubscriptionSQL,
-			pgx.StrictNamedArgs{"id": sub.ID, "tenant_id": sub.TenantID, "name": sub.Name, "sink_type": sub.SinkType, "sink_config": []byte(sub.SinkConfig), "sink_credentials": nullIfEmpty(sub.SinkCredentials), "sink_credential_fields": nonNil(sub.SinkCredentialFields), "destination": sub.Destination, "event_types": sub.EventTypes, "schema_major": sub.SchemaMajor, "origin": nullIfEmpty(sub.Origin), "retry_schedule": sub.RetrySchedule, "attempt_timeout_ms": sub.AttemptTimeout.Milliseconds(), "enabled": sub.Enabled, "verification_state": sub.VerificationState, "verification_error": nullIfEmpty(sub.VerificationError), "verified_at": sub.VerifiedAt, "signing_secret": nullIfEmpty(sub.SigningSecret), "previous_secret": nullIfEmpty(sub.PreviousSecret), "previous_secret_expires_at": sub.PreviousSecretExpiresAt, "created_at": sub.CreatedAt, "filter": nullIfEmpty(sub.Filter), "signature_scheme": signatureScheme(sub.SignatureScheme), "previous_signature_scheme": nullIfEmpty(sub.PreviousSignatureScheme), "ordering": orderingOrNone(sub.Ordering), "rate_limit": nullIfZero(sub.RateLimit)}))
+			pgx.StrictNamedArgs{"id": sub.ID, "tenant_id": sub.TenantID, "name": sub.Name, "sink_type": sub.SinkType, "sink_config": []byte(sub.SinkConfig), "sink_credentials": pg.NullIfZero(sub.SinkCredentials), "sink_credential_fields": nonNil(sub.SinkCredentialFields), "destination": sub.Destination, "event_types": sub.EventTypes, "schema_major": sub.SchemaMajor, "origin": pg.NullIfZero(sub.Origin), "retry_schedule": sub.RetrySchedule, "attempt_timeout_ms": sub.AttemptTimeout.Milliseconds(), "enabled": sub.Enabled, "verification_state": sub.VerificationState, "verification_error": pg.NullIfZero(sub.VerificationError), "verified_at": sub.VerifiedAt, "signing_secret": pg.NullIfZero(sub.SigningSecret), "previous_secret": pg.NullIfZero(sub.PreviousSecret), "previous_secret_expires_at": sub.PreviousSecretExpiresAt, "created_at": sub.CreatedAt, "filter": pg.NullIfZero(sub.Filter), "signature_scheme": signatureScheme(sub.SignatureScheme), "previous_signature_scheme": pg.NullIfZero(sub.PreviousSignatureScheme), "ordering": orderingOrNone(sub.Ordering), "rate_limit": pg.NullIfZero(sub.RateLimit)}))
 		if err != nil {
 			return err
 		}
@@ -346,7 +324,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 			return nil
 		}
 		updated, err = scanSubscription(tx.QueryRow(ctx, updateSubscriptionRowSQL,
-			pgx.StrictNamedArgs{"id": id, "name": next.Name, "sink_config": []byte(next.SinkConfig), "sink_credentials": nullIfEmpty(next.SinkCredentials), "sink_credential_fields": nonNil(next.SinkCredentialFields), "destination": next.Destination, "event_types": next.EventTypes, "schema_major": next.SchemaMajor, "origin": nullIfEmpty(next.Origin), "retry_schedule": next.RetrySchedule, "attempt_timeout_ms": next.AttemptTimeout.Milliseconds(), "enabled": next.Enabled, "verification_state": next.VerificationState, "verification_error": nullIfEmpty(next.VerificationError), "verified_at": next.VerifiedAt, "disabled_reason": nullIfEmpty(next.DisabledReason), "failing_since": next.FailingSince, "last_failure_at": next.LastFailureAt, "signing_secret": nullIfEmpty(next.SigningSecret), "previous_secret": nullIfEmpty(next.PreviousSecret), "previous_secret_expires_at": next.PreviousSecretExpiresAt, "at": at, "filter": nullIfEmpty(next.Filter), "signature_scheme": signatureScheme(next.SignatureScheme), "previous_signature_scheme": nullIfEmpty(next.PreviousSignatureScheme), "ordering": orderingOrNone(next.Ordering), "rate_limit": nullIfZero(next.RateLimit)}))
+			pgx.StrictNamedArgs{"id": id, "name": next.Name, "sink_config": []byte(next.SinkConfig), "sink_credentials": pg.NullIfZero(next.SinkCredentials), "sink_credential_fields": nonNil(next.SinkCredentialFields), "destination": next.Destination, "event_types": next.EventTypes, "schema_major": next.SchemaMajor, "origin": pg.NullIfZero(next.Origin), "retry_schedule": next.RetrySchedule, "attempt_timeout_ms": next.AttemptTimeout.Milliseconds(), "enabled": next.Enabled, "verification_state": next.VerificationState, "verification_error": pg.NullIfZero(next.VerificationError), "verified_at": next.VerifiedAt, "disabled_reason": pg.NullIfZero(next.DisabledReason), "failing_since": next.FailingSince, "last_failure_at": next.LastFailureAt, "signing_secret": pg.NullIfZero(next.SigningSecret), "previous_secret": pg.NullIfZero(next.PreviousSecret), "previous_secret_expires_at": next.PreviousSecretExpiresAt, "at": at, "filter": pg.NullIfZero(next.Filter), "signature_scheme": signatureScheme(next.SignatureScheme), "previous_signature_scheme": pg.NullIfZero(next.PreviousSignatureScheme), "ordering": orderingOrNone(next.Ordering), "rate_limit": pg.NullIfZero(next.RateLimit)}))
 		if err != nil {
 			return err
 		}
@@ -480,3 +458,18 @@ var markSubscriptionDeletedSQL string
 
 //go:embed sql/cancel_subscription_jobs.sql
 var cancelSubscriptionJobsSQL string
+
+// forgetUnusedBreakers removes the stored breakers of a tenant's
+// destination once no enabled, live subscription delivers to it, so that
+// `hubctl top` and `subs get` stop showing them at once rather than at
+// every process's next heartbeat.
+func forgetUnusedBreakers(ctx context.Context, tx pgx.Tx, tenantID, destination string) error {
+	if _, err := tx.Exec(ctx, forgetUnusedBreakersSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID, "destination": destination}); err != nil {
+		return fmt.Errorf("forget the breakers of %s: %w", destination, err)
+	}
+	return nil
+}
+
+//go:embed sql/forget_unused_breakers.sql
+var forgetUnusedBreakersSQL string
