@@ -12,7 +12,8 @@ import (
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
-// Store is the shared handle on the database.
+// Store is the shared handle on the database: one pool, and the statements
+// of each concern over it.
 type Store struct {
 	Pool   *pgxpool.Pool
 	OnCall *oncall.Store
@@ -24,7 +25,12 @@ func Open(ctx context.Context, dsn string, opts pg.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{Pool: pool, OnCall: oncall.New(pool)}, nil
+	return New(pool), nil
+}
+
+// New returns the handle over an open pool.
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{Pool: pool, OnCall: oncall.New(pool)}
 }
 
 // Close releases every connection.
