@@ -21,6 +21,7 @@ func newMaintenance(cfg *config.Config, st *store.Store, log *slog.Logger, reg p
 	services, err := maintenance.Services(maintenance.Options{
 		Role:       cfg.Role,
 		Store:      st,
+		OnCall:     st.OnCall,
 		Logger:     log,
 		Registerer: reg,
 		Gatherer:   gatherer,

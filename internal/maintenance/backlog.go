@@ -39,7 +39,7 @@ func backlogCount(o Options) (Service, error) {
 	return Service{
 		Name: "backlog_count", Interval: o.ReapInterval, Leader: EveryInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
-			tenants, err := o.Store.OnCall.BacklogByTenant(ctx, now)
+			tenants, err := o.OnCall.BacklogByTenant(ctx, now)
 			if err != nil {
 				return fmt.Errorf("reading the delivery backlog: %w", err)
 			}
@@ -49,12 +49,12 @@ func backlogCount(o Options) (Service, error) {
 			}
 			dueJobs.Set(float64(due))
 			backlog.set(boundTenants(tenants, limit, now))
-			n, err := o.Store.OnCall.AutoDisabledSubscriptions(ctx)
+			n, err := o.OnCall.AutoDisabledSubscriptions(ctx)
 			if err != nil {
 				return fmt.Errorf("counting auto-disabled subscriptions: %w", err)
 			}
 			autoDisabled.Set(float64(n))
-			if n, err = o.Store.OnCall.OrderingBlockedKeys(ctx); err != nil {
+			if n, err = o.OnCall.OrderingBlockedKeys(ctx); err != nil {
 				return fmt.Errorf("counting blocked ordering keys: %w", err)
 			}
 			blockedKeys.Set(float64(n))

@@ -193,7 +193,7 @@ SELECT gen_random_uuid(), $1, $2, g, 'pending', $3, $3, $3 FROM generate_series(
 	}
 	exec(t, st, `UPDATE subscriptions SET enabled = false, disabled_reason = 'auto_disabled' WHERE tenant_id = 'tiny'`)
 	reg := prometheus.NewPedanticRegistry()
-	svc, err := backlogCount(Options{Store: st, Registerer: reg, TenantLimit: 1})
+	svc, err := backlogCount(Options{OnCall: st.OnCall, Registerer: reg, TenantLimit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestHeartbeatStoresTheInstanceAndLeavesAtStop(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	open := []oncall.BreakerState{{Owner: "hub-1", TenantID: "acme", Destination: "https://example.com", State: "open", OpenUntil: time.Now().Add(time.Hour)}}
 	subscription(t, st, "acme")
-	svc := heartbeat(Options{Store: st, Gatherer: reg, Dispatcher: breakers(open),
+	svc := heartbeat(Options{OnCall: st.OnCall, Gatherer: reg, Dispatcher: breakers(open),
 		Instance: oncall.Instance{Owner: "hub-1", Role: "all", Version: "test", StartedAt: time.Now()}})
 	now := time.Now()
 	if err := svc.RunOnce(ctx, now); err != nil {

@@ -36,8 +36,8 @@ func heartbeat(o Options) Service {
 			if breakers != nil {
 				open = breakers()
 			}
-			return o.Store.OnCall.Heartbeat(ctx, in, open, observe.StaleAfter)
+			return o.OnCall.Heartbeat(ctx, in, open, observe.StaleAfter)
 		},
-		Stop: func(ctx context.Context) { _ = o.Store.OnCall.Leave(ctx, o.Instance.Owner) },
+		Stop: func(ctx context.Context) { _ = o.OnCall.Leave(ctx, o.Instance.Owner) },
 	}
 }

@@ -34,8 +34,10 @@ type Dispatcher interface {
 
 // Options are what the services need.
 type Options struct {
-	Role   config.Role
-	Store  *store.Store
+	Role  config.Role
+	Store *store.Store
+	// OnCall records the heartbeats and reads the backlog readings.
+	OnCall *oncall.Store
 	Logger *slog.Logger
 	// Registerer receives the services' metrics; nil registers none.
 	Registerer prometheus.Registerer
