@@ -213,7 +213,7 @@ func (e *env) startWith(subs *service.Subscriptions, configure ...func(*Options)
 	if err != nil {
 		e.t.Fatalf("New: %v", err)
 	}
-	services, err := maintenance.Delivery(maintenance.Options{Store: e.store, Logger: opts.Logger, Registerer: opts.Registerer,
+	services, err := maintenance.Delivery(maintenance.Options{Store: e.store, OnCall: e.store.OnCall, Logger: opts.Logger, Registerer: opts.Registerer,
 		Dispatcher: d, ReapInterval: e.reap, PoisonThreshold: opts.Dispatch.PoisonThreshold, TenantLimit: e.tenantLimit})
 	if err != nil {
 		e.t.Fatalf("maintenance services: %v", err)
