@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -99,7 +99,7 @@ func responseFor(err error) errorResponse {
 		return errorResponse{status: http.StatusConflict, body: hubapi.Error{Code: conflict.Code, Message: conflict.Message}}
 	case errors.As(err, &failed):
 		return errorResponse{status: http.StatusUnprocessableEntity, body: hubapi.Error{Code: failed.Code, Message: failed.Message}}
-	case errors.Is(err, store.ErrUnavailable):
+	case errors.Is(err, pg.ErrUnavailable):
 		return errorResponse{
 			status: http.StatusServiceUnavailable,
 			body:   hubapi.Error{Code: CodeStoreUnavailable, Message: "the database is unavailable; retry later"},

@@ -18,6 +18,7 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink/registry"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -69,7 +70,7 @@ func newHarness(t testing.TB, adminToken string, configure ...func(*Options)) *h
 // newHarnessWith is newHarness whose subscription use cases run with subs.
 func newHarnessWith(t testing.TB, adminToken string, subs service.SubscriptionOptions, configure ...func(*Options)) *harness {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{})
+	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

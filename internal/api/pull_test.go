@@ -228,7 +228,7 @@ func TestReadEventsWithoutADatabase(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	f := newPullFixture(t, func(o *Options) {
-		o.ControlPlane.(*service.ControlPlane).Pull = service.NewPull(&store.Store{Pool: pool})
+		o.ControlPlane.(*service.ControlPlane).Pull = service.NewPull(store.New(pool))
 	})
 
 	r := f.h.v1(t, http.StatusServiceUnavailable, f.acmeKey, "GET", eventsPath(f.feed, ""), "")

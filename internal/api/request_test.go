@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -153,10 +153,10 @@ func TestResponseFor(t *testing.T) {
 		retryAfter string
 	}{
 		{"validation", fmt.Errorf("wrapped: %w", &hubapi.ValidationError{Field: "name", Code: "invalid_request", Message: "bad"}), 400, "invalid_request", "name", ""},
-		{"not found", &hubapi.NotFoundError{Code: "tenant_not_found", Message: "no", Err: store.ErrNotFound}, 404, "tenant_not_found", "", ""},
-		{"conflict", &hubapi.ConflictError{Code: "tenant_already_exists", Message: "dup", Err: store.ErrConflict}, 409, "tenant_already_exists", "", ""},
+		{"not found", &hubapi.NotFoundError{Code: "tenant_not_found", Message: "no", Err: pg.ErrNotFound}, 404, "tenant_not_found", "", ""},
+		{"conflict", &hubapi.ConflictError{Code: "tenant_already_exists", Message: "dup", Err: pg.ErrConflict}, 409, "tenant_already_exists", "", ""},
 		{"unprocessable", fmt.Errorf("verify: %w", &hubapi.UnprocessableError{Code: "verification_failed", Message: "probe: 500"}), 422, "verification_failed", "", ""},
-		{"store unavailable", fmt.Errorf("list: %w", store.ErrUnavailable), 503, "store_unavailable", "", "5"},
+		{"store unavailable", fmt.Errorf("list: %w", pg.ErrUnavailable), 503, "store_unavailable", "", "5"},
 		{"api error", errInvalidToken, 401, "unauthorized", "", ""},
 		{"anything else", errors.New("pq: relation does not exist"), 500, "internal", "", ""},
 	}

@@ -76,3 +76,18 @@ func Decide(in Input) bool {
 	spread := in.Span.LastFailureAt.Sub(in.Span.FailingSince) >= in.Spread
 	return sustained && spread
 }
+
+// Policy is auto-disable's configuration.
+type Policy struct {
+	Enabled bool          // STREAMING_HUB_AUTODISABLE_ENABLED, the kill switch
+	Window  time.Duration // STREAMING_HUB_AUTODISABLE_FAILURE_WINDOW
+	Spread  time.Duration // STREAMING_HUB_AUTODISABLE_FAILURE_SPREAD
+}
+
+// OnFailure applies a failed attempt at now to span: the span to store
+// ([OnFailure]) and whether the subscription is to be auto-disabled
+// ([Decide]) once it is stored.
+func (p Policy) OnFailure(span Span, now time.Time) (Span, bool) {
+	span = OnFailure(span, now)
+	return span, Decide(Input{Enabled: p.Enabled, Span: span, Now: now, Window: p.Window, Spread: p.Spread})
+}

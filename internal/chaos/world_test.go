@@ -27,7 +27,7 @@ import (
 	"github.com/hubctl/hubctl/internal/childproc"
 	"github.com/hubctl/hubctl/internal/devenv"
 	"github.com/hubctl/hubctl/internal/freeport"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -209,10 +209,10 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	return w
 }
 
-func createDatabase(t *testing.T, pg *devenv.Postgres) string {
+func createDatabase(t *testing.T, cluster *devenv.Postgres) string {
 	t.Helper()
 	name := "chaos_" + randomHex(6)
-	conn, err := pgx.Connect(t.Context(), pg.DSNFor("postgres"))
+	conn, err := pgx.Connect(t.Context(), cluster.DSNFor("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,8 +220,8 @@ func createDatabase(t *testing.T, pg *devenv.Postgres) string {
 	if _, err := conn.Exec(t.Context(), "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
 	}
-	dsn := strings.Replace(pg.DSNFor("postgres"), "/postgres?", "/"+name+"?", 1)
-	if err := store.MigrateUp(t.Context(), dsn); err != nil {
+	dsn := strings.Replace(cluster.DSNFor("postgres"), "/postgres?", "/"+name+"?", 1)
+	if err := pg.MigrateUp(t.Context(), dsn); err != nil {
 		t.Fatal(err)
 	}
 	return dsn

@@ -12,6 +12,8 @@ import (
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/tracing"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -32,7 +34,7 @@ var recordBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: 2 * time.Se
 // leaseUntil.
 func (d *Dispatcher) retryWhileLeased(ctx context.Context, leaseUntil time.Time, try func() error) error {
 	return recordBackoff.Retry(ctx, try, func(err error, _ int, wait time.Duration) bool {
-		return !store.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil)
+		return !pg.IsUnavailable(err) || d.clock().Add(wait).After(leaseUntil)
 	})
 }
 
@@ -172,11 +174,11 @@ func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logge
 
 // breakerKey is the (tenant, destination) pair a breaker is kept for (docs/concepts.md, Circuit breaker).
 func breakerKey(sub store.Subscription) string {
-	return keyOf(store.Destination{TenantID: sub.TenantID, Destination: sub.Destination})
+	return keyOf(oncall.Destination{TenantID: sub.TenantID, Destination: sub.Destination})
 }
 
 // keyOf is the breaker key of a destination; destinationOf reads it back.
-func keyOf(d store.Destination) string { return d.TenantID + "|" + d.Destination }
+func keyOf(d oncall.Destination) string { return d.TenantID + "|" + d.Destination }
 
 // shed hands the job back untouched, due when the breaker may let it through.
 func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time, log *slog.Logger) {
@@ -191,7 +193,7 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 // unavailable and the job's lease lasts.
 func (d *Dispatcher) record(ctx context.Context, a store.Attempt, leaseUntil time.Time) (res store.CompleteResult, err error) {
 	err = d.retryWhileLeased(ctx, leaseUntil, func() error {
-		res, err = d.store.Complete(ctx, a, d.policy)
+		res, err = d.store.Complete(ctx, a, d.autoDisable)
 		return err
 	})
 	return res, err

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -157,14 +157,14 @@ func TestBreakersOfUnusedDestinationsAreForgotten(t *testing.T) {
 		t.Errorf("open breakers of %v, want acme's alone: its second subscription still delivers there", got)
 	}
 
-	in := store.Instance{Owner: d.Owner(), Role: "all", Version: "test", StartedAt: time.Now(), HeartbeatAt: time.Now()}
-	if err := e.store.Heartbeat(ctx, in, d.Breakers(), time.Minute); err != nil {
+	in := oncall.Instance{Owner: d.Owner(), Role: "all", Version: "test", StartedAt: time.Now(), HeartbeatAt: time.Now()}
+	if err := e.store.OnCall.Heartbeat(ctx, in, d.Breakers(), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.store.DeleteSubscription(ctx, "acme", acmeSecond, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if states, err := e.store.BreakerStates(ctx, "", "", time.Now(), time.Minute); err != nil || len(states) != 0 {
+	if states, err := e.store.OnCall.BreakerStates(ctx, "", "", time.Now(), time.Minute); err != nil || len(states) != 0 {
 		t.Errorf("stored breakers after the last subscription was deleted = %+v (%v), want none", states, err)
 	}
 	waitFor(t, "acme's breaker to be forgotten", func() bool {

@@ -7,21 +7,21 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/breaker"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // Breakers are this process's breakers that are open or half-open, for
 // operators and other processes to see.
-func (d *Dispatcher) Breakers() []store.BreakerState {
+func (d *Dispatcher) Breakers() []oncall.BreakerState {
 	snap := d.breakers.Snapshot()
-	out := make([]store.BreakerState, 0, len(snap))
+	out := make([]oncall.BreakerState, 0, len(snap))
 	for _, s := range snap {
 		dest := destinationOf(s.Key)
 		state := "open"
 		if s.State == breaker.HalfOpen {
 			state = "half_open"
 		}
-		out = append(out, store.BreakerState{Owner: d.owner, TenantID: dest.TenantID, Destination: dest.Destination, State: state, OpenUntil: s.Until})
+		out = append(out, oncall.BreakerState{Owner: d.owner, TenantID: dest.TenantID, Destination: dest.Destination, State: state, OpenUntil: s.Until})
 	}
 	return out
 }
@@ -36,11 +36,11 @@ func (d *Dispatcher) ForgetUnusedBreakers(ctx context.Context, now time.Time) er
 	if len(snap) == 0 {
 		return nil
 	}
-	dests := make([]store.Destination, len(snap))
+	dests := make([]oncall.Destination, len(snap))
 	for i, s := range snap {
 		dests[i] = destinationOf(s.Key)
 	}
-	unused, err := d.store.UnusedDestinations(ctx, dests)
+	unused, err := d.store.OnCall.UnusedDestinations(ctx, dests)
 	if err != nil {
 		return fmt.Errorf("looking for breakers of unused destinations: %w", err)
 	}
@@ -57,7 +57,7 @@ func (d *Dispatcher) ForgetUnusedBreakers(ctx context.Context, now time.Time) er
 
 // destinationOf is the tenant and destination a breaker key names
 // (breakerKey).
-func destinationOf(key string) store.Destination {
+func destinationOf(key string) oncall.Destination {
 	tenant, destination, _ := strings.Cut(key, "|")
-	return store.Destination{TenantID: tenant, Destination: destination}
+	return oncall.Destination{TenantID: tenant, Destination: destination}
 }

@@ -16,11 +16,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -106,21 +108,21 @@ type Options struct {
 // Dispatcher claims due delivery jobs and attempts them. Build it with New
 // and start it with Run, once.
 type Dispatcher struct {
-	store    *store.Store
-	log      *slog.Logger
-	clock    func() time.Time
-	owner    string
-	cfg      config.DispatchConfig
-	policy   store.AutoDisablePolicy
-	margin   time.Duration
-	drain    time.Duration
-	rnd      func() float64
-	breakers *breaker.Set
-	sinks    *sinkCache
-	subs     *subscriptionCache
-	purges   *purgeFences
-	metrics  *metrics
-	tracing  *tracing.Tracing
+	store       *store.Store
+	log         *slog.Logger
+	clock       func() time.Time
+	owner       string
+	cfg         config.DispatchConfig
+	autoDisable store.AutoDisable
+	margin      time.Duration
+	drain       time.Duration
+	rnd         func() float64
+	breakers    *breaker.Set
+	sinks       *sinkCache
+	subs        *subscriptionCache
+	purges      *purgeFences
+	metrics     *metrics
+	tracing     *tracing.Tracing
 
 	// queue holds claimed jobs no worker has started yet, handed out in
 	// turns by tenant within the in-flight caps. Apart from the jobs of
@@ -177,23 +179,23 @@ func New(opts Options) (*Dispatcher, error) {
 	}
 	log := opts.Logger.With(slog.String("component", "dispatch"))
 	d := &Dispatcher{
-		store:     opts.Store,
-		log:       log,
-		clock:     opts.Clock,
-		owner:     opts.Owner,
-		cfg:       cfg,
-		policy:    store.AutoDisablePolicy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread},
-		margin:    positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
-		drain:     positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
-		rnd:       opts.Rand,
-		tracing:   opts.Tracing,
-		sinks:     newSinkCache(opts.OpenSink, log),
-		subs:      newSubscriptionCache(opts.Store.SubscriptionsByID, log),
-		purges:    newPurgeFences(),
-		queue:     newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
-		room:      make(chan struct{}, 1),
-		successes: make(chan success, successQueue),
-		wake:      make(chan struct{}, 1),
+		store:       opts.Store,
+		log:         log,
+		clock:       opts.Clock,
+		owner:       opts.Owner,
+		cfg:         cfg,
+		autoDisable: autoDisableBy(autodisable.Policy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread}),
+		margin:      positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
+		drain:       positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
+		rnd:         opts.Rand,
+		tracing:     opts.Tracing,
+		sinks:       newSinkCache(opts.OpenSink, log),
+		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
+		purges:      newPurgeFences(),
+		queue:       newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
+		room:        make(chan struct{}, 1),
+		successes:   make(chan success, successQueue),
+		wake:        make(chan struct{}, 1),
 	}
 	d.breakers = breaker.New(breaker.Config{
 		Failures: opts.Breaker.Failures,
@@ -561,7 +563,7 @@ func (d *Dispatcher) listen(ctx context.Context) {
 // onNote, on a connection of its own that is reopened whenever it is
 // lost; onConnect runs at each (re)connection. what names the
 // notifications in logs, meanwhile what happens while nobody listens.
-func (d *Dispatcher) listenLoop(ctx context.Context, open func(context.Context) (*store.Listener, error),
+func (d *Dispatcher) listenLoop(ctx context.Context, open func(context.Context) (*pg.Listener, error),
 	what, meanwhile string, onConnect func(), onNote func(payload string)) {
 	failures := 0
 	for ctx.Err() == nil {
@@ -609,4 +611,12 @@ func (d *Dispatcher) jitter() float64 {
 		return d.rnd()
 	}
 	return rand.Float64()
+}
+
+// autoDisableBy is policy as the store's complete path asks for it.
+func autoDisableBy(policy autodisable.Policy) store.AutoDisable {
+	return func(span store.FailureSpan, finished time.Time) (store.FailureSpan, bool) {
+		next, disable := policy.OnFailure(autodisable.Span(span), finished)
+		return store.FailureSpan(next), disable
+	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/webhook"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
@@ -54,7 +55,7 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{MaxConns: 20})
+	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{MaxConns: 20})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -212,7 +213,7 @@ func (e *env) startWith(subs *service.Subscriptions, configure ...func(*Options)
 	if err != nil {
 		e.t.Fatalf("New: %v", err)
 	}
-	services, err := maintenance.Delivery(maintenance.Options{Store: e.store, Logger: opts.Logger, Registerer: opts.Registerer,
+	services, err := maintenance.Delivery(maintenance.Options{Store: e.store, OnCall: e.store.OnCall, Logger: opts.Logger, Registerer: opts.Registerer,
 		Dispatcher: d, ReapInterval: e.reap, PoisonThreshold: opts.Dispatch.PoisonThreshold, TenantLimit: e.tenantLimit})
 	if err != nil {
 		e.t.Fatalf("maintenance services: %v", err)

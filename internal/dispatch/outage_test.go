@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
@@ -122,13 +123,13 @@ func newProxiedEnv(t *testing.T, maxConns int32) (*env, *cutProxy, *store.Store)
 	e := newEnv(t)
 	proxy := newCutProxy(t, pgtest.DSN(t))
 	e.store.Close()
-	direct, err := store.Open(t.Context(), proxy.target, store.Options{MaxConns: 4})
+	direct, err := store.Open(t.Context(), proxy.target, pg.Options{MaxConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(direct.Close)
 	e.store = direct
-	viaProxy, err := store.Open(t.Context(), proxy.DSN(), store.Options{MaxConns: maxConns})
+	viaProxy, err := store.Open(t.Context(), proxy.DSN(), pg.Options{MaxConns: maxConns})
 	if err != nil {
 		t.Fatal(err)
 	}

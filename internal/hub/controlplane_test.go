@@ -15,6 +15,7 @@ import (
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/hub"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -452,7 +453,7 @@ func runContract(t *testing.T, cases []contractCase, overHTTP bool) []outcome {
 	if err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
-	st, err := store.Open(ctx, dsn, store.Options{})
+	st, err := store.Open(ctx, dsn, pg.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

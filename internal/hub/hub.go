@@ -23,6 +23,7 @@ import (
 	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -63,10 +64,10 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err = store.CheckSchema(ctx, cfg.Postgres.DSN); err != nil {
+	if err = pg.CheckSchema(ctx, cfg.Postgres.DSN); err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, cfg.Postgres.DSN, store.Options{
+	st, err := store.Open(ctx, cfg.Postgres.DSN, pg.Options{
 		MaxConns: int32(cfg.Postgres.MaxOpenConns),
 		AppName:  "hubctl serve (" + string(cfg.Role) + ")",
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // newMaintenance builds the runner of this role's maintenance services
@@ -20,10 +21,11 @@ func newMaintenance(cfg *config.Config, st *store.Store, log *slog.Logger, reg p
 	services, err := maintenance.Services(maintenance.Options{
 		Role:       cfg.Role,
 		Store:      st,
+		OnCall:     st.OnCall,
 		Logger:     log,
 		Registerer: reg,
 		Gatherer:   gatherer,
-		Instance: store.Instance{Owner: owner, Role: string(cfg.Role), Version: buildinfo.Get().Version,
+		Instance: oncall.Instance{Owner: owner, Role: string(cfg.Role), Version: buildinfo.Get().Version,
 			StartedAt: time.Now()},
 		Dispatcher:        dispatcher,
 		PoisonThreshold:   cfg.Dispatch.PoisonThreshold,

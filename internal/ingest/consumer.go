@@ -23,6 +23,7 @@ import (
 	"github.com/hubctl/hubctl/internal/kafkaclient"
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -551,7 +552,7 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 		c.metrics.storeRetries.Inc()
 		if attempt == 0 {
 			log.Warn("storing batch failed; retrying until it succeeds",
-				slog.Bool("database_unavailable", store.IsUnavailable(err)), slog.Any("error", err))
+				slog.Bool("database_unavailable", pg.IsUnavailable(err)), slog.Any("error", err))
 		}
 		select {
 		case <-giveUp:

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
@@ -51,7 +52,7 @@ func newEnv(t testing.TB, topics ...string) *env {
 		topics = []string{testTopic}
 	}
 	dsn := pgtest.DSN(t)
-	st, err := store.Open(context.Background(), dsn, store.Options{MaxConns: 8})
+	st, err := store.Open(context.Background(), dsn, pg.Options{MaxConns: 8})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

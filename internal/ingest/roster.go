@@ -10,7 +10,6 @@ import (
 
 	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/event"
-	"github.com/hubctl/hubctl/internal/store"
 )
 
 // roster is the cached tenant roster of the ingest gate (docs/concepts.md, Tenants). It is
@@ -125,7 +124,7 @@ func (c *Consumer) refreshRoster(ctx context.Context, every time.Duration) {
 func (c *Consumer) watchRoster(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
-		l, err := c.opts.Store.Listen(ctx, store.RosterChannel, "roster changes")
+		l, err := c.opts.Store.ListenRoster(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return

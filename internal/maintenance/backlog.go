@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/hubctl/hubctl/internal/store"
 )
 
 // backlogCount reads the delivery backlog per tenant, the auto-disabled
@@ -40,7 +39,7 @@ func backlogCount(o Options) (Service, error) {
 	return Service{
 		Name: "backlog_count", Interval: o.ReapInterval, Leader: EveryInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
-			tenants, err := o.Store.BacklogByTenant(ctx, now)
+			tenants, err := o.OnCall.BacklogByTenant(ctx, now)
 			if err != nil {
 				return fmt.Errorf("reading the delivery backlog: %w", err)
 			}
@@ -50,12 +49,12 @@ func backlogCount(o Options) (Service, error) {
 			}
 			dueJobs.Set(float64(due))
 			backlog.set(boundTenants(tenants, limit, now))
-			n, err := o.Store.AutoDisabledSubscriptions(ctx)
+			n, err := o.OnCall.AutoDisabledSubscriptions(ctx)
 			if err != nil {
 				return fmt.Errorf("counting auto-disabled subscriptions: %w", err)
 			}
 			autoDisabled.Set(float64(n))
-			if n, err = o.Store.OrderingBlockedKeys(ctx); err != nil {
+			if n, err = o.OnCall.OrderingBlockedKeys(ctx); err != nil {
 				return fmt.Errorf("counting blocked ordering keys: %w", err)
 			}
 			blockedKeys.Set(float64(n))
@@ -84,7 +83,7 @@ type tenantBacklog struct {
 // and one "other" series that sums the rest, keeping its oldest wait. The
 // label's cardinality is bounded by the setting whatever the number of
 // tenants. A tenant that is itself named "other" is folded into the bucket.
-func boundTenants(backlog []store.TenantBacklog, limit int, now time.Time) []tenantBacklog {
+func boundTenants(backlog []oncall.TenantBacklog, limit int, now time.Time) []tenantBacklog {
 	var out []tenantBacklog
 	other := tenantBacklog{tenant: OtherTenants}
 	hasOther := false

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 func TestBoundTenants(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	backlog := []store.TenantBacklog{
+	backlog := []oncall.TenantBacklog{
 		{TenantID: "a", Pending: 100, Due: 90, OldestDue: now.Add(-time.Minute)},
 		{TenantID: "b", Pending: 50, Due: 0},
 		{TenantID: "other", Pending: 7, Due: 7, OldestDue: now.Add(-time.Hour)},

@@ -11,6 +11,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
@@ -21,7 +23,7 @@ var discard = slog.New(slog.DiscardHandler)
 // openStore opens a freshly migrated database of its own.
 func openStore(t *testing.T) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{})
+	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ SELECT gen_random_uuid(), $1, $2, g, 'pending', $3, $3, $3 FROM generate_series(
 	}
 	exec(t, st, `UPDATE subscriptions SET enabled = false, disabled_reason = 'auto_disabled' WHERE tenant_id = 'tiny'`)
 	reg := prometheus.NewPedanticRegistry()
-	svc, err := backlogCount(Options{Store: st, Registerer: reg, TenantLimit: 1})
+	svc, err := backlogCount(Options{OnCall: st.OnCall, Registerer: reg, TenantLimit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,15 +355,15 @@ func TestHeartbeatStoresTheInstanceAndLeavesAtStop(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
 	reg := prometheus.NewPedanticRegistry()
-	open := []store.BreakerState{{Owner: "hub-1", TenantID: "acme", Destination: "https://example.com", State: "open", OpenUntil: time.Now().Add(time.Hour)}}
+	open := []oncall.BreakerState{{Owner: "hub-1", TenantID: "acme", Destination: "https://example.com", State: "open", OpenUntil: time.Now().Add(time.Hour)}}
 	subscription(t, st, "acme")
-	svc := heartbeat(Options{Store: st, Gatherer: reg, Dispatcher: breakers(open),
-		Instance: store.Instance{Owner: "hub-1", Role: "all", Version: "test", StartedAt: time.Now()}})
+	svc := heartbeat(Options{OnCall: st.OnCall, Gatherer: reg, Dispatcher: breakers(open),
+		Instance: oncall.Instance{Owner: "hub-1", Role: "all", Version: "test", StartedAt: time.Now()}})
 	now := time.Now()
 	if err := svc.RunOnce(ctx, now); err != nil {
 		t.Fatal(err)
 	}
-	instances, err := st.Instances(ctx, now, time.Minute)
+	instances, err := st.OnCall.Instances(ctx, now, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,16 +378,16 @@ func TestHeartbeatStoresTheInstanceAndLeavesAtStop(t *testing.T) {
 		t.Errorf("%d stored breakers, want the open one", held)
 	}
 	svc.Stop(ctx)
-	if instances, err = st.Instances(ctx, now, time.Minute); err != nil || len(instances) != 0 {
+	if instances, err = st.OnCall.Instances(ctx, now, time.Minute); err != nil || len(instances) != 0 {
 		t.Errorf("instances after Stop: %+v (%v), want none", instances, err)
 	}
 }
 
 // breakers is a dispatcher whose open breakers are fixed.
-type breakers []store.BreakerState
+type breakers []oncall.BreakerState
 
 func (b breakers) Wake()                                                 {}
 func (b breakers) ReleaseOutwaited(context.Context, time.Time)           {}
 func (b breakers) ForgetUnusedBreakers(context.Context, time.Time) error { return nil }
 func (b breakers) EvictIdleCaches(time.Time)                             {}
-func (b breakers) Breakers() []store.BreakerState                        { return b }
+func (b breakers) Breakers() []oncall.BreakerState                       { return b }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // calls records what the services asked of the dispatcher.
@@ -23,8 +23,8 @@ func (c *calls) ForgetUnusedBreakers(_ context.Context, now time.Time) error {
 	c.forgotAt = now
 	return c.forgetErr
 }
-func (c *calls) EvictIdleCaches(now time.Time)  { c.evictedAt = now }
-func (c *calls) Breakers() []store.BreakerState { return nil }
+func (c *calls) EvictIdleCaches(now time.Time)   { c.evictedAt = now }
+func (c *calls) Breakers() []oncall.BreakerState { return nil }
 
 // The services of the dispatcher's own state hand it the time it needs.
 func TestDispatcherServicesCallTheDispatcher(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/observe"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // heartbeat stores this instance's metrics snapshot and open breakers
@@ -15,7 +15,7 @@ import (
 //
 // Leader: every instance: each stores its own.
 func heartbeat(o Options) Service {
-	var breakers func() []store.BreakerState
+	var breakers func() []oncall.BreakerState
 	if o.Dispatcher != nil {
 		breakers = o.Dispatcher.Breakers
 	}
@@ -32,12 +32,12 @@ func heartbeat(o Options) Service {
 			}
 			in := o.Instance
 			in.HeartbeatAt, in.Stats = now, stats
-			var open []store.BreakerState
+			var open []oncall.BreakerState
 			if breakers != nil {
 				open = breakers()
 			}
-			return o.Store.Heartbeat(ctx, in, open, observe.StaleAfter)
+			return o.OnCall.Heartbeat(ctx, in, open, observe.StaleAfter)
 		},
-		Stop: func(ctx context.Context) { _ = o.Store.Leave(ctx, o.Instance.Owner) },
+		Stop: func(ctx context.Context) { _ = o.OnCall.Leave(ctx, o.Instance.Owner) },
 	}
 }

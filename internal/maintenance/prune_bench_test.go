@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/history"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
@@ -26,7 +27,7 @@ const day = 24 * time.Hour
 // -benchtime=1x.
 func BenchmarkPrune(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(b), store.Options{MaxConns: 8})
+	st, err := store.Open(ctx, pgtest.DSN(b), pg.Options{MaxConns: 8})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // journal records what the services of a test did, in order.
@@ -221,7 +222,7 @@ func (nopDispatcher) Wake()                                                 {}
 func (nopDispatcher) ReleaseOutwaited(context.Context, time.Time)           {}
 func (nopDispatcher) ForgetUnusedBreakers(context.Context, time.Time) error { return nil }
 func (nopDispatcher) EvictIdleCaches(time.Time)                             {}
-func (nopDispatcher) Breakers() []store.BreakerState                        { return nil }
+func (nopDispatcher) Breakers() []oncall.BreakerState                       { return nil }
 
 // value reads a counter or gauge.
 func value(c prometheus.Metric) float64 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // DefaultReapInterval is how often the delivery services run: lease
@@ -28,13 +29,15 @@ type Dispatcher interface {
 	ReleaseOutwaited(ctx context.Context, next time.Time)
 	ForgetUnusedBreakers(ctx context.Context, now time.Time) error
 	EvictIdleCaches(now time.Time)
-	Breakers() []store.BreakerState
+	Breakers() []oncall.BreakerState
 }
 
 // Options are what the services need.
 type Options struct {
-	Role   config.Role
-	Store  *store.Store
+	Role  config.Role
+	Store *store.Store
+	// OnCall records the heartbeats and reads the backlog readings.
+	OnCall *oncall.Store
 	Logger *slog.Logger
 	// Registerer receives the services' metrics; nil registers none.
 	Registerer prometheus.Registerer
@@ -42,7 +45,7 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 	// Instance names this process in its heartbeat; HeartbeatAt and Stats
 	// are filled in at each beat.
-	Instance store.Instance
+	Instance oncall.Instance
 	// Dispatcher is this process's dispatcher; required when Role runs
 	// delivery.
 	Dispatcher Dispatcher

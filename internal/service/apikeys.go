@@ -14,6 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -184,7 +185,7 @@ func (s *APIKeys) Revoke(ctx context.Context, tenantID, keyID string) (hubapi.AP
 		return hubapi.APIKey{}, err
 	}
 	k, err := s.store.RevokeAPIKey(ctx, tenantID, keyID, s.now())
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		// Only on this path is it worth a second look: a missing tenant
 		// deserves its own answer.
 		if _, tenantErr := s.store.GetTenant(ctx, tenantID); tenantErr != nil {
@@ -207,7 +208,7 @@ func (s *APIKeys) Authenticate(ctx context.Context, token string) (KeyHolder, er
 	}
 	h, err := s.store.AuthenticateAPIKey(ctx, crypto.HashAPIToken(token), s.now(), lastUseResolution)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, pg.ErrNotFound):
 		return KeyHolder{}, hubapi.ErrInvalidAPIKey
 	case err != nil:
 		return KeyHolder{}, err

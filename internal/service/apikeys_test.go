@@ -11,7 +11,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -118,11 +118,11 @@ func TestAPIKeyErrors(t *testing.T) {
 		wantField string
 		wantStore error
 	}{
-		{"create for unknown tenant", func() error { _, err := keys.Create(ctx, "nobody", "ci"); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
-		{"list of unknown tenant", func() error { _, err := keys.List(ctx, "nobody", hubapi.ListParams{}); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
-		{"revoke of unknown tenant", func() error { _, err := keys.Revoke(ctx, "nobody", missingKey); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
-		{"revoke missing key", func() error { _, err := keys.Revoke(ctx, "acme", missingKey); return err }, service.CodeAPIKeyNotFound, "", store.ErrNotFound},
-		{"revoke another tenant's key", func() error { _, err := keys.Revoke(ctx, "acme", globexKey.ID); return err }, service.CodeAPIKeyNotFound, "", store.ErrNotFound},
+		{"create for unknown tenant", func() error { _, err := keys.Create(ctx, "nobody", "ci"); return err }, hubapi.CodeTenantNotFound, "", pg.ErrNotFound},
+		{"list of unknown tenant", func() error { _, err := keys.List(ctx, "nobody", hubapi.ListParams{}); return err }, hubapi.CodeTenantNotFound, "", pg.ErrNotFound},
+		{"revoke of unknown tenant", func() error { _, err := keys.Revoke(ctx, "nobody", missingKey); return err }, hubapi.CodeTenantNotFound, "", pg.ErrNotFound},
+		{"revoke missing key", func() error { _, err := keys.Revoke(ctx, "acme", missingKey); return err }, service.CodeAPIKeyNotFound, "", pg.ErrNotFound},
+		{"revoke another tenant's key", func() error { _, err := keys.Revoke(ctx, "acme", globexKey.ID); return err }, service.CodeAPIKeyNotFound, "", pg.ErrNotFound},
 		{"revoke malformed key id", func() error { _, err := keys.Revoke(ctx, "acme", "42"); return err }, hubapi.CodeInvalidRequest, "key_id", nil},
 		{"create bad tenant id", func() error { _, err := keys.Create(ctx, "no spaces", "ci"); return err }, hubapi.CodeInvalidRequest, "id", nil},
 		{"create without name", func() error { _, err := keys.Create(ctx, "acme", " "); return err }, hubapi.CodeInvalidRequest, "name", nil},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/observe"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -16,7 +17,7 @@ func (s *Subscriptions) withBreaker(ctx context.Context, sub store.Subscription,
 		return view, nil
 	}
 	now := s.now()
-	states, err := s.store.BreakerStates(ctx, sub.TenantID, sub.Destination, now, observe.StaleAfter)
+	states, err := s.store.OnCall.BreakerStates(ctx, sub.TenantID, sub.Destination, now, observe.StaleAfter)
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
@@ -30,7 +31,7 @@ func (s *Subscriptions) withBreaker(ctx context.Context, sub store.Subscription,
 // cool-down still running (until the latest such end), else half-open when
 // any is probing or past its cool-down (its next attempt is the probe),
 // else closed.
-func summarizeBreaker(destination string, states []store.BreakerState, now time.Time) hubapi.Breaker {
+func summarizeBreaker(destination string, states []oncall.BreakerState, now time.Time) hubapi.Breaker {
 	out := hubapi.Breaker{Destination: destination, State: hubapi.BreakerClosed, Instances: len(states)}
 	var openUntil, halfUntil time.Time
 	for _, st := range states {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -36,7 +37,7 @@ func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, 
 	}
 	subID, err := uuid.Parse(subscriptionID)
 	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
-		return hubapi.Page[hubapi.Delivery]{}, subscriptionError(subscriptionID, store.ErrNotFound)
+		return hubapi.Page[hubapi.Delivery]{}, subscriptionError(subscriptionID, pg.ErrNotFound)
 	}
 	q.TenantID, q.SubscriptionID = tenantID, subID
 	rows, more, err := s.store.ListDeliveries(ctx, q)
@@ -59,15 +60,15 @@ func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, 
 func (s *Deliveries) Get(ctx context.Context, tenantID, id string) (hubapi.DeliveryDetail, error) {
 	jobID, err := uuid.Parse(id)
 	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
-		return hubapi.DeliveryDetail{}, deliveryError(id, store.ErrNotFound)
+		return hubapi.DeliveryDetail{}, deliveryError(id, pg.ErrNotFound)
 	}
 	row, attempts, err := s.store.GetDelivery(ctx, tenantID, jobID)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		// Not a delivery id: perhaps an attempt's.
 		var lookupErr error
 		if jobID, lookupErr = s.store.JobOfAttempt(ctx, tenantID, jobID); lookupErr == nil {
 			row, attempts, err = s.store.GetDelivery(ctx, tenantID, jobID)
-		} else if !errors.Is(lookupErr, store.ErrNotFound) {
+		} else if !errors.Is(lookupErr, pg.ErrNotFound) {
 			err = lookupErr
 		}
 	}
@@ -107,7 +108,7 @@ func checkDeliveryList(p hubapi.DeliveryListParams) (store.DeliveryQuery, error)
 // deliveryError turns the store's ErrNotFound about one delivery into the
 // service's error; other errors pass through unchanged.
 func deliveryError(id string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return &hubapi.NotFoundError{Code: CodeDeliveryNotFound, Message: fmt.Sprintf("delivery %q not found", id), Err: err}
 	}
 	return err

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -23,9 +23,9 @@ func tenantError(id string, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, pg.ErrNotFound):
 		return &hubapi.NotFoundError{Code: hubapi.CodeTenantNotFound, Message: fmt.Sprintf("tenant %q not found", id), Err: err}
-	case errors.Is(err, store.ErrConflict):
+	case errors.Is(err, pg.ErrConflict):
 		return &hubapi.ConflictError{Code: CodeTenantAlreadyExists, Message: fmt.Sprintf("tenant %q already exists", id), Err: err}
 	}
 	return err
@@ -51,7 +51,7 @@ const (
 // subscriptionError turns the store's ErrNotFound about one subscription
 // into the service's error; other errors pass through unchanged.
 func subscriptionError(id string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return &hubapi.NotFoundError{Code: CodeSubscriptionNotFound, Message: fmt.Sprintf("subscription %q not found", id), Err: err}
 	}
 	return err

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -50,7 +51,7 @@ func (s *Deliveries) ListEvents(ctx context.Context, tenantID string, p hubapi.E
 func (s *Deliveries) GetEvent(ctx context.Context, tenantID, id string) (hubapi.EventDetail, error) {
 	eventID, err := uuid.Parse(id)
 	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
-		return hubapi.EventDetail{}, eventError(id, store.ErrNotFound)
+		return hubapi.EventDetail{}, eventError(id, pg.ErrNotFound)
 	}
 	row, err := s.store.GetInboxEvent(ctx, tenantID, eventID)
 	if err != nil {
@@ -114,7 +115,7 @@ func checkEventList(tenantID string, p hubapi.EventListParams) (store.InboxQuery
 // eventError turns the store's ErrNotFound about one event into the
 // service's error; other errors pass through unchanged.
 func eventError(id string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return &hubapi.NotFoundError{Code: CodeEventNotFound, Message: fmt.Sprintf("event %q not found", id), Err: err}
 	}
 	return err

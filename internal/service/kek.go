@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // defaultKEKBatch is how many subscription rows one read of a re-encryption
@@ -148,7 +149,7 @@ func (k *KEK) reencryptRow(ctx context.Context, row store.SealedSecrets, dryRun 
 			return fmt.Errorf("subscription %s kept changing during re-encryption; run it again", row.ID)
 		}
 		row, err = k.store.SealedSecretsOf(ctx, row.ID)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, pg.ErrNotFound) {
 			return nil // deleted meanwhile: nothing left to protect
 		}
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -42,7 +43,7 @@ func (s *Pull) Read(ctx context.Context, tenantID, subscriptionID string, p huba
 	}
 	subID, err := uuid.Parse(subscriptionID)
 	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
-		return hubapi.PullPage{}, pullError(subscriptionID, store.ErrNotFound)
+		return hubapi.PullPage{}, pullError(subscriptionID, pg.ErrNotFound)
 	}
 	res, err := s.store.ReadPull(ctx, store.PullQuery{TenantID: tenantID, SubscriptionID: subID, Limit: limit, After: p.After})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -85,7 +86,7 @@ func (s *Quarantine) Get(ctx context.Context, id string) (hubapi.QuarantineItem,
 		return hubapi.QuarantineItem{}, quarantineNotFound(id, nil)
 	}
 	r, v, err := s.store.GetQuarantined(ctx, n)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return hubapi.QuarantineItem{}, quarantineNotFound(id, err)
 	}
 	if err != nil {

@@ -10,13 +10,14 @@ import (
 
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 func openStore(t *testing.T) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{})
+	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -76,9 +77,9 @@ func TestTenantErrors(t *testing.T) {
 		wantField string
 		wantStore error
 	}{
-		{"create twice", func() error { _, err := svc.Create(ctx, "acme"); return err }, service.CodeTenantAlreadyExists, "", store.ErrConflict},
-		{"get unknown", func() error { _, err := svc.Get(ctx, "nobody"); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
-		{"set status of unknown", func() error { _, err := svc.SetStatus(ctx, "nobody", hubapi.TenantActive); return err }, hubapi.CodeTenantNotFound, "", store.ErrNotFound},
+		{"create twice", func() error { _, err := svc.Create(ctx, "acme"); return err }, service.CodeTenantAlreadyExists, "", pg.ErrConflict},
+		{"get unknown", func() error { _, err := svc.Get(ctx, "nobody"); return err }, hubapi.CodeTenantNotFound, "", pg.ErrNotFound},
+		{"set status of unknown", func() error { _, err := svc.SetStatus(ctx, "nobody", hubapi.TenantActive); return err }, hubapi.CodeTenantNotFound, "", pg.ErrNotFound},
 		{"create bad id", func() error { _, err := svc.Create(ctx, "no spaces"); return err }, hubapi.CodeInvalidRequest, "id", nil},
 		{"get bad id", func() error { _, err := svc.Get(ctx, ""); return err }, hubapi.CodeInvalidRequest, "id", nil},
 		{"bad status", func() error { _, err := svc.SetStatus(ctx, "acme", "paused"); return err }, hubapi.CodeInvalidRequest, "status", nil},

@@ -15,6 +15,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -74,7 +75,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 		return hubapi.Subscription{}, "", err
 	}
 	if hubapi.CheckTenantID(tenantID) != nil {
-		return hubapi.Subscription{}, "", tenantError(tenantID, store.ErrNotFound)
+		return hubapi.Subscription{}, "", tenantError(tenantID, pg.ErrNotFound)
 	}
 	if spec.row.SinkType == sinkWebhook {
 		if secret = in.SigningSecret; secret == "" {
@@ -98,7 +99,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 		}
 	}
 	created, err := s.store.CreateSubscription(ctx, row, s.maxPerTenant)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return hubapi.Subscription{}, "", tenantError(tenantID, err)
 	}
 	if limit := (*store.SubscriptionLimitError)(nil); errors.As(err, &limit) {
@@ -326,7 +327,7 @@ func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingS
 func (s *Subscriptions) scope(tenantID, id string) (uuid.UUID, error) {
 	subID, err := uuid.Parse(id)
 	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
-		return uuid.UUID{}, subscriptionError(id, store.ErrNotFound)
+		return uuid.UUID{}, subscriptionError(id, pg.ErrNotFound)
 	}
 	return subID, nil
 }

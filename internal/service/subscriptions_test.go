@@ -18,6 +18,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -421,7 +422,7 @@ func TestCrossTenantAccessAnswersNotFound(t *testing.T) {
 		for _, target := range targets {
 			err := call(target.tenant, target.id)
 			var nf *hubapi.NotFoundError
-			if !errors.As(err, &nf) || nf.Code != service.CodeSubscriptionNotFound || !errors.Is(err, store.ErrNotFound) {
+			if !errors.As(err, &nf) || nf.Code != service.CodeSubscriptionNotFound || !errors.Is(err, pg.ErrNotFound) {
 				t.Errorf("%s on %s: err = %v, want NotFoundError subscription_not_found", verb, target.name, err)
 				continue
 			}
@@ -674,7 +675,7 @@ func TestDeleteCancelsPendingJobs(t *testing.T) {
 	if want := []string{"canceled", "canceled", "succeeded", "dead"}; !slices.Equal(states, want) {
 		t.Errorf("job states %q, want %q", states, want)
 	}
-	if _, err := f.svc.Get(ctx, "acme", sub.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := f.svc.Get(ctx, "acme", sub.ID); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("get after delete: %v", err)
 	}
 	if page, _ := f.svc.List(ctx, "acme", hubapi.ListParams{}); len(page.Items) != 0 {

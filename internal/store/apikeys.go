@@ -58,8 +58,8 @@ func scanAPIKey(row pgx.Row) (APIKey, error) {
 }
 
 // CreateAPIKey stores a new key of an existing tenant. A missing tenant is
-// an ErrNotFound naming it; a token hash already stored (which 256 random
-// bits make a bug, not bad luck) is an ErrConflict.
+// an pg.ErrNotFound naming it; a token hash already stored (which 256 random
+// bits make a bug, not bad luck) is an pg.ErrConflict.
 func (s *Store) CreateAPIKey(ctx context.Context, k NewAPIKey) (APIKey, error) {
 	// Inserting from the tenant row, rather than relying on the foreign key,
 	// turns "no such tenant" into an empty result instead of a constraint
@@ -106,13 +106,13 @@ func (s *Store) ListAPIKeys(ctx context.Context, tenantID string, after *APIKeyP
 }
 
 // RevokeAPIKey stops a key from authenticating from `at` on. The key must
-// belong to tenantID: another tenant's key is ErrNotFound, exactly like a
+// belong to tenantID: another tenant's key is pg.ErrNotFound, exactly like a
 // missing one. Revoking a revoked key keeps its first revocation time.
 func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, keyID string, at time.Time) (APIKey, error) {
 	key, err := scanAPIKey(s.Pool.QueryRow(ctx, revokeAPIKeySQL,
 		pgx.StrictNamedArgs{"key_id": keyID, "tenant_id": tenantID, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return APIKey{}, fmt.Errorf("%w: API key %s of tenant %q", ErrNotFound, keyID, tenantID)
+		return APIKey{}, fmt.Errorf("%w: API key %s of tenant %q", pg.ErrNotFound, keyID, tenantID)
 	}
 	if err != nil {
 		return APIKey{}, pg.Classify(fmt.Errorf("revoke API key %s of tenant %q: %w", keyID, tenantID, err))
@@ -122,7 +122,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, tenantID, keyID string, at tim
 
 // AuthenticateAPIKey finds the key whose token hashes to tokenHash, revoked
 // or not (the caller decides what a revoked key means), with its tenant's
-// status; ErrNotFound when no key has that hash.
+// status; pg.ErrNotFound when no key has that hash.
 //
 // In the same statement it records now as the key's last use when the
 // recorded one is older than touchEvery, so a busy key costs one write per
@@ -135,7 +135,7 @@ func (s *Store) AuthenticateAPIKey(ctx context.Context, tokenHash []byte, now ti
 		pgx.StrictNamedArgs{"token_hash": tokenHash, "now": now, "touch_every": touchEvery}).Scan(
 		&k.ID, &k.TenantID, &k.Name, &k.TokenPrefix, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt, &h.TenantStatus)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return KeyHolder{}, fmt.Errorf("%w: no API key has that token", ErrNotFound)
+		return KeyHolder{}, fmt.Errorf("%w: no API key has that token", pg.ErrNotFound)
 	}
 	if err != nil {
 		return KeyHolder{}, pg.Classify(fmt.Errorf("authenticate API key: %w", err))

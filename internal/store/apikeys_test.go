@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // newKey returns the insert for a key of tenant named name, with a token
@@ -49,7 +50,7 @@ func TestCreateAPIKeyAndAuthenticate(t *testing.T) {
 		t.Errorf("authenticated %+v, want %+v of an active tenant", holder, want)
 	}
 
-	if _, err := st.AuthenticateAPIKey(ctx, []byte("unknown"), t0, time.Minute); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.AuthenticateAPIKey(ctx, []byte("unknown"), t0, time.Minute); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("unknown hash: err = %v, want ErrNotFound", err)
 	}
 }
@@ -57,7 +58,7 @@ func TestCreateAPIKeyAndAuthenticate(t *testing.T) {
 func TestCreateAPIKeyErrors(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	if _, err := st.CreateAPIKey(ctx, newKey("nobody", "ci", t0)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.CreateAPIKey(ctx, newKey("nobody", "ci", t0)); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("key of a missing tenant: err = %v, want ErrNotFound", err)
 	}
 	if _, err := st.CreateTenant(ctx, "acme", t0); err != nil {
@@ -68,7 +69,7 @@ func TestCreateAPIKeyErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := newKey("acme", "ci", t0)
-	if _, err := st.CreateAPIKey(ctx, again); !errors.Is(err, store.ErrConflict) {
+	if _, err := st.CreateAPIKey(ctx, again); !errors.Is(err, pg.ErrConflict) {
 		t.Errorf("same token hash twice: err = %v, want ErrConflict", err)
 	}
 }
@@ -180,10 +181,10 @@ func TestRevokeAPIKey(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := st.RevokeAPIKey(ctx, "globex", in.ID, t0); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.RevokeAPIKey(ctx, "globex", in.ID, t0); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("revoke through another tenant: err = %v, want ErrNotFound", err)
 	}
-	if _, err := st.RevokeAPIKey(ctx, "acme", uuid.NewString(), t0); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.RevokeAPIKey(ctx, "acme", uuid.NewString(), t0); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("revoke a missing key: err = %v, want ErrNotFound", err)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // TestStoredBreakersGoWithTheirDestination: a breaker stored by a
@@ -35,42 +36,42 @@ func TestStoredBreakersGoWithTheirDestination(t *testing.T) {
 	toDisable, toMove, toRename := subscribe("acme", disabled), subscribe("acme", moved), subscribe("acme", renamed)
 	subscribe("globex", shared)
 
-	open := func(tenant, destination string) store.BreakerState {
-		return store.BreakerState{Owner: "hub-1", TenantID: tenant, Destination: destination, State: "open", OpenUntil: t0.Add(time.Minute)}
+	open := func(tenant, destination string) oncall.BreakerState {
+		return oncall.BreakerState{Owner: "hub-1", TenantID: tenant, Destination: destination, State: "open", OpenUntil: t0.Add(time.Minute)}
 	}
-	held := []store.BreakerState{
+	held := []oncall.BreakerState{
 		open("acme", shared), open("acme", disabled), open("acme", moved), open("acme", renamed),
 		open("acme", "https://never-subscribed.test:443"), open("globex", shared),
 	}
 	beat := func() {
 		t.Helper()
-		in := store.Instance{Owner: "hub-1", Role: "all", Version: "test", StartedAt: t0, HeartbeatAt: t0}
-		if err := st.Heartbeat(ctx, in, held, time.Minute); err != nil {
+		in := oncall.Instance{Owner: "hub-1", Role: "all", Version: "test", StartedAt: t0, HeartbeatAt: t0}
+		if err := st.OnCall.Heartbeat(ctx, in, held, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
-	shown := func() []store.Destination {
+	shown := func() []oncall.Destination {
 		t.Helper()
-		states, err := st.BreakerStates(ctx, "", "", t0, time.Minute)
+		states, err := st.OnCall.BreakerStates(ctx, "", "", t0, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []store.Destination
+		var out []oncall.Destination
 		for _, s := range states {
-			out = append(out, store.Destination{TenantID: s.TenantID, Destination: s.Destination})
+			out = append(out, oncall.Destination{TenantID: s.TenantID, Destination: s.Destination})
 		}
 		return out
 	}
-	expect := func(when string, want ...store.Destination) {
+	expect := func(when string, want ...oncall.Destination) {
 		t.Helper()
 		if got := shown(); !slices.Equal(got, want) {
 			t.Errorf("%s: breakers shown = %v, want %v", when, got, want)
 		}
 	}
-	acme := func(destination string) store.Destination {
-		return store.Destination{TenantID: "acme", Destination: destination}
+	acme := func(destination string) oncall.Destination {
+		return oncall.Destination{TenantID: "acme", Destination: destination}
 	}
-	globexShared := store.Destination{TenantID: "globex", Destination: shared}
+	globexShared := oncall.Destination{TenantID: "globex", Destination: shared}
 
 	beat()
 	expect("after the first heartbeat", acme(disabled), acme(moved), acme(renamed), acme(shared), globexShared)
@@ -101,15 +102,15 @@ func TestStoredBreakersGoWithTheirDestination(t *testing.T) {
 	beat()
 	expect("a heartbeat holding every breaker still open", acme(renamed), globexShared)
 
-	asked := []store.Destination{acme(shared), acme(disabled), acme(renamed), globexShared, acme("https://never-subscribed.test:443")}
-	unused, err := st.UnusedDestinations(ctx, asked)
+	asked := []oncall.Destination{acme(shared), acme(disabled), acme(renamed), globexShared, acme("https://never-subscribed.test:443")}
+	unused, err := st.OnCall.UnusedDestinations(ctx, asked)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(unused, func(a, b store.Destination) int {
+	slices.SortFunc(unused, func(a, b oncall.Destination) int {
 		return strings.Compare(a.TenantID+a.Destination, b.TenantID+b.Destination)
 	})
-	if want := []store.Destination{acme(disabled), acme("https://never-subscribed.test:443"), acme(shared)}; !slices.Equal(unused, want) {
+	if want := []oncall.Destination{acme(disabled), acme("https://never-subscribed.test:443"), acme(shared)}; !slices.Equal(unused, want) {
 		t.Errorf("UnusedDestinations = %v, want %v", unused, want)
 	}
 }

@@ -164,7 +164,7 @@ func scanClaim(rows pgx.Rows, res *ClaimResult) error {
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			res.Resume = deref(resume)
+			res.Resume = pg.ValueOrZero(resume)
 			continue
 		}
 		job, err := scanClaimedJob(rows)
@@ -203,8 +203,8 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 	if err := rows.Scan(dest...); err != nil {
 		return ClaimedJob{}, err
 	}
-	e.Subject, e.DataContentType, e.DataSchema = deref(subject), deref(contentType), deref(dataSchema)
-	e.TraceParent, e.TraceState = deref(traceParent), deref(traceState)
+	e.Subject, e.DataContentType, e.DataSchema = pg.ValueOrZero(subject), pg.ValueOrZero(contentType), pg.ValueOrZero(dataSchema)
+	e.TraceParent, e.TraceState = pg.ValueOrZero(traceParent), pg.ValueOrZero(traceState)
 	return j, nil
 }
 
@@ -215,7 +215,7 @@ func scanClaimedJob(rows pgx.Rows) (ClaimedJob, error) {
 var claimJobs string
 
 // readClaimHorizon is readHorizon for a claim, which needs the horizon for
-// keyed jobs only. Reading it scans pg_locks (~75 µs); while no keyed job is
+// keyed jobs only. Reading it scans pg_locks; while no keyed job is
 // live (one probe of the partial index delivery_jobs_ordered) the claim
 // skips that and keeps a horizon of 0 instead: a keyed job that commits
 // between this statement and the claim's snapshot then waits for the next

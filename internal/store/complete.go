@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
@@ -47,12 +46,20 @@ type Retry struct {
 	Exhausted bool
 }
 
-// AutoDisablePolicy is auto-disable's configuration (docs/concepts.md, Auto-disable).
-type AutoDisablePolicy struct {
-	Enabled bool // STREAMING_HUB_AUTODISABLE_ENABLED, the kill switch
-	Window  time.Duration
-	Spread  time.Duration
+// FailureSpan is a subscription's open failure span: failing_since and
+// last_failure_at, both zero when none is open.
+type FailureSpan struct {
+	FailingSince  time.Time
+	LastFailureAt time.Time
 }
+
+// AutoDisable weighs a failed attempt that finished at finished against its
+// subscription's failure span: it returns the span to store and whether the
+// subscription is to be switched off (docs/concepts.md, Auto-disable).
+// Complete calls it inside the failure's transaction, on the span it locked,
+// so the decision and its writes are one step. The dispatcher passes its
+// auto-disable policy; the store keeps no rule of its own.
+type AutoDisable func(span FailureSpan, finished time.Time) (FailureSpan, bool)
 
 // CompleteResult says what Complete did.
 type CompleteResult struct {
@@ -85,10 +92,10 @@ type CompleteResult struct {
 // recorded as CompleteSuccesses records it: the job succeeds and the span
 // closes. A failure goes back to pending at
 // a.Retry.At or, when exhausted, dead; it opens or extends the span, and
-// when policy's gates hold, the subscription is auto-disabled and its
+// when autoDisable says so, the subscription is auto-disabled and its
 // queued jobs dead-lettered (subscription_disabled) in the same
 // transaction.
-func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
+func (s *Store) Complete(ctx context.Context, a Attempt, autoDisable AutoDisable) (CompleteResult, error) {
 	if a.OK {
 		res, err := s.CompleteSuccesses(ctx, []Attempt{a})
 		if err != nil {
@@ -97,9 +104,9 @@ func (s *Store) Complete(ctx context.Context, a Attempt, policy AutoDisablePolic
 		return res[0], nil
 	}
 	var res CompleteResult
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error
-		res, err = completeFailure(ctx, tx, a, policy)
+		res, err = completeFailure(ctx, tx, a, autoDisable)
 		return err
 	})
 	if err != nil {
@@ -232,8 +239,8 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // u (held_state), not a constant: against a constant the planner read the
 // jobs through the partial index of leases, estimated one row from the two
 // conditions together, and compared every job with every attempt in a
-// nested loop (30,000 comparisons and ~40 ms for a round of 173, where the
-// hash join takes ~2 ms).
+// nested loop, a cost that grows with the product of the two where the
+// hash join grows with their sum.
 //
 //go:embed sql/record_successes.sql
 var recordSuccesses string
@@ -270,7 +277,7 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int, results
 		started[k], finished[k] = a.StartedAt, a.StartedAt.Add(a.Duration)
 		durations[k] = max(a.Duration.Milliseconds(), 0)
 		statuses[k] = statusOrNull(a.StatusCode)
-		errs[k] = nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+		errs[k] = pg.NullIfZero(truncateText(a.Error, maxAttemptErrorBytes))
 		responses[k] = responseSnippet(a.Response)
 	}
 	pg.OnRows(pipe.Queue(recordSuccesses, pgx.StrictNamedArgs{
@@ -323,7 +330,7 @@ func responseSnippet(body []byte) []byte {
 	return body[:min(len(body), 1024)]
 }
 
-func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisablePolicy) (CompleteResult, error) {
+func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable AutoDisable) (CompleteResult, error) {
 	finished := a.StartedAt.Add(a.Duration)
 	var (
 		res                  CompleteResult
@@ -339,17 +346,15 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, policy AutoDisab
 	if err != nil {
 		return CompleteResult{}, err
 	}
-	span := autodisable.OnFailure(autodisable.Span{FailingSince: derefTime(failingSince), LastFailureAt: derefTime(lastAt)}, finished)
-	res.AutoDisabled = live && autodisable.Decide(autodisable.Input{
-		Enabled: policy.Enabled, Span: span, Now: finished, Window: policy.Window, Spread: policy.Spread,
-	})
+	span, disable := autoDisable(FailureSpan{FailingSince: pg.ValueOrZero(failingSince), LastFailureAt: pg.ValueOrZero(lastAt)}, finished)
+	res.AutoDisabled = live && disable
 
 	pipe := &pgx.Batch{}
 	var status *int
 	if a.StatusCode != 0 {
 		status = &a.StatusCode
 	}
-	lastError := nullIfEmpty(truncateText(a.Error, maxAttemptErrorBytes))
+	lastError := pg.NullIfZero(truncateText(a.Error, maxAttemptErrorBytes))
 	// The job's update numbers the attempt (recorded_attempts); an owned
 	// job also moves on: dead when exhausted, else pending at the retry.
 	recordFailure := completeFailureLateSQL
@@ -398,13 +403,6 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-func derefTime(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
 }
 
 // truncateText cuts s to at most limit bytes on a character boundary.

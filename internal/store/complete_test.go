@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hubctl/hubctl/internal/autodisable"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func TestCompleteTransitions(t *testing.T) {
@@ -117,14 +119,14 @@ func TestCompleteAfterTheLeaseWasRecoveredOnlyRecordsTheAttempt(t *testing.T) {
 func TestCompleteAutoDisables(t *testing.T) {
 	cases := []struct {
 		name         string
-		policy       AutoDisablePolicy
+		policy       autodisable.Policy
 		failingSince time.Duration // ago
 		wantDisabled bool
 	}{
-		{name: "both gates hold", policy: AutoDisablePolicy{Enabled: true, Window: time.Hour, Spread: time.Hour}, failingSince: 2 * time.Hour, wantDisabled: true},
-		{name: "window not reached", policy: AutoDisablePolicy{Enabled: true, Window: 3 * time.Hour, Spread: time.Hour}, failingSince: 2 * time.Hour},
-		{name: "kill switch", policy: AutoDisablePolicy{Enabled: false, Window: time.Hour, Spread: time.Hour}, failingSince: 2 * time.Hour},
-		{name: "new span", policy: AutoDisablePolicy{Enabled: true, Window: time.Hour, Spread: time.Hour}},
+		{name: "both gates hold", policy: autodisable.Policy{Enabled: true, Window: time.Hour, Spread: time.Hour}, failingSince: 2 * time.Hour, wantDisabled: true},
+		{name: "window not reached", policy: autodisable.Policy{Enabled: true, Window: 3 * time.Hour, Spread: time.Hour}, failingSince: 2 * time.Hour},
+		{name: "kill switch", policy: autodisable.Policy{Enabled: false, Window: time.Hour, Spread: time.Hour}, failingSince: 2 * time.Hour},
+		{name: "new span", policy: autodisable.Policy{Enabled: true, Window: time.Hour, Spread: time.Hour}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,7 +142,7 @@ func TestCompleteAutoDisables(t *testing.T) {
 			}
 			a := attemptOf(job, "w", false, 500)
 			a.Retry = Retry{At: time.Now().Add(time.Minute)}
-			res, err := st.Complete(ctx, a, tc.policy)
+			res, err := st.Complete(ctx, a, autoDisableBy(tc.policy))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -301,7 +303,7 @@ func TestRecordingAgainAfterALostCommitAnswerFindsTheAttemptsRecorded(t *testing
 		// An attempt never recorded beside one that was is no retry of
 		// one transaction: that stays the conflict it is.
 		third := attemptOf(jobs[0], "w", true, 200)
-		if _, err := st.CompleteSuccesses(ctx, []Attempt{batch[0], third}); !errors.Is(err, ErrConflict) {
+		if _, err := st.CompleteSuccesses(ctx, []Attempt{batch[0], third}); !errors.Is(err, pg.ErrConflict) {
 			t.Errorf("a recorded attempt beside a new one: %v, want a conflict", err)
 		}
 	})
@@ -345,7 +347,7 @@ func TestRecordingAnAttemptOfAPurgedJobWritesNothing(t *testing.T) {
 	if want := []CompleteResult{{Gone: true}, {Number: 1, Owned: true}}; !slices.Equal(res, want) {
 		t.Errorf("results = %+v, want %+v", res, want)
 	}
-	failed, err := st.Complete(ctx, attemptOf(jobs[2], "w", false, 500), AutoDisablePolicy{})
+	failed, err := st.Complete(ctx, attemptOf(jobs[2], "w", false, 500), noAutoDisable)
 	if err != nil || failed != (CompleteResult{Gone: true}) {
 		t.Errorf("Complete of a purged job's failure = %+v, %v; want gone, no error", failed, err)
 	}

@@ -79,16 +79,8 @@ func deadLetterArgs(f DeadLetterFilter) pgx.StrictNamedArgs {
 	}
 	return pgx.StrictNamedArgs{
 		"tenant_id": f.TenantID, "subscription_id": subscription, "reason": f.Reason,
-		"since": optionalTime(f.Since), "until": optionalTime(f.Until), "ids": ids,
+		"since": pg.NullIfZero(f.Since), "until": pg.NullIfZero(f.Until), "ids": ids,
 	}
-}
-
-// optionalTime passes the zero time as SQL NULL (no bound).
-func optionalTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
 }
 
 // ListDeadLetters returns a page of dead letters and whether more follow.
@@ -140,7 +132,7 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) (letters
 // on JobsChannel sent at commit.
 func (s *Store) ReplayDeadLetters(ctx context.Context, f DeadLetterFilter, now time.Time, dryRun bool) (ReplayResult, error) {
 	var res ReplayResult
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		args := deadLetterArgs(f)
 		args["now"], args["dry_run"] = now, dryRun
 		err := tx.QueryRow(ctx, replayDeadLettersSQL, args).

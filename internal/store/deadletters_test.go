@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/hubctl/hubctl/internal/store"
 )
 
@@ -230,7 +231,7 @@ func TestReplayGrantsAFreshBudgetAndKeepsHistory(t *testing.T) {
 		}
 		done, err := st.Complete(ctx, store.Attempt{JobID: job.ID, SubscriptionID: w.subA, Owner: "w",
 			DeliveryID: uuid.Must(uuid.NewV7()), StartedAt: time.Now(), Duration: time.Millisecond,
-			Error: "HTTP 500", StatusCode: 500, Retry: store.Retry{At: time.Now().Add(time.Hour)}}, store.AutoDisablePolicy{})
+			Error: "HTTP 500", StatusCode: 500, Retry: store.Retry{At: time.Now().Add(time.Hour)}}, autoDisableBy(autodisable.Policy{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,5 +275,13 @@ func TestReplayIsIdempotentUnderConcurrentCalls(t *testing.T) {
 	var pending int
 	if err := st.Pool.QueryRow(ctx, `SELECT count(*) FROM delivery_jobs WHERE state = 'pending'`).Scan(&pending); err != nil || pending != jobs {
 		t.Errorf("%d pending after the replays, %v", pending, err)
+	}
+}
+
+// autoDisableBy is policy as Complete asks for it, as the dispatcher passes it.
+func autoDisableBy(policy autodisable.Policy) store.AutoDisable {
+	return func(span store.FailureSpan, finished time.Time) (store.FailureSpan, bool) {
+		next, disable := policy.OnFailure(autodisable.Span(span), finished)
+		return store.FailureSpan(next), disable
 	}
 }

@@ -81,7 +81,7 @@ func deliveryFields(d *Delivery) []any {
 
 // ListDeliveries returns a page of a subscription's deliveries, newest
 // first, and whether older ones follow. A subscription that tenantID does
-// not own is an ErrNotFound exactly like a missing one. A deleted
+// not own is an pg.ErrNotFound exactly like a missing one. A deleted
 // subscription still answers: its deliveries are history that outlives it.
 func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries []Delivery, more bool, err error) {
 	if q.Limit < 1 {
@@ -125,7 +125,7 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 }
 
 // GetDelivery reads one delivery of tenantID with its attempts in order.
-// Another tenant's delivery is an ErrNotFound exactly like a missing one.
+// Another tenant's delivery is an pg.ErrNotFound exactly like a missing one.
 func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) (Delivery, []DeliveryAttempt, error) {
 	// One statement, so the job and its attempts come from one snapshot:
 	// the attempt count always matches the attempts listed. The job's
@@ -161,7 +161,7 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 		}
 		a.ID, a.Number, a.StartedAt, a.Outcome = *attemptID, *number, *startedAt, *outcome
 		a.Duration = time.Duration(*durationMillis) * time.Millisecond
-		a.Error = deref(attemptError)
+		a.Error = pg.ValueOrZero(attemptError)
 		attempts = append(attempts, a)
 	}
 	if err := rows.Err(); err != nil {
@@ -174,7 +174,7 @@ func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) 
 }
 
 func deliveryNotFound(id uuid.UUID) error {
-	return fmt.Errorf("%w: delivery %s", ErrNotFound, id)
+	return fmt.Errorf("%w: delivery %s", pg.ErrNotFound, id)
 }
 
 //go:embed sql/subscription_of_tenant_exists.sql

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // deliveryBase is when the seeded deliveries were created.
@@ -173,7 +174,7 @@ func TestListDeliveriesScope(t *testing.T) {
 	for _, tc := range cases {
 		page, more, err := st.ListDeliveries(ctx, store.DeliveryQuery{TenantID: tc.tenant, SubscriptionID: tc.sub, Limit: 10})
 		if tc.notFound {
-			if !errors.Is(err, store.ErrNotFound) || page != nil {
+			if !errors.Is(err, pg.ErrNotFound) || page != nil {
 				t.Errorf("%s: got %v, %v; want ErrNotFound", tc.name, page, err)
 			}
 			continue
@@ -247,7 +248,7 @@ func TestGetDeliveryEdgeCases(t *testing.T) {
 		"another tenant's delivery": {"globex", fresh},
 		"a missing delivery":        {"acme", uuid.Must(uuid.NewV7())},
 	} {
-		if _, _, err := st.GetDelivery(ctx, tc.tenant, tc.id); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := st.GetDelivery(ctx, tc.tenant, tc.id); !errors.Is(err, pg.ErrNotFound) {
 			t.Errorf("%s: %v, want ErrNotFound", name, err)
 		}
 	}

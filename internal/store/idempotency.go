@@ -43,7 +43,7 @@ const TableIdempotencyKeys = "idempotency_keys"
 // (its process died mid-request). Otherwise the existing row is returned
 // and the caller decides (service.DecideIdempotent).
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key, tenant string, fingerprint []byte, now, expiredBefore, abandonedBefore time.Time) (claimed bool, existing IdempotencyRecord, err error) {
-	err = s.InTx(ctx, func(tx pgx.Tx) error {
+	err = pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var got bool
 		err := tx.QueryRow(ctx, claimIdempotencyKeySQL,
 			pgx.NamedArgs{"scope": scope, "key": key, "tenant": tenant, "fingerprint": fingerprint, "now": now,
@@ -64,7 +64,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, scope, key, tenant stri
 	return claimed, existing, nil
 }
 
-// ReadIdempotencyKey reads the row of scope/key; ErrNotFound when there is
+// ReadIdempotencyKey reads the row of scope/key; pg.ErrNotFound when there is
 // none (its claim was released).
 func (s *Store) ReadIdempotencyKey(ctx context.Context, scope, key string) (IdempotencyRecord, error) {
 	r, err := readIdempotencyKey(ctx, s.Pool, scope, key)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func TestIdempotencyKeysAreClaimedOnceUntilTheyExpire(t *testing.T) {
@@ -65,7 +66,7 @@ func TestIdempotencyKeysAreClaimedOnceUntilTheyExpire(t *testing.T) {
 	}
 }
 
-func errorsIsNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+func errorsIsNotFound(err error) bool { return errors.Is(err, pg.ErrNotFound) }
 
 func TestPruneDeletesIdempotencyKeysPastTheirWindow(t *testing.T) {
 	st := openStore(t)

@@ -74,7 +74,7 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 	rows, err := s.Pool.Query(ctx, listInboxEventsSQL,
 		pgx.NamedArgs{
 			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "source": q.Source, "subject": q.Subject,
-			"since": nullTime(q.Since), "until": nullTime(q.Until), "limit": q.Limit + 1,
+			"since": pg.NullIfZero(q.Since), "until": pg.NullIfZero(q.Until), "limit": q.Limit + 1,
 		})
 	if err != nil {
 		return nil, false, pg.Classify(fmt.Errorf("list events: %w", err))
@@ -92,15 +92,8 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 	return events, false, nil
 }
 
-func nullTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
 // GetInboxEvent reads one event of tenantID by its CloudEvents id, headers
-// and payload included. Another tenant's event is an ErrNotFound exactly
+// and payload included. Another tenant's event is an pg.ErrNotFound exactly
 // like a missing one.
 func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID) (InboxEvent, error) {
 	var (
@@ -110,7 +103,7 @@ func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID
 	err := s.Pool.QueryRow(ctx, getInboxEventSQL, pgx.StrictNamedArgs{"tenant_id": tenantID, "id": id}).
 		Scan(append(inboxFields(&e), &keys, &values, &e.Payload)...)
 	if err == pgx.ErrNoRows {
-		return InboxEvent{}, fmt.Errorf("%w: event %s", ErrNotFound, id)
+		return InboxEvent{}, fmt.Errorf("%w: event %s", pg.ErrNotFound, id)
 	}
 	if err != nil {
 		return InboxEvent{}, pg.Classify(fmt.Errorf("read event %s: %w", id, err))
@@ -216,12 +209,12 @@ func attachAttempts(ctx context.Context, tx pgx.Tx, ds []EventDelivery) error {
 
 // JobOfAttempt returns the delivery job an attempt belongs to: the
 // X-Lerian-Delivery-Id a receiver saw leads to the delivery. An attempt of
-// another tenant's job is an ErrNotFound exactly like a missing one.
+// another tenant's job is an pg.ErrNotFound exactly like a missing one.
 func (s *Store) JobOfAttempt(ctx context.Context, tenantID string, attemptID uuid.UUID) (uuid.UUID, error) {
 	var jobID uuid.UUID
 	err := s.Pool.QueryRow(ctx, jobOfAttemptSQL, pgx.StrictNamedArgs{"attempt_id": attemptID, "tenant_id": tenantID}).Scan(&jobID)
 	if err == pgx.ErrNoRows {
-		return uuid.Nil, fmt.Errorf("%w: delivery attempt %s", ErrNotFound, attemptID)
+		return uuid.Nil, fmt.Errorf("%w: delivery attempt %s", pg.ErrNotFound, attemptID)
 	}
 	if err != nil {
 		return uuid.Nil, pg.Classify(fmt.Errorf("read delivery attempt %s: %w", attemptID, err))

@@ -133,7 +133,7 @@ next:
 // below it were stored by an earlier writer and are skipped, so a batch
 // replayed after a lost Kafka commit, or written by a consumer that lost the
 // partition in a rebalance, stores nothing twice. Errors are classified;
-// IsUnavailable(err) means the caller should retry the same batch later.
+// pg.IsUnavailable(err) means the caller should retry the same batch later.
 func (s *Store) WriteIngestBatch(ctx context.Context, b IngestBatch) (IngestResult, error) {
 	if err := b.validate(); err != nil {
 		return IngestResult{}, err
@@ -142,7 +142,7 @@ func (s *Store) WriteIngestBatch(ctx context.Context, b IngestBatch) (IngestResu
 		res    IngestResult
 		handed handoffPlan
 	)
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		handed.cancel() // a transaction tried again plans afresh
 		var err error
 		res, handed, err = writeIngestBatch(ctx, tx, b)
@@ -277,8 +277,8 @@ type ingestState struct {
 // each runs after the one before it with its own snapshot.
 //
 // Batches of different partitions run at once (docs/architecture.md,
-// "Parallel ingest"); what used to be one global lock is now four narrower
-// promises:
+// "Parallel ingest"): instead of one global lock, four narrow promises
+// keep them apart:
 //
 //   - The ingest lock, shared: every batch holds it, so the few operations
 //     that must see no batch in progress (moving the sequence to a new
@@ -572,7 +572,7 @@ func queueFilterDeadLetters(pipe *pgx.Batch, failures []match.FilterFailure, at 
 		return
 	}
 	pipe.Queue(queueFilterDeadLettersSQL,
-		pgx.StrictNamedArgs{"ids": ids, "tenants": tenants, "subs": subs, "seqs": seqs, "keys": keys, "errs": errs, "reason": DeadFilterError, "dead_at": optionalTime(at)})
+		pgx.StrictNamedArgs{"ids": ids, "tenants": tenants, "subs": subs, "seqs": seqs, "keys": keys, "errs": errs, "reason": DeadFilterError, "dead_at": pg.NullIfZero(at)})
 }
 
 // queueQuarantine stores the raw quarantined records past the skipped
@@ -591,7 +591,7 @@ func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
 			original = ValueInfo{Size: int64(len(r.Value)), SHA256: sum[:]}
 		}
 		pipe.Queue(queueQuarantineSQL,
-			pgx.StrictNamedArgs{"reason": string(r.Verdict.Reason), "detail": r.Verdict.Detail, "topic": b.Topic, "partition": b.Partition, "offset": r.Offset, "key": r.Key, "keys": keys, "values": values, "value": notNull(r.Value), "size": original.Size, "sha256": original.SHA256, "truncated": original.Truncated, "received_at": optionalTime(b.ReceivedAt)})
+			pgx.StrictNamedArgs{"reason": string(r.Verdict.Reason), "detail": r.Verdict.Detail, "topic": b.Topic, "partition": b.Partition, "offset": r.Offset, "key": r.Key, "keys": keys, "values": values, "value": notNull(r.Value), "size": original.Size, "sha256": original.SHA256, "truncated": original.Truncated, "received_at": pg.NullIfZero(b.ReceivedAt)})
 	}
 }
 
@@ -636,7 +636,7 @@ func (s *eventSource) Values() ([]any, error) {
 	keys, values := headerColumns(r.Headers)
 	s.row = append(s.row[:0],
 		s.seqs[k], ev.TenantID, ev.ID, ev.Key, ev.SchemaVersion, int32(ev.SchemaMajor), ev.Source, ev.Type, ev.Time,
-		optional(ev.Subject), optional(ev.DataContentType), optional(ev.DataSchema), optional(ev.TraceParent), optional(ev.TraceState),
+		pg.NullIfZero(ev.Subject), pg.NullIfZero(ev.DataContentType), pg.NullIfZero(ev.DataSchema), pg.NullIfZero(ev.TraceParent), pg.NullIfZero(ev.TraceState),
 		keys, values, notNull(ev.Data),
 		s.batch.Topic, s.batch.Partition, r.Offset)
 	if !s.receivedAt.IsZero() {
@@ -665,14 +665,6 @@ func headerColumns(headers []event.Header) (keys, values [][]byte) {
 		values[i] = h.Value // a null header value stays a NULL element
 	}
 	return keys, values
-}
-
-// optional maps an absent attribute to NULL.
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // notNull keeps an empty record value an empty bytea: pgx sends a nil slice

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
@@ -25,7 +26,7 @@ const (
 // ingestStore returns a Store on a fresh migrated database.
 func ingestStore(t testing.TB) *Store {
 	t.Helper()
-	st, err := Open(context.Background(), pgtest.DSN(t), Options{})
+	st, err := Open(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -466,8 +467,8 @@ func TestWriteIngestBatchUnavailableDatabase(t *testing.T) {
 	defer pool.Close()
 	st := &Store{Pool: pool}
 	_, err = st.WriteIngestBatch(context.Background(), batchOf(0, 1, discarded(0, event.ReasonSystemEvent)))
-	if !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("without a server: %v, want ErrUnavailable", err)
+	if !errors.Is(err, pg.ErrUnavailable) {
+		t.Fatalf("without a server: %v, want pg.ErrUnavailable", err)
 	}
 }
 

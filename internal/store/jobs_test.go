@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -110,7 +111,15 @@ func attemptOf(job ClaimedJob, owner string, ok bool, status int) Attempt {
 	}
 }
 
-var noAutoDisable = AutoDisablePolicy{Enabled: false, Window: time.Hour, Spread: time.Hour}
+var noAutoDisable = autoDisableBy(autodisable.Policy{Enabled: false, Window: time.Hour, Spread: time.Hour})
+
+// autoDisableBy is policy as Complete asks for it, as the dispatcher passes it.
+func autoDisableBy(policy autodisable.Policy) AutoDisable {
+	return func(span FailureSpan, finished time.Time) (FailureSpan, bool) {
+		next, disable := policy.OnFailure(autodisable.Span(span), finished)
+		return FailureSpan(next), disable
+	}
+}
 
 type spanRow struct {
 	FailingSince, LastFailureAt *time.Time

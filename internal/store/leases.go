@@ -87,7 +87,7 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 			n    int
 			step Recovered
 		)
-		err := s.InTx(ctx, func(tx pgx.Tx) error {
+		err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 			rows, err := tx.Query(ctx, recoverExpiredLeasesSQL, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
 			if err != nil {
 				return err

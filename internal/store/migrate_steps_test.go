@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
@@ -55,7 +55,7 @@ func TestEveryMigrationKeepsData(t *testing.T) {
 		}
 	}
 	latest := versions[len(versions)-1]
-	assertStatus(t, mg, "after every step", store.SchemaStatus{Current: latest, Latest: latest})
+	assertStatus(t, mg, "after every step", pg.SchemaStatus{Current: latest, Latest: latest})
 }
 
 // v1Digests returns, per table, a query digesting every row over the

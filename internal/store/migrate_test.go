@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/migrations"
 )
@@ -35,12 +35,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	latest := versions[len(versions)-1]
 	mg := newMigrator(t, dsn)
 
-	assertStatus(t, mg, "before any migration", store.SchemaStatus{Latest: latest, Pending: versions})
+	assertStatus(t, mg, "before any migration", pg.SchemaStatus{Latest: latest, Pending: versions})
 
 	if err := mg.Up(); err != nil {
 		t.Fatalf("Up: %v", err)
 	}
-	assertStatus(t, mg, "after up", store.SchemaStatus{Current: latest, Latest: latest})
+	assertStatus(t, mg, "after up", pg.SchemaStatus{Current: latest, Latest: latest})
 	if got := publicTables(t, dsn); !containsAll(got, append(specTables, "schema_migrations")) {
 		t.Fatalf("after up, tables = %q, want at least %q and schema_migrations", got, specTables)
 	}
@@ -52,23 +52,23 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if len(versions) > 1 {
 		previous = versions[len(versions)-2]
 	}
-	assertStatus(t, mg, "after one step down", store.SchemaStatus{Current: previous, Latest: latest, Pending: []uint{latest}})
+	assertStatus(t, mg, "after one step down", pg.SchemaStatus{Current: previous, Latest: latest, Pending: []uint{latest}})
 
 	if err := mg.Down(0); err != nil {
 		t.Fatalf("Down(0): %v", err)
 	}
-	assertStatus(t, mg, "after down all", store.SchemaStatus{Latest: latest, Pending: versions})
+	assertStatus(t, mg, "after down all", pg.SchemaStatus{Latest: latest, Pending: versions})
 	if left := publicRelations(t, dsn); len(left) > 0 {
 		t.Errorf("after down all, relations besides schema_migrations remain: %q", left)
 	}
 
-	if err := store.MigrateUp(context.Background(), dsn); err != nil {
+	if err := pg.MigrateUp(context.Background(), dsn); err != nil {
 		t.Fatalf("MigrateUp after down: %v", err)
 	}
-	if err := store.MigrateUp(context.Background(), dsn); err != nil {
+	if err := pg.MigrateUp(context.Background(), dsn); err != nil {
 		t.Fatalf("MigrateUp on a current schema: %v", err)
 	}
-	assertStatus(t, mg, "after up again", store.SchemaStatus{Current: latest, Latest: latest})
+	assertStatus(t, mg, "after up again", pg.SchemaStatus{Current: latest, Latest: latest})
 	if got := publicTables(t, dsn); !containsAll(got, specTables) {
 		t.Errorf("after up again, tables = %q, want at least %q", got, specTables)
 	}
@@ -103,7 +103,7 @@ func TestCheckSchema(t *testing.T) {
 			name: "current",
 			dsn: func(t testing.TB) string {
 				dsn := pgtest.EmptyDSN(t)
-				if err := store.MigrateUp(context.Background(), dsn); err != nil {
+				if err := pg.MigrateUp(context.Background(), dsn); err != nil {
 					t.Fatal(err)
 				}
 				return dsn
@@ -127,14 +127,14 @@ func TestCheckSchema(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := store.CheckSchema(t.Context(), tt.dsn(t))
+			err := pg.CheckSchema(t.Context(), tt.dsn(t))
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("CheckSchema = %v, want nil", err)
 				}
 				return
 			}
-			if !errors.Is(err, store.ErrSchemaOutdated) || !strings.Contains(err.Error(), tt.wantErr) {
+			if !errors.Is(err, pg.ErrSchemaOutdated) || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("CheckSchema = %v, want ErrSchemaOutdated saying %q", err, tt.wantErr)
 			}
 		})
@@ -200,7 +200,7 @@ func TestEmbeddedVersions(t *testing.T) {
 
 func embeddedVersions(t *testing.T) []uint {
 	t.Helper()
-	versions, err := store.EmbeddedVersions()
+	versions, err := pg.EmbeddedVersions()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,9 +210,9 @@ func embeddedVersions(t *testing.T) []uint {
 	return versions
 }
 
-func newMigrator(t testing.TB, dsn string) *store.Migrator {
+func newMigrator(t testing.TB, dsn string) *pg.Migrator {
 	t.Helper()
-	mg, err := store.NewMigrator(context.Background(), dsn)
+	mg, err := pg.NewMigrator(context.Background(), dsn)
 	if err != nil {
 		t.Fatalf("NewMigrator: %v", err)
 	}
@@ -224,7 +224,7 @@ func newMigrator(t testing.TB, dsn string) *store.Migrator {
 	return mg
 }
 
-func assertStatus(t *testing.T, mg *store.Migrator, when string, want store.SchemaStatus) {
+func assertStatus(t *testing.T, mg *pg.Migrator, when string, want pg.SchemaStatus) {
 	t.Helper()
 	got, err := mg.Status()
 	if err != nil {
@@ -322,8 +322,8 @@ func TestNewMigratorUnreachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	// Port 1 on loopback refuses at once; nothing leaves the machine.
-	_, err := store.NewMigrator(ctx, "postgres://nobody@127.0.0.1:1/none?connect_timeout=2")
-	if !errors.Is(err, store.ErrUnavailable) {
+	_, err := pg.NewMigrator(ctx, "postgres://nobody@127.0.0.1:1/none?connect_timeout=2")
+	if !errors.Is(err, pg.ErrUnavailable) {
 		t.Fatalf("NewMigrator against a closed port = %v, want ErrUnavailable", err)
 	}
 }

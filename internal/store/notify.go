@@ -28,17 +28,13 @@ func queueJobsNotify(pipe *pgx.Batch) {
 }
 
 // ListenJobs LISTENs on JobsChannel.
-func (s *Store) ListenJobs(ctx context.Context) (*Listener, error) {
-	return s.Listen(ctx, JobsChannel, "new jobs")
+func (s *Store) ListenJobs(ctx context.Context) (*pg.Listener, error) {
+	return pg.Listen(ctx, s.Pool, JobsChannel, "new jobs")
 }
 
-// Listener receives the notifications of one channel.
-type Listener = pg.Listener
-
-// Listen opens a connection with the pool's settings and LISTENs on
-// channel; what names the wait in errors ("new jobs").
-func (s *Store) Listen(ctx context.Context, channel, what string) (*Listener, error) {
-	return pg.Listen(ctx, s.Pool, channel, what)
+// ListenRoster LISTENs on RosterChannel.
+func (s *Store) ListenRoster(ctx context.Context) (*pg.Listener, error) {
+	return pg.Listen(ctx, s.Pool, RosterChannel, "roster changes")
 }
 
 // notifyJobsSQL signals @jobs_channel (JobsChannel); PostgreSQL delivers

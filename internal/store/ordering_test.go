@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -92,7 +93,7 @@ func TestClaimTakesTheHeadOfEachOrderingKeyOnly(t *testing.T) {
 	complete(t, st, second[b1], "w", false, Retry{At: time.Now().Add(time.Hour)})
 	complete(t, st, second[a2], "w", true, Retry{})
 	want(claim(t, st, "w", 20, ""), a3)
-	if n, err := st.OrderingBlockedKeys(ctx); err != nil || n != 1 {
+	if n, err := oncall.New(st.Pool).OrderingBlockedKeys(ctx); err != nil || n != 1 {
 		t.Errorf("blocked keys = %d, %v; want 1 (b)", n, err)
 	}
 
@@ -129,7 +130,7 @@ func TestClaimTakesTheHeadOfEachOrderingKeyOnly(t *testing.T) {
 	sixth := want(claim(t, st, "w", 20, ""), b1)
 	complete(t, st, sixth[b1], "w", true, Retry{})
 	want(claim(t, st, "w", 20, ""), b3)
-	if n, err := st.OrderingBlockedKeys(ctx); err != nil || n != 0 {
+	if n, err := oncall.New(st.Pool).OrderingBlockedKeys(ctx); err != nil || n != 0 {
 		t.Errorf("blocked keys = %d, %v; want 0", n, err)
 	}
 }

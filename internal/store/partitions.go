@@ -230,7 +230,7 @@ func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time
 	if t.hasDefault() {
 		catchAll = t.catchAll
 	}
-	return s.InTx(ctx, func(tx pgx.Tx) error {
+	return pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, setLockTimeoutSQL, pgx.StrictNamedArgs{"lock_timeout": lockTimeout}); err != nil {
 			return fmt.Errorf("create partition %s: %w", name, err)
 		}
@@ -300,7 +300,7 @@ func (s *Store) CreatePartitions(ctx context.Context, now time.Time) error {
 func (s *Store) MoveInboxSequence(ctx context.Context, now time.Time) error {
 	today := DayStart(now)
 	base := DaySeqBase(today)
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var exists bool
 		err := tx.QueryRow(ctx, partitionExistsSQL, pgx.StrictNamedArgs{"partition": partitionName(eventsTable, today)}).Scan(&exists)
 		if err != nil || !exists {

@@ -14,8 +14,8 @@ import (
 )
 
 // ErrNotPull answers a pull read of a push subscription. It is an
-// ErrConflict: the subscription exists, its kind rules the read out.
-var ErrNotPull = fmt.Errorf("%w: not a pull subscription", ErrConflict)
+// pg.ErrConflict: the subscription exists, its kind rules the read out.
+var ErrNotPull = fmt.Errorf("%w: not a pull subscription", pg.ErrConflict)
 
 // PullQuery is one read of a pull subscription's stream (docs/consuming.md, Pulling events).
 type PullQuery struct {
@@ -59,7 +59,7 @@ type PullResult struct {
 // ReadPull reads a page of a pull subscription's events, ascending by seq,
 // and advances the durable cursor in the same transaction: reading is the
 // ack. A subscription that is missing, deleted or another tenant's is an
-// ErrNotFound; a push subscription is ErrNotPull.
+// pg.ErrNotFound; a push subscription is ErrNotPull.
 //
 // Two readers of one subscription must never both get a page as new, and the
 // cursor must never move back. The read therefore starts by locking the
@@ -85,12 +85,12 @@ func (s *Store) ReadPull(ctx context.Context, q PullQuery) (PullResult, error) {
 		return PullResult{}, fmt.Errorf("read pull subscription: after %d must not be negative", *q.After)
 	}
 	var res PullResult
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error
 		res, err = readPull(ctx, tx, q)
 		return err
 	})
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
+	if errors.Is(err, pg.ErrNotFound) || errors.Is(err, pg.ErrConflict) {
 		return PullResult{}, err
 	}
 	if err != nil {
@@ -199,7 +199,7 @@ func scanPage(rows pgx.Rows, limit int) ([]PulledEvent, error) {
 
 // notAPullSubscription explains why lockCursor found nothing: the
 // subscription is a live one of the tenant with another sink (ErrNotPull),
-// or there is no such subscription for the tenant (ErrNotFound).
+// or there is no such subscription for the tenant (pg.ErrNotFound).
 func notAPullSubscription(ctx context.Context, tx pgx.Tx, q PullQuery) error {
 	var sinkType string
 	err := tx.QueryRow(ctx, notAPullSubscriptionSQL,

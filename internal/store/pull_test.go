@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // seedPullSubscription inserts a pull subscription of tenant (and the
@@ -228,10 +229,10 @@ func TestReadPullScope(t *testing.T) {
 		sub    uuid.UUID
 		want   error
 	}{
-		{"another tenant's subscription", "acme", globex, store.ErrNotFound},
-		{"own subscription under another tenant", "globex", orders, store.ErrNotFound},
-		{"deleted subscription", "acme", deleted, store.ErrNotFound},
-		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), store.ErrNotFound},
+		{"another tenant's subscription", "acme", globex, pg.ErrNotFound},
+		{"own subscription under another tenant", "globex", orders, pg.ErrNotFound},
+		{"deleted subscription", "acme", deleted, pg.ErrNotFound},
+		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), pg.ErrNotFound},
 		{"push subscription", "acme", hook, store.ErrNotPull},
 	}
 	for _, tc := range cases {
@@ -240,7 +241,7 @@ func TestReadPullScope(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
-	if !errors.Is(store.ErrNotPull, store.ErrConflict) {
+	if !errors.Is(store.ErrNotPull, pg.ErrConflict) {
 		t.Error("ErrNotPull is not an ErrConflict")
 	}
 	for _, q := range []store.PullQuery{{TenantID: "acme", SubscriptionID: orders}, {TenantID: "acme", SubscriptionID: orders, Limit: 1, After: new(int64(-1))}} {

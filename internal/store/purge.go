@@ -57,8 +57,8 @@ func ParsePurgeFence(payload string) (PurgeFence, error) {
 }
 
 // ListenPurges LISTENs on PurgeChannel.
-func (s *Store) ListenPurges(ctx context.Context) (*Listener, error) {
-	return s.Listen(ctx, PurgeChannel, "tenant purges")
+func (s *Store) ListenPurges(ctx context.Context) (*pg.Listener, error) {
+	return pg.Listen(ctx, s.Pool, PurgeChannel, "tenant purges")
 }
 
 // purgeSteps delete one tenant's rows, @tenant_id its id, in an order that leaves
@@ -139,7 +139,7 @@ var errAttemptsInFlight = errors.New("attempts in flight")
 
 // PurgeTenant removes every stored row of one tenant, the tenant itself
 // last, and counts what went per table. Nothing of another tenant is
-// touched. A tenant that does not exist is an ErrNotFound. now is the
+// touched. A tenant that does not exist is an pg.ErrNotFound. now is the
 // clock leases are compared with, the dispatchers' (nil: time.Now).
 //
 // Once it returns, nothing of the tenant is delivered or stored. It goes
@@ -171,7 +171,7 @@ func (s *Store) PurgeTenant(ctx context.Context, id string, now func() time.Time
 	}, func(err error, _ int, _ time.Duration) bool {
 		return !errors.Is(err, errAttemptsInFlight)
 	})
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return nil, err
 	}
 	if err != nil {
@@ -182,7 +182,7 @@ func (s *Store) PurgeTenant(ctx context.Context, id string, now func() time.Time
 
 // fencePurge is PurgeTenant's first step.
 func (s *Store) fencePurge(ctx context.Context, id string, now time.Time) error {
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		if err := lockTenant(ctx, tx, id); err != nil {
 			return err
 		}
@@ -202,7 +202,7 @@ func (s *Store) fencePurge(ctx context.Context, id string, now time.Time) error 
 		pipe.Queue(notifyPurgeSQL, pgx.StrictNamedArgs{"purge_channel": PurgeChannel, "payload": fence.payload()})
 		return tx.SendBatch(ctx, pipe).Close()
 	})
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return err
 	}
 	if err != nil {
@@ -215,7 +215,7 @@ func (s *Store) fencePurge(ctx context.Context, id string, now time.Time) error 
 // job of the tenant is in flight under a live lease.
 func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]PurgeCount, error) {
 	var counts []PurgeCount
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		counts = counts[:0]
 		if err := lockTenant(ctx, tx, id); err != nil {
 			return err
@@ -257,7 +257,7 @@ func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]P
 	return counts, err
 }
 
-// lockTenant locks the tenant's row; ErrNotFound when there is none.
+// lockTenant locks the tenant's row; pg.ErrNotFound when there is none.
 func lockTenant(ctx context.Context, tx pgx.Tx, id string) error {
 	var exists bool
 	if err := tx.QueryRow(ctx, lockTenantSQL, pgx.StrictNamedArgs{"id": id}).Scan(&exists); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -169,7 +170,7 @@ func TestPurgeTenantRemovesEveryRowOfThatTenantAndNothingElse(t *testing.T) {
 		t.Errorf("globex's rows changed with acme's purge:\n before %v\n after  %v", before, after)
 	}
 
-	if _, err := st.PurgeTenant(context.Background(), "acme", nil); !errors.Is(err, ErrNotFound) {
-		t.Errorf("purging a tenant that is gone: %v, want ErrNotFound", err)
+	if _, err := st.PurgeTenant(context.Background(), "acme", nil); !errors.Is(err, pg.ErrNotFound) {
+		t.Errorf("purging a tenant that is gone: %v, want pg.ErrNotFound", err)
 	}
 }

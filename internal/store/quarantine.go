@@ -153,7 +153,7 @@ func scanQuarantineSummary(row pgx.CollectableRow) (QuarantineSummary, error) {
 	return r, nil
 }
 
-// GetQuarantined returns one quarantined record whole; ErrNotFound when no
+// GetQuarantined returns one quarantined record whole; pg.ErrNotFound when no
 // record has that id.
 func (s *Store) GetQuarantined(ctx context.Context, id int64) (QuarantinedRecord, ValueInfo, error) {
 	var r QuarantinedRecord
@@ -163,7 +163,7 @@ func (s *Store) GetQuarantined(ctx context.Context, id int64) (QuarantinedRecord
 		Scan(&r.ID, &r.Reason, &r.Detail, &r.Topic, &r.Partition, &r.Offset,
 			&r.Key, &keys, &values, &r.Value, &r.ReceivedAt, &v.Size, &v.SHA256, &v.Truncated)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return QuarantinedRecord{}, ValueInfo{}, fmt.Errorf("%w: quarantined record %d", ErrNotFound, id)
+		return QuarantinedRecord{}, ValueInfo{}, fmt.Errorf("%w: quarantined record %d", pg.ErrNotFound, id)
 	}
 	if err != nil {
 		return QuarantinedRecord{}, ValueInfo{}, pg.Classify(fmt.Errorf("get quarantined record %d: %w", id, err))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // quarantineRow is what a test stores; insertQuarantined writes it as ingest
@@ -89,7 +90,7 @@ func TestGetQuarantinedKeepsRawBytes(t *testing.T) {
 	if info.Size != 4 || !bytes.Equal(info.SHA256, sum[:]) || info.Truncated {
 		t.Errorf("value info %+v, want 4 bytes, its SHA-256, whole", info)
 	}
-	if _, _, err := st.GetQuarantined(context.Background(), withKey+100); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := st.GetQuarantined(context.Background(), withKey+100); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("missing id: err = %v, want ErrNotFound", err)
 	}
 }

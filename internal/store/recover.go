@@ -63,7 +63,7 @@ const recoverSkew = 10 * time.Minute
 // subscription take turns batch by batch and never queue an event twice,
 // a concurrent dead-letter replay (FOR SHARE) waits for the batch, and a
 // delete either waits or wins, and then the next batch finds the
-// subscription gone (ErrNotFound, with what was done so far). progress,
+// subscription gone (pg.ErrNotFound, with what was done so far). progress,
 // if not nil, is called after each batch.
 //
 // The inbox is partitioned by seq ranges of UTC days (DaySeqBase), and a
@@ -88,7 +88,7 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryR
 	after := lo - 1
 	for after < hi-1 {
 		var n int
-		err := s.InTx(ctx, func(tx pgx.Tx) error {
+		err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 			var err error
 			var step RecoverResult
 			step, n, after, err = recoverStep(ctx, tx, r, after, hi, now, dryRun, batch)
@@ -169,10 +169,10 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		return RecoverResult{}, 0, after, err
 	}
 	if deleted {
-		return RecoverResult{}, 0, after, fmt.Errorf("%w: subscription %s was deleted", ErrNotFound, r.SubscriptionID)
+		return RecoverResult{}, 0, after, fmt.Errorf("%w: subscription %s was deleted", pg.ErrNotFound, r.SubscriptionID)
 	}
 	if sinkType == "pull" {
-		return RecoverResult{}, 0, after, fmt.Errorf("%w: subscription %s is a pull subscription", ErrConflict, r.SubscriptionID)
+		return RecoverResult{}, 0, after, fmt.Errorf("%w: subscription %s is a pull subscription", pg.ErrConflict, r.SubscriptionID)
 	}
 	// Matching now, whatever the subscription's state: what it missed
 	// while disabled or unverified is what a recover is for.

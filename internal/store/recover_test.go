@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // recoverEvent stores one event of tenant received at at and returns its
@@ -320,7 +321,7 @@ func TestRecoverRefusesPullAndDeletedSubscriptions(t *testing.T) {
 		name string
 		id   uuid.UUID
 		want error
-	}{{"pull", pull, store.ErrConflict}, {"deleted", gone, store.ErrNotFound}, {"missing", uuid.Must(uuid.NewV7()), store.ErrNotFound}} {
+	}{{"pull", pull, pg.ErrConflict}, {"deleted", gone, pg.ErrNotFound}, {"missing", uuid.Must(uuid.NewV7()), pg.ErrNotFound}} {
 		r.SubscriptionID = c.id
 		if _, err := st.Recover(ctx, r, time.Now(), false, 0, nil); !errors.Is(err, c.want) {
 			t.Errorf("%s: err %v, want %v", c.name, err, c.want)

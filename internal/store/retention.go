@@ -63,7 +63,7 @@ type PruneReport struct {
 const retentionLockKey int64 = 0x6875_6272_6574
 
 // ErrRetentionBusy means another process holds the retention lock.
-var ErrRetentionBusy = fmt.Errorf("%w: another process is running retention now", ErrConflict)
+var ErrRetentionBusy = fmt.Errorf("%w: another process is running retention now", pg.ErrConflict)
 
 // WithRetentionLock runs fn while holding the retention lock, or returns
 // ErrRetentionBusy at once when another process holds it. The lock is a
@@ -255,7 +255,7 @@ func countRows(ctx context.Context, q querier, table string) (int64, error) {
 // first in that transaction, and returns errPinned when something still
 // needs them: then nothing is dropped and dropped is false.
 func (s *Store) dropPartitions(ctx context.Context, prepare func(pgx.Tx) error, names ...string) (dropped bool, err error) {
-	err = s.InTx(ctx, func(tx pgx.Tx) error {
+	err = pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, setLockTimeoutSQL, pgx.StrictNamedArgs{"lock_timeout": lockTimeout}); err != nil {
 			return err
 		}

@@ -101,7 +101,7 @@ func (s *simulation) dispatch(at time.Time, decide func(ClaimedJob) *Retry) {
 				StartedAt: at, Duration: 20 * time.Millisecond, OK: true, StatusCode: 200}
 			if retry := decide(j); retry != nil {
 				a.OK, a.StatusCode, a.Error, a.Retry = false, 503, "unavailable", *retry
-				if _, err := s.st.Complete(ctx, a, AutoDisablePolicy{}); err != nil {
+				if _, err := s.st.Complete(ctx, a, noAutoDisable); err != nil {
 					s.t.Fatalf("record a failure: %v", err)
 				}
 				continue

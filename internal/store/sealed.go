@@ -62,7 +62,7 @@ func (s *Store) ReplaceSealedSecrets(ctx context.Context, was, next SealedSecret
 }
 
 // SealedSecretsOf reads one row's envelopes again, after a lost race; a row
-// deleted meanwhile is ErrNotFound.
+// deleted meanwhile is pg.ErrNotFound.
 func (s *Store) SealedSecretsOf(ctx context.Context, id uuid.UUID) (SealedSecrets, error) {
 	row := SealedSecrets{ID: id}
 	err := s.Pool.QueryRow(ctx, sealedSecretsOfSQL, pgx.NamedArgs{"id": id}).

@@ -117,34 +117,19 @@ func scanSubscription(row pgx.Row) (Subscription, error) {
 		return Subscription{}, err
 	}
 	s.SinkConfig = config
-	s.SinkCredentials = deref(credentials)
-	s.Origin = deref(origin)
-	s.Filter = deref(filter)
+	s.SinkCredentials = pg.ValueOrZero(credentials)
+	s.Origin = pg.ValueOrZero(origin)
+	s.Filter = pg.ValueOrZero(filter)
 	if s.Ordering == match.OrderingNone {
 		s.Ordering = ""
 	}
 	s.AttemptTimeout = time.Duration(timeoutMillis) * time.Millisecond
-	s.VerificationError = deref(verificationError)
-	s.DisabledReason = deref(disabledReason)
-	s.SigningSecret = deref(secret)
-	s.PreviousSecret = deref(previous)
-	s.PreviousSignatureScheme = deref(previousScheme)
+	s.VerificationError = pg.ValueOrZero(verificationError)
+	s.DisabledReason = pg.ValueOrZero(disabledReason)
+	s.SigningSecret = pg.ValueOrZero(secret)
+	s.PreviousSecret = pg.ValueOrZero(previous)
+	s.PreviousSignatureScheme = pg.ValueOrZero(previousScheme)
 	return s, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// nullIfEmpty stores "" as NULL, the schema's "not set".
-func nullIfZero(f float64) *float64 {
-	if f == 0 {
-		return nil
-	}
-	return &f
 }
 
 func orderingOrNone(mode string) string {
@@ -166,16 +151,9 @@ func resetRateLimiter(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
 	return err
 }
 
-func nullIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // SubscriptionLimitError refuses a subscription past the most a tenant
 // may have (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT). It matches
-// ErrConflict: the request clashes with what the tenant already has.
+// pg.ErrConflict: the request clashes with what the tenant already has.
 type SubscriptionLimitError struct {
 	TenantID string
 	Limit    int
@@ -185,17 +163,17 @@ func (e *SubscriptionLimitError) Error() string {
 	return fmt.Sprintf("tenant %q already has %d subscriptions, the most allowed", e.TenantID, e.Limit)
 }
 
-func (e *SubscriptionLimitError) Is(target error) bool { return target == ErrConflict }
+func (e *SubscriptionLimitError) Is(target error) bool { return target == pg.ErrConflict }
 
 // CreateSubscription inserts sub as given, stamped created and updated at
 // sub.CreatedAt, and gives a pull subscription its cursor in the same
-// transaction. An unknown tenant is an ErrNotFound naming the tenant (the
-// only ErrNotFound this method returns). When the tenant already has
+// transaction. An unknown tenant is an pg.ErrNotFound naming the tenant (the
+// only pg.ErrNotFound this method returns). When the tenant already has
 // limit live subscriptions (deleted ones do not count) it is a
 // *SubscriptionLimitError; limit 0 is no cap.
 func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit int) (Subscription, error) {
 	var created Subscription
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		if limit > 0 {
 			if err := checkSubscriptionLimit(ctx, tx, sub.TenantID, limit); err != nil {
 				return err
@@ -203,7 +181,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 		}
 		var err error
 		created, err = scanSubscription(tx.QueryRow(ctx, insertSubscriptionSQL,
-			pgx.StrictNamedArgs{"id": sub.ID, "tenant_id": sub.TenantID, "name": sub.Name, "sink_type": sub.SinkType, "sink_config": []byte(sub.SinkConfig), "sink_credentials": nullIfEmpty(sub.SinkCredentials), "sink_credential_fields": nonNil(sub.SinkCredentialFields), "destination": sub.Destination, "event_types": sub.EventTypes, "schema_major": sub.SchemaMajor, "origin": nullIfEmpty(sub.Origin), "retry_schedule": sub.RetrySchedule, "attempt_timeout_ms": sub.AttemptTimeout.Milliseconds(), "enabled": sub.Enabled, "verification_state": sub.VerificationState, "verification_error": nullIfEmpty(sub.VerificationError), "verified_at": sub.VerifiedAt, "signing_secret": nullIfEmpty(sub.SigningSecret), "previous_secret": nullIfEmpty(sub.PreviousSecret), "previous_secret_expires_at": sub.PreviousSecretExpiresAt, "created_at": sub.CreatedAt, "filter": nullIfEmpty(sub.Filter), "signature_scheme": signatureScheme(sub.SignatureScheme), "previous_signature_scheme": nullIfEmpty(sub.PreviousSignatureScheme), "ordering": orderingOrNone(sub.Ordering), "rate_limit": nullIfZero(sub.RateLimit)}))
+			pgx.StrictNamedArgs{"id": sub.ID, "tenant_id": sub.TenantID, "name": sub.Name, "sink_type": sub.SinkType, "sink_config": []byte(sub.SinkConfig), "sink_credentials": pg.NullIfZero(sub.SinkCredentials), "sink_credential_fields": nonNil(sub.SinkCredentialFields), "destination": sub.Destination, "event_types": sub.EventTypes, "schema_major": sub.SchemaMajor, "origin": pg.NullIfZero(sub.Origin), "retry_schedule": sub.RetrySchedule, "attempt_timeout_ms": sub.AttemptTimeout.Milliseconds(), "enabled": sub.Enabled, "verification_state": sub.VerificationState, "verification_error": pg.NullIfZero(sub.VerificationError), "verified_at": sub.VerifiedAt, "signing_secret": pg.NullIfZero(sub.SigningSecret), "previous_secret": pg.NullIfZero(sub.PreviousSecret), "previous_secret_expires_at": sub.PreviousSecretExpiresAt, "created_at": sub.CreatedAt, "filter": pg.NullIfZero(sub.Filter), "signature_scheme": signatureScheme(sub.SignatureScheme), "previous_signature_scheme": pg.NullIfZero(sub.PreviousSignatureScheme), "ordering": orderingOrNone(sub.Ordering), "rate_limit": pg.NullIfZero(sub.RateLimit)}))
 		if err != nil {
 			return err
 		}
@@ -259,7 +237,7 @@ func nonNil(s []string) []string {
 }
 
 // GetSubscription reads one live subscription of tenantID. A deleted one,
-// and one of another tenant, are ErrNotFound exactly like a missing one.
+// and one of another tenant, are pg.ErrNotFound exactly like a missing one.
 func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UUID) (Subscription, error) {
 	sub, err := scanSubscription(s.Pool.QueryRow(ctx, getSubscriptionSQL,
 		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
@@ -328,7 +306,7 @@ func (s *Store) ListSubscriptions(ctx context.Context, tenantID string, after *S
 func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time, change func(*Subscription) error) (Subscription, error) {
 	var updated Subscription
 	var changeErr error
-	err := s.InTx(ctx, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		current, err := scanSubscription(tx.QueryRow(ctx, lockSubscriptionSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -346,7 +324,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 			return nil
 		}
 		updated, err = scanSubscription(tx.QueryRow(ctx, updateSubscriptionRowSQL,
-			pgx.StrictNamedArgs{"id": id, "name": next.Name, "sink_config": []byte(next.SinkConfig), "sink_credentials": nullIfEmpty(next.SinkCredentials), "sink_credential_fields": nonNil(next.SinkCredentialFields), "destination": next.Destination, "event_types": next.EventTypes, "schema_major": next.SchemaMajor, "origin": nullIfEmpty(next.Origin), "retry_schedule": next.RetrySchedule, "attempt_timeout_ms": next.AttemptTimeout.Milliseconds(), "enabled": next.Enabled, "verification_state": next.VerificationState, "verification_error": nullIfEmpty(next.VerificationError), "verified_at": next.VerifiedAt, "disabled_reason": nullIfEmpty(next.DisabledReason), "failing_since": next.FailingSince, "last_failure_at": next.LastFailureAt, "signing_secret": nullIfEmpty(next.SigningSecret), "previous_secret": nullIfEmpty(next.PreviousSecret), "previous_secret_expires_at": next.PreviousSecretExpiresAt, "at": at, "filter": nullIfEmpty(next.Filter), "signature_scheme": signatureScheme(next.SignatureScheme), "previous_signature_scheme": nullIfEmpty(next.PreviousSignatureScheme), "ordering": orderingOrNone(next.Ordering), "rate_limit": nullIfZero(next.RateLimit)}))
+			pgx.StrictNamedArgs{"id": id, "name": next.Name, "sink_config": []byte(next.SinkConfig), "sink_credentials": pg.NullIfZero(next.SinkCredentials), "sink_credential_fields": nonNil(next.SinkCredentialFields), "destination": next.Destination, "event_types": next.EventTypes, "schema_major": next.SchemaMajor, "origin": pg.NullIfZero(next.Origin), "retry_schedule": next.RetrySchedule, "attempt_timeout_ms": next.AttemptTimeout.Milliseconds(), "enabled": next.Enabled, "verification_state": next.VerificationState, "verification_error": pg.NullIfZero(next.VerificationError), "verified_at": next.VerifiedAt, "disabled_reason": pg.NullIfZero(next.DisabledReason), "failing_since": next.FailingSince, "last_failure_at": next.LastFailureAt, "signing_secret": pg.NullIfZero(next.SigningSecret), "previous_secret": pg.NullIfZero(next.PreviousSecret), "previous_secret_expires_at": next.PreviousSecretExpiresAt, "at": at, "filter": pg.NullIfZero(next.Filter), "signature_scheme": signatureScheme(next.SignatureScheme), "previous_signature_scheme": pg.NullIfZero(next.PreviousSignatureScheme), "ordering": orderingOrNone(next.Ordering), "rate_limit": pg.NullIfZero(next.RateLimit)}))
 		if err != nil {
 			return err
 		}
@@ -363,7 +341,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 	switch {
 	case changeErr != nil:
 		return Subscription{}, changeErr
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, pg.ErrNotFound):
 		return Subscription{}, err
 	case err != nil:
 		return Subscription{}, pg.Classify(fmt.Errorf("update subscription %s: %w", id, err))
@@ -408,7 +386,7 @@ func cloneTime(t *time.Time) *time.Time {
 // and credentials are erased: a deleted subscription never delivers again,
 // so keeping them would only keep something to leak.
 func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time) (canceledJobs int64, err error) {
-	err = s.InTx(ctx, func(tx pgx.Tx) error {
+	err = pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var destination string
 		err := tx.QueryRow(ctx, markSubscriptionDeletedSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID, "at": at}).Scan(&destination)
@@ -426,7 +404,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		canceledJobs = tag.RowsAffected()
 		return err
 	})
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, pg.ErrNotFound) {
 		return 0, err
 	}
 	if err != nil {
@@ -436,7 +414,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 }
 
 func subscriptionNotFound(id uuid.UUID) error {
-	return fmt.Errorf("%w: subscription %s", ErrNotFound, id)
+	return fmt.Errorf("%w: subscription %s", pg.ErrNotFound, id)
 }
 
 //go:embed sql/delete_rate_limiter.sql
@@ -480,3 +458,18 @@ var markSubscriptionDeletedSQL string
 
 //go:embed sql/cancel_subscription_jobs.sql
 var cancelSubscriptionJobsSQL string
+
+// forgetUnusedBreakers removes the stored breakers of a tenant's
+// destination once no enabled, live subscription delivers to it, so that
+// `hubctl top` and `subs get` stop showing them at once rather than at
+// every process's next heartbeat.
+func forgetUnusedBreakers(ctx context.Context, tx pgx.Tx, tenantID, destination string) error {
+	if _, err := tx.Exec(ctx, forgetUnusedBreakersSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID, "destination": destination}); err != nil {
+		return fmt.Errorf("forget the breakers of %s: %w", destination, err)
+	}
+	return nil
+}
+
+//go:embed sql/forget_unused_breakers.sql
+var forgetUnusedBreakersSQL string

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // newSubscription returns a valid row of tenantID with the given sink type;
@@ -121,7 +122,7 @@ func sameTimePtr(a, b *time.Time) bool {
 func TestCreateSubscriptionForUnknownTenant(t *testing.T) {
 	st := openStore(t)
 	_, err := st.CreateSubscription(context.Background(), newSubscription(t, "nobody", "webhook", t0), 0)
-	if !errors.Is(err, store.ErrNotFound) {
+	if !errors.Is(err, pg.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
 	if want := `not found: tenant "nobody"`; err.Error() != want {
@@ -182,7 +183,7 @@ func TestSubscriptionsAreScopedToTheirTenant(t *testing.T) {
 		"delete": func() error { _, err := st.DeleteSubscription(ctx, "globex", sub.ID, t0); return err },
 	}
 	for name, check := range checks {
-		if err := check(); !errors.Is(err, store.ErrNotFound) {
+		if err := check(); !errors.Is(err, pg.ErrNotFound) {
 			t.Errorf("%s from another tenant: err = %v, want ErrNotFound", name, err)
 		}
 	}
@@ -375,10 +376,10 @@ func TestDeleteSubscriptionCancelsPendingJobsAndErasesSecrets(t *testing.T) {
 	if secret != nil || !deleted.Equal(deletedAt) {
 		t.Errorf("deleted row: secret %v, deleted_at %v", secret, deleted)
 	}
-	if _, err := st.GetSubscription(ctx, "acme", sub.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.GetSubscription(ctx, "acme", sub.ID); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("get after delete: err = %v, want ErrNotFound", err)
 	}
-	if _, err := st.DeleteSubscription(ctx, "acme", sub.ID, deletedAt); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.DeleteSubscription(ctx, "acme", sub.ID, deletedAt); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("second delete: err = %v, want ErrNotFound", err)
 	}
 }
@@ -450,7 +451,7 @@ func TestCreateSubscriptionStopsAtTheTenantLimit(t *testing.T) {
 
 	_, err := st.CreateSubscription(ctx, newSubscription(t, "acme", "pull", t0), limit)
 	var refused *store.SubscriptionLimitError
-	if !errors.As(err, &refused) || !errors.Is(err, store.ErrConflict) {
+	if !errors.As(err, &refused) || !errors.Is(err, pg.ErrConflict) {
 		t.Fatalf("create past the limit: err = %v, want a SubscriptionLimitError matching ErrConflict", err)
 	}
 	if refused.TenantID != "acme" || refused.Limit != limit {
@@ -473,7 +474,7 @@ func TestCreateSubscriptionStopsAtTheTenantLimit(t *testing.T) {
 	if _, err := st.CreateSubscription(ctx, newSubscription(t, "acme", "webhook", t0), limit); err != nil {
 		t.Errorf("a deleted subscription still counts: %v", err)
 	}
-	if _, err := st.CreateSubscription(ctx, newSubscription(t, "nobody", "webhook", t0), limit); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.CreateSubscription(ctx, newSubscription(t, "nobody", "webhook", t0), limit); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("unknown tenant under a limit: err = %v, want ErrNotFound", err)
 	}
 }
@@ -483,7 +484,7 @@ func TestCreateSubscriptionStopsAtTheTenantLimit(t *testing.T) {
 func TestConcurrentCreatesNeverExceedTheTenantLimit(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	other, err := store.Open(ctx, st.Pool.Config().ConnString(), store.Options{})
+	other, err := store.Open(ctx, st.Pool.Config().ConnString(), pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func scanTenant(row pgx.Row) (Tenant, error) {
 }
 
 // CreateTenant adds an active tenant created at `at`. A tenant that already
-// exists is an ErrConflict naming it; the existing row is left untouched.
+// exists is an pg.ErrConflict naming it; the existing row is left untouched.
 func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tenant, error) {
 	// ON CONFLICT DO NOTHING rather than catching the unique violation: the
 	// violation would abort a surrounding transaction, and "exists" is an
@@ -46,7 +46,7 @@ func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tena
 	t, err := scanTenant(s.Pool.QueryRow(ctx, createTenantSQL,
 		pgx.StrictNamedArgs{"id": id, "status": TenantActive, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Tenant{}, fmt.Errorf("%w: tenant %q already exists", ErrConflict, id)
+		return Tenant{}, fmt.Errorf("%w: tenant %q already exists", pg.ErrConflict, id)
 	}
 	if err != nil {
 		return Tenant{}, pg.Classify(fmt.Errorf("create tenant %q: %w", id, err))
@@ -54,7 +54,7 @@ func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tena
 	return t, nil
 }
 
-// GetTenant reads one tenant; ErrNotFound when there is none with that id.
+// GetTenant reads one tenant; pg.ErrNotFound when there is none with that id.
 func (s *Store) GetTenant(ctx context.Context, id string) (Tenant, error) {
 	t, err := scanTenant(s.Pool.QueryRow(ctx, getTenantSQL, pgx.StrictNamedArgs{"id": id}))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -107,7 +107,7 @@ func (s *Store) SetTenantStatus(ctx context.Context, id string, status TenantSta
 }
 
 func tenantNotFound(id string) error {
-	return fmt.Errorf("%w: tenant %q", ErrNotFound, id)
+	return fmt.Errorf("%w: tenant %q", pg.ErrNotFound, id)
 }
 
 // LoadRoster returns every tenant's status for the ingest roster gate

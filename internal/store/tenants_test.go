@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
 // openStore returns a Store on a fresh migrated database.
 func openStore(t *testing.T) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), store.Options{})
+	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -58,7 +59,7 @@ func TestCreateTenantTwiceConflictsAndKeepsTheFirst(t *testing.T) {
 	}
 
 	_, err := st.CreateTenant(ctx, "acme", t0.Add(time.Hour))
-	if !errors.Is(err, store.ErrConflict) {
+	if !errors.Is(err, pg.ErrConflict) {
 		t.Fatalf("second create: err = %v, want ErrConflict", err)
 	}
 	if !strings.Contains(err.Error(), `"acme"`) {
@@ -75,7 +76,7 @@ func TestCreateTenantTwiceConflictsAndKeepsTheFirst(t *testing.T) {
 
 func TestGetTenantNotFound(t *testing.T) {
 	_, err := openStore(t).GetTenant(context.Background(), "nobody")
-	if !errors.Is(err, store.ErrNotFound) {
+	if !errors.Is(err, pg.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
 	if !strings.Contains(err.Error(), `"nobody"`) {
@@ -111,7 +112,7 @@ func TestSetTenantStatus(t *testing.T) {
 		}
 	}
 
-	if _, err := st.SetTenantStatus(ctx, "nobody", store.TenantActive, t0); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.SetTenantStatus(ctx, "nobody", store.TenantActive, t0); !errors.Is(err, pg.ErrNotFound) {
 		t.Errorf("unknown tenant: err = %v, want ErrNotFound", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/hub"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // AdminToken is the admin token of the hub Serve starts.
@@ -77,7 +78,7 @@ func Serve(t testing.TB, dsn string) string {
 	if err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
-	st, err := store.Open(context.Background(), dsn, store.Options{})
+	st, err := store.Open(context.Background(), dsn, pg.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

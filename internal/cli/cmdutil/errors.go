@@ -9,7 +9,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -91,9 +91,9 @@ func ExitCode(err error) int {
 		return ExitUnauthorized
 	case errors.As(err, &cfgErr), errors.As(err, &setupErr):
 		return ExitUsage
-	case errors.Is(err, store.ErrNotFound), errors.As(err, &noCtxErr):
+	case errors.Is(err, pg.ErrNotFound), errors.As(err, &noCtxErr):
 		return ExitNotFound
-	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, pg.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return ExitUnavailable
 	case errors.Is(err, context.Canceled):
 		return ExitFailure
@@ -106,7 +106,7 @@ func ExitCode(err error) int {
 
 // exitCodeForStatus maps an API answer to the exit code the same outcome
 // has in direct mode: 404 like hubapi.NotFoundError, 503 like
-// store.ErrUnavailable; 400, 409, 422 and 500 are failures.
+// pg.ErrUnavailable; 400, 409, 422 and 500 are failures.
 func exitCodeForStatus(status int) int {
 	switch status {
 	case http.StatusNotFound:

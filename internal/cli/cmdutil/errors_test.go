@@ -10,6 +10,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -25,13 +26,13 @@ func TestExitCodeAgreesAcrossModes(t *testing.T) {
 		want   int
 	}{
 		{"invalid value", &hubapi.ValidationError{Field: "id"}, apiErr(400), ExitFailure},
-		{"not found", &hubapi.NotFoundError{Err: store.ErrNotFound}, apiErr(404), ExitNotFound},
-		{"conflict", &hubapi.ConflictError{Err: store.ErrConflict}, apiErr(409), ExitFailure},
+		{"not found", &hubapi.NotFoundError{Err: pg.ErrNotFound}, apiErr(404), ExitNotFound},
+		{"conflict", &hubapi.ConflictError{Err: pg.ErrConflict}, apiErr(409), ExitFailure},
 		{"subscription limit", &hubapi.ConflictError{Code: service.CodeSubscriptionLimitReached,
 			Err: &store.SubscriptionLimitError{TenantID: "acme", Limit: 2}}, apiErr(409), ExitFailure},
 		{"verification failed", &hubapi.UnprocessableError{}, apiErr(422), ExitFailure},
 		{"forbidden", &hubapi.ForbiddenError{Code: hubapi.CodeForbidden}, apiErr(403), ExitUnauthorized},
-		{"unavailable", fmt.Errorf("query: %w", store.ErrUnavailable), apiErr(503), ExitUnavailable},
+		{"unavailable", fmt.Errorf("query: %w", pg.ErrUnavailable), apiErr(503), ExitUnavailable},
 		{"internal", errors.New("boom"), apiErr(500), ExitFailure},
 		{"usage", UsageErrorf("--tenant is required"), UsageErrorf("--tenant is required"), ExitUsage},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/logging"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Factory is built once per invocation. Commands take what they need from it
@@ -95,7 +96,7 @@ func (f *Factory) Store(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(ctx, cfg.Postgres.DSN, store.Options{
+	return store.Open(ctx, cfg.Postgres.DSN, pg.Options{
 		MaxConns: int32(cfg.Postgres.MaxOpenConns),
 		AppName:  "hubctl",
 	})

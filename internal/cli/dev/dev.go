@@ -23,6 +23,7 @@ import (
 	"github.com/hubctl/hubctl/internal/hub"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // DefaultTenant is seeded so a developer can produce events at once.
@@ -152,7 +153,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	}
 
 	started := time.Now()
-	pg, err := devenv.StartPostgres(ctx, devenv.PostgresOptions{
+	postgres, err := devenv.StartPostgres(ctx, devenv.PostgresOptions{
 		DataDir: filepath.Join(opts.dataDir, "postgres"),
 		Port:    opts.postgresPort,
 	})
@@ -165,7 +166,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	defer func() {
 		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := pg.Stop(stopCtx); err != nil {
+		if err := postgres.Stop(stopCtx); err != nil {
 			fmt.Fprintf(errOut, "stop PostgreSQL: %v\n", err)
 		}
 	}()
@@ -182,17 +183,17 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	}
 	defer kafka.Close()
 
-	if err := store.MigrateUp(ctx, pg.DSN()); err != nil {
+	if err := pg.MigrateUp(ctx, postgres.DSN()); err != nil {
 		return err
 	}
-	tenantKey, err := seedTenant(ctx, pg.DSN(), filepath.Join(opts.dataDir, "dev-tenant-key"))
+	tenantKey, err := seedTenant(ctx, postgres.DSN(), filepath.Join(opts.dataDir, "dev-tenant-key"))
 	if err != nil {
 		return err
 	}
 
 	// The embedded services are dev mode's own: a DSN or brokers exported
 	// for another setup must not send it elsewhere.
-	cfg.Postgres.DSN = pg.DSN()
+	cfg.Postgres.DSN = postgres.DSN()
 	cfg.Kafka.Brokers = kafka.Brokers()
 
 	// PostgreSQL dying under the hub ends dev mode rather than leaving a
@@ -201,7 +202,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 	defer cancel(nil)
 	go func() {
 		select {
-		case <-pg.Done():
+		case <-postgres.Done():
 			cancel(errors.New("PostgreSQL exited"))
 		case <-hubCtx.Done():
 		}
@@ -223,7 +224,7 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 			printBanner(errOut, banner{
 				context:    contextNote,
 				brokers:    strings.Join(brokers, ","),
-				dsn:        pg.DSN(),
+				dsn:        postgres.DSN(),
 				api:        api,
 				dataDir:    opts.dataDir,
 				tenant:     DefaultTenant,
@@ -272,12 +273,12 @@ func randomBase64() (string, error) {
 // seedTenant makes sure tenant default exists and has an API key. A key is
 // shown only once, so dev mode keeps the one it issued under the data dir.
 func seedTenant(ctx context.Context, dsn, keyPath string) (string, error) {
-	st, err := store.Open(ctx, dsn, store.Options{MaxConns: 2, AppName: "hubctl dev"})
+	st, err := store.Open(ctx, dsn, pg.Options{MaxConns: 2, AppName: "hubctl dev"})
 	if err != nil {
 		return "", err
 	}
 	defer st.Close()
-	if _, err := service.NewTenants(st, time.Now).Create(ctx, DefaultTenant); err != nil && !errors.Is(err, store.ErrConflict) {
+	if _, err := service.NewTenants(st, time.Now).Create(ctx, DefaultTenant); err != nil && !errors.Is(err, pg.ErrConflict) {
 		return "", fmt.Errorf("seed tenant %q: %w", DefaultTenant, err)
 	}
 	return keptSecret(keyPath, func() (string, error) {

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // DownOptions is `hubctl migrate down` parsed.
@@ -49,7 +49,7 @@ Rolling back drops tables and the data in them.`,
 }
 
 func downRun(ctx context.Context, opts *DownOptions) error {
-	return withMigrator(ctx, opts.Factory, func(mg *store.Migrator) error {
+	return withMigrator(ctx, opts.Factory, func(mg *pg.Migrator) error {
 		if err := mg.Down(opts.Steps); err != nil {
 			return err
 		}

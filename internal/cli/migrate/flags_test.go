@@ -8,7 +8,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func TestDownParsesHowFarToRollBack(t *testing.T) {
@@ -54,12 +54,12 @@ func TestForceTakesAMigrationNumber(t *testing.T) {
 
 func TestStatusTableNamesTheState(t *testing.T) {
 	for _, tc := range []struct {
-		st   store.SchemaStatus
+		st   pg.SchemaStatus
 		want string
 	}{
-		{store.SchemaStatus{Current: 2, Latest: 2}, "up to date"},
-		{store.SchemaStatus{Current: 1, Latest: 2, Pending: []uint{2}}, "pending"},
-		{store.SchemaStatus{Current: 1, Latest: 2, Dirty: true}, "dirty"},
+		{pg.SchemaStatus{Current: 2, Latest: 2}, "up to date"},
+		{pg.SchemaStatus{Current: 1, Latest: 2, Pending: []uint{2}}, "pending"},
+		{pg.SchemaStatus{Current: 1, Latest: 2, Dirty: true}, "dirty"},
 	} {
 		ios, _, out, _ := iostreams.Test()
 		if err := printStatus(output.New(ios, output.Table), tc.st); err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // ForceOptions is `hubctl migrate force` parsed.
@@ -37,5 +37,5 @@ any SQL. Use it only after repairing, by hand, a migration that failed half-way.
 }
 
 func forceRun(ctx context.Context, opts *ForceOptions) error {
-	return withMigrator(ctx, opts.Factory, func(mg *store.Migrator) error { return mg.Force(opts.Version) })
+	return withMigrator(ctx, opts.Factory, func(mg *pg.Migrator) error { return mg.Force(opts.Version) })
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // NewCmd returns `hubctl migrate`.
@@ -25,12 +25,12 @@ hubctl serve refuses to start on a schema that is not exactly its own version.`,
 	return cmd
 }
 
-func withMigrator(ctx context.Context, f *cmdutil.Factory, fn func(*store.Migrator) error) error {
+func withMigrator(ctx context.Context, f *cmdutil.Factory, fn func(*pg.Migrator) error) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	mg, err := store.NewMigrator(ctx, cfg.Postgres.DSN)
+	mg, err := pg.NewMigrator(ctx, cfg.Postgres.DSN)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func withMigrator(ctx context.Context, f *cmdutil.Factory, fn func(*store.Migrat
 }
 
 // printVersion tells the operator where a change left the schema.
-func printVersion(f *cmdutil.Factory, mg *store.Migrator) error {
+func printVersion(f *cmdutil.Factory, mg *pg.Migrator) error {
 	st, err := mg.Status()
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // StatusOptions is `hubctl migrate status` parsed.
@@ -51,7 +51,7 @@ they differ, so scripts can gate a deploy on it.`,
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {
-	return withMigrator(ctx, opts.Factory, func(mg *store.Migrator) error {
+	return withMigrator(ctx, opts.Factory, func(mg *pg.Migrator) error {
 		st, err := mg.Status()
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	})
 }
 
-func printStatus(p *output.Printer, st store.SchemaStatus) error {
+func printStatus(p *output.Printer, st pg.SchemaStatus) error {
 	view := statusView{Current: st.Current, Latest: st.Latest, Dirty: st.Dirty, Pending: st.Pending, UpToDate: st.UpToDate()}
 	if view.Pending == nil {
 		view.Pending = []uint{}

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // UpOptions is `hubctl migrate up` parsed.
@@ -28,7 +28,7 @@ func NewCmdUp(f *cmdutil.Factory, runF func(*UpOptions) error) *cobra.Command {
 }
 
 func upRun(ctx context.Context, opts *UpOptions) error {
-	return withMigrator(ctx, opts.Factory, func(mg *store.Migrator) error {
+	return withMigrator(ctx, opts.Factory, func(mg *pg.Migrator) error {
 		if err := mg.Up(); err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -166,7 +166,7 @@ func run(ctx context.Context, opts *Options) error {
 // retryable is client.Retryable plus the direct mode's own refusal: a
 // database that does not answer, waited out like the API's 503.
 func retryable(err error) (time.Duration, bool) {
-	if errors.Is(err, store.ErrUnavailable) {
+	if errors.Is(err, pg.ErrUnavailable) {
 		return directRetryAfter, true
 	}
 	return client.Retryable(err)

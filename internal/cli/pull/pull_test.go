@@ -18,6 +18,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/ingest"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
@@ -84,7 +85,7 @@ const (
 func seedEvents(t *testing.T, dsn, sub string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn, store.Options{})
+	st, err := store.Open(ctx, dsn, pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func cloudEvent(n int) *kgo.Record {
 // ends.
 func startIngest(t *testing.T, kafka *kafkatest.Cluster, dsn string) {
 	t.Helper()
-	st, err := store.Open(context.Background(), dsn, store.Options{})
+	st, err := store.Open(context.Background(), dsn, pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

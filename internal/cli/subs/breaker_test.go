@@ -10,6 +10,8 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/observe"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -36,14 +38,14 @@ func TestGetShowsTheBreakerAndFailureSpanInEveryMode(t *testing.T) {
 			}
 
 			ctx := context.Background()
-			st, err := store.Open(ctx, m.dsn, store.Options{MaxConns: 2})
+			st, err := store.Open(ctx, m.dsn, pg.Options{MaxConns: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
 			now := time.Now()
-			if err := st.Heartbeat(ctx, store.Instance{Owner: "hub-1", Role: "all", Version: "test", StartedAt: now, HeartbeatAt: now, Stats: []byte(`{}`)},
-				[]store.BreakerState{{TenantID: "acme", Destination: rcv.url, State: "open", OpenUntil: until}}, observe.StaleAfter); err != nil {
+			if err := st.OnCall.Heartbeat(ctx, oncall.Instance{Owner: "hub-1", Role: "all", Version: "test", StartedAt: now, HeartbeatAt: now, Stats: []byte(`{}`)},
+				[]oncall.BreakerState{{TenantID: "acme", Destination: rcv.url, State: "open", OpenUntil: until}}, observe.StaleAfter); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := st.Pool.Exec(ctx, `UPDATE subscriptions SET failing_since = $2, last_failure_at = $3 WHERE id = $1`,

@@ -9,6 +9,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // The seeded deliveries have fixed ids, so that every mode's database holds
@@ -25,7 +26,7 @@ const (
 func seedDeliveries(t *testing.T, dsn, sub string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn, store.Options{})
+	st, err := store.Open(ctx, dsn, pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/hubctl/hubctl/internal/observe"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // Source reads one snapshot of what top shows.
@@ -70,9 +70,9 @@ func (m *metricsSource) Read(ctx context.Context) (Snapshot, error) {
 
 // Store is what the database source reads.
 type Store interface {
-	Instances(ctx context.Context, now time.Time, staleAfter time.Duration) ([]store.Instance, error)
-	BacklogByTenant(ctx context.Context, now time.Time) ([]store.TenantBacklog, error)
-	BreakerStates(ctx context.Context, tenantID, destination string, now time.Time, staleAfter time.Duration) ([]store.BreakerState, error)
+	Instances(ctx context.Context, now time.Time, staleAfter time.Duration) ([]oncall.Instance, error)
+	BacklogByTenant(ctx context.Context, now time.Time) ([]oncall.TenantBacklog, error)
+	BreakerStates(ctx context.Context, tenantID, destination string, now time.Time, staleAfter time.Duration) ([]oncall.BreakerState, error)
 	AutoDisabledSubscriptions(ctx context.Context) (int64, error)
 }
 
@@ -150,7 +150,7 @@ func (d *databaseSource) Read(ctx context.Context) (Snapshot, error) {
 
 // mergeBreakers lists each (tenant, destination) once, with how many
 // processes hold it and the latest end among them; open outranks half-open.
-func mergeBreakers(states []store.BreakerState) []Breaker {
+func mergeBreakers(states []oncall.BreakerState) []Breaker {
 	var out []Breaker
 	index := map[[2]string]int{}
 	for _, s := range states {

@@ -95,5 +95,5 @@ func openSource(ctx context.Context, f *cmdutil.Factory, opts *Options) (Source,
 	if err != nil {
 		return nil, nil, err
 	}
-	return NewDatabaseSource(st, time.Now), st.Close, nil
+	return NewDatabaseSource(st.OnCall, time.Now), st.Close, nil
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/top"
 	"github.com/hubctl/hubctl/internal/observe"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
@@ -49,22 +51,22 @@ func TestFlagsReachTheOptions(t *testing.T) {
 }
 
 // heartbeat stores one instance's stats and breakers as serve does.
-func heartbeat(t *testing.T, st *store.Store, owner, role string, stats observe.Stats, breakers ...store.BreakerState) {
+func heartbeat(t *testing.T, st *store.Store, owner, role string, stats observe.Stats, breakers ...oncall.BreakerState) {
 	t.Helper()
 	raw, err := json.Marshal(stats)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	in := store.Instance{Owner: owner, Role: role, Version: "test", StartedAt: now.Add(-time.Minute), HeartbeatAt: now, Stats: raw}
-	if err := st.Heartbeat(context.Background(), in, breakers, observe.StaleAfter); err != nil {
+	in := oncall.Instance{Owner: owner, Role: role, Version: "test", StartedAt: now.Add(-time.Minute), HeartbeatAt: now, Stats: raw}
+	if err := st.OnCall.Heartbeat(context.Background(), in, breakers, observe.StaleAfter); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestDatabaseSourceSeesEveryInstance(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(t), store.Options{MaxConns: 4})
+	st, err := store.Open(ctx, pgtest.DSN(t), pg.Options{MaxConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,20 +88,20 @@ SELECT gen_random_uuid(), 'acme', '0190b6a2-7c1e-7d3a-9f00-000000000001', seq, n
 		Lag:    []observe.PartitionLag{{Topic: "t", Partition: 0, Records: 7}},
 	})
 	heartbeat(t, st, "hub-b", "delivery", observe.Stats{Deliveries: map[string]float64{"succeeded": 40, "failed": 5}},
-		store.BreakerState{TenantID: "acme", Destination: dest, State: "open", OpenUntil: time.Now().Add(time.Minute)})
+		oncall.BreakerState{TenantID: "acme", Destination: dest, State: "open", OpenUntil: time.Now().Add(time.Minute)})
 	heartbeat(t, st, "hub-c", "delivery", observe.Stats{Deliveries: map[string]float64{"succeeded": 2}},
-		store.BreakerState{TenantID: "acme", Destination: dest, State: "open", OpenUntil: time.Now().Add(time.Minute)})
+		oncall.BreakerState{TenantID: "acme", Destination: dest, State: "open", OpenUntil: time.Now().Add(time.Minute)})
 	// The next heartbeat replaces the instance's stats and breakers.
 	heartbeat(t, st, "hub-c", "delivery", observe.Stats{Deliveries: map[string]float64{"succeeded": 10}},
-		store.BreakerState{TenantID: "acme", Destination: dest, State: "half_open", OpenUntil: time.Now().Add(2 * time.Minute)})
+		oncall.BreakerState{TenantID: "acme", Destination: dest, State: "half_open", OpenUntil: time.Now().Add(2 * time.Minute)})
 	// An instance whose heartbeat stopped is not counted, nor its breakers.
 	stale, _ := json.Marshal(observe.Stats{Ingest: map[string]float64{"accept": 1e6}})
-	if err := st.Heartbeat(ctx, store.Instance{Owner: "hub-dead", Role: "all", Version: "old", StartedAt: time.Now().Add(-time.Hour),
-		HeartbeatAt: time.Now().Add(-time.Minute), Stats: stale}, []store.BreakerState{{TenantID: "acme", Destination: "x", State: "open", OpenUntil: time.Now().Add(time.Hour)}}, time.Hour); err != nil {
+	if err := st.OnCall.Heartbeat(ctx, oncall.Instance{Owner: "hub-dead", Role: "all", Version: "old", StartedAt: time.Now().Add(-time.Hour),
+		HeartbeatAt: time.Now().Add(-time.Minute), Stats: stale}, []oncall.BreakerState{{TenantID: "acme", Destination: "x", State: "open", OpenUntil: time.Now().Add(time.Hour)}}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 
-	snap, err := top.NewDatabaseSource(st, time.Now).Read(ctx)
+	snap, err := top.NewDatabaseSource(st.OnCall, time.Now).Read(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestMetricsSourceReadsOneHub(t *testing.T) {
 // of every instance behind the database, plain text.
 func TestOnceFromTheDatabase(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	st, err := store.Open(context.Background(), dsn, store.Options{MaxConns: 2})
+	st, err := store.Open(context.Background(), dsn, pg.Options{MaxConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +162,8 @@ func TestOnceFromTheDatabase(t *testing.T) {
 		for accepted := 5.0; ; accepted += 10 {
 			raw, _ := json.Marshal(observe.Stats{Ingest: map[string]float64{"accept": accepted}})
 			now := time.Now()
-			in := store.Instance{Owner: "hub-a", Role: "all", Version: "test", StartedAt: now, HeartbeatAt: now, Stats: raw}
-			if err := st.Heartbeat(context.Background(), in, nil, observe.StaleAfter); err != nil {
+			in := oncall.Instance{Owner: "hub-a", Role: "all", Version: "test", StartedAt: now, HeartbeatAt: now, Stats: raw}
+			if err := st.OnCall.Heartbeat(context.Background(), in, nil, observe.StaleAfter); err != nil {
 				t.Errorf("heartbeat: %v", err)
 				return
 			}

@@ -193,8 +193,8 @@ released AS (
 -- whole partitions to join a few dozen rows. Its pending check reads
 -- the state from fate (held_state), not a constant: against the
 -- constant the planner also walked the whole partial index of due
--- jobs (15,000 entries under a backlog) to AND its bitmap with the
--- primary key's, ~15% of the claim.
+-- jobs, which grows with the backlog, to AND its bitmap with the
+-- primary key's.
 fate AS (
     SELECT x.id, x.n, x.attempt_timeout_ms, x.updated_at, slot.at AS slot, 'pending'::text AS held_state,
         CASE WHEN x.verdict = 'claimed' AND slot.at > @now THEN 'rate_limited' ELSE x.verdict END AS verdict

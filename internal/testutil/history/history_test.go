@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/history"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
@@ -18,7 +19,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // where the history starts.
 func TestSeedSpreadsTheHistoryOverItsDays(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(t), store.Options{})
+	st, err := store.Open(ctx, pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store
+package oncall
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (s *Store) BacklogByTenant(ctx context.Context, now time.Time) ([]TenantBac
 		var b TenantBacklog
 		var oldest *time.Time
 		err := row.Scan(&b.TenantID, &b.Pending, &b.Due, &oldest)
-		b.OldestDue = derefTime(oldest)
+		b.OldestDue = pg.ValueOrZero(oldest)
 		return b, err
 	})
 	if err != nil {
@@ -154,18 +154,6 @@ func (s *Store) UnusedDestinations(ctx context.Context, dests []Destination) ([]
 	return out, nil
 }
 
-// forgetUnusedBreakers removes the stored breakers of a tenant's
-// destination once no enabled, live subscription delivers to it, so that
-// `hubctl top` and `subs get` stop showing them at once rather than at
-// every process's next heartbeat.
-func forgetUnusedBreakers(ctx context.Context, tx pgx.Tx, tenantID, destination string) error {
-	if _, err := tx.Exec(ctx, forgetUnusedBreakersSQL,
-		pgx.StrictNamedArgs{"tenant_id": tenantID, "destination": destination}); err != nil {
-		return fmt.Errorf("forget the breakers of %s: %w", destination, err)
-	}
-	return nil
-}
-
 // Leave removes an instance that is stopping, with its breaker rows.
 func (s *Store) Leave(ctx context.Context, owner string) error {
 	if _, err := s.Pool.Exec(ctx, leaveSQL, pgx.StrictNamedArgs{"owner": owner}); err != nil {
@@ -252,9 +240,6 @@ var deleteStaleInstancesSQL string
 
 //go:embed sql/unused_destinations.sql
 var unusedDestinationsSQL string
-
-//go:embed sql/forget_unused_breakers.sql
-var forgetUnusedBreakersSQL string
 
 //go:embed sql/leave.sql
 var leaveSQL string
