@@ -144,15 +144,9 @@ func (s *APIKeys) List(ctx context.Context, tenantID string, p hubapi.ListParams
 	if err != nil {
 		return hubapi.Page[hubapi.APIKey]{}, err
 	}
-	var after *store.APIKeyPosition
-	if p.Cursor != "" {
-		position, err := decodeCursor(apiKeysCursor, p.Cursor)
-		if err != nil {
-			return hubapi.Page[hubapi.APIKey]{}, err
-		}
-		if after, err = parseAPIKeyPosition(position); err != nil {
-			return hubapi.Page[hubapi.APIKey]{}, err
-		}
+	after, err := positionAfter(apiKeysCursor, p.Cursor, parseAPIKeyPosition)
+	if err != nil {
+		return hubapi.Page[hubapi.APIKey]{}, err
 	}
 	// An unknown tenant has no keys, but saying so would hide a typo:
 	// the listing answers tenant_not_found instead.
@@ -163,15 +157,9 @@ func (s *APIKeys) List(ctx context.Context, tenantID string, p hubapi.ListParams
 	if err != nil {
 		return hubapi.Page[hubapi.APIKey]{}, err
 	}
-	page := hubapi.Page[hubapi.APIKey]{Items: make([]hubapi.APIKey, len(rows))}
-	for i, k := range rows {
-		page.Items[i] = apiKeyView(k)
-	}
-	if more {
-		last := rows[len(rows)-1]
-		page.NextCursor = encodeCursor(apiKeysCursor, formatAPIKeyPosition(last.CreatedAt, last.ID))
-	}
-	return page, nil
+	return pageOf(rows, more, apiKeyView, apiKeysCursor, func(last store.APIKey) string {
+		return formatAPIKeyPosition(last.CreatedAt, last.ID)
+	}), nil
 }
 
 // Revoke stops a key from authenticating, at once and for good. Revoking a

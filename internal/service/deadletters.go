@@ -28,15 +28,9 @@ func (s *Deliveries) ListDeadLetters(ctx context.Context, tenantID string, p hub
 	if err != nil {
 		return hubapi.Page[hubapi.DeadLetter]{}, err
 	}
-	page := hubapi.Page[hubapi.DeadLetter]{Items: make([]hubapi.DeadLetter, len(rows))}
-	for i, row := range rows {
-		page.Items[i] = deadLetterView(row)
-	}
-	if more {
-		last := rows[len(rows)-1]
-		page.NextCursor = encodeCursor(deadLettersCursor, formatDeadLetterPosition(last.DeadAt, last.ID))
-	}
-	return page, nil
+	return pageOf(rows, more, deadLetterView, deadLettersCursor, func(last store.DeadLetter) string {
+		return formatDeadLetterPosition(last.DeadAt, last.ID)
+	}), nil
 }
 
 // ReplayDeadLetters sends the selected dead letters back to pending with a

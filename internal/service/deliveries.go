@@ -44,14 +44,9 @@ func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, 
 	if err != nil {
 		return hubapi.Page[hubapi.Delivery]{}, subscriptionError(subscriptionID, err)
 	}
-	page := hubapi.Page[hubapi.Delivery]{Items: make([]hubapi.Delivery, len(rows))}
-	for i, row := range rows {
-		page.Items[i] = deliveryView(row)
-	}
-	if more {
-		page.NextCursor = encodeCursor(deliveriesCursor, strconv.FormatInt(rows[len(rows)-1].EventSeq, 10))
-	}
-	return page, nil
+	return pageOf(rows, more, deliveryView, deliveriesCursor, func(last store.Delivery) string {
+		return strconv.FormatInt(last.EventSeq, 10)
+	}), nil
 }
 
 // Get reads one delivery with its attempts, oldest first. id is the

@@ -35,14 +35,9 @@ func (s *Deliveries) ListEvents(ctx context.Context, tenantID string, p hubapi.E
 	if err != nil {
 		return hubapi.Page[hubapi.InboxEvent]{}, err
 	}
-	page := hubapi.Page[hubapi.InboxEvent]{Items: make([]hubapi.InboxEvent, len(rows))}
-	for i, row := range rows {
-		page.Items[i] = inboxEventView(row)
-	}
-	if more {
-		page.NextCursor = encodeCursor(eventsCursor, strconv.FormatInt(rows[len(rows)-1].Seq, 10))
-	}
-	return page, nil
+	return pageOf(rows, more, inboxEventView, eventsCursor, func(last store.InboxEvent) string {
+		return strconv.FormatInt(last.Seq, 10)
+	}), nil
 }
 
 // GetEvent reads one stored event by its CloudEvents id, with its headers

@@ -29,6 +29,32 @@ const (
 	quarantineCursor = "quarantine"
 )
 
+// pageOf is the page rows make: each row as view shows it and, when more
+// rows follow, the cursor to them, at position of the last row.
+func pageOf[R, T any](rows []R, more bool, view func(R) T, listing string, position func(last R) string) hubapi.Page[T] {
+	page := hubapi.Page[T]{Items: make([]T, len(rows))}
+	for i, row := range rows {
+		page.Items[i] = view(row)
+	}
+	if more && len(rows) > 0 {
+		page.NextCursor = encodeCursor(listing, position(rows[len(rows)-1]))
+	}
+	return page
+}
+
+// positionAfter is the position a cursor of listing holds, parsed; nil for
+// no cursor, the first page.
+func positionAfter[P any](listing, cursor string, parse func(string) (*P, error)) (*P, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	position, err := decodeCursor(listing, cursor)
+	if err != nil {
+		return nil, err
+	}
+	return parse(position)
+}
+
 func encodeCursor(listing, position string) *string {
 	c := base64.RawURLEncoding.EncodeToString([]byte(listing + ":" + position))
 	return &c

@@ -60,15 +60,9 @@ func (s *Quarantine) List(ctx context.Context, p hubapi.QuarantineListParams) (h
 	if err != nil {
 		return hubapi.Page[hubapi.QuarantineSummary]{}, err
 	}
-	page := hubapi.Page[hubapi.QuarantineSummary]{Items: make([]hubapi.QuarantineSummary, len(rows))}
-	for i, r := range rows {
-		page.Items[i] = quarantineSummaryView(r)
-	}
-	if more {
-		last := rows[len(rows)-1]
-		page.NextCursor = encodeCursor(quarantineCursor, formatQuarantinePosition(last.ReceivedAt, last.ID))
-	}
-	return page, nil
+	return pageOf(rows, more, quarantineSummaryView, quarantineCursor, func(last store.QuarantineSummary) string {
+		return formatQuarantinePosition(last.ReceivedAt, last.ID)
+	}), nil
 }
 
 // CodeQuarantineNotFound answers a quarantine id that names no record.

@@ -138,15 +138,9 @@ func (s *Subscriptions) List(ctx context.Context, tenantID string, p hubapi.List
 	if err != nil {
 		return hubapi.Page[hubapi.Subscription]{}, err
 	}
-	var after *store.SubscriptionPosition
-	if p.Cursor != "" {
-		position, err := decodeCursor(subscriptionsCursor, p.Cursor)
-		if err != nil {
-			return hubapi.Page[hubapi.Subscription]{}, err
-		}
-		if after, err = parseSubscriptionPosition(position); err != nil {
-			return hubapi.Page[hubapi.Subscription]{}, err
-		}
+	after, err := positionAfter(subscriptionsCursor, p.Cursor, parseSubscriptionPosition)
+	if err != nil {
+		return hubapi.Page[hubapi.Subscription]{}, err
 	}
 	page := hubapi.Page[hubapi.Subscription]{Items: []hubapi.Subscription{}}
 	if hubapi.CheckTenantID(tenantID) != nil {

@@ -73,14 +73,7 @@ func (s *Tenants) List(ctx context.Context, p hubapi.ListParams) (hubapi.Page[hu
 	if err != nil {
 		return hubapi.Page[hubapi.Tenant]{}, err
 	}
-	page := hubapi.Page[hubapi.Tenant]{Items: make([]hubapi.Tenant, len(rows))}
-	for i, t := range rows {
-		page.Items[i] = tenantView(t)
-	}
-	if more {
-		page.NextCursor = encodeCursor(tenantsCursor, rows[len(rows)-1].ID)
-	}
-	return page, nil
+	return pageOf(rows, more, tenantView, tenantsCursor, func(last store.Tenant) string { return last.ID }), nil
 }
 
 // SetStatus makes a tenant active or inactive. Ingest instances see the
