@@ -38,7 +38,9 @@ func (s *Store) handBack(ctx context.Context, update string, args pgx.StrictName
 		n = tag.RowsAffected()
 		return nil
 	})
-	pg.OnExec(pipe.Queue(releaseHeadsOfJobsSQL, pgx.StrictNamedArgs{"ids": ids, "at": time.Now()}), "release the keys' heads", nil)
+	// The unkeyed jobs among ids have no head to release.
+	release := pgx.StrictNamedArgs{"subscriptions": []uuid.UUID(nil), "keys": []string(nil), "ids": ids, "at": time.Now()}
+	pg.OnExec(pipe.Queue(releaseHeadsSQL, release), "release the keys' heads", nil)
 	if err := s.Pool.SendBatch(ctx, pipe).Close(); err != nil {
 		return 0, err
 	}

@@ -29,7 +29,8 @@ import (
 // claim does not park) or waits for the claim to commit, and its release,
 // a later statement, sees the parked job.
 
-// releaseHeadsSQL makes the head of each named key due when it is parked:
+// releaseHeadsSQL makes the head of each key, named or of the jobs @ids,
+// due when it is parked:
 // due since it was created, which puts it back where it was in its
 // tenant's queue (claims take the oldest due first) and keeps it due
 // whichever instance's clock a claim reads. It waits for row locks rather
@@ -39,12 +40,6 @@ import (
 //
 //go:embed sql/release_heads.sql
 var releaseHeadsSQL string
-
-// releaseHeadsOfJobsSQL is releaseHeadsSQL for the keys of the jobs @ids
-// (the unkeyed ones have none), for callers that do not know them.
-//
-//go:embed sql/release_heads_of_jobs.sql
-var releaseHeadsOfJobsSQL string
 
 // orderingKeys collects the keys whose heads a transition may have moved.
 type orderingKeys struct {
@@ -62,7 +57,7 @@ func (k *orderingKeys) add(subscription uuid.UUID, key *string) {
 func (k *orderingKeys) empty() bool { return len(k.keys) == 0 }
 
 func (k *orderingKeys) args(at time.Time) pgx.StrictNamedArgs {
-	return pgx.StrictNamedArgs{"subscriptions": k.subscriptions, "keys": k.keys, "at": at}
+	return pgx.StrictNamedArgs{"subscriptions": k.subscriptions, "keys": k.keys, "ids": []uuid.UUID(nil), "at": at}
 }
 
 // releaseHeads runs releaseHeadsSQL for keys in tx, after the statements

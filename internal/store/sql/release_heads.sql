@@ -1,5 +1,9 @@
+-- The keys are named (@subscriptions with @keys, pairwise), or are those of
+-- the jobs @ids for a caller that does not know them; UNION drops repeats.
 WITH keys AS (
-    SELECT DISTINCT subscription_id, ordering_key FROM unnest(@subscriptions::uuid[], @keys::text[]) AS k (subscription_id, ordering_key)
+    SELECT subscription_id, ordering_key FROM unnest(@subscriptions::uuid[], @keys::text[]) AS k (subscription_id, ordering_key)
+    UNION
+    SELECT subscription_id, ordering_key FROM delivery_jobs WHERE id = ANY(@ids::uuid[]) AND ordering_key IS NOT NULL
 ),
 heads AS (
     SELECT k.subscription_id, k.ordering_key, h.event_seq FROM keys k
