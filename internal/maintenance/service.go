@@ -102,26 +102,31 @@ func NewRunner(opts RunnerOptions, services []Service) (*Runner, error) {
 }
 
 // Run runs every service at once and then every interval until ctx ends,
-// then stops them. Each EveryInstance service runs on its own goroutine, so
-// a slow one delays no other; the OneInstance services share the
-// retention lock and take turns on one goroutine, in list order, so that
-// at the same time partitions are created before the inbox sequence moves
-// into them.
+// then stops them. The services take turns on two goroutines, each in list
+// order: the EveryInstance ones, whose runs are single short statements,
+// and the OneInstance ones, which share the retention lock and can run
+// long (a prune), so partitions are created before the inbox sequence
+// moves into them and a prune never holds up lease recovery. Two at a
+// time also bounds what maintenance takes of the connection pool, which
+// ingest and dispatch need: a goroutine per service would take a
+// connection each at every start.
 func (r *Runner) Run(ctx context.Context) error {
-	var leaders []Service
-	done := make(chan struct{})
-	running := 0
+	var everyInstance, leaders []Service
 	for _, s := range r.services {
 		if s.Leader == OneInstance {
 			leaders = append(leaders, s)
+		} else {
+			everyInstance = append(everyInstance, s)
+		}
+	}
+	done := make(chan struct{})
+	running := 0
+	for _, group := range [][]Service{everyInstance, leaders} {
+		if len(group) == 0 {
 			continue
 		}
 		running++
-		go func() { r.loop(ctx, []Service{s}); done <- struct{}{} }()
-	}
-	if len(leaders) > 0 {
-		running++
-		go func() { r.loop(ctx, leaders); done <- struct{}{} }()
+		go func() { r.loop(ctx, group); done <- struct{}{} }()
 	}
 	for range running {
 		<-done
