@@ -147,6 +147,9 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 		w.kill()
 		if t.Failed() {
 			out, _ := os.ReadFile(w.hubLog.Name())
+			// Request lines can fill the tail of the log; the hub's own
+			// warnings are what explain a stall.
+			t.Logf("hub warnings and errors (last 40):\n%s", lastLines(warnings(string(out)), 40))
 			t.Logf("hub log (last 60 lines):\n%s", lastLines(string(out), 60))
 		}
 		_ = w.hubLog.Close()
@@ -381,6 +384,18 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// warnings keeps the log's WARN and ERROR lines other than request logs.
+func warnings(log string) string {
+	var kept []string
+	for line := range strings.Lines(log) {
+		if (strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`)) &&
+			!strings.Contains(line, `"msg":"http request"`) {
+			kept = append(kept, strings.TrimRight(line, "\n"))
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 func lastLines(s string, n int) string {
