@@ -26,7 +26,10 @@ func TestIngestHandsFirstAttemptsStraightToItsDispatcher(t *testing.T) {
 	kafka := kafkatest.New(t, testTopic)
 	rc := newReceiver(t, nil)
 	sub, _ := e.webhookSub("acme", rc.URL)
-	d, _ := e.start()
+	// No idle polling: a claim that happened to be running when ingest
+	// reserves would rightly take the room a handover needs, and whether
+	// one was would be a matter of timing. Claims start only when woken.
+	d, _ := e.start(func(o *Options) { o.Dispatch.IdleInterval = time.Hour })
 	waitForHandoffOpen(t, d)
 
 	startIngest(t, e.store, kafka.Brokers(), d)
@@ -37,7 +40,11 @@ func TestIngestHandsFirstAttemptsStraightToItsDispatcher(t *testing.T) {
 	ctx := context.Background()
 	for i := range events {
 		kafka.Produce(t, ctx, testTopic, cloudEvent("acme", uuid.Must(uuid.NewV7()).String(), []byte(`{"n":1}`)))
-		waitFor(t, "the delivery of the event just produced", func() bool { return len(rc.Requests()) == i+1 })
+		// The claims the last batch's notification woke must be done too:
+		// one still holding its room when ingest reserves takes it.
+		waitFor(t, "the delivery of the event just produced, and no claim under way", func() bool {
+			return len(rc.Requests()) == i+1 && e.jobStates(sub)["succeeded"] == i+1 && idle(d)
+		})
 	}
 	waitFor(t, "every delivery to be recorded", func() bool { return e.jobStates(sub)["succeeded"] == events })
 	var handed dto.Metric
@@ -123,4 +130,12 @@ WHERE subscription_id = $1 RETURNING id, tenant_id, subscription_id, lease_until
 	if len(rc.Requests()) != 0 {
 		t.Errorf("%d deliveries from a stopped dispatcher", len(rc.Requests()))
 	}
+}
+
+// idle reports that d has no claim under way and nothing queued or
+// reserved: a handover now finds all its room.
+func idle(d *Dispatcher) bool {
+	d.claimMu.Lock()
+	defer d.claimMu.Unlock()
+	return d.reserved == 0 && d.queuedForRoom() == 0
 }
