@@ -39,11 +39,13 @@ func TestIngestHandsFirstAttemptsStraightToItsDispatcher(t *testing.T) {
 	const events = 10
 	ctx := context.Background()
 	for i := range events {
+		// A claim still holding its room when ingest reserves takes it:
+		// the claims of the start, or those the last batch's notification
+		// woke, must be done.
+		waitFor(t, "no claim under way", func() bool { return idle(d) })
 		kafka.Produce(t, ctx, testTopic, cloudEvent("acme", uuid.Must(uuid.NewV7()).String(), []byte(`{"n":1}`)))
-		// The claims the last batch's notification woke must be done too:
-		// one still holding its room when ingest reserves takes it.
-		waitFor(t, "the delivery of the event just produced, and no claim under way", func() bool {
-			return len(rc.Requests()) == i+1 && e.jobStates(sub)["succeeded"] == i+1 && idle(d)
+		waitFor(t, "the delivery of the event just produced", func() bool {
+			return len(rc.Requests()) == i+1 && e.jobStates(sub)["succeeded"] == i+1
 		})
 	}
 	waitFor(t, "every delivery to be recorded", func() bool { return e.jobStates(sub)["succeeded"] == events })
