@@ -3,19 +3,14 @@ package hub_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/api"
-	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/hub"
-	"github.com/hubctl/hubctl/internal/store"
-	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/testutil/hubtest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -448,29 +443,12 @@ func runContract(t *testing.T, cases []contractCase, overHTTP bool) []outcome {
 		"STREAMING_HUB_ALLOW_PRIVATE_SINKS": "true",
 		"STREAMING_HUB_ADMIN_TOKEN":         contractAdminToken,
 	}
-	lookupEnv := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
-	cfg, err := config.Load(config.LoadOptions{LookupEnv: lookupEnv})
-	if err != nil {
-		t.Fatalf("configuration: %v", err)
-	}
-	st, err := store.Open(ctx, dsn, pg.Options{})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(st.Close)
-	keys, err := hub.LoadKeyring(cfg, lookupEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	control := hub.NewControlPlane(cfg, st, func() (*crypto.Keyring, error) { return keys, nil })
-	t.Cleanup(control.Close)
-	server := httptest.NewServer(hub.NewAPI(cfg, st, control, keys, api.Options{}))
-	t.Cleanup(server.Close)
+	control, serverURL := hubtest.Start(t, dsn, env)
 
 	fx := contractSetup(t, control.As(hubapi.Admin()))
 	as := func(caller string) hubapi.ControlPlane {
 		if overHTTP {
-			c, err := client.New(server.URL, client.WithToken(fx.tokens[caller]))
+			c, err := client.New(serverURL, client.WithToken(fx.tokens[caller]))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,21 +1,14 @@
 package clitest
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/api"
 	"github.com/hubctl/hubctl/internal/cli/profile"
-	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/hub"
-	"github.com/hubctl/hubctl/internal/store"
-	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/testutil/hubtest"
 )
 
 // AdminToken is the admin token of the hub Serve starts.
@@ -72,26 +65,8 @@ func With(env map[string]string, extra map[string]string) map[string]string {
 // stops with the test.
 func Serve(t testing.TB, dsn string) string {
 	t.Helper()
-	env := With(Direct(dsn), map[string]string{"STREAMING_HUB_ADMIN_TOKEN": AdminToken})
-	lookupEnv := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
-	cfg, err := config.Load(config.LoadOptions{LookupEnv: lookupEnv})
-	if err != nil {
-		t.Fatalf("configuration: %v", err)
-	}
-	st, err := store.Open(context.Background(), dsn, pg.Options{})
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(st.Close)
-	keys, err := hub.LoadKeyring(cfg, lookupEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	control := hub.NewControlPlane(cfg, st, func() (*crypto.Keyring, error) { return keys, nil })
-	t.Cleanup(control.Close)
-	server := httptest.NewServer(hub.NewAPI(cfg, st, control, keys, api.Options{}))
-	t.Cleanup(server.Close)
-	return server.URL
+	_, url := hubtest.Start(t, dsn, With(Direct(dsn), map[string]string{"STREAMING_HUB_ADMIN_TOKEN": AdminToken}))
+	return url
 }
 
 // Stable re-encodes the JSON a command printed with the values of the
