@@ -206,7 +206,9 @@ func sum(offsets map[int32]int64) int64 {
 }
 
 // cutDatabase refuses new connections to the test database and ends the open
-// ones, as a database outage would; the returned function lets them in again.
+// ones, as a database outage would; the returned function lets them in again
+// and drops the pool's connections the outage killed, so the test's own
+// queries never draw one (the consumer retries on them; a helper would fail).
 func (e *env) cutDatabase() (restore func()) {
 	e.t.Helper()
 	ctx := context.Background()
@@ -234,6 +236,7 @@ func (e *env) cutDatabase() (restore func()) {
 				e.t.Errorf("let connections in again: %v", err)
 			}
 			_ = admin.Close(ctx)
+			e.store.Pool.Reset()
 		})
 	}
 	e.t.Cleanup(restore)
