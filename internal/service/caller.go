@@ -50,7 +50,7 @@ func (v *callerView) admin() error {
 	switch v.caller.Kind {
 	case hubapi.CallerAdmin:
 		return nil
-	case hubapi.CallerTenantKey:
+	case hubapi.CallerTenantKey, hubapi.CallerPortal:
 		return errTenantKeyOnAdmin
 	}
 	return errUnknownCaller
@@ -71,7 +71,7 @@ func (v *callerView) tenant(ctx context.Context, named string) (string, error) {
 			return "", err
 		}
 		return named, nil
-	case hubapi.CallerTenantKey:
+	case hubapi.CallerTenantKey, hubapi.CallerPortal:
 		if named != "" && named != v.caller.Tenant {
 			return "", errOtherTenant
 		}

@@ -73,6 +73,9 @@ const (
 	CallerAdmin CallerKind = iota + 1
 	// CallerTenantKey is a tenant API key, acting on its own tenant only.
 	CallerTenantKey
+	// CallerPortal is a tenant's portal session (SPEC §10), acting on its
+	// own tenant only, and changing nothing when ReadOnly.
+	CallerPortal
 )
 
 // Caller is who is asking, carried into every operation so that the
@@ -83,10 +86,21 @@ type Caller struct {
 	Tenant string
 	// KeyID is the tenant key's id.
 	KeyID string
+	// Session is the portal session's id: a tenant's (CallerPortal) or the
+	// operator console's (CallerAdmin); "" for a caller without one.
+	Session string
+	// ReadOnly is a read-only portal session: it may see what its kind
+	// may see and change nothing.
+	ReadOnly bool
 }
 
 // Admin is the operator's caller.
 func Admin() Caller { return Caller{Kind: CallerAdmin} }
+
+// PortalSession is the caller a tenant's portal session authenticates.
+func PortalSession(tenant, session string, readOnly bool) Caller {
+	return Caller{Kind: CallerPortal, Tenant: tenant, Session: session, ReadOnly: readOnly}
+}
 
 // TenantKey is the caller a tenant API key authenticates.
 func TenantKey(tenant, keyID string) Caller {
