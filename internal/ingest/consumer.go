@@ -113,6 +113,8 @@ type Consumer struct {
 	started atomic.Bool // Run was called; it never runs twice
 	running atomic.Bool
 	joined  atomic.Bool
+	// nothingToJoin: no topic matches the pattern yet (topics.go).
+	nothingToJoin atomic.Bool
 	// rebalanceWaiting is signalled when the group wants to rebalance
 	// while a poll is held; batches stuck retrying then give up their
 	// records instead of holding the group until it evicts this member.
@@ -254,9 +256,10 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 }
 
 // Ready reports whether Run is consuming and the client has joined its
-// group, and has not been fenced; /readyz uses it.
+// group, or the brokers answer that no topic matches the pattern yet, and
+// it has not been fenced; /readyz uses it.
 func (c *Consumer) Ready() bool {
-	return c.running.Load() && c.joined.Load() && !c.fencedFlag.Load()
+	return c.running.Load() && (c.joined.Load() || c.nothingToJoin.Load()) && !c.fencedFlag.Load()
 }
 
 // Close leaves the group and releases the Kafka client. Run does this itself
@@ -290,6 +293,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	refreshCtx, stopRefresh := context.WithCancel(ctx)
 	refresher.Go(func() { c.refreshRoster(refreshCtx, c.opts.Ingest.RosterRefresh) })
 	refresher.Go(func() { c.measureLag(refreshCtx, c.opts.LagInterval) })
+	refresher.Go(func() { c.watchForTopics(refreshCtx, c.opts.Kafka.MetadataRefresh) })
 	refresher.Go(func() { c.flushVerdictLog(refreshCtx) })
 	refresher.Go(func() { c.watchRoster(refreshCtx) })
 	defer refresher.Wait()
