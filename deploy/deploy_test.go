@@ -394,9 +394,11 @@ func checkSettings(t *testing.T, name, pod string, c container) {
 var reference = regexp.MustCompile(`\$\([A-Za-z_][A-Za-z0-9_]*\)`)
 
 var placeholders = map[string]string{
-	"STREAMING_HUB_POSTGRES_DSN":         "postgres://hubctl@db:5432/hubctl",
-	"STREAMING_HUB_ADMIN_TOKEN":          "an-admin-token-of-enough-length",
-	"STREAMING_HUB_KAFKA_SCRAM_PASSWORD": "scram-password",
+	"STREAMING_HUB_POSTGRES_DSN":              "postgres://hubctl@db:5432/hubctl",
+	"STREAMING_HUB_ADMIN_TOKEN":               "an-admin-token-of-enough-length",
+	"STREAMING_HUB_KAFKA_SASL_PASSWORD":       "sasl-password",
+	"STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET": "oauth-client-secret",
+	"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":      "scram-password",
 }
 
 func mapEnv(env map[string]string) func(string) (string, bool) {
@@ -476,8 +478,8 @@ func TestChartSplitRoles(t *testing.T) {
 	if v, _ := c.env("STREAMING_HUB_DISPATCH_WORKERS"); v.Value != "32" {
 		t.Errorf("delivery DISPATCH_WORKERS = %q, want the role's own 32", v.Value)
 	}
-	if v, _ := c.env("STREAMING_HUB_KAFKA_SCRAM_MECHANISM"); v.Value != "SCRAM-SHA-512" {
-		t.Errorf("the shared settings did not reach delivery: SCRAM mechanism %q", v.Value)
+	if v, _ := c.env("STREAMING_HUB_KAFKA_SASL_MECHANISM"); v.Value != "SCRAM-SHA-512" {
+		t.Errorf("the shared settings did not reach delivery: SASL mechanism %q", v.Value)
 	}
 	for _, o := range []object{ingest, delivery} {
 		if n := len(o.Spec.Template.Spec.InitContainers); n != 0 {
@@ -522,8 +524,10 @@ func TestChartCreatesTheSecretFromValues(t *testing.T) {
 			t.Errorf("the Secret lacks %s", key)
 		}
 	}
-	if _, ok := secret.StringData["kafka-scram-password"]; ok {
-		t.Error("the Secret holds a SCRAM password no value gave")
+	for _, key := range []string{"kafka-sasl-password", "kafka-oauth-client-secret", "kafka-scram-password"} {
+		if _, ok := secret.StringData[key]; ok {
+			t.Errorf("the Secret holds %s, which no value gave", key)
+		}
 	}
 	sts := m.get(t, "StatefulSet", "hub-hubctl-all")
 	if sts.Spec.Template.Metadata.Annotations["checksum/secret"] == "" {

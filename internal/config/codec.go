@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -345,6 +347,48 @@ func kafkaInstanceID(field func(*Config) *string) codec {
 		decode: func(c *Config, raw string) error {
 			if raw != "" && !kafkaIDChars.MatchString(raw) {
 				return errNotAllowed
+			}
+			*field(c) = raw
+			return nil
+		},
+	}
+}
+
+// readableFile accepts an unset path or the path of a file this process can
+// open now, so a wrong path stops start-up naming the setting rather than
+// failing at the first connection. What the file holds is its user's to
+// judge, as it may change while the process runs.
+func readableFile(field func(*Config) *string) codec {
+	return codec{
+		allowed: "empty or the path of a readable file",
+		decode: func(c *Config, raw string) error {
+			if raw != "" {
+				f, err := os.Open(raw)
+				if err != nil {
+					return errors.Unwrap(err) // the reason, without repeating the path
+				}
+				info, err := f.Stat()
+				_ = f.Close()
+				if err == nil && info.IsDir() {
+					return errors.New("it is a directory")
+				}
+			}
+			*field(c) = raw
+			return nil
+		},
+	}
+}
+
+// httpURL accepts an unset value or an absolute http or https URL.
+func httpURL(field func(*Config) *string) codec {
+	return codec{
+		allowed: "empty or an absolute http:// or https:// URL",
+		decode: func(c *Config, raw string) error {
+			if raw != "" {
+				u, err := url.Parse(raw)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return errNotAllowed
+				}
 			}
 			*field(c) = raw
 			return nil

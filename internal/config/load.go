@@ -238,15 +238,52 @@ func (s Setting) problem(raw string, err error) Problem {
 // judges values that were themselves valid.
 func crossSettingProblems(c *Config) []Problem {
 	problems := inFlightCapProblems(c.Dispatch)
-	if c.Kafka.SCRAMMechanism == SCRAMNone {
-		return problems
+	return append(problems, kafkaSecurityProblems(c)...)
+}
+
+// kafkaSecurityProblems settles how ingest connects: the revision-1 SCRAM
+// settings become the SASL ones, TLS files imply TLS, and each mechanism
+// has what it needs.
+func kafkaSecurityProblems(c *Config) []Problem {
+	var problems []Problem
+	k := &c.Kafka
+	mechanismSetting := EnvPrefix + "KAFKA_SASL_MECHANISM"
+	userSetting, passwordSetting := EnvPrefix+"KAFKA_SASL_USERNAME", EnvPrefix+"KAFKA_SASL_PASSWORD"
+	if c.scram.Mechanism != SASLNone {
+		if k.SASLMechanism != SASLNone {
+			return append(problems, Problem{Setting: EnvPrefix + "KAFKA_SCRAM_MECHANISM", Value: string(c.scram.Mechanism),
+				Reason: "is deprecated and must be empty when " + EnvPrefix + "KAFKA_SASL_MECHANISM is set"})
+		}
+		k.SASLMechanism, k.SASLUsername, k.SASLPassword = c.scram.Mechanism, c.scram.Username, c.scram.Password
+		mechanismSetting = EnvPrefix + "KAFKA_SCRAM_MECHANISM"
+		userSetting, passwordSetting = EnvPrefix+"KAFKA_SCRAM_USERNAME", EnvPrefix+"KAFKA_SCRAM_PASSWORD"
+		c.Deprecations = append(c.Deprecations, EnvPrefix+"KAFKA_SCRAM_MECHANISM, _USERNAME and _PASSWORD are deprecated: use "+
+			EnvPrefix+"KAFKA_SASL_MECHANISM, _USERNAME and _PASSWORD")
 	}
-	required := "required when " + EnvPrefix + "KAFKA_SCRAM_MECHANISM is set"
-	if c.Kafka.SCRAMUsername == "" {
-		problems = append(problems, Problem{Setting: EnvPrefix + "KAFKA_SCRAM_USERNAME", Reason: required})
+	if k.TLSCAFile != "" || k.TLSCertFile != "" || k.TLSKeyFile != "" {
+		k.TLSEnabled = true
 	}
-	if c.Kafka.SCRAMPassword == "" {
-		problems = append(problems, Problem{Setting: EnvPrefix + "KAFKA_SCRAM_PASSWORD", Reason: required})
+	if (k.TLSCertFile == "") != (k.TLSKeyFile == "") {
+		missing := EnvPrefix + "KAFKA_TLS_KEY_FILE"
+		if k.TLSCertFile == "" {
+			missing = EnvPrefix + "KAFKA_TLS_CERT_FILE"
+		}
+		problems = append(problems, Problem{Setting: missing, Reason: "required when the other of " + EnvPrefix + "KAFKA_TLS_CERT_FILE and _KEY_FILE is set"})
+	}
+	required := func(setting, value string) {
+		if value == "" {
+			problems = append(problems, Problem{Setting: setting,
+				Reason: "required when " + mechanismSetting + " is " + string(k.SASLMechanism)})
+		}
+	}
+	switch {
+	case k.SASLMechanism.UsesPassword():
+		required(userSetting, k.SASLUsername)
+		required(passwordSetting, k.SASLPassword)
+	case k.SASLMechanism == SASLOAuthBearer:
+		required(EnvPrefix+"KAFKA_OAUTH_TOKEN_URL", k.OAuth.TokenURL)
+		required(EnvPrefix+"KAFKA_OAUTH_CLIENT_ID", k.OAuth.ClientID)
+		required(EnvPrefix+"KAFKA_OAUTH_CLIENT_SECRET", k.OAuth.ClientSecret)
 	}
 	return problems
 }

@@ -43,9 +43,20 @@ func TestDefaultsMatchTheDocumentedValues(t *testing.T) {
 		{"STREAMING_HUB_KAFKA_INSTANCE_ID", cfg.Kafka.InstanceID, ""},
 		{"STREAMING_HUB_KAFKA_SESSION_TIMEOUT", cfg.Kafka.SessionTimeout, 10 * time.Second},
 		{"STREAMING_HUB_KAFKA_TLS_ENABLED", cfg.Kafka.TLSEnabled, false},
-		{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM", cfg.Kafka.SCRAMMechanism, SCRAMNone},
-		{"STREAMING_HUB_KAFKA_SCRAM_USERNAME", cfg.Kafka.SCRAMUsername, ""},
-		{"STREAMING_HUB_KAFKA_SCRAM_PASSWORD", cfg.Kafka.SCRAMPassword, ""},
+		{"STREAMING_HUB_KAFKA_TLS_CA_FILE", cfg.Kafka.TLSCAFile, ""},
+		{"STREAMING_HUB_KAFKA_TLS_CERT_FILE", cfg.Kafka.TLSCertFile, ""},
+		{"STREAMING_HUB_KAFKA_TLS_KEY_FILE", cfg.Kafka.TLSKeyFile, ""},
+		{"STREAMING_HUB_KAFKA_SASL_MECHANISM", cfg.Kafka.SASLMechanism, SASLNone},
+		{"STREAMING_HUB_KAFKA_SASL_USERNAME", cfg.Kafka.SASLUsername, ""},
+		{"STREAMING_HUB_KAFKA_SASL_PASSWORD", cfg.Kafka.SASLPassword, ""},
+		{"STREAMING_HUB_KAFKA_OAUTH_TOKEN_URL", cfg.Kafka.OAuth.TokenURL, ""},
+		{"STREAMING_HUB_KAFKA_OAUTH_CLIENT_ID", cfg.Kafka.OAuth.ClientID, ""},
+		{"STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET", cfg.Kafka.OAuth.ClientSecret, ""},
+		{"STREAMING_HUB_KAFKA_OAUTH_SCOPE", cfg.Kafka.OAuth.Scope, ""},
+		{"STREAMING_HUB_KAFKA_AWS_REGION", cfg.Kafka.AWSRegion, ""},
+		{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM", cfg.scram.Mechanism, SASLNone},
+		{"STREAMING_HUB_KAFKA_SCRAM_USERNAME", cfg.scram.Username, ""},
+		{"STREAMING_HUB_KAFKA_SCRAM_PASSWORD", cfg.scram.Password, ""},
 		{"STREAMING_HUB_TYPE_PREFIX", cfg.Ingest.TypePrefix, "studio.lerian."},
 		{"STREAMING_HUB_MAX_EVENT_BYTES", cfg.Ingest.MaxEventBytes, 1 << 20},
 		{"STREAMING_HUB_MAX_HEADER_COUNT", cfg.Ingest.MaxHeaderCount, 64},
@@ -125,7 +136,7 @@ func TestRegistryIsConsistent(t *testing.T) {
 		}
 	}
 	wantSecrets := []string{
-		"STREAMING_HUB_POSTGRES_DSN", "STREAMING_HUB_KAFKA_SCRAM_PASSWORD",
+		"STREAMING_HUB_POSTGRES_DSN", "STREAMING_HUB_KAFKA_SASL_PASSWORD", "STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET", "STREAMING_HUB_KAFKA_SCRAM_PASSWORD",
 		"STREAMING_HUB_DEV_KEK", "STREAMING_HUB_ADMIN_TOKEN",
 	}
 	if !slices.Equal(secrets, wantSecrets) {

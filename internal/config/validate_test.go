@@ -66,11 +66,32 @@ func TestLoadRejectsBadValues(t *testing.T) {
 			[]string{`invalid STREAMING_HUB_KAFKA_SCRAM_MECHANISM="PLAIN": must be one of empty, SCRAM-SHA-256, SCRAM-SHA-512`}},
 		{map[string]string{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "SCRAM-SHA-512"},
 			[]string{
-				`invalid STREAMING_HUB_KAFKA_SCRAM_USERNAME="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is set`,
-				`invalid STREAMING_HUB_KAFKA_SCRAM_PASSWORD="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is set`,
+				`invalid STREAMING_HUB_KAFKA_SCRAM_USERNAME="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is SCRAM-SHA-512`,
+				`invalid STREAMING_HUB_KAFKA_SCRAM_PASSWORD="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is SCRAM-SHA-512`,
 			}},
 		{map[string]string{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "scram-sha-256", "STREAMING_HUB_KAFKA_SCRAM_USERNAME": "hub"},
-			[]string{`invalid STREAMING_HUB_KAFKA_SCRAM_PASSWORD="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is set`}},
+			[]string{`invalid STREAMING_HUB_KAFKA_SCRAM_PASSWORD="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is SCRAM-SHA-256`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_SASL_MECHANISM": "GSSAPI"},
+			[]string{`invalid STREAMING_HUB_KAFKA_SASL_MECHANISM="GSSAPI": must be one of empty, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER, AWS_MSK_IAM`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_SASL_MECHANISM": "plain", "STREAMING_HUB_KAFKA_SASL_USERNAME": "hub"},
+			[]string{`invalid STREAMING_HUB_KAFKA_SASL_PASSWORD="": required when STREAMING_HUB_KAFKA_SASL_MECHANISM is PLAIN`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_SASL_MECHANISM": "OAUTHBEARER", "STREAMING_HUB_KAFKA_OAUTH_CLIENT_ID": "hub"},
+			[]string{
+				`invalid STREAMING_HUB_KAFKA_OAUTH_TOKEN_URL="": required when STREAMING_HUB_KAFKA_SASL_MECHANISM is OAUTHBEARER`,
+				`invalid STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET="": required when STREAMING_HUB_KAFKA_SASL_MECHANISM is OAUTHBEARER`,
+			}},
+		{map[string]string{"STREAMING_HUB_KAFKA_OAUTH_TOKEN_URL": "idp.example.com/token"},
+			[]string{`invalid STREAMING_HUB_KAFKA_OAUTH_TOKEN_URL="idp.example.com/token": must be empty or an absolute http:// or https:// URL`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_SASL_MECHANISM": "PLAIN", "STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "SCRAM-SHA-256"},
+			[]string{`invalid STREAMING_HUB_KAFKA_SCRAM_MECHANISM="SCRAM-SHA-256": is deprecated and must be empty when STREAMING_HUB_KAFKA_SASL_MECHANISM is set`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_TLS_CA_FILE": "/nonexistent/ca.pem"},
+			[]string{`invalid STREAMING_HUB_KAFKA_TLS_CA_FILE="/nonexistent/ca.pem": must be empty or the path of a readable file: no such file or directory`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_TLS_CERT_FILE": "/"},
+			[]string{
+				`invalid STREAMING_HUB_KAFKA_TLS_CERT_FILE="/": must be empty or the path of a readable file: it is a directory`,
+			}},
+		{map[string]string{"STREAMING_HUB_KAFKA_TLS_KEY_FILE": "/etc/hostname"},
+			[]string{`invalid STREAMING_HUB_KAFKA_TLS_CERT_FILE="": required when the other of STREAMING_HUB_KAFKA_TLS_CERT_FILE and _KEY_FILE is set`}},
 		{map[string]string{"STREAMING_HUB_DISPATCH_MAX_IN_FLIGHT": "0"},
 			[]string{`invalid STREAMING_HUB_DISPATCH_MAX_IN_FLIGHT="0": must be an integer from 1 to 10000`}},
 		{map[string]string{"STREAMING_HUB_DISPATCH_TENANT_MAX_IN_FLIGHT": "0"},
@@ -228,9 +249,39 @@ func TestLoadEnumsIgnoreCase(t *testing.T) {
 		"STREAMING_HUB_KAFKA_SCRAM_USERNAME":  "hub",
 		"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":  "pw",
 	})})
-	if cfg.Environment != EnvironmentStaging || cfg.Role != RoleIngest || cfg.Kafka.SCRAMMechanism != SCRAMSHA256 {
-		t.Errorf("Environment=%q Role=%q SCRAMMechanism=%q, want canonical values",
-			cfg.Environment, cfg.Role, cfg.Kafka.SCRAMMechanism)
+	if cfg.Environment != EnvironmentStaging || cfg.Role != RoleIngest || cfg.Kafka.SASLMechanism != SASLScramSHA256 {
+		t.Errorf("Environment=%q Role=%q SASLMechanism=%q, want canonical values",
+			cfg.Environment, cfg.Role, cfg.Kafka.SASLMechanism)
+	}
+}
+
+// The revision-1 SCRAM settings still work, as the SASL settings they
+// became, and say once that they are deprecated.
+func TestDeprecatedSCRAMSettingsBecomeSASL(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, LoadOptions{LookupEnv: envOf(map[string]string{
+		"STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "SCRAM-SHA-512",
+		"STREAMING_HUB_KAFKA_SCRAM_USERNAME":  "hub",
+		"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":  "pw",
+	})})
+	k := cfg.Kafka
+	if k.SASLMechanism != SASLScramSHA512 || k.SASLUsername != "hub" || k.SASLPassword != "pw" {
+		t.Errorf("SASL = %q %q %q, want the SCRAM settings' values", k.SASLMechanism, k.SASLUsername, k.SASLPassword)
+	}
+	if len(cfg.Deprecations) != 1 || !strings.Contains(cfg.Deprecations[0], "STREAMING_HUB_KAFKA_SASL_MECHANISM") {
+		t.Errorf("deprecations = %q, want one naming the replacement", cfg.Deprecations)
+	}
+	if fresh := mustLoad(t, LoadOptions{LookupEnv: envOf(nil)}); len(fresh.Deprecations) != 0 {
+		t.Errorf("deprecations without deprecated settings: %q", fresh.Deprecations)
+	}
+}
+
+// Any TLS file implies TLS, so a client certificate is never sent in clear.
+func TestKafkaTLSFilesImplyTLS(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, LoadOptions{LookupEnv: envOf(map[string]string{"STREAMING_HUB_KAFKA_TLS_CA_FILE": "/etc/hostname"})})
+	if !cfg.Kafka.TLSEnabled {
+		t.Error("a CA file left TLS off")
 	}
 }
 

@@ -136,6 +136,9 @@ func Run(ctx context.Context, opts Options) error {
 				return errors.New("fenced: another process joined the Kafka group with this STREAMING_HUB_KAFKA_INSTANCE_ID")
 			}
 			if !consumer.Ready() {
+				if problem := consumer.BrokerProblem(); problem != nil {
+					return errors.New("the Kafka consumer cannot use the brokers: " + problem.String())
+				}
 				return errors.New("the Kafka consumer has not joined its group")
 			}
 			return nil

@@ -115,6 +115,7 @@ type Consumer struct {
 	joined  atomic.Bool
 	// nothingToJoin: no topic matches the pattern yet (topics.go).
 	nothingToJoin atomic.Bool
+	brokerProblem atomic.Pointer[kafkaclient.Problem]
 	// rebalanceWaiting is signalled when the group wants to rebalance
 	// while a poll is held; batches stuck retrying then give up their
 	// records instead of holding the group until it evicts this member.
@@ -205,7 +206,7 @@ func New(opts Options) (*Consumer, error) {
 
 func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 	k := c.opts.Kafka
-	opts, err := kafkaclient.Options(k, "hubctl")
+	opts, err := kafkaclient.Options(context.Background(), k, "hubctl")
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
@@ -293,7 +294,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	refreshCtx, stopRefresh := context.WithCancel(ctx)
 	refresher.Go(func() { c.refreshRoster(refreshCtx, c.opts.Ingest.RosterRefresh) })
 	refresher.Go(func() { c.measureLag(refreshCtx, c.opts.LagInterval) })
-	refresher.Go(func() { c.watchForTopics(refreshCtx, c.opts.Kafka.MetadataRefresh) })
+	refresher.Go(func() { c.watchBrokers(refreshCtx, c.opts.Kafka.MetadataRefresh) })
 	refresher.Go(func() { c.flushVerdictLog(refreshCtx) })
 	refresher.Go(func() { c.watchRoster(refreshCtx) })
 	defer refresher.Wait()

@@ -1,8 +1,19 @@
 package ingest
 
 import (
+	"crypto/tls"
+	"log/slog"
+	"net"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
+	"github.com/hubctl/hubctl/internal/testutil/testpki"
 )
 
 func TestAnyConsumable(t *testing.T) {
@@ -47,5 +58,60 @@ func TestReadyBeforeAnyTopicMatches(t *testing.T) {
 	waitFor(t, "the group joined", m.joined.Load)
 	if !m.Ready() {
 		t.Fatal("not ready after joining")
+	}
+}
+
+// TestBrokerProblemStopsReadinessUntilFixed: brokers this hub cannot use (a
+// CA file that does not sign their certificate) keep it unready with one
+// log line naming the cause and the setting; once the file is fixed,
+// ingest joins and stores by itself, without a restart.
+func TestBrokerProblemStopsReadinessUntilFixed(t *testing.T) {
+	brokersCA := testpki.MustCA(t, "ingest test brokers' CA")
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(testPartitions, testTopic),
+		kfake.TLS(brokersCA.ServerConfig(t, []net.IP{net.IPv4(127, 0, 0, 1)})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	testpki.WriteFile(t, caFile, testpki.MustCA(t, "another CA").CertPEM)
+
+	e := newEnv(t)
+	e.addTenants("t-a")
+	var log syncbuf.Buffer
+	m := e.start(func(o *Options) {
+		o.Kafka.Brokers = cluster.ListenAddrs()
+		o.Kafka.TLSEnabled, o.Kafka.TLSCAFile = true, caFile
+		o.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	})
+	waitFor(t, "the problem diagnosed", func() bool { return m.BrokerProblem() != nil })
+	if problem := m.BrokerProblem(); problem.Setting != "STREAMING_HUB_KAFKA_TLS_CA_FILE" {
+		t.Fatalf("problem = %q, want it to name STREAMING_HUB_KAFKA_TLS_CA_FILE", problem)
+	}
+	if m.Ready() {
+		t.Fatal("ready while the brokers cannot be used")
+	}
+
+	testpki.WriteFile(t, caFile, brokersCA.CertPEM)
+	producer, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...),
+		kgo.DialTLSConfig(&tls.Config{RootCAs: brokersCA.Pool(), MinVersion: tls.VersionTLS12}),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer producer.Close()
+	if err := producer.ProduceSync(t.Context(), cloudEvent(0, "t-a", eventID(1), []byte("{}"))).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStored(testTopic, 1)
+	waitFor(t, "ready", m.Ready)
+	if m.BrokerProblem() != nil {
+		t.Fatalf("a problem is still reported: %s", m.BrokerProblem())
+	}
+	if got := linesWith(&log, "level=ERROR"); len(got) != 1 || !strings.Contains(got[0], "STREAMING_HUB_KAFKA_TLS_CA_FILE") {
+		t.Fatalf("want one ERROR line naming the setting, got %d:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	if len(linesWith(&log, "reaches the Kafka brokers again")) != 1 {
+		t.Fatalf("the recovery was not logged once:\n%s", log.String())
 	}
 }

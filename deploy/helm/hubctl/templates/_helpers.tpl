@@ -50,7 +50,7 @@ integers.
 
 {{/* Settings the chart owns: set in `config`, they would be overridden or conflict. */}}
 {{- define "hubctl.reservedSettings" -}}
-ROLE HTTP_LISTEN_ADDR SHUTDOWN_TIMEOUT KAFKA_INSTANCE_ID POSTGRES_DSN KEK_REF KEK_SOURCE DEV_KEK ADMIN_TOKEN KAFKA_SCRAM_PASSWORD
+ROLE HTTP_LISTEN_ADDR SHUTDOWN_TIMEOUT KAFKA_INSTANCE_ID POSTGRES_DSN KEK_REF KEK_SOURCE DEV_KEK ADMIN_TOKEN KAFKA_SCRAM_PASSWORD KAFKA_SASL_PASSWORD KAFKA_OAUTH_CLIENT_SECRET
 {{- end }}
 
 {{/* The database connection string, for serve and for migrations. */}}
@@ -112,6 +112,19 @@ The environment of `hubctl serve` for one role. Called with
       name: {{ include "hubctl.secretName" $root }}
       key: admin-token
       optional: true
+- name: STREAMING_HUB_KAFKA_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "hubctl.secretName" $root }}
+      key: kafka-sasl-password
+      optional: true
+- name: STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "hubctl.secretName" $root }}
+      key: kafka-oauth-client-secret
+      optional: true
+{{- /* The revision-1 key, for Secrets made before KAFKA_SASL_*. */}}
 - name: STREAMING_HUB_KAFKA_SCRAM_PASSWORD
   valueFrom:
     secretKeyRef:
