@@ -139,8 +139,14 @@ type podTemplate struct {
 		InitContainers                []container `yaml:"initContainers"`
 		Containers                    []container `yaml:"containers"`
 		TerminationGracePeriodSeconds int         `yaml:"terminationGracePeriodSeconds"`
-		AutomountServiceAccountToken  *bool       `yaml:"automountServiceAccountToken"`
-		SecurityContext               struct {
+		Volumes                       []struct {
+			Name   string `yaml:"name"`
+			Secret struct {
+				SecretName string `yaml:"secretName"`
+			} `yaml:"secret"`
+		} `yaml:"volumes"`
+		AutomountServiceAccountToken *bool `yaml:"automountServiceAccountToken"`
+		SecurityContext              struct {
 			RunAsNonRoot bool `yaml:"runAsNonRoot"`
 			RunAsUser    int  `yaml:"runAsUser"`
 		} `yaml:"securityContext"`
@@ -159,6 +165,10 @@ type container struct {
 		Name          string `yaml:"name"`
 		ContainerPort int    `yaml:"containerPort"`
 	} `yaml:"ports"`
+	VolumeMounts []struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+	} `yaml:"volumeMounts"`
 	SecurityContext struct {
 		ReadOnlyRootFilesystem   bool `yaml:"readOnlyRootFilesystem"`
 		AllowPrivilegeEscalation bool `yaml:"allowPrivilegeEscalation"`
@@ -182,8 +192,9 @@ type envVar struct {
 
 type probe struct {
 	HTTPGet struct {
-		Path string `yaml:"path"`
-		Port string `yaml:"port"`
+		Path   string `yaml:"path"`
+		Port   string `yaml:"port"`
+		Scheme string `yaml:"scheme"`
 	} `yaml:"httpGet"`
 }
 
@@ -456,6 +467,46 @@ func TestChartDefaults(t *testing.T) {
 		if n := m.count(kind); n != 0 {
 			t.Errorf("the defaults render %d %s; want none", n, kind)
 		}
+	}
+}
+
+// TestChartServesTLSFromASecret: tls.secretName mounts the Secret as a
+// volume (so renewals reach the pod), points the listener at it and
+// switches the probes and the scrape to HTTPS.
+func TestChartServesTLSFromASecret(t *testing.T) {
+	m := render(t, "split-roles-values.yaml", "tls.secretName=hub-tls")
+	for _, o := range []object{m.get(t, "StatefulSet", "hub-hubctl-ingest"), m.get(t, "Deployment", "hub-hubctl-delivery")} {
+		c := o.Spec.Template.Spec.Containers[0]
+		for name, want := range map[string]string{
+			"STREAMING_HUB_HTTP_TLS_CERT_FILE": "/etc/hubctl/tls/tls.crt",
+			"STREAMING_HUB_HTTP_TLS_KEY_FILE":  "/etc/hubctl/tls/tls.key",
+		} {
+			if v, _ := c.env(name); v.Value != want {
+				t.Errorf("%s: %s = %q, want %q", o.Metadata.Name, name, v.Value, want)
+			}
+		}
+		if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/etc/hubctl/tls" {
+			t.Errorf("%s mounts %+v, want the TLS Secret at /etc/hubctl/tls", o.Metadata.Name, c.VolumeMounts)
+		}
+		if v := o.Spec.Template.Spec.Volumes; len(v) != 1 || v[0].Secret.SecretName != "hub-tls" {
+			t.Errorf("%s volumes %+v, want the Secret hub-tls", o.Metadata.Name, v)
+		}
+		for _, p := range []*probe{c.StartupProbe, c.LivenessProbe, c.ReadinessProbe} {
+			if p == nil || p.HTTPGet.Scheme != "HTTPS" {
+				t.Errorf("%s probe %+v, want HTTPS", o.Metadata.Name, p)
+			}
+		}
+	}
+	if scheme := m.get(t, "ServiceMonitor", "hub-hubctl").Spec.Endpoints[0]["scheme"]; scheme != "https" {
+		t.Errorf("the ServiceMonitor scrapes over %v, want https", scheme)
+	}
+	if _, err := helmTemplate(t, "split-roles-values.yaml", "tls.secretName=hub-tls", "config.HTTP_TLS_CERT_FILE=/x"); err == nil || !strings.Contains(err.Error(), "set by the chart itself") {
+		t.Error("config.HTTP_TLS_CERT_FILE beside tls.secretName was accepted")
+	}
+
+	plain := render(t, "split-roles-values.yaml").get(t, "Deployment", "hub-hubctl-delivery").Spec.Template.Spec.Containers[0]
+	if plain.ReadinessProbe.HTTPGet.Scheme != "HTTP" || len(plain.VolumeMounts) != 0 {
+		t.Errorf("without tls.secretName: probe scheme %q, mounts %+v; want HTTP and none", plain.ReadinessProbe.HTTPGet.Scheme, plain.VolumeMounts)
 	}
 }
 

@@ -72,6 +72,10 @@ type Config struct {
 	LogLevel       slog.Level
 	Role           Role
 	HTTPListenAddr string
+	// HTTPTLSCertFile and HTTPTLSKeyFile serve the listener over TLS;
+	// both or neither.
+	HTTPTLSCertFile string
+	HTTPTLSKeyFile  string
 	MetricsEnabled bool
 	// MetricsTenantLimit bounds the tenant label of per-tenant metrics.
 	MetricsTenantLimit int

@@ -238,7 +238,21 @@ func (s Setting) problem(raw string, err error) Problem {
 // judges values that were themselves valid.
 func crossSettingProblems(c *Config) []Problem {
 	problems := inFlightCapProblems(c.Dispatch)
+	problems = append(problems, pairProblems("HTTP_TLS_CERT_FILE", c.HTTPTLSCertFile, "HTTP_TLS_KEY_FILE", c.HTTPTLSKeyFile)...)
 	return append(problems, kafkaSecurityProblems(c)...)
+}
+
+// pairProblems requires two settings that only work together to be set
+// together.
+func pairProblems(nameA, a, nameB, b string) []Problem {
+	if (a == "") == (b == "") {
+		return nil
+	}
+	missing, other := nameB, nameA
+	if a == "" {
+		missing, other = nameA, nameB
+	}
+	return []Problem{{Setting: EnvPrefix + missing, Reason: "required when " + EnvPrefix + other + " is set"}}
 }
 
 // kafkaSecurityProblems settles how ingest connects: the revision-1 SCRAM
@@ -263,13 +277,7 @@ func kafkaSecurityProblems(c *Config) []Problem {
 	if k.TLSCAFile != "" || k.TLSCertFile != "" || k.TLSKeyFile != "" {
 		k.TLSEnabled = true
 	}
-	if (k.TLSCertFile == "") != (k.TLSKeyFile == "") {
-		missing := EnvPrefix + "KAFKA_TLS_KEY_FILE"
-		if k.TLSCertFile == "" {
-			missing = EnvPrefix + "KAFKA_TLS_CERT_FILE"
-		}
-		problems = append(problems, Problem{Setting: missing, Reason: "required when the other of " + EnvPrefix + "KAFKA_TLS_CERT_FILE and _KEY_FILE is set"})
-	}
+	problems = append(problems, pairProblems("KAFKA_TLS_CERT_FILE", k.TLSCertFile, "KAFKA_TLS_KEY_FILE", k.TLSKeyFile)...)
 	required := func(setting, value string) {
 		if value == "" {
 			problems = append(problems, Problem{Setting: setting,

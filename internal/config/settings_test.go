@@ -31,6 +31,8 @@ func TestDefaultsMatchTheDocumentedValues(t *testing.T) {
 		{"STREAMING_HUB_LOG_LEVEL", cfg.LogLevel, slog.LevelInfo},
 		{"STREAMING_HUB_ROLE", cfg.Role, RoleAll},
 		{"STREAMING_HUB_HTTP_LISTEN_ADDR", cfg.HTTPListenAddr, ":8080"},
+		{"STREAMING_HUB_HTTP_TLS_CERT_FILE", cfg.HTTPTLSCertFile, ""},
+		{"STREAMING_HUB_HTTP_TLS_KEY_FILE", cfg.HTTPTLSKeyFile, ""},
 		{"STREAMING_HUB_METRICS_ENABLED", cfg.MetricsEnabled, true},
 		{"STREAMING_HUB_METRICS_TENANT_LIMIT", cfg.MetricsTenantLimit, 20},
 		{"STREAMING_HUB_POSTGRES_DSN", cfg.Postgres.DSN, ""},

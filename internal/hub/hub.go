@@ -165,11 +165,15 @@ func Run(ctx context.Context, opts Options) error {
 		IdleTimeout:  120 * time.Second,
 		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	serve, err := listenerTLS(cfg, httpServer)
+	if err != nil {
+		return err
+	}
 	listener, err := net.Listen("tcp", cfg.HTTPListenAddr)
 	if err != nil {
 		return fmt.Errorf("listen on STREAMING_HUB_HTTP_LISTEN_ADDR=%s: %w", cfg.HTTPListenAddr, err)
 	}
-	log.Info("hub started", "role", cfg.Role, "http", listener.Addr().String(), "env", cfg.Environment)
+	log.Info("hub started", "role", cfg.Role, "http", listener.Addr().String(), "tls", httpServer.TLSConfig != nil, "env", cfg.Environment)
 	if opts.OnListening != nil {
 		opts.OnListening(listener.Addr())
 	}
@@ -184,7 +188,7 @@ func Run(ctx context.Context, opts Options) error {
 		group.Go(func() error { return p.Run(partsCtx) })
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpServer.Serve(listener) }()
+	go func() { serveErr <- serve(listener) }()
 
 	var failure error
 	select {
