@@ -76,7 +76,7 @@ type Config struct {
 	// both or neither.
 	HTTPTLSCertFile string
 	HTTPTLSKeyFile  string
-	MetricsEnabled bool
+	MetricsEnabled  bool
 	// MetricsTenantLimit bounds the tenant label of per-tenant metrics.
 	MetricsTenantLimit int
 	AllowPrivateSinks  bool

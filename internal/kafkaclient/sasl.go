@@ -19,6 +19,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/oauthtoken"
 )
 
 // tokenTimeout bounds one call to the identity provider's token endpoint.
@@ -66,25 +67,10 @@ func oauthBearer(o config.KafkaOAuthConfig) sasl.Mechanism {
 	return oauth.Oauth(func(context.Context) (oauth.Auth, error) {
 		token, err := tokens.Token()
 		if err != nil {
-			return oauth.Auth{}, &TokenError{Err: redactTokenError(err)}
+			return oauth.Auth{}, &TokenError{Err: oauthtoken.Redact(err)}
 		}
 		return oauth.Auth{Token: token.AccessToken}, nil
 	})
-}
-
-// redactTokenError keeps the provider's answer out of errors and logs: a
-// misbehaving provider may echo what it was sent. The status and the
-// OAuth error code say what went wrong.
-func redactTokenError(err error) error {
-	var retrieve *oauth2.RetrieveError
-	if errors.As(err, &retrieve) {
-		reason := retrieve.ErrorCode
-		if reason == "" && retrieve.Response != nil {
-			reason = retrieve.Response.Status
-		}
-		return fmt.Errorf("the token endpoint answered %s", reason)
-	}
-	return err
 }
 
 // CredentialsError is a failure to get AWS credentials from the standard
