@@ -8,7 +8,7 @@
 // sized (claimSize, claimRoom) and why: docs/architecture.md, Decisions,
 // "Fairness holds up to the attempt". A claimer claims again at once after
 // a claim that found work, and otherwise sleeps until ingest signals new
-// jobs (LISTEN on store.JobsChannel, on a connection of its own that is
+// jobs (LISTEN on pg.JobsChannel, on a connection of its own that is
 // reopened when lost) or STREAMING_HUB_DISPATCH_IDLE_INTERVAL passes,
 // whichever comes first. The interval is what picks up retries coming due
 // and jobs shed by an open breaker.

@@ -150,7 +150,7 @@ SELECT `+jobIDNow+`, $1, $2, seq, now() + $4 * interval '1 millisecond' FROM ev 
 	if err != nil {
 		e.t.Fatalf("insert jobs: %v", err)
 	}
-	if _, err := e.store.Pool.Exec(context.Background(), `SELECT pg_notify($1, '')`, store.JobsChannel); err != nil {
+	if _, err := e.store.Pool.Exec(context.Background(), `SELECT pg_notify($1, '')`, pg.JobsChannel); err != nil {
 		e.t.Fatalf("notify: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // partitionRecords are the records one poll returned for one partition, in
@@ -156,7 +157,7 @@ const quarantinePrefixBytes = 64 << 10
 func boundForQuarantine(rec *store.IngestRecord, opts event.Options) {
 	if len(rec.Value) > max(opts.MaxValueBytes(), quarantinePrefixBytes) {
 		sum := sha256.Sum256(rec.Value)
-		rec.Original = store.ValueInfo{Size: int64(len(rec.Value)), SHA256: sum[:], Truncated: true}
+		rec.Original = pg.ValueInfo{Size: int64(len(rec.Value)), SHA256: sum[:], Truncated: true}
 		rec.Value = rec.Value[:quarantinePrefixBytes:quarantinePrefixBytes]
 	}
 	maxCount, maxBytes := opts.HeaderLimits()

@@ -116,7 +116,7 @@ func (c *Consumer) refreshRoster(ctx context.Context, every time.Duration) {
 }
 
 // watchRoster reloads the roster as soon as the database announces a change
-// (every write to the tenants table notifies store.RosterChannel at commit),
+// (every write to the tenants table notifies pg.RosterChannel at commit),
 // so a tenant created or activated a moment ago is known to every instance
 // before its first events arrive. The periodic refresh stays as the fallback
 // for a lost connection; a reconnect reloads at once, since changes may have

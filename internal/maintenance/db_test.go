@@ -229,7 +229,7 @@ func TestPartitionCreationComesBeforeTheSequenceMove(t *testing.T) {
 	if err := move.RunOnce(ctx, later); err != nil {
 		t.Fatal(err)
 	}
-	if next := nextSeq(t, st); next >= store.DaySeqBase(later) {
+	if next := nextSeq(t, st); next >= pg.DaySeqBase(later) {
 		t.Fatalf("the sequence moved to %d, into a day without its partition", next)
 	}
 	if err := create.RunOnce(ctx, later); err != nil {
@@ -238,7 +238,7 @@ func TestPartitionCreationComesBeforeTheSequenceMove(t *testing.T) {
 	if err := move.RunOnce(ctx, later); err != nil {
 		t.Fatal(err)
 	}
-	if next, want := nextSeq(t, st), store.DaySeqBase(later); next != want {
+	if next, want := nextSeq(t, st), pg.DaySeqBase(later); next != want {
 		t.Errorf("the sequence's next value is %d, want the day's base %d", next, want)
 	}
 	// Ahead of the day too, so ingest never waits for one.
@@ -269,7 +269,7 @@ var week = store.RetentionPolicy{Events: 168 * time.Hour, Deliveries: 168 * time
 func TestRetentionPrunesUnderTheLockAndEveryInstanceRefreshesTheGauges(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
-	today := store.DayStart(time.Now())
+	today := pg.DayStart(time.Now())
 	if err := st.EnsurePartitions(ctx, today); err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func (s *Quarantine) Get(ctx context.Context, id string) (hubapi.QuarantineItem,
 	return quarantineView(r, v), nil
 }
 
-func quarantineView(r store.QuarantinedRecord, v store.ValueInfo) hubapi.QuarantineItem {
+func quarantineView(r store.QuarantinedRecord, v pg.ValueInfo) hubapi.QuarantineItem {
 	item := hubapi.QuarantineItem{
 		QuarantineOrigin: origin(r.QuarantineOrigin),
 		Headers:          make([]hubapi.QuarantineHeader, len(r.Headers)),
@@ -137,7 +137,7 @@ func origin(o store.QuarantineOrigin) hubapi.QuarantineOrigin {
 	return hubapi.QuarantineOrigin{ID: o.ID, Reason: o.Reason, Detail: o.Detail, Topic: o.Topic, Partition: o.Partition, Offset: o.Offset}
 }
 
-func valueView(v store.ValueInfo) hubapi.QuarantineValue {
+func valueView(v pg.ValueInfo) hubapi.QuarantineValue {
 	return hubapi.QuarantineValue{ValueSize: v.Size, ValueSHA256: hex.EncodeToString(v.SHA256), ValueTruncated: v.Truncated}
 }
 

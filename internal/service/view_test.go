@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func TestQuarantineViewJSON(t *testing.T) {
@@ -58,7 +59,7 @@ func TestQuarantineViewJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := json.Marshal(quarantineView(c.record, store.ValueInfo{Size: 7, SHA256: []byte{0xab, 0xcd}}))
+			got, err := json.Marshal(quarantineView(c.record, pg.ValueInfo{Size: 7, SHA256: []byte{0xab, 0xcd}}))
 			if err != nil {
 				t.Fatal(err)
 			}

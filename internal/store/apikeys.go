@@ -67,7 +67,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k NewAPIKey) (APIKey, error) {
 	key, err := scanAPIKey(s.Pool.QueryRow(ctx, createAPIKeySQL,
 		pgx.StrictNamedArgs{"id": k.ID, "tenant_id": k.TenantID, "name": k.Name, "token_hash": k.TokenHash, "token_prefix": k.TokenPrefix, "created_at": k.CreatedAt}))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return APIKey{}, tenantNotFound(k.TenantID)
+		return APIKey{}, pg.TenantNotFound(k.TenantID)
 	}
 	if err != nil {
 		return APIKey{}, pg.Classify(fmt.Errorf("create API key for tenant %q: %w", k.TenantID, err))

@@ -57,11 +57,6 @@ type ClaimResult struct {
 	Parked int
 }
 
-// ShedRateLimited is the shed_reason of a pending job holding the slot its
-// subscription's rate limiter gave it (at its next_attempt_at): its next
-// claim takes no new slot. sql/claim_jobs.sql writes it as a literal.
-const ShedRateLimited = "rate_limited"
-
 // ClaimedJob is one claimed job with its event. Its subscription is named,
 // not returned: claims are frequent and subscriptions rarely change, so
 // dispatch keeps the rows it has read (SubscriptionsByID) and reads one

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func TestClaimLeasesDueJobsWithWhatAnAttemptNeeds(t *testing.T) {
@@ -49,7 +51,7 @@ func TestClaimLeasesDueJobsWithWhatAnAttemptNeeds(t *testing.T) {
 	if j.LeaseUntil.Before(wantLease) || j.LeaseUntil.After(wantLease.Add(5*time.Second)) {
 		t.Errorf("lease until %v, want about %v", j.LeaseUntil, wantLease)
 	}
-	if row := readJob(t, st, j.ID); row.State != JobInFlight || row.LeaseOwner == nil || *row.LeaseOwner != "worker-1" {
+	if row := readJob(t, st, j.ID); row.State != pg.JobInFlight || row.LeaseOwner == nil || *row.LeaseOwner != "worker-1" {
 		t.Errorf("job row = %+v, want in_flight leased to worker-1", row)
 	}
 
@@ -166,10 +168,10 @@ func TestClaimSettlesJobsOfDeletedAndDisabledSubscriptions(t *testing.T) {
 	if len(res.Jobs) != 1 || res.Jobs[0].ID != liveJob || res.Canceled != 1 || res.Disabled != 1 {
 		t.Fatalf("claim = %v %+v, want only the live job, one canceled, one disabled", jobIDs(res.Jobs), res)
 	}
-	if j := readJob(t, st, deletedJob); j.State != JobCanceled {
+	if j := readJob(t, st, deletedJob); j.State != pg.JobCanceled {
 		t.Errorf("job of the deleted subscription is %+v, want canceled", j)
 	}
-	if j := readJob(t, st, disabledJob); j.State != JobDead || *j.DeadReason != DeadSubscriptionDisabled || j.Attempts != 0 {
+	if j := readJob(t, st, disabledJob); j.State != pg.JobDead || *j.DeadReason != pg.DeadSubscriptionDisabled || j.Attempts != 0 {
 		t.Errorf("job of the disabled subscription is %+v, want dead subscription_disabled without an attempt", j)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
@@ -23,9 +24,9 @@ func TestCompleteTransitions(t *testing.T) {
 		wantSpan    bool
 		wantAttempt string
 	}{
-		{name: "success", ok: true, wantState: JobSucceeded, wantAttempt: "succeeded"},
-		{name: "failure retried", retry: Retry{At: retryAt}, wantState: JobPending, wantSpan: true, wantAttempt: "failed"},
-		{name: "failure exhausted", retry: Retry{Exhausted: true}, wantState: JobDead, wantDead: DeadExhausted, wantSpan: true, wantAttempt: "failed"},
+		{name: "success", ok: true, wantState: pg.JobSucceeded, wantAttempt: "succeeded"},
+		{name: "failure retried", retry: Retry{At: retryAt}, wantState: pg.JobPending, wantSpan: true, wantAttempt: "failed"},
+		{name: "failure exhausted", retry: Retry{Exhausted: true}, wantState: pg.JobDead, wantDead: pg.DeadExhausted, wantSpan: true, wantAttempt: "failed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +50,7 @@ func TestCompleteTransitions(t *testing.T) {
 			if j.State != tc.wantState || j.Attempts != 1 || j.LeaseOwner != nil || (tc.wantDead != "" && *j.DeadReason != tc.wantDead) {
 				t.Errorf("job = %+v, want %s", j, tc.wantState)
 			}
-			if tc.wantState == JobPending && !j.NextAt.Equal(retryAt) {
+			if tc.wantState == pg.JobPending && !j.NextAt.Equal(retryAt) {
 				t.Errorf("next attempt at %v, want %v", j.NextAt, retryAt)
 			}
 			if !tc.ok && (j.LastError == nil || *j.LastError != a.Error || *j.LastStatus != 500) {
@@ -107,7 +108,7 @@ func TestCompleteAfterTheLeaseWasRecoveredOnlyRecordsTheAttempt(t *testing.T) {
 	if res.Owned || res.Number != 1 {
 		t.Errorf("late result = %+v, want not owned, attempt 1", res)
 	}
-	if j := readJob(t, st, job.ID); j.State != JobInFlight || *j.LeaseOwner != "new" || j.Recoveries != 1 {
+	if j := readJob(t, st, job.ID); j.State != pg.JobInFlight || *j.LeaseOwner != "new" || j.Recoveries != 1 {
 		t.Errorf("job = %+v, want still in flight under the new owner", j)
 	}
 	res, err = st.Complete(ctx, attemptOf(job, "new", false, 503), noAutoDisable)
@@ -153,15 +154,15 @@ func TestCompleteAutoDisables(t *testing.T) {
 			if span.FailingSince == nil || span.LastFailureAt == nil {
 				t.Errorf("span = %+v, want open", span)
 			}
-			wantQueued := JobPending
+			wantQueued := pg.JobPending
 			if tc.wantDisabled {
-				wantQueued = JobDead
+				wantQueued = pg.JobDead
 				if res.ShedJobs != 4 || *span.DisabledReason != "auto_disabled" {
 					t.Errorf("shed %d jobs, reason %v; want 4 (3 queued + the retried one), auto_disabled", res.ShedJobs, span.DisabledReason)
 				}
 			}
 			for _, id := range append(queued, job.ID) {
-				if j := readJob(t, st, id); j.State != wantQueued || (tc.wantDisabled && *j.DeadReason != DeadSubscriptionDisabled) {
+				if j := readJob(t, st, id); j.State != wantQueued || (tc.wantDisabled && *j.DeadReason != pg.DeadSubscriptionDisabled) {
 					t.Errorf("job %s = %+v, want %s", id, j, wantQueued)
 				}
 			}
@@ -198,7 +199,7 @@ func TestCompleteSuccessesRecordsABatchInOneGo(t *testing.T) {
 	if !slices.Equal(res, want) {
 		t.Errorf("results = %+v, want %+v", res, want)
 	}
-	for i, wantState := range []string{JobSucceeded, JobSucceeded, JobInFlight} {
+	for i, wantState := range []string{pg.JobSucceeded, pg.JobSucceeded, pg.JobInFlight} {
 		if j := readJob(t, st, jobs[i].ID); j.State != wantState {
 			t.Errorf("job %d = %+v, want %s", i, j, wantState)
 		}
@@ -228,7 +229,7 @@ func TestCompleteSuccessesLeavesASpanWhoseLastFailureCameLater(t *testing.T) {
 	if span := readSpan(t, st, sub); span.FailingSince == nil {
 		t.Error("a success older than the last failure closed the span")
 	}
-	if j := readJob(t, st, job.ID); j.State != JobSucceeded {
+	if j := readJob(t, st, job.ID); j.State != pg.JobSucceeded {
 		t.Errorf("job = %+v, want succeeded", j)
 	}
 }
@@ -293,7 +294,7 @@ func TestRecordingAgainAfterALostCommitAnswerFindsTheAttemptsRecorded(t *testing
 			t.Errorf("retry's results = %+v, want %+v", res, want)
 		}
 		for _, job := range jobs {
-			if j := readJob(t, st, job.ID); j.State != JobSucceeded || j.Attempts != 1 {
+			if j := readJob(t, st, job.ID); j.State != pg.JobSucceeded || j.Attempts != 1 {
 				t.Errorf("job = %+v, want succeeded after one attempt", j)
 			}
 		}
@@ -319,7 +320,7 @@ func TestRecordingAgainAfterALostCommitAnswerFindsTheAttemptsRecorded(t *testing
 		if err != nil || res != (CompleteResult{Number: 1, AlreadyRecorded: true}) {
 			t.Fatalf("the retry = %+v, %v; want attempt 1 already recorded", res, err)
 		}
-		if j := readJob(t, st, job.ID); j.State != JobPending || j.Attempts != 1 {
+		if j := readJob(t, st, job.ID); j.State != pg.JobPending || j.Attempts != 1 {
 			t.Errorf("job = %+v, want pending after one attempt", j)
 		}
 	})

@@ -129,7 +129,7 @@ func (s *Store) ListDeadLetters(ctx context.Context, q DeadLetterQuery) (letters
 // SHARE, so a concurrent delete either waits for the replay (and then
 // cancels the replayed jobs with the other pending ones) or wins, and the
 // re-checked deleted_at keeps its jobs out. Dispatch is woken by a NOTIFY
-// on JobsChannel sent at commit.
+// on pg.JobsChannel sent at commit.
 func (s *Store) ReplayDeadLetters(ctx context.Context, f DeadLetterFilter, now time.Time, dryRun bool) (ReplayResult, error) {
 	var res ReplayResult
 	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
@@ -140,8 +140,7 @@ func (s *Store) ReplayDeadLetters(ctx context.Context, f DeadLetterFilter, now t
 		if err != nil || res.Replayed == 0 {
 			return err
 		}
-		_, err = tx.Exec(ctx, notifyJobsSQL, pgx.StrictNamedArgs{"jobs_channel": JobsChannel})
-		return err
+		return pg.NotifyJobs(ctx, tx)
 	})
 	if err != nil {
 		return ReplayResult{}, pg.Classify(fmt.Errorf("replay dead letters: %w", err))

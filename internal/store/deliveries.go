@@ -119,7 +119,7 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 	case err != nil:
 		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	case !exists:
-		return nil, false, subscriptionNotFound(q.SubscriptionID)
+		return nil, false, pg.SubscriptionNotFound(q.SubscriptionID)
 	}
 	return []Delivery{}, false, nil
 }

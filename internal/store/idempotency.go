@@ -74,7 +74,7 @@ func (s *Store) ReadIdempotencyKey(ctx context.Context, scope, key string) (Idem
 	return r, nil
 }
 
-func readIdempotencyKey(ctx context.Context, q querier, scope, key string) (IdempotencyRecord, error) {
+func readIdempotencyKey(ctx context.Context, q pg.Querier, scope, key string) (IdempotencyRecord, error) {
 	r := IdempotencyRecord{Scope: scope, Key: key}
 	var status *int
 	var location, response *string

@@ -18,12 +18,6 @@ import (
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
-// ingestLockKey is the transaction-level advisory lock every ingest batch
-// holds, shared, from before it inserts events until it commits (see
-// lockAndLoad); what must see no batch in progress takes it exclusively.
-// Its value spells "hubctl" in ASCII; nothing else in the hub takes it.
-const ingestLockKey int64 = 0x6875_6263_746c
-
 // IngestRecord is one Kafka record of a partition batch, with the verdict
 // ingest reached without the database: accept (for records that passed rules
 // 1–6; rule 7, the duplicate check, happens here), discard or quarantine.
@@ -40,7 +34,7 @@ type IngestRecord struct {
 	Event event.Event
 	// Original describes the value the producer sent, for a quarantined
 	// record; its zero value means Value is the whole value.
-	Original ValueInfo
+	Original pg.ValueInfo
 }
 
 // IngestBatch is what one poll returned for one partition.
@@ -225,7 +219,7 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 		"next_offset": b.NextOffset, "topic_id": nullableTopicID(b.TopicID),
 	})
 	if len(work.jobs) > len(handed.jobs) {
-		queueJobsNotify(pipe)
+		pg.QueueJobsNotify(pipe)
 	}
 	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		handed.cancel()
@@ -301,7 +295,7 @@ type ingestState struct {
 func lockAndLoad(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int, tenants []string) (st ingestState, err error) {
 	var topicID uuid.NullUUID
 	pipe := &pgx.Batch{}
-	pg.OnExec(pipe.Queue(shareIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}), "take the ingest lock", nil)
+	pg.OnExec(pipe.Queue(shareIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": pg.IngestLockKey}), "take the ingest lock", nil)
 	where := fmt.Sprintf("%s/%d", b.Topic, b.Partition)
 	pg.OnExec(pipe.Queue(ensureStoredOffsetSQL, pgx.StrictNamedArgs{"group": b.Group, "topic": b.Topic, "partition": b.Partition, "nullable_topic_id": nullableTopicID(b.TopicID)}),
 		"lock the stored offset of "+where, nil)
@@ -385,7 +379,7 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 	for k, i := range candidates {
 		ev := &b.Records[i].Event
 		tenants[k], ids[k], seqs[k] = ev.TenantID, ev.ID, reserved[k]
-		days[k], _ = IDDay(ev.ID) // a parsed event's id is a UUIDv7
+		days[k], _ = pg.IDDay(ev.ID) // a parsed event's id is a UUIDv7
 	}
 	rows, err := tx.Query(ctx, claimEventIDs, pgx.StrictNamedArgs{"tenants": tenants, "ids": ids, "seqs": seqs, "days": days, "id_day_slot": idDaySlot(b.Topic, b.Partition)})
 	if err != nil {
@@ -548,7 +542,7 @@ func (w deliveryWork) queuePullEntries(pipe *pgx.Batch) {
 }
 
 // queueFilterDeadLetters keeps each event a push subscription's filter
-// failed on as a dead letter of that subscription (DeadFilterError), with
+// failed on as a dead letter of that subscription (pg.DeadFilterError), with
 // the failure in last_error: replayed once the filter is fixed, it is
 // delivered like any other job. A pull subscription has no dead letters;
 // its failures are only counted and logged by the caller.
@@ -572,7 +566,7 @@ func queueFilterDeadLetters(pipe *pgx.Batch, failures []match.FilterFailure, at 
 		return
 	}
 	pipe.Queue(queueFilterDeadLettersSQL,
-		pgx.StrictNamedArgs{"ids": ids, "tenants": tenants, "subs": subs, "seqs": seqs, "keys": keys, "errs": errs, "reason": DeadFilterError, "dead_at": pg.NullIfZero(at)})
+		pgx.StrictNamedArgs{"ids": ids, "tenants": tenants, "subs": subs, "seqs": seqs, "keys": keys, "errs": errs, "reason": pg.DeadFilterError, "dead_at": pg.NullIfZero(at)})
 }
 
 // queueQuarantine stores the raw quarantined records past the skipped
@@ -588,7 +582,7 @@ func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
 		original := r.Original
 		if original.SHA256 == nil {
 			sum := sha256.Sum256(r.Value)
-			original = ValueInfo{Size: int64(len(r.Value)), SHA256: sum[:]}
+			original = pg.ValueInfo{Size: int64(len(r.Value)), SHA256: sum[:]}
 		}
 		pipe.Queue(queueQuarantineSQL,
 			pgx.StrictNamedArgs{"reason": string(r.Verdict.Reason), "detail": r.Verdict.Detail, "topic": b.Topic, "partition": b.Partition, "offset": r.Offset, "key": r.Key, "keys": keys, "values": values, "value": notNull(r.Value), "size": original.Size, "sha256": original.SHA256, "truncated": original.Truncated, "received_at": pg.NullIfZero(b.ReceivedAt)})

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func setFilter(t *testing.T, st *Store, subID, expr string) {
@@ -81,7 +83,7 @@ func TestFilterFailureIsAReplayableDeadLetter(t *testing.T) {
 		t.Fatalf("FilterFailures = %+v, want the push and the pull subscription's", res.FilterFailures)
 	}
 
-	letters, _, err := st.ListDeadLetters(ctx, DeadLetterQuery{DeadLetterFilter: DeadLetterFilter{TenantID: "t-a", Reason: DeadFilterError}, Limit: 10})
+	letters, _, err := st.ListDeadLetters(ctx, DeadLetterQuery{DeadLetterFilter: DeadLetterFilter{TenantID: "t-a", Reason: pg.DeadFilterError}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestFilterFailureIsAReplayableDeadLetter(t *testing.T) {
 		t.Fatalf("dead letters = %+v, want the push subscription's one", letters)
 	}
 	d := letters[0]
-	if d.SubscriptionID.String() != push || d.EventID != testEventID(1) || d.Reason != DeadFilterError || !d.DeadAt.Equal(at) ||
+	if d.SubscriptionID.String() != push || d.EventID != testEventID(1) || d.Reason != pg.DeadFilterError || !d.DeadAt.Equal(at) ||
 		!strings.HasPrefix(d.LastError, "filter eval_error: ") || !strings.Contains(d.LastError, "missing") {
 		t.Fatalf("dead letter = %+v", d)
 	}
@@ -98,7 +100,7 @@ func TestFilterFailureIsAReplayableDeadLetter(t *testing.T) {
 	}
 
 	setFilter(t, st, push, `has(data.missing) && data.missing == 1 || data.amount == 1`)
-	replayed, err := st.ReplayDeadLetters(ctx, DeadLetterFilter{TenantID: "t-a", Reason: DeadFilterError}, at.Add(time.Minute), false)
+	replayed, err := st.ReplayDeadLetters(ctx, DeadLetterFilter{TenantID: "t-a", Reason: pg.DeadFilterError}, at.Add(time.Minute), false)
 	if err != nil || replayed.Replayed != 1 {
 		t.Fatalf("replay = %+v, %v; want one replayed", replayed, err)
 	}

@@ -341,7 +341,7 @@ func TestWriteIngestBatchCreatesDeliveryWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer listener.Close(ctx)
-	if _, err := listener.Exec(ctx, "LISTEN "+JobsChannel); err != nil {
+	if _, err := listener.Exec(ctx, "LISTEN "+pg.JobsChannel); err != nil {
 		t.Fatal(err)
 	}
 
@@ -395,7 +395,7 @@ WHERE j.subscription_id = $1 ORDER BY j.event_seq`, pushSub)
 	waitCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if _, err := listener.WaitForNotification(waitCtx); err != nil {
-		t.Errorf("no %s notification after jobs were created: %v", JobsChannel, err)
+		t.Errorf("no %s notification after jobs were created: %v", pg.JobsChannel, err)
 	}
 }
 

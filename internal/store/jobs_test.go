@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/autodisable"
 )
 
 const testLeaseMargin = 15 * time.Second

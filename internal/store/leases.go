@@ -104,7 +104,7 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 			_, err = pgx.ForEachRow(rows, []any{&state, &sub, &key}, func() error {
 				n++
 				keys.add(sub, key)
-				if state == JobDead {
+				if state == pg.JobDead {
 					step.Poisoned++
 				} else {
 					step.Retried++

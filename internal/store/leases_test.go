@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func TestShedKeepsTheAttemptBudget(t *testing.T) {
@@ -17,7 +19,7 @@ func TestShedKeepsTheAttemptBudget(t *testing.T) {
 		t.Fatalf("Shed = %v, %v", ok, err)
 	}
 	j := readJob(t, st, job.ID)
-	if j.State != JobPending || j.Attempts != 0 || !j.NextAt.Equal(retryAt) || j.LeaseOwner != nil {
+	if j.State != pg.JobPending || j.Attempts != 0 || !j.NextAt.Equal(retryAt) || j.LeaseOwner != nil {
 		t.Errorf("job = %+v, want pending at %v with no attempt spent", j, retryAt)
 	}
 	if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts`); n != 0 {
@@ -54,7 +56,7 @@ func TestRecoverExpiredLeasesPoisonsAtTheThreshold(t *testing.T) {
 		}
 		j := readJob(t, st, job.ID)
 		if i <= threshold {
-			if rec != (Recovered{Retried: 1}) || j.State != JobPending || j.Recoveries != i {
+			if rec != (Recovered{Retried: 1}) || j.State != pg.JobPending || j.Recoveries != i {
 				t.Fatalf("recovery %d: %+v, job %+v; want pending with %d recoveries", i, rec, j, i)
 			}
 			if res := claim(t, st, "w", 1, ""); len(res.Jobs) != 1 {
@@ -62,7 +64,7 @@ func TestRecoverExpiredLeasesPoisonsAtTheThreshold(t *testing.T) {
 			}
 			continue
 		}
-		if rec != (Recovered{Poisoned: 1}) || j.State != JobDead || *j.DeadReason != DeadPoison || j.Recoveries != threshold {
+		if rec != (Recovered{Poisoned: 1}) || j.State != pg.JobDead || *j.DeadReason != pg.DeadPoison || j.Recoveries != threshold {
 			t.Errorf("last recovery: %+v, job %+v; want dead poison", rec, j)
 		}
 	}
@@ -71,7 +73,7 @@ func TestRecoverExpiredLeasesPoisonsAtTheThreshold(t *testing.T) {
 	if rec, err := st.RecoverExpiredLeases(ctx, time.Now(), threshold); err != nil || rec != (Recovered{}) {
 		t.Errorf("recover with only a live lease = %+v, %v", rec, err)
 	}
-	if j := readJob(t, st, live.ID); j.State != JobInFlight {
+	if j := readJob(t, st, live.ID); j.State != pg.JobInFlight {
 		t.Errorf("live job = %+v", j)
 	}
 }
@@ -90,7 +92,7 @@ func TestReleaseHandsJobsBackWithoutSpendingAnything(t *testing.T) {
 		t.Fatalf("Release = %d, %v; want 2", n, err)
 	}
 	for _, job := range jobs {
-		if j := readJob(t, st, job.ID); j.State != JobPending || j.Attempts != 0 || j.Recoveries != 0 || j.LeaseOwner != nil || !j.NextAt.Equal(due) {
+		if j := readJob(t, st, job.ID); j.State != pg.JobPending || j.Attempts != 0 || j.Recoveries != 0 || j.LeaseOwner != nil || !j.NextAt.Equal(due) {
 			t.Errorf("job = %+v, want pending as it was", j)
 		}
 	}

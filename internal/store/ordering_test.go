@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // insertKeyedJobs inserts one due job per key, in seq order, each with its
@@ -110,7 +112,7 @@ func TestClaimTakesTheHeadOfEachOrderingKeyOnly(t *testing.T) {
 	}
 	fourth := want(claim(t, st, "w", 20, ""), a3, b1)
 	complete(t, st, fourth[b1], "w", false, Retry{Exhausted: true})
-	if row := readJob(t, st, b1); row.State != JobDead {
+	if row := readJob(t, st, b1); row.State != pg.JobDead {
 		t.Fatalf("b1 = %+v, want dead", row)
 	}
 	fifth := want(claim(t, st, "w", 20, ""), b2)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // parked reports which of ids are parked (pending, due at infinity).
@@ -71,7 +73,7 @@ func TestAClaimParksTheJobsBehindAKeyAndLaterClaimsWalkNoneOfThem(t *testing.T) 
 		t.Fatal(err)
 	}
 	for _, d := range deliveries {
-		if parked := d.ID == a2 || d.ID == a3 || d.ID == a4; parked != (d.NextAttemptAt == nil) || d.State != JobPending && d.State != JobInFlight {
+		if parked := d.ID == a2 || d.ID == a3 || d.ID == a4; parked != (d.NextAttemptAt == nil) || d.State != pg.JobPending && d.State != pg.JobInFlight {
 			t.Errorf("delivery %s: state %s, next attempt %v", d.ID, d.State, d.NextAttemptAt)
 		}
 	}

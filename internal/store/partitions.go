@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,62 +15,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
-// The layout of the partitioned tables (migration 3; docs/architecture.md,
-// "Storage lifecycle"). Every daily partition covers one UTC day:
-//
-//   - events and pull_entries by seq: day D owns the seqs from
-//     DaySeqBase(D) up to the next day's base. The maintainer moves the
-//     sequence into the day's range when the day starts, so a lookup by seq
-//     touches one partition, and ingest's hot path is unchanged.
-//   - event_ids and delivery_jobs by id: day D owns the UUIDv7s whose
-//     time falls on D (for a job, the day it was created).
-//   - attempts and quarantine by a timestamp.
-//
-// Tables with a timestamp or id key also have a default partition, for rows
-// whose key falls outside every daily one (a clock far off, a maintainer
-// that has not run): nothing is ever refused for want of a partition.
-
-// seqDayBits sizes a day's range of seqs: 2^36 (~69 billion, ~795k events/s
-// for a whole day). A busier day spills into the next day's range, which
-// exists ahead of time, and nothing breaks. The epoch keeps seqs below
-// 2^53, so JSON readers that hold numbers as doubles read them exactly,
-// until the 2350s.
-const seqDayBits = 36
-
-var seqEpoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-
 const day = 24 * time.Hour
-
-// DayStart is the UTC midnight at or before t.
-func DayStart(t time.Time) time.Time {
-	u := t.UTC()
-	return time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
-}
-
-// DaySeqBase is the first seq of the UTC day of t.
-func DaySeqBase(t time.Time) int64 {
-	return int64(DayStart(t).Sub(seqEpoch)/day) << seqDayBits
-}
-
-// uuidAt is the smallest UUIDv7 of the millisecond t.
-func uuidAt(t time.Time) string {
-	ms := uint64(t.UnixMilli())
-	return fmt.Sprintf("%08x-%04x-0000-0000-000000000000", ms>>16, ms&0xffff)
-}
-
-// IDDay is the UTC day of a UUIDv7's own time (its first 48 bits, Unix
-// milliseconds). ok is false when id is not hex where the time should be.
-func IDDay(id string) (day time.Time, ok bool) {
-	hex := strings.ReplaceAll(id, "-", "")
-	if len(hex) < 12 {
-		return time.Time{}, false
-	}
-	ms, err := strconv.ParseUint(hex[:12], 16, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return DayStart(time.UnixMilli(int64(ms))), true
-}
 
 type partitionKind int
 
@@ -138,7 +82,7 @@ var partitionDay = regexp.MustCompile(`_p(\d{8})$`)
 var seqBound = regexp.MustCompile(`FROM \((MINVALUE|'?(-?\d+)'?)\) TO \('?(-?\d+)'?\)`)
 
 // listPartitions returns t's partitions, the catch-all first, then by day.
-func listPartitions(ctx context.Context, q querier, t managedTable) ([]partition, error) {
+func listPartitions(ctx context.Context, q pg.Querier, t managedTable) ([]partition, error) {
 	rows, err := q.Query(ctx, listPartitionsSQL, pgx.StrictNamedArgs{"parent": t.parent})
 	if err != nil {
 		return nil, fmt.Errorf("list partitions of %s: %w", t.parent, err)
@@ -186,21 +130,15 @@ func sortBySeq(parts []partition) {
 	slices.SortFunc(parts, func(a, b partition) int { return cmp.Compare(a.lo, b.lo) })
 }
 
-// querier is what both a pool and a transaction offer.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
 // bounds are day d's partition bounds of t as the key's text, which
 // hubctl_create_partition quotes into its DDL.
 func bounds(t managedTable, d time.Time) (lo, hi string) {
 	next := d.Add(day)
 	switch t.kind {
 	case bySeq:
-		return strconv.FormatInt(DaySeqBase(d), 10), strconv.FormatInt(DaySeqBase(next), 10)
+		return strconv.FormatInt(pg.DaySeqBase(d), 10), strconv.FormatInt(pg.DaySeqBase(next), 10)
 	case byID:
-		return uuidAt(d), uuidAt(next)
+		return pg.UUIDAt(d), pg.UUIDAt(next)
 	default:
 		return d.Format(time.RFC3339), next.Format(time.RFC3339)
 	}
@@ -262,7 +200,7 @@ func (s *Store) EnsurePartitions(ctx context.Context, now time.Time) error {
 // ahead that are missing. Two runs at once would both create a missing
 // partition, and one fail: callers hold the retention lock.
 func (s *Store) CreatePartitions(ctx context.Context, now time.Time) error {
-	today := DayStart(now)
+	today := pg.DayStart(now)
 	for _, t := range managedTables {
 		parts, err := listPartitions(ctx, s.Pool, t)
 		if err != nil {
@@ -276,7 +214,7 @@ func (s *Store) CreatePartitions(ctx context.Context, now time.Time) error {
 		// legacy one, when the clock is set before the migration) gets
 		// none of its own.
 		overlaps := func(d time.Time) bool {
-			lo, hi := DaySeqBase(d), DaySeqBase(d.Add(day))
+			lo, hi := pg.DaySeqBase(d), pg.DaySeqBase(d.Add(day))
 			return slices.ContainsFunc(parts, func(p partition) bool { return lo < p.hi && p.lo < hi })
 		}
 		for k := range PartitionsAhead + 1 {
@@ -298,18 +236,18 @@ func (s *Store) CreatePartitions(ctx context.Context, now time.Time) error {
 // and the move happens between batches, never inside one. Only days whose
 // events partition exists are moved into.
 func (s *Store) MoveInboxSequence(ctx context.Context, now time.Time) error {
-	today := DayStart(now)
-	base := DaySeqBase(today)
+	today := pg.DayStart(now)
+	base := pg.DaySeqBase(today)
 	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var exists bool
 		err := tx.QueryRow(ctx, partitionExistsSQL, pgx.StrictNamedArgs{"partition": partitionName(eventsTable, today)}).Scan(&exists)
 		if err != nil || !exists {
 			return err
 		}
-		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
+		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": pg.IngestLockKey}); err != nil {
 			return err
 		}
-		last, err := lastSeq(ctx, tx)
+		last, err := pg.LastSeq(ctx, tx)
 		if err != nil || last >= base-1 {
 			return err
 		}
@@ -320,15 +258,6 @@ func (s *Store) MoveInboxSequence(ctx context.Context, now time.Time) error {
 		return pg.Classify(fmt.Errorf("move the inbox sequence to %s: %w", today.Format(time.DateOnly), err))
 	}
 	return nil
-}
-
-// lastSeq is the highest seq the inbox sequence has handed out, or would
-// have by now: after a roll the sequence's next value is the day's base, so
-// everything below it is past. (pg_sequences shows no last value then.)
-func lastSeq(ctx context.Context, q querier) (int64, error) {
-	var last int64
-	err := q.QueryRow(ctx, lastSeqSQL).Scan(&last)
-	return last, err
 }
 
 //go:embed sql/list_partitions.sql
@@ -345,6 +274,3 @@ var partitionExistsSQL string
 
 //go:embed sql/move_inbox_sequence.sql
 var moveInboxSequenceSQL string
-
-//go:embed sql/last_seq.sql
-var lastSeqSQL string

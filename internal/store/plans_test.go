@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // seedDays puts events with pending and finished jobs, and pull entries,
@@ -31,7 +33,7 @@ func seedDays(t *testing.T, st *Store, now time.Time) (push, pull string) {
 		t.Fatal(err)
 	}
 	for k := -1; k <= 1; k++ {
-		base := DaySeqBase(now.Add(time.Duration(k) * day))
+		base := pg.DaySeqBase(now.Add(time.Duration(k) * day))
 		_, err := st.Pool.Exec(ctx, `
 WITH ev AS (
     INSERT INTO events (seq, tenant_id, id, event_key, schema_version, schema_major, source, type, time,
@@ -135,7 +137,7 @@ func TestPlansOfHotPathsTouchOnlyThePartitionsTheyNeed(t *testing.T) {
 	// Recording successes updates the jobs in their own day's partition.
 	var jobID [16]byte
 	if err := st.Pool.QueryRow(context.Background(), `SELECT id FROM delivery_jobs WHERE id >= $1::uuid ORDER BY id LIMIT 1`,
-		uuidAt(DayStart(now))).Scan(&jobID); err != nil {
+		pg.UUIDAt(pg.DayStart(now))).Scan(&jobID); err != nil {
 		t.Fatal(err)
 	}
 	successPlan := explain(t, st, true, recordSuccesses, pgx.StrictNamedArgs{
@@ -157,7 +159,7 @@ func TestPlansOfHotPathsTouchOnlyThePartitionsTheyNeed(t *testing.T) {
 	for what, sql := range map[string]string{"the backlog reading": string(backlogByTenant), "the pinned check": eventsPinnedSQL} {
 		args := []any{pgx.NamedArgs{"now": now}}
 		if sql == eventsPinnedSQL {
-			args = []any{pgx.StrictNamedArgs{"lo": DaySeqBase(now.Add(-day)), "hi": DaySeqBase(now)}}
+			args = []any{pgx.StrictNamedArgs{"lo": pg.DaySeqBase(now.Add(-day)), "hi": pg.DaySeqBase(now)}}
 		}
 		plan := explainWith(t, st, false, "enable_seqscan = off", sql, args...)
 		for _, d := range []string{yesterday, today, tomorrow} {
@@ -214,7 +216,7 @@ SELECT (lpad(to_hex((extract(epoch FROM $1::timestamptz) * 1000)::bigint), 12, '
        CASE WHEN g % 100 = 0 THEN 'in_flight' ELSE 'succeeded' END,
        CASE WHEN g % 100 = 0 THEN 'owner' END, CASE WHEN g % 100 = 0 THEN now() + interval '1 minute' END,
        CASE WHEN g % 100 <> 0 THEN now() END, $1
-FROM generate_series(1, 50000) g`, now, push, DaySeqBase(now)); err != nil {
+FROM generate_series(1, 50000) g`, now, push, pg.DaySeqBase(now)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Pool.Exec(ctx, `ANALYZE delivery_jobs`); err != nil {

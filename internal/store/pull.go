@@ -206,10 +206,10 @@ func notAPullSubscription(ctx context.Context, tx pgx.Tx, q PullQuery) error {
 		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}).Scan(&sinkType)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return subscriptionNotFound(q.SubscriptionID)
+		return pg.SubscriptionNotFound(q.SubscriptionID)
 	case err != nil:
 		return fmt.Errorf("look up subscription %s: %w", q.SubscriptionID, err)
-	case sinkType == pullSinkType:
+	case sinkType == pg.PullSinkType:
 		// A pull subscription without a cursor breaks CreateSubscription's
 		// promise; say so rather than pretend it is something else.
 		return fmt.Errorf("pull subscription %s has no cursor row", q.SubscriptionID)

@@ -188,7 +188,7 @@ func (s *Store) fencePurge(ctx context.Context, id string, now time.Time) error 
 		}
 		// Exclusive: no batch is in progress, so every job of the tenant
 		// there is now has an event seq up to the sequence's last value.
-		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
+		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": pg.IngestLockKey}); err != nil {
 			return err
 		}
 		var fence PurgeFence
@@ -220,7 +220,7 @@ func (s *Store) removeTenant(ctx context.Context, id string, now time.Time) ([]P
 		if err := lockTenant(ctx, tx, id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
+		if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": pg.IngestLockKey}); err != nil {
 			return err
 		}
 		// Whatever could put a job in flight now waits for this
@@ -264,7 +264,7 @@ func lockTenant(ctx context.Context, tx pgx.Tx, id string) error {
 		return err
 	}
 	if !exists {
-		return tenantNotFound(id)
+		return pg.TenantNotFound(id)
 	}
 	return nil
 }

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // seedTenant stores one of everything a tenant can own: events (with their

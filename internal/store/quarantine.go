@@ -90,15 +90,8 @@ type QuarantineSummary struct {
 	HeaderValueSizes []int64
 	HeaderCount      int
 	ValuePrefix      []byte
-	Value            ValueInfo
+	Value            pg.ValueInfo
 	ReceivedAt       time.Time
-}
-
-// ValueInfo describes a quarantined record's value as the producer sent it.
-type ValueInfo struct {
-	Size      int64
-	SHA256    []byte
-	Truncated bool // only the first bytes are stored
 }
 
 // ListQuarantine returns a page of quarantined records as summaries, newest
@@ -155,18 +148,18 @@ func scanQuarantineSummary(row pgx.CollectableRow) (QuarantineSummary, error) {
 
 // GetQuarantined returns one quarantined record whole; pg.ErrNotFound when no
 // record has that id.
-func (s *Store) GetQuarantined(ctx context.Context, id int64) (QuarantinedRecord, ValueInfo, error) {
+func (s *Store) GetQuarantined(ctx context.Context, id int64) (QuarantinedRecord, pg.ValueInfo, error) {
 	var r QuarantinedRecord
-	var v ValueInfo
+	var v pg.ValueInfo
 	var keys, values [][]byte
 	err := s.Pool.QueryRow(ctx, getQuarantinedSQL, pgx.StrictNamedArgs{"id": id}).
 		Scan(&r.ID, &r.Reason, &r.Detail, &r.Topic, &r.Partition, &r.Offset,
 			&r.Key, &keys, &values, &r.Value, &r.ReceivedAt, &v.Size, &v.SHA256, &v.Truncated)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return QuarantinedRecord{}, ValueInfo{}, fmt.Errorf("%w: quarantined record %d", pg.ErrNotFound, id)
+		return QuarantinedRecord{}, pg.ValueInfo{}, fmt.Errorf("%w: quarantined record %d", pg.ErrNotFound, id)
 	}
 	if err != nil {
-		return QuarantinedRecord{}, ValueInfo{}, pg.Classify(fmt.Errorf("get quarantined record %d: %w", id, err))
+		return QuarantinedRecord{}, pg.ValueInfo{}, pg.Classify(fmt.Errorf("get quarantined record %d: %w", id, err))
 	}
 	r.Headers = pairHeaders(keys, values)
 	return r, v, nil

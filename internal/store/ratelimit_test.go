@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func setRateLimit(t *testing.T, st *Store, sub string, perSecond float64) {
@@ -44,11 +46,11 @@ func TestClaimGivesRateLimitedJobsSlotsWithoutAnAttempt(t *testing.T) {
 	for i, id := range ids[1:] {
 		row := readJob(t, st, id)
 		want := t0.Add(time.Duration(i+1) * 100 * time.Millisecond)
-		if row.State != JobPending || row.Attempts != 0 || row.NextAt.Sub(want).Abs() > time.Millisecond {
+		if row.State != pg.JobPending || row.Attempts != 0 || row.NextAt.Sub(want).Abs() > time.Millisecond {
 			t.Errorf("job %d = %+v, want pending, no attempt, due at %v", i+1, row, want)
 		}
 		var reason *string
-		if err := st.Pool.QueryRow(ctx, `SELECT shed_reason FROM delivery_jobs WHERE id = $1`, id).Scan(&reason); err != nil || reason == nil || *reason != ShedRateLimited {
+		if err := st.Pool.QueryRow(ctx, `SELECT shed_reason FROM delivery_jobs WHERE id = $1`, id).Scan(&reason); err != nil || reason == nil || *reason != pg.ShedRateLimited {
 			t.Errorf("job %d held reason = %v, %v", i+1, reason, err)
 		}
 	}

@@ -66,7 +66,7 @@ const recoverSkew = 10 * time.Minute
 // subscription gone (pg.ErrNotFound, with what was done so far). progress,
 // if not nil, is called after each batch.
 //
-// The inbox is partitioned by seq ranges of UTC days (DaySeqBase), and a
+// The inbox is partitioned by seq ranges of UTC days (pg.DaySeqBase), and a
 // day's events may take seqs of the day before until the maintainer moves
 // the sequence, so the seq range is bounded from below by the newest
 // events before since's day and from above by the day after until's.
@@ -78,8 +78,8 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryR
 	if err != nil {
 		return RecoverResult{}, pg.Classify(fmt.Errorf("recover: %w", err))
 	}
-	hi := DaySeqBase(r.Until) + 2<<seqDayBits // until's day and one spilled into
-	if last, err := lastSeq(ctx, s.Pool); err != nil {
+	hi := pg.DaySeqBase(r.Until) + 2<<pg.SeqDayBits // until's day and one spilled into
+	if last, err := pg.LastSeq(ctx, s.Pool); err != nil {
 		return RecoverResult{}, pg.Classify(fmt.Errorf("recover: %w", err))
 	} else if last < hi {
 		hi = last + 1
@@ -116,7 +116,7 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryR
 // below it was received after since (less recoverSkew). With the sequence
 // never moved (no maintainer ran) that reaches the lowest seqs.
 func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, error) {
-	lo := DaySeqBase(since)
+	lo := pg.DaySeqBase(since)
 	for lo > 0 {
 		var seq int64
 		var at time.Time
@@ -131,7 +131,7 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 		if at.Before(since.Add(-recoverSkew)) {
 			return lo, nil
 		}
-		lo = max(seq>>seqDayBits<<seqDayBits, 0)
+		lo = max(seq>>pg.SeqDayBits<<pg.SeqDayBits, 0)
 	}
 	return 0, nil
 }
@@ -261,7 +261,7 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		res.Queued += tag.RowsAffected()
 	}
 	if res.Queued > 0 {
-		if _, err := tx.Exec(ctx, notifyJobsSQL, pgx.StrictNamedArgs{"jobs_channel": JobsChannel}); err != nil {
+		if err := pg.NotifyJobs(ctx, tx); err != nil {
 			return RecoverResult{}, 0, after, err
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 func TestRecoverReadsOnlyTheDaysOfItsRange(t *testing.T) {
@@ -18,8 +20,8 @@ func TestRecoverReadsOnlyTheDaysOfItsRange(t *testing.T) {
 	seedDays(t, st, now)
 	yesterday := now.Add(-day).UTC().Format("20060102")
 	plan := explain(t, st, true, recoverEvents, pgx.NamedArgs{
-		"from": DaySeqBase(now), "hi": DaySeqBase(now) + 2<<seqDayBits, "tenant": "acme",
-		"since": DayStart(now), "until": now.Add(day), "major": 1, "origin": "", "payload": false, "batch": DefaultRecoverBatch,
+		"from": pg.DaySeqBase(now), "hi": pg.DaySeqBase(now) + 2<<pg.SeqDayBits, "tenant": "acme",
+		"since": pg.DayStart(now), "until": now.Add(day), "major": 1, "origin": "", "payload": false, "batch": DefaultRecoverBatch,
 	})
 	// Pruned at executor start-up, yesterday's partition is not in the
 	// plan at all; pruned later, it shows as never executed.

@@ -282,8 +282,8 @@ func TestRecoverFindsEventsOfALateSequenceRoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	rolled := recoverEvent(t, st, "acme", "transaction.posted", 1, day2.Add(time.Hour), "{}")
-	if lateRoll >= store.DaySeqBase(day2) || rolled < store.DaySeqBase(day2) {
-		t.Fatalf("seqs %d and %d: want the first below day 2's base %d, the second at or above", lateRoll, rolled, store.DaySeqBase(day2))
+	if lateRoll >= pg.DaySeqBase(day2) || rolled < pg.DaySeqBase(day2) {
+		t.Fatalf("seqs %d and %d: want the first below day 2's base %d, the second at or above", lateRoll, rolled, pg.DaySeqBase(day2))
 	}
 	recover := func(since, until time.Time) store.RecoverResult {
 		t.Helper()

@@ -242,7 +242,7 @@ var catchAllExpiry = map[string]struct{ count, delete string }{
 }
 
 // countRows counts the rows of one partition.
-func countRows(ctx context.Context, q querier, table string) (int64, error) {
+func countRows(ctx context.Context, q pg.Querier, table string) (int64, error) {
 	var n int64
 	if err := q.QueryRow(ctx, countPartitionRowsSQL, pgx.StrictNamedArgs{"partition": table}).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count rows of %s: %w", table, err)
@@ -300,7 +300,7 @@ func (s *Store) pruneEvents(ctx context.Context, cutoff time.Time, rep *PruneRep
 	for _, p := range pull {
 		pullByDay[p.day] = p
 	}
-	last, err := lastSeq(ctx, s.Pool)
+	last, err := pg.LastSeq(ctx, s.Pool)
 	if err != nil {
 		return 0, fmt.Errorf("read the inbox sequence: %w", err)
 	}
@@ -447,7 +447,7 @@ func (s *Store) pruneEventIDs(ctx context.Context, cutoff time.Time, minRetained
 			return err
 		}
 		lo, hi := bounds(eventIDsTable, p.day)
-		check := func(q querier) (bool, error) {
+		check := func(q pg.Querier) (bool, error) {
 			var gone bool
 			err := q.QueryRow(ctx, eventIDsGoneSQL, pgx.StrictNamedArgs{"min_retained": minRetained, "day": p.day, "lo": lo, "hi": hi}).Scan(&gone)
 			return gone, err
@@ -462,7 +462,7 @@ func (s *Store) pruneEventIDs(ctx context.Context, cutoff time.Time, minRetained
 		}
 		if !rep.DryRun {
 			dropped, err := s.dropPartitions(ctx, func(tx pgx.Tx) error {
-				if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}); err != nil {
+				if _, err := tx.Exec(ctx, takeIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": pg.IngestLockKey}); err != nil {
 					return err
 				}
 				gone, err := check(tx)

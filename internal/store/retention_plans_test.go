@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Retention's probes of one day's partition query the parent within the
@@ -16,9 +18,9 @@ func TestRetentionProbesReadOnlyTheirPartition(t *testing.T) {
 	st := ingestStore(t)
 	now := time.Now()
 	seedDays(t, st, now)
-	today := DayStart(now)
+	today := pg.DayStart(now)
 	idsLo, idsHi := bounds(eventIDsTable, today)
-	seqs := pgx.StrictNamedArgs{"lo": DaySeqBase(today), "hi": DaySeqBase(today.Add(day))}
+	seqs := pgx.StrictNamedArgs{"lo": pg.DaySeqBase(today), "hi": pg.DaySeqBase(today.Add(day))}
 	for _, probe := range []struct {
 		what, sql string
 		args      pgx.StrictNamedArgs

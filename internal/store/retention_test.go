@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // v7At is a canonical UUIDv7 of the millisecond t, told apart by n.
@@ -177,7 +178,7 @@ func TestThirtyDaysOfTrafficStayBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := ingestStore(t)
-	sim := &simulation{t: t, st: st, start: DayStart(time.Now()), sent: map[int][]IngestRecord{},
+	sim := &simulation{t: t, st: st, start: pg.DayStart(time.Now()), sent: map[int][]IngestRecord{},
 		policy: RetentionPolicy{Events: 7 * day, Deliveries: 7 * day, Quarantine: 7 * day}}
 	sim.push = uuid.MustParse(addTestSubscription(t, st, "acme", "webhook", []string{"transaction.posted"}))
 	sim.pull = uuid.MustParse(addTestSubscription(t, st, "acme", "pull", []string{"transaction.posted"}))
@@ -296,7 +297,7 @@ func TestThirtyDaysOfTrafficStayBounded(t *testing.T) {
 				t.Fatalf("replay: %+v %v", res, err)
 			}
 			sim.dispatch(now.Add(2*time.Hour), func(ClaimedJob) *Retry { return nil })
-			if got := readJob(t, st, replayed).State; got != JobSucceeded {
+			if got := readJob(t, st, replayed).State; got != pg.JobSucceeded {
 				t.Errorf("the replayed dead letter is %s, want succeeded", got)
 			}
 		case 12:
@@ -336,7 +337,7 @@ func TestThirtyDaysOfTrafficStayBounded(t *testing.T) {
 	if !stragglerDone {
 		t.Errorf("the job due 20 days after day 2 was never delivered")
 	}
-	if stragglerAt.IsZero() || readJob(t, st, straggler).State != JobSucceeded {
+	if stragglerAt.IsZero() || readJob(t, st, straggler).State != pg.JobSucceeded {
 		t.Errorf("the straggler is %s, want succeeded", readJob(t, st, straggler).State)
 	}
 	if len(resumedExpired) == 0 || !resumedExpired[0] {

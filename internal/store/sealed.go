@@ -68,7 +68,7 @@ func (s *Store) SealedSecretsOf(ctx context.Context, id uuid.UUID) (SealedSecret
 	err := s.Pool.QueryRow(ctx, sealedSecretsOfSQL, pgx.NamedArgs{"id": id}).
 		Scan(&row.SinkCredentials, &row.SigningSecret, &row.PreviousSecret)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return row, subscriptionNotFound(id)
+		return row, pg.SubscriptionNotFound(id)
 	}
 	return row, pg.Classify(err)
 }

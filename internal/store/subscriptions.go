@@ -26,10 +26,6 @@ const (
 	ColumnPreviousSecret  = "previous_secret"
 )
 
-// pullSinkType is the sink type whose subscriptions read from a cursor
-// instead of receiving jobs (docs/consuming.md, Pulling events); the schema's CHECK lists it.
-const pullSinkType = "pull"
-
 // Subscription is one live row of subscriptions. Fields that may hold a
 // secret hold crypto envelopes, never plaintext; "" and nil stand for NULL.
 type Subscription struct {
@@ -147,7 +143,7 @@ func resetRateLimiter(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
 	if _, err := tx.Exec(ctx, deleteRateLimiterSQL, pgx.StrictNamedArgs{"id": id}); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, unholdRateLimitedJobsSQL, pgx.StrictNamedArgs{"id": id, "shed_rate_limited": ShedRateLimited})
+	_, err := tx.Exec(ctx, unholdRateLimitedJobsSQL, pgx.StrictNamedArgs{"id": id, "shed_rate_limited": pg.ShedRateLimited})
 	return err
 }
 
@@ -185,7 +181,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 		if err != nil {
 			return err
 		}
-		if sub.SinkType != pullSinkType {
+		if sub.SinkType != pg.PullSinkType {
 			return nil
 		}
 		_, err = tx.Exec(ctx, insertPullCursorSQL, pgx.StrictNamedArgs{"id": sub.ID, "created_at": sub.CreatedAt})
@@ -193,7 +189,7 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign_key_violation: tenants is the only parent
-		return Subscription{}, tenantNotFound(sub.TenantID)
+		return Subscription{}, pg.TenantNotFound(sub.TenantID)
 	}
 	if err != nil {
 		return Subscription{}, pg.Classify(fmt.Errorf("create subscription: %w", err))
@@ -212,7 +208,7 @@ func checkSubscriptionLimit(ctx context.Context, tx pgx.Tx, tenantID string, lim
 	var locked bool
 	err := tx.QueryRow(ctx, lockTenantForLimitSQL, pgx.StrictNamedArgs{"tenant_id": tenantID}).Scan(&locked)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return tenantNotFound(tenantID)
+		return pg.TenantNotFound(tenantID)
 	}
 	if err != nil {
 		return err
@@ -242,7 +238,7 @@ func (s *Store) GetSubscription(ctx context.Context, tenantID string, id uuid.UU
 	sub, err := scanSubscription(s.Pool.QueryRow(ctx, getSubscriptionSQL,
 		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Subscription{}, subscriptionNotFound(id)
+		return Subscription{}, pg.SubscriptionNotFound(id)
 	}
 	if err != nil {
 		return Subscription{}, pg.Classify(fmt.Errorf("read subscription %s: %w", id, err))
@@ -310,7 +306,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 		current, err := scanSubscription(tx.QueryRow(ctx, lockSubscriptionSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return subscriptionNotFound(id)
+			return pg.SubscriptionNotFound(id)
 		}
 		if err != nil {
 			return err
@@ -391,7 +387,7 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		err := tx.QueryRow(ctx, markSubscriptionDeletedSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID, "at": at}).Scan(&destination)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return subscriptionNotFound(id)
+			return pg.SubscriptionNotFound(id)
 		}
 		if err != nil {
 			return err
@@ -411,10 +407,6 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		return 0, pg.Classify(fmt.Errorf("delete subscription %s: %w", id, err))
 	}
 	return canceledJobs, nil
-}
-
-func subscriptionNotFound(id uuid.UUID) error {
-	return fmt.Errorf("%w: subscription %s", pg.ErrNotFound, id)
 }
 
 //go:embed sql/delete_rate_limiter.sql

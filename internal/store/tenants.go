@@ -58,7 +58,7 @@ func (s *Store) CreateTenant(ctx context.Context, id string, at time.Time) (Tena
 func (s *Store) GetTenant(ctx context.Context, id string) (Tenant, error) {
 	t, err := scanTenant(s.Pool.QueryRow(ctx, getTenantSQL, pgx.StrictNamedArgs{"id": id}))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Tenant{}, tenantNotFound(id)
+		return Tenant{}, pg.TenantNotFound(id)
 	}
 	if err != nil {
 		return Tenant{}, pg.Classify(fmt.Errorf("read tenant %q: %w", id, err))
@@ -98,16 +98,12 @@ func (s *Store) SetTenantStatus(ctx context.Context, id string, status TenantSta
 	t, err := scanTenant(s.Pool.QueryRow(ctx, setTenantStatusSQL,
 		pgx.StrictNamedArgs{"id": id, "status": status, "at": at}))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Tenant{}, tenantNotFound(id)
+		return Tenant{}, pg.TenantNotFound(id)
 	}
 	if err != nil {
 		return Tenant{}, pg.Classify(fmt.Errorf("set status of tenant %q: %w", id, err))
 	}
 	return t, nil
-}
-
-func tenantNotFound(id string) error {
-	return fmt.Errorf("%w: tenant %q", pg.ErrNotFound, id)
 }
 
 // LoadRoster returns every tenant's status for the ingest roster gate

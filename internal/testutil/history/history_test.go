@@ -30,7 +30,7 @@ func TestSeedSpreadsTheHistoryOverItsDays(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k := 1; k <= history.Days; k++ {
-		suffix := "_p" + store.DayStart(now.Add(-time.Duration(k)*24*time.Hour)).Format("20060102")
+		suffix := "_p" + pg.DayStart(now.Add(-time.Duration(k)*24*time.Hour)).Format("20060102")
 		for _, table := range []string{"events", "event_ids", "delivery_jobs"} {
 			var n int
 			if err := st.Pool.QueryRow(ctx, `SELECT count(*) FROM `+table+suffix).Scan(&n); err != nil {
@@ -48,7 +48,7 @@ func TestSeedSpreadsTheHistoryOverItsDays(t *testing.T) {
 	if attempts != perDay*history.Days {
 		t.Errorf("%d attempts, want %d", attempts, perDay*history.Days)
 	}
-	first := store.DaySeqBase(now.Add(-history.Days * 24 * time.Hour))
+	first := pg.DaySeqBase(now.Add(-history.Days * 24 * time.Hour))
 	for _, legacy := range []string{"events_legacy", "pull_entries_legacy"} {
 		var bound string
 		if err := st.Pool.QueryRow(ctx, `SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE relname = $1`, legacy).Scan(&bound); err != nil {

@@ -1,4 +1,4 @@
-package store
+package pg
 
 // Delivery job states and dead-letter reasons (migration 1; docs/concepts.md, Dead letters and poison).
 const (
@@ -15,3 +15,8 @@ const (
 	// on, kept instead of dropped (migration 14).
 	DeadFilterError = "filter_error"
 )
+
+// ShedRateLimited is the shed_reason of a pending job holding the slot its
+// subscription's rate limiter gave it (at its next_attempt_at): its next
+// claim takes no new slot. The claim statement writes it as a literal.
+const ShedRateLimited = "rate_limited"
