@@ -11,9 +11,10 @@ import (
 	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -105,7 +106,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		d.breakers.Report(permit, out.OK, finished)
 	}
 
-	result := store.Attempt{
+	result := queue.Attempt{
 		JobID: job.ID, SubscriptionID: sub.ID, Owner: d.owner, DeliveryID: deliveryID,
 		StartedAt: started, Duration: finished.Sub(started),
 		OK: out.OK, StatusCode: out.StatusCode, Error: out.Error, Response: out.Response,
@@ -173,7 +174,7 @@ func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logge
 }
 
 // breakerKey is the (tenant, destination) pair a breaker is kept for (docs/concepts.md, Circuit breaker).
-func breakerKey(sub store.Subscription) string {
+func breakerKey(sub catalog.Subscription) string {
 	return keyOf(oncall.Destination{TenantID: sub.TenantID, Destination: sub.Destination})
 }
 
@@ -191,7 +192,7 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 
 // record stores the attempt, trying again while the database is
 // unavailable and the job's lease lasts.
-func (d *Dispatcher) record(ctx context.Context, a store.Attempt, leaseUntil time.Time) (res store.CompleteResult, err error) {
+func (d *Dispatcher) record(ctx context.Context, a queue.Attempt, leaseUntil time.Time) (res queue.CompleteResult, err error) {
 	err = d.retryWhileLeased(ctx, leaseUntil, func() error {
 		res, err = d.store.Complete(ctx, a, d.autoDisable)
 		return err
@@ -213,7 +214,7 @@ func (d *Dispatcher) observe(sinkType string, ok bool, took time.Duration, recei
 // the span is a child of the event's trace context, and the destination
 // receives the span's traceparent (same trace id) instead of the event's.
 // With tracing off the event's trace context is sent verbatim.
-func (d *Dispatcher) deliver(ctx context.Context, opened *openedSink, job queuedJob, sub store.Subscription, deliveryID string) sink.Outcome {
+func (d *Dispatcher) deliver(ctx context.Context, opened *openedSink, job queuedJob, sub catalog.Subscription, deliveryID string) sink.Outcome {
 	del := delivery(job, deliveryID)
 	if d.tracing == nil {
 		return opened.sink.Deliver(ctx, del)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -184,7 +185,7 @@ func benchmarkDeliveryLatency(b *testing.B, handoff bool) {
 	d, _ := e.start(func(o *Options) {
 		o.Dispatch.IdleInterval = 250 * time.Millisecond
 	})
-	var to store.Handoff
+	var to queue.Handoff
 	if handoff {
 		to = d
 	}

@@ -22,7 +22,9 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -79,7 +81,7 @@ type Options struct {
 	Store *store.Store
 	// OpenSink opens a subscription's sink with its secrets decrypted
 	// (sinkopen.Opener.Open, shared with verification).
-	OpenSink func(store.Subscription) (sink.Sink, error)
+	OpenSink func(catalog.Subscription) (sink.Sink, error)
 	// Dispatch sizes the pool; zero fields take the documented defaults (docs/configuration.md).
 	Dispatch    config.DispatchConfig
 	Breaker     config.BreakerConfig
@@ -113,7 +115,7 @@ type Dispatcher struct {
 	clock       func() time.Time
 	owner       string
 	cfg         config.DispatchConfig
-	autoDisable store.AutoDisable
+	autoDisable queue.AutoDisable
 	margin      time.Duration
 	drain       time.Duration
 	rnd         func() float64
@@ -380,19 +382,19 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 
 // claim claims up to size jobs and pairs them with their subscriptions.
 // Jobs whose subscriptions cannot be read are handed back before it fails.
-func (d *Dispatcher) claim(ctx context.Context, size int) (store.ClaimResult, []queuedJob, error) {
+func (d *Dispatcher) claim(ctx context.Context, size int) (queue.ClaimResult, []queuedJob, error) {
 	now := d.clock()
-	res, err := d.store.Claim(ctx, store.ClaimRequest{
+	res, err := d.store.Claim(ctx, queue.ClaimRequest{
 		Owner: d.owner, Limit: size, Now: now, After: d.resumeAfter(),
 		LeaseMargin: d.margin + queueAllowance, SkipTenants: d.queue.stalled(now.Add(-stallAfter)),
 	})
 	if err != nil {
-		return store.ClaimResult{}, nil, err
+		return queue.ClaimResult{}, nil, err
 	}
 	jobs, err := d.subs.resolve(ctx, res.Jobs, d.clock())
 	if err != nil {
 		d.releaseClaimed(ctx, res.Jobs)
-		return store.ClaimResult{}, nil, fmt.Errorf("read the subscriptions of claimed jobs: %w", err)
+		return queue.ClaimResult{}, nil, fmt.Errorf("read the subscriptions of claimed jobs: %w", err)
 	}
 	return res, jobs, nil
 }
@@ -497,7 +499,7 @@ func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 // workers have stopped: they are due again at once, elsewhere or after a
 // restart, without waiting for their leases or counting a recovery.
 func (d *Dispatcher) releaseUnstarted(ctx context.Context) {
-	var jobs []store.ClaimedJob
+	var jobs []queue.ClaimedJob
 	for _, job := range d.queue.drain() {
 		jobs = append(jobs, job.ClaimedJob)
 	}
@@ -518,7 +520,7 @@ func (d *Dispatcher) ReleaseOutwaited(ctx context.Context, next time.Time) {
 		return
 	}
 	d.roomMayHaveAppeared()
-	jobs := make([]store.ClaimedJob, len(outwaited))
+	jobs := make([]queue.ClaimedJob, len(outwaited))
 	for i, job := range outwaited {
 		jobs[i] = job.ClaimedJob
 	}
@@ -526,7 +528,7 @@ func (d *Dispatcher) ReleaseOutwaited(ctx context.Context, next time.Time) {
 }
 
 // releaseClaimed hands claimed jobs back untouched, due as they were.
-func (d *Dispatcher) releaseClaimed(ctx context.Context, jobs []store.ClaimedJob) {
+func (d *Dispatcher) releaseClaimed(ctx context.Context, jobs []queue.ClaimedJob) {
 	if len(jobs) == 0 {
 		return
 	}
@@ -614,9 +616,9 @@ func (d *Dispatcher) jitter() float64 {
 }
 
 // autoDisableBy is policy as the store's complete path asks for it.
-func autoDisableBy(policy autodisable.Policy) store.AutoDisable {
-	return func(span store.FailureSpan, finished time.Time) (store.FailureSpan, bool) {
+func autoDisableBy(policy autodisable.Policy) queue.AutoDisable {
+	return func(span queue.FailureSpan, finished time.Time) (queue.FailureSpan, bool) {
 		next, disable := policy.OnFailure(autodisable.Span(span), finished)
-		return store.FailureSpan(next), disable
+		return queue.FailureSpan(next), disable
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink/webhook"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
@@ -275,7 +276,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 
 // startIngest runs an ingest consumer of the test topics until the test
 // ends, handing first attempts to handoff when it is not nil.
-func startIngest(t testing.TB, st *store.Store, brokers []string, handoff store.Handoff) {
+func startIngest(t testing.TB, st *store.Store, brokers []string, handoff queue.Handoff) {
 	t.Helper()
 	consumer, err := ingest.New(ingest.Options{
 		Kafka: config.KafkaConfig{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -52,7 +53,7 @@ const (
 
 // Decide judges an Idempotency-Key whose claim found a row
 // already there: existing is that row, fingerprint the request's.
-func Decide(existing store.IdempotencyRecord, fingerprint []byte) Action {
+func Decide(existing catalog.IdempotencyRecord, fingerprint []byte) Action {
 	switch {
 	case subtle.ConstantTimeCompare(existing.Fingerprint, fingerprint) != 1:
 		return Reused
@@ -140,7 +141,7 @@ func (s *Keys) Begin(ctx context.Context, scope, key, tenant string, fingerprint
 	// PostgreSQL keeps microseconds: the claim's time must read back equal.
 	now := s.now().UTC().Truncate(time.Microsecond)
 	claimed, existing, err := s.store.ClaimIdempotencyKey(ctx, scope, key, tenant, fingerprint, now,
-		now.Add(-store.IdempotencyWindow), now.Add(-AbandonedAfter))
+		now.Add(-catalog.IdempotencyWindow), now.Add(-AbandonedAfter))
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -84,8 +85,8 @@ type Options struct {
 	// DefaultLagInterval.
 	LagInterval time.Duration
 	// Handoff, when set, is this process's dispatcher: batches may lease
-	// the first attempts of their jobs to it (store.Handoff).
-	Handoff store.Handoff
+	// the first attempts of their jobs to it (queue.Handoff).
+	Handoff queue.Handoff
 }
 
 // Consumer is ingest's Kafka consumer group member: it reads the subscribed
@@ -435,7 +436,7 @@ type partitionOutcome struct {
 	stored   []batchOutcome
 	complete bool
 	// otherIncarnation: the stored position belongs to another
-	// incarnation of the topic than the records (store.IngestResult).
+	// incarnation of the topic than the records (queue.IngestResult).
 	otherIncarnation bool
 }
 
@@ -502,7 +503,7 @@ func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}
 
 // batchLinks are the trace contexts of a batch's accepted records, at most
 // tracing.MaxBatchLinks of them.
-func batchLinks(batch store.IngestBatch) []trace.Link {
+func batchLinks(batch queue.IngestBatch) []trace.Link {
 	var links []trace.Link
 	for i := range batch.Records {
 		ev := &batch.Records[i].Event
@@ -521,8 +522,8 @@ func batchLinks(batch store.IngestBatch) []trace.Link {
 
 // batchOutcome is what became of one partition's batch.
 type batchOutcome struct {
-	batch  store.IngestBatch
-	result store.IngestResult
+	batch  queue.IngestBatch
+	result queue.IngestResult
 	stored bool
 }
 
@@ -530,7 +531,7 @@ type batchOutcome struct {
 // database refuses it. It gives up, reporting false, only once giveUp is
 // closed (shutdown or a rebalance waiting): the records are then read again,
 // by this member after a restart or by the partition's next owner.
-func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch *store.IngestBatch) (store.IngestResult, bool) {
+func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch *queue.IngestBatch) (queue.IngestResult, bool) {
 	log := c.log.With(slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
 		slog.Int64("first_offset", batch.Records[0].Offset), slog.Int("records", len(batch.Records)))
 	start := c.clock()
@@ -562,7 +563,7 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 			} else {
 				log.Warn("giving up the batch for a rebalance; it is read again by the partition's owner")
 			}
-			return store.IngestResult{}, false
+			return queue.IngestResult{}, false
 		case <-time.After(retryBackoff.Delay(attempt, rand.Float64())):
 		}
 	}
@@ -571,11 +572,11 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 // confirmAndWrite asks the database about the tenants the cached roster
 // turned away (see doubtfulTenants), applies its answer to the batch and to
 // the cache, then writes the batch.
-func (c *Consumer) confirmAndWrite(ctx context.Context, batch *store.IngestBatch) (store.IngestResult, error) {
+func (c *Consumer) confirmAndWrite(ctx context.Context, batch *queue.IngestBatch) (queue.IngestResult, error) {
 	if ids := doubtfulTenants(*batch); len(ids) > 0 {
 		statuses, err := c.opts.Store.TenantStatuses(ctx, ids)
 		if err != nil {
-			return store.IngestResult{}, err
+			return queue.IngestResult{}, err
 		}
 		readmit(batch, statuses)
 		c.roster.update(ids, statuses)
@@ -614,7 +615,7 @@ func (c *Consumer) rewind(topic string, partition int32, offset int64) {
 // report counts a stored batch and logs its quarantined and discarded
 // records, one line per (verdict, reason, tenant) a minute at most, with a
 // count (verdictLog).
-func (c *Consumer) report(batch store.IngestBatch, res store.IngestResult) {
+func (c *Consumer) report(batch queue.IngestBatch, res queue.IngestResult) {
 	c.metrics.observe(res)
 	c.logFilterFailures(res.FilterFailures)
 	if res.Skipped > 0 {

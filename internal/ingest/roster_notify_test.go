@@ -8,7 +8,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -81,13 +81,13 @@ func TestRosterChangesArriveByNotification(t *testing.T) {
 }
 
 func TestReadmitAsksOnlyAboutTurnedAwayTenants(t *testing.T) {
-	rec := func(tenant string, v event.Verdict) store.IngestRecord {
-		return store.IngestRecord{Event: event.Event{TenantID: tenant}, Verdict: v}
+	rec := func(tenant string, v event.Verdict) queue.IngestRecord {
+		return queue.IngestRecord{Event: event.Event{TenantID: tenant}, Verdict: v}
 	}
 	unknown, _ := event.Admit(event.TenantUnknown)
 	inactive, _ := event.Admit(event.TenantInactive)
 	bad := event.Verdict{Kind: event.Quarantine, Reason: event.ReasonInvalidID}
-	batch := store.IngestBatch{Records: []store.IngestRecord{
+	batch := queue.IngestBatch{Records: []queue.IngestRecord{
 		rec("new", unknown), rec("gone", unknown), rec("new", unknown),
 		rec("back", inactive), rec("still-off", inactive), rec("ok", event.Accepted()), rec("", bad),
 	}}

@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
@@ -242,13 +243,13 @@ func TestPartitionCreationComesBeforeTheSequenceMove(t *testing.T) {
 		t.Errorf("the sequence's next value is %d, want the day's base %d", next, want)
 	}
 	// Ahead of the day too, so ingest never waits for one.
-	status, err := st.StorageStatus(ctx, later, store.RetentionPolicy{Events: time.Hour, Deliveries: time.Hour, Quarantine: time.Hour})
+	status, err := st.StorageStatus(ctx, later, lifecycle.RetentionPolicy{Events: time.Hour, Deliveries: time.Hour, Quarantine: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tbl := range status.Tables {
-		if tbl.Partitions < store.PartitionsAhead+1 {
-			t.Errorf("%s has %d partitions, want at least today's and %d ahead", tbl.Table, tbl.Partitions, store.PartitionsAhead)
+		if tbl.Partitions < lifecycle.PartitionsAhead+1 {
+			t.Errorf("%s has %d partitions, want at least today's and %d ahead", tbl.Table, tbl.Partitions, lifecycle.PartitionsAhead)
 		}
 	}
 }
@@ -264,7 +265,7 @@ func nextSeq(t *testing.T, st *store.Store) int64 {
 	return next
 }
 
-var week = store.RetentionPolicy{Events: 168 * time.Hour, Deliveries: 168 * time.Hour, Quarantine: 168 * time.Hour}
+var week = lifecycle.RetentionPolicy{Events: 168 * time.Hour, Deliveries: 168 * time.Hour, Quarantine: 168 * time.Hour}
 
 func TestRetentionPrunesUnderTheLockAndEveryInstanceRefreshesTheGauges(t *testing.T) {
 	st := openStore(t)
@@ -298,7 +299,7 @@ SELECT 'invalid_time', 'topic', 0, g, '{}', '{}', '\x00', 1, sha256('\x00'), $1 
 	// Another process holds the lock: this one neither prunes nor waits,
 	// but still refreshes its gauges.
 	err = st.WithRetentionLock(ctx, func() error {
-		if err := r.RunOnce(ctx, prune); err != store.ErrRetentionBusy {
+		if err := r.RunOnce(ctx, prune); err != lifecycle.ErrRetentionBusy {
 			t.Errorf("prune with the lock held elsewhere: %v, want ErrRetentionBusy", err)
 		}
 		return r.RunOnce(ctx, gauges)

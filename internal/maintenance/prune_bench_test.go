@@ -11,7 +11,9 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/history"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
@@ -41,7 +43,7 @@ func BenchmarkPrune(b *testing.B) {
 	}
 	// A day later, the oldest day of the history has expired.
 	later := now.Add(day)
-	policy := store.RetentionPolicy{Events: 7 * day, Deliveries: 7 * day, Quarantine: 7 * day}
+	policy := lifecycle.RetentionPolicy{Events: 7 * day, Deliveries: 7 * day, Quarantine: 7 * day}
 	if err := st.EnsurePartitions(ctx, later); err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func BenchmarkPrune(b *testing.B) {
 	baseline := ingest.measure(3 * time.Second)
 
 	b.ResetTimer()
-	var rep store.PruneReport
+	var rep lifecycle.PruneReport
 	during := ingest.during(func() {
 		rep, err = st.Prune(ctx, later, policy, false)
 	})
@@ -91,10 +93,10 @@ func (r loadRun) rate() float64 { return float64(r.events) / r.elapsed.Seconds()
 
 func newIngestLoad(b *testing.B, st *store.Store) *ingestLoad { return &ingestLoad{b: b, st: st} }
 
-func (l *ingestLoad) batch() store.IngestBatch {
+func (l *ingestLoad) batch() queue.IngestBatch {
 	payload := make([]byte, 1024)
 	start := l.offset.Add(100) - 100
-	records := make([]store.IngestRecord, 100)
+	records := make([]queue.IngestRecord, 100)
 	for i := range records {
 		id := uuid.Must(uuid.NewV7()).String()
 		headers := benchHeaders("acme", id)
@@ -102,9 +104,9 @@ func (l *ingestLoad) batch() store.IngestBatch {
 		if !ok {
 			l.b.Fatalf("benchmark event does not parse: %v", v)
 		}
-		records[i] = store.IngestRecord{Offset: start + int64(i), Headers: headers, Value: payload, Verdict: event.Accepted(), Event: ev}
+		records[i] = queue.IngestRecord{Offset: start + int64(i), Headers: headers, Value: payload, Verdict: event.Accepted(), Event: ev}
 	}
-	return store.IngestBatch{Group: "streaming-hub", Topic: "lerian.streaming.bench", Partition: 0, Records: records, NextOffset: start + 100}
+	return queue.IngestBatch{Group: "streaming-hub", Topic: "lerian.streaming.bench", Partition: 0, Records: records, NextOffset: start + 100}
 }
 
 // run writes batches until stop is closed.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 )
 
 // retentionPrune removes what retention no longer keeps (store.Prune:
@@ -62,7 +62,7 @@ type pruneMetrics struct {
 
 // record logs and counts what a prune removed, also when it stopped half
 // way: what was dropped is gone either way.
-func (m pruneMetrics) record(o Options, rep store.PruneReport) {
+func (m pruneMetrics) record(o Options, rep lifecycle.PruneReport) {
 	for _, rm := range rep.Removals {
 		m.droppedRows.WithLabelValues(rm.Table).Add(float64(rm.Rows))
 		m.droppedBytes.WithLabelValues(rm.Table).Add(float64(rm.Bytes))

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 )
 
 // Leader says which instances run a service.
@@ -191,7 +192,7 @@ func (r *Runner) RunOnce(ctx context.Context, s Service) error {
 	}
 	switch {
 	case ctx.Err() != nil:
-	case errors.Is(err, store.ErrRetentionBusy):
+	case errors.Is(err, lifecycle.ErrRetentionBusy):
 		r.runs.WithLabelValues(s.Name, outcomeSkipped).Inc()
 		r.opts.Logger.Debug("maintenance skipped: another instance is running it", "service", s.Name)
 	case err != nil:
@@ -208,7 +209,7 @@ func (r *Runner) RunOnce(ctx context.Context, s Service) error {
 func (r *Runner) logTransition(s Service, err error, failing bool) bool {
 	log := r.opts.Logger
 	switch {
-	case errors.Is(err, store.ErrRetentionBusy):
+	case errors.Is(err, lifecycle.ErrRetentionBusy):
 		return failing
 	case err != nil && !failing:
 		log.Warn("maintenance run failed; trying again every interval", "service", s.Name, "interval", s.Interval, "error", err)

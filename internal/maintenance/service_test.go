@@ -15,6 +15,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
@@ -96,7 +97,7 @@ func TestRunnerTakesOneInstanceServicesInListOrderUnderTheLock(t *testing.T) {
 		var held atomic.Bool // another instance holds the lock
 		lock := func(_ context.Context, fn func() error) error {
 			if held.Load() {
-				return store.ErrRetentionBusy
+				return lifecycle.ErrRetentionBusy
 			}
 			j.add("lock")
 			return fn()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
@@ -61,7 +62,7 @@ type Options struct {
 	TenantLimit int
 	// Retention is the retention policy and RetentionInterval how often
 	// the storage services run (STREAMING_HUB_RETENTION_*).
-	Retention         store.RetentionPolicy
+	Retention         lifecycle.RetentionPolicy
 	RetentionInterval time.Duration
 	// Now is the clock of what a service stamps after its run (the
 	// runner gives each run its start); nil means time.Now.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 )
 
 // ControlPlane is every use case of the hub over one store, assembled in
@@ -27,7 +28,7 @@ type ControlPlane struct {
 // ControlPlaneOptions are what the use cases need beyond the store.
 type ControlPlaneOptions struct {
 	Now       func() time.Time // default time.Now
-	Retention store.RetentionPolicy
+	Retention lifecycle.RetentionPolicy
 	// NewSubscriptions builds the subscription use cases. They need the
 	// key-encryption key and the sinks, which tenant, key and storage
 	// commands must not require, so it runs on first use, once. release,

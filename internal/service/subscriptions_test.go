@@ -18,6 +18,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -509,9 +510,9 @@ func TestSecretsAreStoredEncryptedAndBoundToTheirColumn(t *testing.T) {
 		column   string
 		want     string
 	}{
-		{"signing secret", hookRow.secret, hook.ID, store.ColumnSigningSecret, "the-next-signing-secret-0003"},
-		{"previous secret", hookRow.previous, hook.ID, store.ColumnPreviousSecret, signingSecret},
-		{"credentials", queueRow.credentials, queue.ID, store.ColumnSinkCredentials, `{"token":"` + token + `"}`},
+		{"signing secret", hookRow.secret, hook.ID, catalog.ColumnSigningSecret, "the-next-signing-secret-0003"},
+		{"previous secret", hookRow.previous, hook.ID, catalog.ColumnPreviousSecret, signingSecret},
+		{"credentials", queueRow.credentials, queue.ID, catalog.ColumnSinkCredentials, `{"token":"` + token + `"}`},
 	}
 	for _, tc := range cases {
 		if tc.envelope == nil {
@@ -831,7 +832,7 @@ func TestUpdateCredentialsReencryptsAndReverifies(t *testing.T) {
 		t.Errorf("new credentials: %d probes, state %q", f.queue.probeCount()-probes, updated.VerificationState)
 	}
 	row := f.raw(t, queue.ID)
-	if plain, err := f.keys.Decrypt(*row.credentials, queue.ID, store.ColumnSinkCredentials); err != nil || string(plain) != `{"token":"new-token"}` {
+	if plain, err := f.keys.Decrypt(*row.credentials, queue.ID, catalog.ColumnSinkCredentials); err != nil || string(plain) != `{"token":"new-token"}` {
 		t.Errorf("stored credentials decrypt to %q, %v", plain, err)
 	}
 }

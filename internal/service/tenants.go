@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-func tenantView(t store.Tenant) hubapi.Tenant {
+func tenantView(t catalog.Tenant) hubapi.Tenant {
 	return hubapi.Tenant{ID: t.ID, Status: string(t.Status), CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
 }
 
@@ -73,7 +74,7 @@ func (s *Tenants) List(ctx context.Context, p hubapi.ListParams) (hubapi.Page[hu
 	if err != nil {
 		return hubapi.Page[hubapi.Tenant]{}, err
 	}
-	return pageOf(rows, more, tenantView, tenantsCursor, func(last store.Tenant) string { return last.ID }), nil
+	return pageOf(rows, more, tenantView, tenantsCursor, func(last catalog.Tenant) string { return last.ID }), nil
 }
 
 // SetStatus makes a tenant active or inactive. Ingest instances see the
@@ -86,7 +87,7 @@ func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tena
 	if status != hubapi.TenantActive && status != hubapi.TenantInactive {
 		return hubapi.Tenant{}, invalid("status", "invalid status %q: must be %s or %s", status, hubapi.TenantActive, hubapi.TenantInactive)
 	}
-	t, err := s.store.SetTenantStatus(ctx, id, store.TenantStatus(status), s.now())
+	t, err := s.store.SetTenantStatus(ctx, id, catalog.TenantStatus(status), s.now())
 	if err != nil {
 		return hubapi.Tenant{}, tenantError(id, err)
 	}

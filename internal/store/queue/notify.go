@@ -1,0 +1,17 @@
+package queue
+
+import (
+	"context"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
+)
+
+// ListenJobs LISTENs on pg.JobsChannel.
+func (s *Store) ListenJobs(ctx context.Context) (*pg.Listener, error) {
+	return pg.Listen(ctx, s.Pool, pg.JobsChannel, "new jobs")
+}
+
+// ListenRoster LISTENs on pg.RosterChannel.
+func (s *Store) ListenRoster(ctx context.Context) (*pg.Listener, error) {
+	return pg.Listen(ctx, s.Pool, pg.RosterChannel, "roster changes")
+}
