@@ -166,7 +166,7 @@ func leaseCoversAttempt(leaseUntil, now time.Time, timeout, margin time.Duration
 
 // release hands back a claimed job this worker will not attempt.
 func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logger) {
-	if _, err := d.store.Release(ctx, d.owner, []uuid.UUID{job.ID}); err != nil {
+	if _, err := d.jobs.Release(ctx, d.owner, []uuid.UUID{job.ID}); err != nil {
 		log.Warn("cannot release a job whose lease is too short for an attempt; it will expire and the job be retried", "error", err)
 		return
 	}
@@ -183,7 +183,7 @@ func keyOf(d oncall.Destination) string { return d.TenantID + "|" + d.Destinatio
 
 // shed hands the job back untouched, due when the breaker may let it through.
 func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time, log *slog.Logger) {
-	if _, err := d.store.Shed(ctx, job.ID, d.owner, retryAt, hubapi.HeldBreakerOpen); err != nil {
+	if _, err := d.jobs.Shed(ctx, job.ID, d.owner, retryAt, hubapi.HeldBreakerOpen); err != nil {
 		log.Warn("cannot shed the job; its lease will expire and it be retried", "error", err)
 		return
 	}
@@ -194,7 +194,7 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 // unavailable and the job's lease lasts.
 func (d *Dispatcher) record(ctx context.Context, a queue.Attempt, leaseUntil time.Time) (res queue.CompleteResult, err error) {
 	err = d.retryWhileLeased(ctx, leaseUntil, func() error {
-		res, err = d.store.Complete(ctx, a, d.autoDisable)
+		res, err = d.jobs.Complete(ctx, a, d.autoDisable)
 		return err
 	})
 	return res, err

@@ -21,8 +21,9 @@ import (
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
@@ -78,7 +79,14 @@ const (
 
 // Options configure a Dispatcher.
 type Options struct {
-	Store *store.Store
+	// Queue claims, records and hands back jobs and wakes on new ones.
+	Queue *queue.Store
+	// Catalog reads the subscriptions of claimed jobs.
+	Catalog *catalog.Store
+	// Lifecycle tells of tenant purges, whose claimed jobs are canceled.
+	Lifecycle *lifecycle.Store
+	// OnCall tells which stored breakers' destinations are still in use.
+	OnCall *oncall.Store
 	// OpenSink opens a subscription's sink with its secrets decrypted
 	// (sinkopen.Opener.Open, shared with verification).
 	OpenSink func(catalog.Subscription) (sink.Sink, error)
@@ -110,7 +118,9 @@ type Options struct {
 // Dispatcher claims due delivery jobs and attempts them. Build it with New
 // and start it with Run, once.
 type Dispatcher struct {
-	store       *store.Store
+	jobs        *queue.Store // the job statements; queue is the fair queue of claimed jobs
+	lifecycle   *lifecycle.Store
+	oncall      *oncall.Store
 	log         *slog.Logger
 	clock       func() time.Time
 	owner       string
@@ -158,8 +168,8 @@ type Dispatcher struct {
 
 // New builds a dispatcher; nothing runs before Run.
 func New(opts Options) (*Dispatcher, error) {
-	if opts.Store == nil || opts.OpenSink == nil {
-		return nil, errors.New("dispatch: a store and a sink opener are required")
+	if opts.Queue == nil || opts.Catalog == nil || opts.Lifecycle == nil || opts.OnCall == nil || opts.OpenSink == nil {
+		return nil, errors.New("dispatch: the queue, catalog, lifecycle and on-call statements and a sink opener are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -181,7 +191,9 @@ func New(opts Options) (*Dispatcher, error) {
 	}
 	log := opts.Logger.With(slog.String("component", "dispatch"))
 	d := &Dispatcher{
-		store:       opts.Store,
+		jobs:        opts.Queue,
+		lifecycle:   opts.Lifecycle,
+		oncall:      opts.OnCall,
 		log:         log,
 		clock:       opts.Clock,
 		owner:       opts.Owner,
@@ -192,7 +204,7 @@ func New(opts Options) (*Dispatcher, error) {
 		rnd:         opts.Rand,
 		tracing:     opts.Tracing,
 		sinks:       newSinkCache(opts.OpenSink, log),
-		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
+		subs:        newSubscriptionCache(opts.Catalog.SubscriptionsByID, log),
 		purges:      newPurgeFences(),
 		queue:       newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
 		room:        make(chan struct{}, 1),
@@ -384,7 +396,7 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 // Jobs whose subscriptions cannot be read are handed back before it fails.
 func (d *Dispatcher) claim(ctx context.Context, size int) (queue.ClaimResult, []queuedJob, error) {
 	now := d.clock()
-	res, err := d.store.Claim(ctx, queue.ClaimRequest{
+	res, err := d.jobs.Claim(ctx, queue.ClaimRequest{
 		Owner: d.owner, Limit: size, Now: now, After: d.resumeAfter(),
 		LeaseMargin: d.margin + queueAllowance, SkipTenants: d.queue.stalled(now.Add(-stallAfter)),
 	})
@@ -538,7 +550,7 @@ func (d *Dispatcher) releaseClaimed(ctx context.Context, jobs []queue.ClaimedJob
 	}
 	releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.drain)
 	defer cancel()
-	if n, err := d.store.Release(releaseCtx, d.owner, ids); err != nil {
+	if n, err := d.jobs.Release(releaseCtx, d.owner, ids); err != nil {
 		d.log.Warn("cannot release claimed jobs nobody started; their leases will expire", "jobs", len(ids), "error", err)
 	} else {
 		d.log.Info("released claimed jobs nobody started", "jobs", n)
@@ -557,7 +569,7 @@ func (d *Dispatcher) Wake() {
 // listen turns ingest's notifications into wake-ups.
 func (d *Dispatcher) listen(ctx context.Context) {
 	// Jobs may have arrived while nobody listened.
-	d.listenLoop(ctx, d.store.ListenJobs, "new jobs", "polling every idle interval meanwhile", d.Wake,
+	d.listenLoop(ctx, d.jobs.ListenJobs, "new jobs", "polling every idle interval meanwhile", d.Wake,
 		func(string) { d.Wake() })
 }
 

@@ -103,7 +103,7 @@ func (p *purgeFences) fence(f lifecycle.PurgeFence, now time.Time) int {
 // cancelPurged settles a job of a tenant being purged that this worker
 // will not attempt, or whose attempt the purge cut short.
 func (d *Dispatcher) cancelPurged(ctx context.Context, job queuedJob, log *slog.Logger) {
-	if _, err := d.store.CancelPurged(context.WithoutCancel(ctx), d.owner, []uuid.UUID{job.ID}); err != nil {
+	if _, err := d.lifecycle.CancelPurged(context.WithoutCancel(ctx), d.owner, []uuid.UUID{job.ID}); err != nil {
 		log.Warn("cannot cancel a job of a tenant being purged; the purge waits for its lease to end", "error", err)
 		return
 	}
@@ -112,7 +112,7 @@ func (d *Dispatcher) cancelPurged(ctx context.Context, job queuedJob, log *slog.
 
 // listenPurges applies the fences of tenant purges as they are notified.
 func (d *Dispatcher) listenPurges(ctx context.Context) {
-	d.listenLoop(ctx, d.store.ListenPurges, "tenant purges", "a purge waits for this process's attempts to end", func() {},
+	d.listenLoop(ctx, d.lifecycle.ListenPurges, "tenant purges", "a purge waits for this process's attempts to end", func() {},
 		func(payload string) {
 			f, err := lifecycle.ParsePurgeFence(payload)
 			if err != nil {

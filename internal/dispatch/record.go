@@ -68,7 +68,7 @@ func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 	}
 	var results []queue.CompleteResult
 	err := d.retryWhileLeased(ctx, leaseUntil, func() (err error) {
-		results, err = d.store.CompleteSuccesses(ctx, attempts)
+		results, err = d.jobs.CompleteSuccesses(ctx, attempts)
 		return err
 	})
 	unblocked := false

@@ -22,7 +22,8 @@ func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg promet
 	return ingest.New(ingest.Options{
 		Kafka:        cfg.Kafka,
 		Ingest:       cfg.Ingest,
-		Store:        st,
+		Queue:        st.Queue,
+		Catalog:      st.Catalog,
 		Logger:       log,
 		Registerer:   reg,
 		DrainTimeout: cfg.ShutdownTimeout,

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -99,14 +98,14 @@ func Fingerprint(method, path, query, tenant string, body []byte) []byte {
 // hold one (a created API key, a signing secret), and replaying exactly
 // the first response is the point.
 type Keys struct {
-	store *store.Store
+	store *catalog.Store
 	keys  *crypto.Keyring
 	now   func() time.Time
 }
 
 // New returns the Idempotency-Key use cases; keys seals the
 // stored responses.
-func New(st *store.Store, keys *crypto.Keyring, now func() time.Time) *Keys {
+func New(st *catalog.Store, keys *crypto.Keyring, now func() time.Time) *Keys {
 	if now == nil {
 		now = time.Now
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/kafkaclient"
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
@@ -65,7 +65,10 @@ const (
 type Options struct {
 	Kafka  config.KafkaConfig
 	Ingest config.IngestConfig
-	Store  *store.Store
+	// Queue stores the batches and reads the stored offsets.
+	Queue *queue.Store
+	// Catalog reads the tenant roster and its changes.
+	Catalog *catalog.Store
 	// Logger receives structured logs; they name tenant, topic, partition,
 	// offset and reason, never payloads or header values. Nil discards.
 	Logger *slog.Logger
@@ -137,8 +140,8 @@ type Consumer struct {
 // which starts joining the group in the background; nothing is read before
 // Run.
 func New(opts Options) (*Consumer, error) {
-	if opts.Store == nil {
-		return nil, errors.New("ingest: no store")
+	if opts.Queue == nil || opts.Catalog == nil {
+		return nil, errors.New("ingest: no queue or catalog statements")
 	}
 	if len(opts.Kafka.Brokers) == 0 {
 		return nil, errors.New("ingest: no Kafka brokers configured (STREAMING_HUB_KAFKA_BROKERS)")
@@ -574,14 +577,14 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 // the cache, then writes the batch.
 func (c *Consumer) confirmAndWrite(ctx context.Context, batch *queue.IngestBatch) (queue.IngestResult, error) {
 	if ids := doubtfulTenants(*batch); len(ids) > 0 {
-		statuses, err := c.opts.Store.TenantStatuses(ctx, ids)
+		statuses, err := c.opts.Catalog.TenantStatuses(ctx, ids)
 		if err != nil {
 			return queue.IngestResult{}, err
 		}
 		readmit(batch, statuses)
 		c.roster.update(ids, statuses)
 	}
-	return c.opts.Store.WriteIngestBatch(ctx, *batch)
+	return c.opts.Queue.WriteIngestBatch(ctx, *batch)
 }
 
 // logFilterFailures logs a subscription's failing content filter at most

@@ -106,7 +106,7 @@ func (c *Consumer) updateLag(ctx context.Context) {
 		var starts map[string]map[int32]int64
 		if starts, err = listOffsets(callCtx, c.client, owned, -2); err == nil {
 			var stored map[string]map[int32]queue.StoredOffset
-			if stored, err = c.opts.Store.LoadOffsets(callCtx, c.opts.Kafka.Group, owned); err == nil {
+			if stored, err = c.opts.Queue.LoadOffsets(callCtx, c.opts.Kafka.Group, owned); err == nil {
 				for topic, parts := range owned {
 					for _, p := range parts {
 						end, ok := ends[topic][p]

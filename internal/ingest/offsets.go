@@ -129,7 +129,7 @@ func (c *Consumer) adjustStartOffsets(ctx context.Context, offsets map[string]ma
 func (c *Consumer) adjustFromStored(ctx context.Context, partitions map[string][]int32, offsets map[string]map[int32]kgo.Offset) (map[string][]int32, error) {
 	var stored map[string]map[int32]queue.StoredOffset
 	err := c.retry(ctx, "load stored offsets", func(ctx context.Context) (err error) {
-		stored, err = c.opts.Store.LoadOffsets(ctx, c.opts.Kafka.Group, partitions)
+		stored, err = c.opts.Queue.LoadOffsets(ctx, c.opts.Kafka.Group, partitions)
 		return err
 	})
 	if err != nil || len(stored) == 0 {
@@ -180,7 +180,7 @@ func (c *Consumer) adjustFromStored(ctx context.Context, partitions map[string][
 			if d.doReset {
 				var moved bool
 				err := c.retry(ctx, "reset stored offset", func(ctx context.Context) (err error) {
-					moved, err = c.opts.Store.ResetOffset(ctx, c.opts.Kafka.Group, topic, partition, pos, d.reset)
+					moved, err = c.opts.Queue.ResetOffset(ctx, c.opts.Kafka.Group, topic, partition, pos, d.reset)
 					return err
 				})
 				if err != nil {
@@ -374,7 +374,7 @@ func (c *Consumer) followDataLoss(ctx context.Context, fetches kgo.Fetches) {
 func (c *Consumer) rewindStored(ctx context.Context, topic string, partition int32, topicID uuid.UUID, next int64) {
 	err := c.retry(ctx, "rewind stored offset", func(ctx context.Context) error {
 		for {
-			stored, err := c.opts.Store.LoadOffsets(ctx, c.opts.Kafka.Group, map[string][]int32{topic: {partition}})
+			stored, err := c.opts.Queue.LoadOffsets(ctx, c.opts.Kafka.Group, map[string][]int32{topic: {partition}})
 			if err != nil {
 				return err
 			}
@@ -382,7 +382,7 @@ func (c *Consumer) rewindStored(ctx context.Context, topic string, partition int
 			if !ok || pos.Next <= next || !pos.SameIncarnation(topicID) {
 				return nil
 			}
-			moved, err := c.opts.Store.ResetOffset(ctx, c.opts.Kafka.Group, topic, partition, pos, queue.StoredOffset{Next: next, TopicID: topicID})
+			moved, err := c.opts.Queue.ResetOffset(ctx, c.opts.Kafka.Group, topic, partition, pos, queue.StoredOffset{Next: next, TopicID: topicID})
 			if err != nil {
 				return err
 			}

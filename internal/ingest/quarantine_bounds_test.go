@@ -24,7 +24,7 @@ import (
 func TestOversizeRecordsAreQuarantinedBounded(t *testing.T) {
 	e := newEnv(t)
 	e.allowLargeRecords(testTopic)
-	if _, err := service.NewTenants(e.store, time.Now).Create(context.Background(), "t-a"); err != nil {
+	if _, err := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now).Create(context.Background(), "t-a"); err != nil {
 		t.Fatal(err)
 	}
 	e.start()

@@ -36,7 +36,7 @@ func testNewTenantsFirstEvents(t *testing.T, notified bool) {
 			t.Fatal(err)
 		}
 	}
-	tenants := service.NewTenants(e.store, time.Now)
+	tenants := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now)
 	if _, err := tenants.Create(ctx, "t-old"); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func testNewTenantsFirstEvents(t *testing.T, notified bool) {
 func TestRosterChangesArriveByNotification(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	tenants := service.NewTenants(e.store, time.Now)
+	tenants := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now)
 	m := e.start(func(o *Options) { o.Ingest.RosterRefresh = noRefresh })
 	waitWithin(t, rosterDeadline, "ingest to run", m.running.Load)
 

@@ -6,8 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // backlogCount reads the delivery backlog per tenant, the auto-disabled

@@ -14,7 +14,7 @@ import (
 func partitionCreation(o Options) Service {
 	return Service{
 		Name: "partition_creation", Interval: o.RetentionInterval, Leader: OneInstance,
-		RunOnce: o.Store.CreatePartitions,
+		RunOnce: o.Lifecycle.CreatePartitions,
 	}
 }
 
@@ -27,6 +27,6 @@ func partitionCreation(o Options) Service {
 func inboxSequenceMove(o Options) Service {
 	return Service{
 		Name: "inbox_sequence_move", Interval: o.RetentionInterval, Leader: OneInstance,
-		RunOnce: func(ctx context.Context, now time.Time) error { return o.Store.MoveInboxSequence(ctx, now) },
+		RunOnce: func(ctx context.Context, now time.Time) error { return o.Lifecycle.MoveInboxSequence(ctx, now) },
 	}
 }

@@ -10,12 +10,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/event"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/history"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 )
 
 const day = 24 * time.Hour
@@ -29,7 +29,7 @@ const day = 24 * time.Hour
 // -benchtime=1x.
 func BenchmarkPrune(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(b), pg.Options{MaxConns: 8})
+	st, err := storetest.Connect(ctx, pgtest.DSN(b), pg.Options{MaxConns: 8})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func BenchmarkPrune(b *testing.B) {
 	if _, err := st.Pool.Exec(ctx, `INSERT INTO tenants (id) VALUES ('acme')`); err != nil {
 		b.Fatal(err)
 	}
-	if err := history.Seed(ctx, st, "history", 2_000_000, now); err != nil {
+	if err := history.Seed(ctx, st.Lifecycle, "history", 2_000_000, now); err != nil {
 		b.Fatal(err)
 	}
 	// A day later, the oldest day of the history has expired.
@@ -79,7 +79,7 @@ func BenchmarkPrune(b *testing.B) {
 // WriteIngestBatch, one after another, as one partition's consumer does.
 type ingestLoad struct {
 	b      *testing.B
-	st     *store.Store
+	st     *storetest.Store
 	offset atomic.Int64
 }
 
@@ -91,7 +91,7 @@ type loadRun struct {
 
 func (r loadRun) rate() float64 { return float64(r.events) / r.elapsed.Seconds() }
 
-func newIngestLoad(b *testing.B, st *store.Store) *ingestLoad { return &ingestLoad{b: b, st: st} }
+func newIngestLoad(b *testing.B, st *storetest.Store) *ingestLoad { return &ingestLoad{b: b, st: st} }
 
 func (l *ingestLoad) batch() queue.IngestBatch {
 	payload := make([]byte, 1024)

@@ -38,7 +38,7 @@ func retentionPrune(o Options) (Service, error) {
 		Name: "retention_prune", Interval: o.RetentionInterval, Leader: OneInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
 			started := time.Now()
-			rep, err := o.Store.Prune(ctx, now, o.Retention, false)
+			rep, err := o.Lifecycle.Prune(ctx, now, o.Retention, false)
 			m.record(o, rep)
 			if err != nil {
 				return err

@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 )
 
@@ -48,9 +47,9 @@ type Service struct {
 
 // RunnerOptions configure a Runner.
 type RunnerOptions struct {
-	// Store provides the retention lock of OneInstance services.
-	Store  *store.Store
-	Logger *slog.Logger
+	// Lifecycle provides the retention lock of OneInstance services.
+	Lifecycle *lifecycle.Store
+	Logger    *slog.Logger
 	// Registerer receives streaming_hub_maintenance_runs_total; nil
 	// registers nothing.
 	Registerer prometheus.Registerer
@@ -85,7 +84,7 @@ func NewRunner(opts RunnerOptions, services []Service) (*Runner, error) {
 		opts.Now = time.Now
 	}
 	if opts.lock == nil {
-		opts.lock = opts.Store.WithRetentionLock
+		opts.lock = opts.Lifecycle.WithRetentionLock
 	}
 	for _, s := range services {
 		if s.Name == "" || s.Interval <= 0 || s.RunOnce == nil || (s.Leader != EveryInstance && s.Leader != OneInstance) {

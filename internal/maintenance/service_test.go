@@ -14,9 +14,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // journal records what the services of a test did, in order.
@@ -187,7 +187,7 @@ func TestRunnerRefusesAnIncompleteService(t *testing.T) {
 }
 
 func TestServicesOfEachRole(t *testing.T) {
-	base := Options{Store: &store.Store{}, Dispatcher: nopDispatcher{}, RetentionInterval: time.Minute}
+	base := Options{Queue: &queue.Store{}, Lifecycle: &lifecycle.Store{}, Dispatcher: nopDispatcher{}, RetentionInterval: time.Minute}
 	storage := []string{"partition_creation", "inbox_sequence_move", "retention_prune", "storage_gauges"}
 	delivery := []string{"lease_recovery", "stranded_key_release", "outwaited_release", "unused_breakers", "backlog_count", "cache_eviction"}
 	for role, want := range map[string][]string{

@@ -9,9 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // DefaultReapInterval is how often the delivery services run: lease
@@ -35,8 +35,11 @@ type Dispatcher interface {
 
 // Options are what the services need.
 type Options struct {
-	Role  config.Role
-	Store *store.Store
+	Role config.Role
+	// Queue recovers expired leases and releases stranded ordering keys.
+	Queue *queue.Store
+	// Lifecycle creates partitions, prunes and reads storage status.
+	Lifecycle *lifecycle.Store
 	// OnCall records the heartbeats and reads the backlog readings.
 	OnCall *oncall.Store
 	Logger *slog.Logger

@@ -26,7 +26,7 @@ func strandedKeyRelease(o Options) (Service, error) {
 	return Service{
 		Name: "stranded_key_release", Interval: o.ReapInterval, Leader: EveryInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
-			released, err := o.Store.ReleaseStrandedKeys(ctx, now)
+			released, err := o.Queue.ReleaseStrandedKeys(ctx, now)
 			if err != nil || released == 0 {
 				return err
 			}

@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -69,13 +68,13 @@ func utcOrNil(t *time.Time) *time.Time {
 // stored as hashes (crypto.HashAPIToken), so a token is shown once, on
 // creation, and can be replaced but never recovered.
 type APIKeys struct {
-	store *store.Store
+	store *catalog.Store
 	now   func() time.Time
 }
 
 // NewAPIKeys returns the API key use cases over st; now stamps creation,
 // revocation and last use.
-func NewAPIKeys(st *store.Store, now func() time.Time) *APIKeys {
+func NewAPIKeys(st *catalog.Store, now func() time.Time) *APIKeys {
 	return &APIKeys{store: st, now: now}
 }
 

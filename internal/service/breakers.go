@@ -17,7 +17,7 @@ func (s *Subscriptions) withBreaker(ctx context.Context, sub catalog.Subscriptio
 		return view, nil
 	}
 	now := s.now()
-	states, err := s.store.OnCall.BreakerStates(ctx, sub.TenantID, sub.Destination, now, observe.StaleAfter)
+	states, err := s.breakers.BreakerStates(ctx, sub.TenantID, sub.Destination, now, observe.StaleAfter)
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -21,11 +20,11 @@ import (
 // answers exactly like a missing one. Reading needs no key-encryption key:
 // nothing here is sealed.
 type Deliveries struct {
-	store *store.Store
+	store *catalog.Store
 }
 
 // NewDeliveries returns the delivery use cases over st.
-func NewDeliveries(st *store.Store) *Deliveries {
+func NewDeliveries(st *catalog.Store) *Deliveries {
 	return &Deliveries{store: st}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
@@ -30,13 +29,13 @@ const raceRetries = 3
 // directly, with the keyring of the process running it (see
 // docs/operating.md, "Rotating the key-encryption key").
 type KEK struct {
-	store *store.Store
+	store *catalog.Store
 	keys  *crypto.Keyring
 }
 
 // NewKEK returns the key-encryption key use cases; keys is the keyring to
 // decrypt with, its active key the one to seal under.
-func NewKEK(st *store.Store, keys *crypto.Keyring) *KEK {
+func NewKEK(st *catalog.Store, keys *crypto.Keyring) *KEK {
 	return &KEK{store: st, keys: keys}
 }
 

@@ -57,7 +57,7 @@ func TestKEKRotation(t *testing.T) {
 	before := map[string]rawRow{webhook.ID: f.raw(t, webhook.ID), queue.ID: f.raw(t, queue.ID)}
 
 	rotating := keyringOf(t, "new:"+keyValue("new")+","+oldID+":"+base64.StdEncoding.EncodeToString(testKeyMaterial()))
-	kek := service.NewKEK(f.st, rotating)
+	kek := service.NewKEK(f.st.Catalog, rotating)
 
 	status, err := kek.Status(ctx)
 	if err != nil {
@@ -136,7 +136,7 @@ func TestKEKReencryptReportsWhatItCannotOpen(t *testing.T) {
 	}
 	strayBefore := *f.raw(t, stray.ID).secret
 
-	kek := service.NewKEK(f.st, keyringOf(t, "new:"+keyValue("new")+","+oldID+":"+base64.StdEncoding.EncodeToString(testKeyMaterial())))
+	kek := service.NewKEK(f.st.Catalog, keyringOf(t, "new:"+keyValue("new")+","+oldID+":"+base64.StdEncoding.EncodeToString(testKeyMaterial())))
 	result, err := kek.Reencrypt(ctx, service.ReencryptOptions{})
 	if err != nil {
 		t.Fatal(err)

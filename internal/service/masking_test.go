@@ -182,7 +182,7 @@ func newRabbitFixture(t *testing.T) *rabbitFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.rabbit = service.NewSubscriptions(f.st, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now})
+	f.rabbit = service.NewSubscriptions(f.st.Catalog, f.st.Queue, f.st.OnCall, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now})
 	return f
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -22,11 +21,11 @@ import (
 // that returns events advances the subscription's durable cursor in the same
 // transaction. Every read is scoped to one tenant.
 type Pull struct {
-	store *store.Store
+	store *queue.Store
 }
 
 // NewPull returns the pull use case over st.
-func NewPull(st *store.Store) *Pull {
+func NewPull(st *queue.Store) *Pull {
 	return &Pull{store: st}
 }
 

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hubctl/hubctl/internal/event"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -20,11 +19,11 @@ import (
 
 // Quarantine reads the poison records ingest kept (docs/concepts.md, Verdicts).
 type Quarantine struct {
-	store *store.Store
+	store *catalog.Store
 }
 
 // NewQuarantine returns the quarantine use cases over st.
-func NewQuarantine(st *store.Store) *Quarantine {
+func NewQuarantine(st *catalog.Store) *Quarantine {
 	return &Quarantine{store: st}
 }
 

@@ -40,7 +40,7 @@ func (s *Subscriptions) Recover(ctx context.Context, tenantID, id string, in hub
 		return hubapi.SubscriptionRecoverResult{}, &hubapi.ConflictError{Code: hubapi.CodeSubscriptionDisabled,
 			Message: fmt.Sprintf("subscription %q is disabled: enable it first, or pass dry_run to only count", id)}
 	}
-	res, err := s.store.Recover(ctx, r, s.now(), in.DryRun, queue.DefaultRecoverBatch, progress)
+	res, err := s.jobs.Recover(ctx, r, s.now(), in.DryRun, queue.DefaultRecoverBatch, progress)
 	if err != nil {
 		return hubapi.SubscriptionRecoverResult{}, subscriptionError(id, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -13,13 +12,13 @@ import (
 // Storage reports and prunes what retention manages (docs/architecture.md,
 // "Storage lifecycle"), for `hubctl storage` and /admin/storage.
 type Storage struct {
-	store  *store.Store
+	store  *lifecycle.Store
 	policy lifecycle.RetentionPolicy
 	now    func() time.Time
 }
 
 // NewStorage returns the storage use cases over st under policy.
-func NewStorage(st *store.Store, policy lifecycle.RetentionPolicy, now func() time.Time) *Storage {
+func NewStorage(st *lifecycle.Store, policy lifecycle.RetentionPolicy, now func() time.Time) *Storage {
 	return &Storage{store: st, policy: policy, now: now}
 }
 

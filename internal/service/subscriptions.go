@@ -14,9 +14,10 @@ import (
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -44,24 +45,30 @@ type SubscriptionOptions struct {
 // scoped to one tenant: another tenant's subscription answers exactly like
 // a missing one.
 type Subscriptions struct {
-	store   *store.Store
-	keys    *crypto.Keyring
-	sinks   *sink.Registry
-	opener  *sinkopen.Opener
-	now     func() time.Time
-	overlap time.Duration
+	store *catalog.Store
+	// jobs queues the recovered events of Recover.
+	jobs *queue.Store
+	// breakers reads the breaker states the running hubs report.
+	breakers *oncall.Store
+	keys     *crypto.Keyring
+	sinks    *sink.Registry
+	opener   *sinkopen.Opener
+	now      func() time.Time
+	overlap  time.Duration
 	// maxPerTenant caps a tenant's live subscriptions; zero is no cap.
 	maxPerTenant int
 }
 
-// NewSubscriptions returns the subscription use cases. keys seals secrets
-// and credentials; sinks parses sink objects and runs verification probes.
-func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registry, opts SubscriptionOptions) *Subscriptions {
+// NewSubscriptions returns the subscription use cases over st, recovering
+// events into jobs through jobs and reading breakers from breakers. keys
+// seals secrets and credentials; sinks parses sink objects and runs
+// verification probes.
+func NewSubscriptions(st *catalog.Store, jobs *queue.Store, breakers *oncall.Store, keys *crypto.Keyring, sinks *sink.Registry, opts SubscriptionOptions) *Subscriptions {
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &Subscriptions{store: st, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now,
+	return &Subscriptions{store: st, jobs: jobs, breakers: breakers, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now,
 		overlap: max(opts.RotationOverlap, 0), maxPerTenant: max(opts.MaxPerTenant, 0)}
 }
 

@@ -17,9 +17,11 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -104,7 +106,7 @@ func (s *testSink) Probe(_ context.Context, p sink.ProbeRequest) error {
 }
 
 type subsFixture struct {
-	st      *store.Store
+	st      *storetest.Store
 	keys    *crypto.Keyring
 	clk     *clock
 	webhook *testSinkType
@@ -137,16 +139,22 @@ func newSubsFixture(t *testing.T, withStore bool) *subsFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var (
+		cat      *catalog.Store
+		jobs     *queue.Store
+		breakers *oncall.Store
+	)
 	if withStore {
 		f.st = openStore(t)
-		tenants := service.NewTenants(f.st, f.clk.Now)
+		tenants := service.NewTenants(f.st.Catalog, f.st.Lifecycle, f.clk.Now)
 		for _, id := range []string{"acme", "globex"} {
 			if _, err := tenants.Create(context.Background(), id); err != nil {
 				t.Fatal(err)
 			}
 		}
+		cat, jobs, breakers = f.st.Catalog, f.st.Queue, f.st.OnCall
 	}
-	f.svc = service.NewSubscriptions(f.st, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now, RotationOverlap: rotationOverlap})
+	f.svc = service.NewSubscriptions(cat, jobs, breakers, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now, RotationOverlap: rotationOverlap})
 	return f
 }
 
@@ -606,7 +614,7 @@ func TestRotationOverlap(t *testing.T) {
 func TestRotationWithoutOverlapKeepsOneSecret(t *testing.T) {
 	f := newSubsFixture(t, true)
 	registry, _ := sink.NewRegistry(f.webhook)
-	svc := service.NewSubscriptions(f.st, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now})
+	svc := service.NewSubscriptions(f.st.Catalog, f.st.Queue, f.st.OnCall, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now})
 	sub, _, err := svc.Create(context.Background(), "acme", webhookInput("https://hooks.test/a"))
 	if err != nil {
 		t.Fatal(err)
@@ -916,7 +924,7 @@ func TestListSubscriptionsFollowsCursors(t *testing.T) {
 		t.Errorf("listed %q in %d pages, want %q in 3", got, pages, want)
 	}
 
-	tenantsCursor, err := service.NewTenants(f.st, f.clk.Now).List(ctx, hubapi.ListParams{Limit: 1})
+	tenantsCursor, err := service.NewTenants(f.st.Catalog, f.st.Lifecycle, f.clk.Now).List(ctx, hubapi.ListParams{Limit: 1})
 	if err != nil || tenantsCursor.NextCursor == nil {
 		t.Fatal("no tenants cursor to replay", err)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -15,14 +15,16 @@ func tenantView(t catalog.Tenant) hubapi.Tenant {
 
 // Tenants manages the tenant roster that ingest's gate reads (docs/concepts.md, Tenants).
 type Tenants struct {
-	store *store.Store
-	now   func() time.Time
+	store *catalog.Store
+	// purges removes a tenant's rows (Purge).
+	purges *lifecycle.Store
+	now    func() time.Time
 }
 
-// NewTenants returns the tenant use cases over st; now stamps created_at and
-// updated_at.
-func NewTenants(st *store.Store, now func() time.Time) *Tenants {
-	return &Tenants{store: st, now: now}
+// NewTenants returns the tenant use cases over st, purging through
+// purges; now stamps created_at and updated_at.
+func NewTenants(st *catalog.Store, purges *lifecycle.Store, now func() time.Time) *Tenants {
+	return &Tenants{store: st, purges: purges, now: now}
 }
 
 // Create adds an active tenant.
@@ -102,7 +104,7 @@ func (s *Tenants) Purge(ctx context.Context, id string) (hubapi.TenantPurgeResul
 	if err := hubapi.CheckTenantID(id); err != nil {
 		return hubapi.TenantPurgeResult{}, err
 	}
-	counts, err := s.store.PurgeTenant(ctx, id, s.now)
+	counts, err := s.purges.PurgeTenant(ctx, id, s.now)
 	if err != nil {
 		return hubapi.TenantPurgeResult{}, tenantError(id, err)
 	}

@@ -1,6 +1,6 @@
-// Package store is the handle a process opens on the database: one pool,
-// and the statements of each concern over it (queue, catalog, lifecycle,
-// oncall; the layer they share is package pg).
+// Package store opens the database for a whole hub: one pool, and the
+// statements of each concern over it (queue, catalog, lifecycle, oncall;
+// the layer they share is package pg).
 package store
 
 import (
@@ -15,21 +15,16 @@ import (
 	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
-// The concerns, named so that each embeds under its own field.
-type (
-	Queue     = queue.Store
-	Catalog   = catalog.Store
-	Lifecycle = lifecycle.Store
-)
-
-// Store is the shared handle on the database: one pool, and the statements
-// of each concern over it.
+// Store is the handle a process opens on the database: one pool, and the
+// statements of each concern over it. Only what assembles a whole hub (the
+// hub, the CLI's direct mode, hubctl dev) holds it; each component it builds
+// takes the concerns it uses.
 type Store struct {
-	Pool   *pgxpool.Pool
-	OnCall *oncall.Store
-	*Queue
-	*Catalog
-	*Lifecycle
+	Pool      *pgxpool.Pool
+	Queue     *queue.Store
+	Catalog   *catalog.Store
+	Lifecycle *lifecycle.Store
+	OnCall    *oncall.Store
 }
 
 // Open connects a pool and checks that the server answers.

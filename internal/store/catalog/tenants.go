@@ -106,6 +106,11 @@ func (s *Store) SetTenantStatus(ctx context.Context, id string, status TenantSta
 	return t, nil
 }
 
+// ListenRoster LISTENs on pg.RosterChannel.
+func (s *Store) ListenRoster(ctx context.Context) (*pg.Listener, error) {
+	return pg.Listen(ctx, s.Pool, pg.RosterChannel, "roster changes")
+}
+
 // LoadRoster returns every tenant's status for the ingest roster gate
 // (docs/concepts.md, Tenants). Tenants that are absent are unknown.
 func (s *Store) LoadRoster(ctx context.Context) (map[string]event.TenantStatus, error) {

@@ -10,8 +10,3 @@ import (
 func (s *Store) ListenJobs(ctx context.Context) (*pg.Listener, error) {
 	return pg.Listen(ctx, s.Pool, pg.JobsChannel, "new jobs")
 }
-
-// ListenRoster LISTENs on pg.RosterChannel.
-func (s *Store) ListenRoster(ctx context.Context) (*pg.Listener, error) {
-	return pg.Listen(ctx, s.Pool, pg.RosterChannel, "roster changes")
-}

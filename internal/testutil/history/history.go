@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
@@ -31,7 +31,7 @@ const Days = 7
 // first day, empty then, is narrowed to end where the history starts, so
 // that the history's days get partitions of their own (a migrated hub's
 // past starts on its migration day).
-func Seed(ctx context.Context, st *store.Store, tenant string, n int, now time.Time) error {
+func Seed(ctx context.Context, st *lifecycle.Store, tenant string, n int, now time.Time) error {
 	var subscription string
 	err := st.Pool.QueryRow(ctx, createHistorySubscriptionSQL, pgx.StrictNamedArgs{"tenant": tenant}).Scan(&subscription)
 	if err != nil {

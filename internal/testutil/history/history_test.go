@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/history"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -19,14 +19,14 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // where the history starts.
 func TestSeedSpreadsTheHistoryOverItsDays(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(t), pg.Options{})
+	st, err := storetest.Connect(ctx, pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
 	const perDay = 10
 	now := time.Now()
-	if err := history.Seed(ctx, st, "t-history", perDay*history.Days, now); err != nil {
+	if err := history.Seed(ctx, st.Lifecycle, "t-history", perDay*history.Days, now); err != nil {
 		t.Fatal(err)
 	}
 	for k := 1; k <= history.Days; k++ {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
@@ -36,6 +37,24 @@ type Store struct {
 // New returns every concern's statements over pool.
 func New(pool *pgxpool.Pool) *Store {
 	return &Store{Pool: pool, OnCall: oncall.New(pool), Queue: queue.New(pool), Catalog: catalog.New(pool), Lifecycle: lifecycle.New(pool)}
+}
+
+// Connect returns the statements over the database at dsn, which the
+// caller closes.
+func Connect(ctx context.Context, dsn string, opts pg.Options) (*Store, error) {
+	pool, err := pg.Open(ctx, dsn, opts)
+	if err != nil {
+		return nil, err
+	}
+	return New(pool), nil
+}
+
+// Close releases every connection.
+func (s *Store) Close() { s.Pool.Close() }
+
+// Whole is the store as a hub that assembles every component holds it.
+func (s *Store) Whole() *store.Store {
+	return &store.Store{Pool: s.Pool, Queue: s.Queue, Catalog: s.Catalog, Lifecycle: s.Lifecycle, OnCall: s.OnCall}
 }
 
 // Open returns the statements over a fresh migrated database, closed when
