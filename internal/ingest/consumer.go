@@ -22,6 +22,7 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/kafkaclient"
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
@@ -109,10 +110,13 @@ type Consumer struct {
 	filterLogMu sync.Mutex
 	// filterBudgets is each tenant's filter time; nil when unbounded.
 	filterBudgets *match.TenantBudgets
-	owned         ownedPartitions
-	recreated     purgedTopics
-	lagMu         sync.Mutex
-	lagSeries     map[[2]string]bool
+	// route decides each batch's deliveries under the filter limits, in
+	// the batch's transaction (queue.IngestBatch.Route).
+	route     routing.Router
+	owned     ownedPartitions
+	recreated purgedTopics
+	lagMu     sync.Mutex
+	lagSeries map[[2]string]bool
 
 	started atomic.Bool // Run was called; it never runs twice
 	running atomic.Bool
@@ -193,6 +197,10 @@ func New(opts Options) (*Consumer, error) {
 	c.commit = c.commitToKafka
 	if opts.Ingest.FilterTenantBudget > 0 {
 		c.filterBudgets = match.NewTenantBudgets(opts.Ingest.FilterTenantBudget, opts.Clock)
+	}
+	limits := match.FilterLimits{EvalTimeout: opts.Ingest.FilterEvalTimeout, Budgets: c.filterBudgets, Now: c.clock}
+	c.route = func(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
+		return match.RouteNewEvents(events, candidates, limits)
 	}
 	kopts, err := c.clientOptions()
 	if err != nil {
@@ -476,7 +484,7 @@ func (c *Consumer) handlePartition(ctx, work context.Context, giveUp <-chan stru
 func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) batchOutcome {
 	batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
 	batch.Handoff = c.opts.Handoff
-	batch.Filters = match.FilterLimits{EvalTimeout: c.opts.Ingest.FilterEvalTimeout, Budgets: c.filterBudgets, Now: c.clock}
+	batch.Route = c.route
 	if c.tracing == nil {
 		res, ok := c.storeBatch(ctx, work, giveUp, &batch)
 		return batchOutcome{batch: batch, result: res, stored: ok}

@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
@@ -106,7 +108,7 @@ func (l *ingestLoad) batch() queue.IngestBatch {
 		}
 		records[i] = queue.IngestRecord{Offset: start + int64(i), Headers: headers, Value: payload, Verdict: event.Accepted(), Event: ev}
 	}
-	return queue.IngestBatch{Group: "streaming-hub", Topic: "lerian.streaming.bench", Partition: 0, Records: records, NextOffset: start + 100}
+	return queue.IngestBatch{Group: "streaming-hub", Topic: "lerian.streaming.bench", Partition: 0, Records: records, NextOffset: start + 100, Route: routeNewEvents}
 }
 
 // run writes batches until stop is closed.
@@ -160,4 +162,9 @@ func benchHeaders(tenant, id string) []event.Header {
 		h("ce-schemaversion", "1.0.0"), h("ce-resourcetype", "transaction"), h("ce-eventtype", "posted"),
 		h("ce-tenantid", tenant),
 	}
+}
+
+// routeNewEvents is the router ingest passes, without filter limits.
+func routeNewEvents(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
+	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
 }

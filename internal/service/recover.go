@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -40,7 +42,7 @@ func (s *Subscriptions) Recover(ctx context.Context, tenantID, id string, in hub
 		return hubapi.SubscriptionRecoverResult{}, &hubapi.ConflictError{Code: hubapi.CodeSubscriptionDisabled,
 			Message: fmt.Sprintf("subscription %q is disabled: enable it first, or pass dry_run to only count", id)}
 	}
-	res, err := s.jobs.Recover(ctx, r, s.now(), in.DryRun, queue.DefaultRecoverBatch, progress)
+	res, err := s.jobs.Recover(ctx, r, recoverRoute, s.now(), in.DryRun, queue.DefaultRecoverBatch, progress)
 	if err != nil {
 		return hubapi.SubscriptionRecoverResult{}, subscriptionError(id, err)
 	}
@@ -71,4 +73,11 @@ func (s *Subscriptions) checkRecover(tenantID, id string, in hubapi.Subscription
 		return queue.RecoverRange{}, err
 	}
 	return queue.RecoverRange{TenantID: tenantID, SubscriptionID: subID, Since: since, Until: until}, nil
+}
+
+// recoverRoute matches a recover's events as ingest matched them, without
+// ingest's filter limits: a recover is an operator's request, run once,
+// and not a neighbour of other tenants' ingest.
+func recoverRoute(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
+	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
 }

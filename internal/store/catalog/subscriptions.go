@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
@@ -116,7 +116,7 @@ func scanSubscription(row pgx.Row) (Subscription, error) {
 	s.SinkCredentials = pg.ValueOrZero(credentials)
 	s.Origin = pg.ValueOrZero(origin)
 	s.Filter = pg.ValueOrZero(filter)
-	if s.Ordering == match.OrderingNone {
+	if s.Ordering == routing.OrderingNone {
 		s.Ordering = ""
 	}
 	s.AttemptTimeout = time.Duration(timeoutMillis) * time.Millisecond
@@ -130,7 +130,7 @@ func scanSubscription(row pgx.Row) (Subscription, error) {
 
 func orderingOrNone(mode string) string {
 	if mode == "" {
-		return match.OrderingNone
+		return routing.OrderingNone
 	}
 	return mode
 }

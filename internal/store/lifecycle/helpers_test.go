@@ -13,6 +13,8 @@ import (
 
 	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
@@ -55,9 +57,6 @@ const (
 	ingestTopic = "lerian.streaming.midaz_transaction.posted"
 )
 
-// testEventID is a canonical UUIDv7 that differs by n.
-func testEventID(n int) string { return fmt.Sprintf("0190b6a2-7c1e-7d3a-9f00-%012x", n) }
-
 // eventHeaders are the headers of a well-formed CloudEvent.
 func eventHeaders(tenant, id string) []event.Header {
 	h := func(k, v string) event.Header { return event.Header{Key: k, Value: []byte(v)} }
@@ -93,7 +92,12 @@ func quarantined(offset int64, reason event.Reason) queue.IngestRecord {
 }
 
 func batchOf(partition int32, next int64, records ...queue.IngestRecord) queue.IngestBatch {
-	return queue.IngestBatch{Group: ingestGroup, Topic: ingestTopic, Partition: partition, Records: records, NextOffset: next}
+	return queue.IngestBatch{Group: ingestGroup, Topic: ingestTopic, Partition: partition, Records: records, NextOffset: next, Route: routeNewEvents}
+}
+
+// routeNewEvents is the router ingest passes, without filter limits.
+func routeNewEvents(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
+	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
 }
 
 func writeBatch(t *testing.T, st *testStore, b queue.IngestBatch) queue.IngestResult {

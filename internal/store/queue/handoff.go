@@ -4,7 +4,7 @@ import (
 	_ "embed"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 )
 
 // Handoff lets an ingest batch lease the first attempts of the jobs it
@@ -59,7 +59,7 @@ type handoffPlan struct {
 // goes first, and the next batch finds the tenant clear. It marks the
 // chosen rows of work leased and returns the plan; a zero plan hands
 // nothing over.
-func planHandoff(to Handoff, work *deliveryWork, routes []match.Route, st ingestState, records []IngestRecord, inserted map[int64]int64, receivedAt time.Time) handoffPlan {
+func planHandoff(to Handoff, work *deliveryWork, routes []routing.Route, st ingestState, records []IngestRecord, inserted map[int64]int64, receivedAt time.Time) handoffPlan {
 	if to == nil || len(routes) == 0 {
 		return handoffPlan{}
 	}

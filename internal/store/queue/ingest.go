@@ -14,7 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/filter"
-	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
@@ -58,9 +58,11 @@ type IngestBatch struct {
 	// Handoff, when set, is the dispatcher of this process that the first
 	// attempts of the batch's jobs may be leased to (see Handoff).
 	Handoff Handoff
-	// Filters bounds the content filter work of the batch; its zero value
-	// bounds each evaluation by cost alone.
-	Filters match.FilterLimits
+	// Route decides where the batch's new events go, among the candidate
+	// subscriptions the write reads for the batch's tenants in its
+	// transaction; ingest passes match.RouteNewEvents under its filter
+	// limits. Required when a record is accepted.
+	Route routing.Router
 }
 
 // IngestResult says what WriteIngestBatch did with a batch.
@@ -85,7 +87,7 @@ type IngestResult struct {
 	HandedOver int
 	// FilterFailures are the content filters that failed on a new event;
 	// each push subscription's is stored as a filter_error dead letter.
-	FilterFailures []match.FilterFailure
+	FilterFailures []routing.FilterFailure
 	// OtherIncarnation reports that nothing was written: the partition's
 	// stored position belongs to another incarnation of the topic than the
 	// batch's. The batch was fetched from a topic since deleted and created
@@ -157,6 +159,9 @@ func (b IngestBatch) validate() error {
 			return fmt.Errorf("ingest batch %s/%d: offsets not ascending (%d after %d)", b.Topic, b.Partition, r.Offset, last)
 		}
 		last = r.Offset
+		if b.Route == nil && r.Verdict.Kind == event.Accept {
+			return fmt.Errorf("ingest batch %s/%d: an accepted record and no Route to decide its deliveries", b.Topic, b.Partition)
+		}
 	}
 	if b.NextOffset <= last || b.NextOffset < 0 {
 		return fmt.Errorf("ingest batch %s/%d: next offset %d is not past the last record %d", b.Topic, b.Partition, b.NextOffset, last)
@@ -197,7 +202,10 @@ func writeIngestBatch(ctx context.Context, tx pgx.Tx, b IngestBatch) (IngestResu
 
 	res := IngestResult{NextOffset: b.NextOffset, Skipped: skipped}
 	res.Verdicts = finalVerdicts(b.Records[skipped:], inserted)
-	routes := match.RouteNewEvents(newEvents(b.Records, inserted), state.subs, b.Filters)
+	var routes routing.Routes
+	if len(inserted) > 0 {
+		routes = b.Route(newEvents(b.Records, inserted), state.subs)
+	}
 	res.FilterFailures = routes.FilterFailures
 	work := deliveryWorkOf(routes, b.ReceivedAt)
 	res.Jobs, res.PullEntries = len(work.jobs), len(work.pullSubscriptions)
@@ -257,7 +265,7 @@ func firstOfEachEvent(records []IngestRecord) (candidates []int, tenants []strin
 // ingestState is what a batch write reads once it holds its locks.
 type ingestState struct {
 	stored StoredOffset // the partition's stored position; offset 0 when none
-	subs   map[string][]match.Candidate
+	subs   map[string][]routing.Candidate
 	seqs   []int64                     // one reserved seq per candidate, ascending
 	leases map[[16]byte]candidateLease // by subscription, of every candidate
 	// blockedTenants are the batch's tenants with a due pending job, read
@@ -450,15 +458,15 @@ func finalVerdicts(records []IngestRecord, inserted map[int64]int64) []event.Ver
 var filters = filter.NewCache()
 
 // selectCandidates narrows by what the partial index subscriptions_matchable
-// covers; match.Matches makes the decision.
+// covers; the batch's Route makes the decision.
 //
 //go:embed sql/select_candidates.sql
 var selectCandidates string
 
-func scanCandidates(rows pgx.Rows) (map[string][]match.Candidate, map[[16]byte]candidateLease, error) {
-	subs := make(map[string][]match.Candidate)
+func scanCandidates(rows pgx.Rows) (map[string][]routing.Candidate, map[[16]byte]candidateLease, error) {
+	subs := make(map[string][]routing.Candidate)
 	leases := make(map[[16]byte]candidateLease)
-	var c match.Candidate
+	var c routing.Candidate
 	var (
 		sinkType, expr string
 		lease          candidateLease
@@ -473,7 +481,7 @@ func scanCandidates(rows pgx.Rows) (map[string][]match.Candidate, map[[16]byte]c
 		subs[c.TenantID] = append(subs[c.TenantID], c)
 		lease.attemptTimeout = time.Duration(timeoutMS) * time.Millisecond
 		leases[c.ID] = lease
-		c = match.Candidate{} // EventTypes must not be shared between rows
+		c = routing.Candidate{} // EventTypes must not be shared between rows
 		return nil
 	})
 	return subs, leases, err
@@ -499,15 +507,15 @@ var jobColumns = []string{"id", "tenant_id", "subscription_id", "event_seq", "or
 
 // newEvents lists the events the inbox took, in offset (and so seq) order,
 // as matching sees them.
-func newEvents(records []IngestRecord, inserted map[int64]int64) []match.NewEvent {
-	events := make([]match.NewEvent, 0, len(inserted))
+func newEvents(records []IngestRecord, inserted map[int64]int64) []routing.NewEvent {
+	events := make([]routing.NewEvent, 0, len(inserted))
 	for _, r := range records {
 		seq, isNew := inserted[r.Offset]
 		if !isNew {
 			continue
 		}
 		ev := &r.Event
-		events = append(events, match.NewEvent{Seq: seq, Event: match.Event{
+		events = append(events, routing.NewEvent{Seq: seq, Event: routing.Event{
 			TenantID: ev.TenantID, Key: ev.Key, SchemaMajor: ev.SchemaMajor, Source: ev.Source,
 		}, Attributes: filter.Event{
 			ID: ev.ID, Source: ev.Source, Key: ev.Key, Type: ev.Type, Subject: ev.Subject, Time: ev.Time,
@@ -519,7 +527,7 @@ func newEvents(records []IngestRecord, inserted map[int64]int64) []match.NewEven
 
 // deliveryWorkOf lays matching's routes out for the writes: a new job id
 // per delivery job, in route order, of the batch's time (zero: now).
-func deliveryWorkOf(r match.Routes, at time.Time) deliveryWork {
+func deliveryWorkOf(r routing.Routes, at time.Time) deliveryWork {
 	var w deliveryWork
 	if len(r.Jobs) > 0 {
 		w.jobs = make([][]any, len(r.Jobs))
@@ -546,7 +554,7 @@ func (w deliveryWork) queuePullEntries(pipe *pgx.Batch) {
 // the failure in last_error: replayed once the filter is fixed, it is
 // delivered like any other job. A pull subscription has no dead letters;
 // its failures are only counted and logged by the caller.
-func queueFilterDeadLetters(pipe *pgx.Batch, failures []match.FilterFailure, at time.Time) {
+func queueFilterDeadLetters(pipe *pgx.Batch, failures []routing.FilterFailure, at time.Time) {
 	var (
 		ids, subs [][16]byte
 		tenants   []string

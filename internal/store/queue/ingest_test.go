@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
@@ -94,7 +96,12 @@ func discarded(offset int64, reason event.Reason) IngestRecord {
 }
 
 func batchOf(partition int32, next int64, records ...IngestRecord) IngestBatch {
-	return IngestBatch{Group: ingestGroup, Topic: ingestTopic, Partition: partition, Records: records, NextOffset: next}
+	return IngestBatch{Group: ingestGroup, Topic: ingestTopic, Partition: partition, Records: records, NextOffset: next, Route: routeNewEvents}
+}
+
+// routeNewEvents is the router ingest passes, without filter limits.
+func routeNewEvents(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
+	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
 }
 
 func writeBatch(t *testing.T, st *testStore, b IngestBatch) IngestResult {
@@ -442,10 +449,13 @@ VALUES (gen_random_uuid(), $1, 'test', $2, 'somewhere', $3, 'active', $4) RETURN
 
 func TestWriteIngestBatchRejectsMalformedBatches(t *testing.T) {
 	st := ingestStore(t)
+	unrouted := batchOf(0, 2, accepted(t, 1, "t-a", testEventID(1), []byte(`{}`)))
+	unrouted.Route = nil
 	tests := []struct {
 		name  string
 		batch IngestBatch
 	}{
+		{"an accepted record and no route", unrouted},
 		{"offsets out of order", batchOf(0, 5, discarded(3, event.ReasonSystemEvent), discarded(2, event.ReasonSystemEvent))},
 		{"repeated offset", batchOf(0, 5, discarded(3, event.ReasonSystemEvent), discarded(3, event.ReasonSystemEvent))},
 		{"next offset not past the last record", batchOf(0, 3, discarded(3, event.ReasonSystemEvent))},

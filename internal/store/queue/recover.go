@@ -10,8 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hubctl/hubctl/internal/filter"
-	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
@@ -50,9 +49,9 @@ const DefaultRecoverBatch = 1000
 // one that started later).
 const recoverSkew = 10 * time.Minute
 
-// Recover gives every event of r that matches the subscription now (the
-// rules of internal/match and its content filter, whatever its enabled and
-// verification state) and has no succeeded delivery a pending job: a dead
+// Recover gives every event of r that matches the subscription now (as
+// route decides, the subscription taken as enabled and verified whatever
+// its state) and has no succeeded delivery a pending job: a dead
 // job for the event goes back to pending as a replay would take it (its
 // attempt history kept, a fresh budget), otherwise a new job is created.
 // An event with a pending or in-flight job is counted but left alone, so a
@@ -70,7 +69,7 @@ const recoverSkew = 10 * time.Minute
 // day's events may take seqs of the day before until the maintainer moves
 // the sequence, so the seq range is bounded from below by the newest
 // events before since's day and from above by the day after until's.
-func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryRun bool, batch int, progress func(RecoverProgress)) (RecoverResult, error) {
+func (s *Store) Recover(ctx context.Context, r RecoverRange, route routing.Router, now time.Time, dryRun bool, batch int, progress func(RecoverProgress)) (RecoverResult, error) {
 	if batch < 1 {
 		batch = DefaultRecoverBatch
 	}
@@ -91,7 +90,7 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, now time.Time, dryR
 		err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 			var err error
 			var step RecoverResult
-			step, n, after, err = recoverStep(ctx, tx, r, after, hi, now, dryRun, batch)
+			step, n, after, err = recoverStep(ctx, tx, r, route, after, hi, now, dryRun, batch)
 			if err == nil {
 				res.Matched += step.Matched
 				res.Queued += step.Queued
@@ -144,19 +143,12 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 //go:embed sql/recover_events.sql
 var recoverEvents string
 
-// recoverEvent is one event of a recover batch as matching reads it.
-type recoverEvent struct {
-	seq   int64
-	event match.Event
-	attrs filter.Event
-}
-
 // recoverStep does one transaction's share of a recover: the tenant's
 // events after seq after (up to batch of them, below hi). It returns how
 // many events it read and the last seq read.
-func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64, now time.Time, dryRun bool, batch int) (RecoverResult, int, int64, error) {
+func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, route routing.Router, after, hi int64, now time.Time, dryRun bool, batch int) (RecoverResult, int, int64, error) {
 	var (
-		sub      match.Subscription
+		sub      routing.Subscription
 		expr     string
 		version  time.Time
 		sinkType string
@@ -176,13 +168,12 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 	}
 	// Matching now, whatever the subscription's state: what it missed
 	// while disabled or unverified is what a recover is for.
-	sub.Enabled, sub.VerificationState = true, match.VerificationActive
+	sub.Enabled, sub.VerificationState = true, routing.VerificationActive
 	// A stored filter that no longer compiles matches nothing, as at
 	// ingest.
-	var program *filter.Program
-	var broken error
+	candidate := routing.Candidate{ID: r.SubscriptionID, Subscription: sub, Ordering: ordering}
 	if expr != "" {
-		program, broken = filters.Program(r.SubscriptionID, version, expr)
+		candidate.Filter, candidate.FilterErr = filters.Program(r.SubscriptionID, version, expr)
 	}
 
 	rows, err := tx.Query(ctx, recoverEvents, pgx.NamedArgs{
@@ -192,21 +183,21 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 	if err != nil {
 		return RecoverResult{}, 0, after, err
 	}
-	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (recoverEvent, error) {
-		var e recoverEvent
-		a := &e.attrs
-		err := row.Scan(&e.seq, &a.ID, &a.Key, &a.Type, &a.Source, &a.Subject, &a.Time, &a.SchemaVersion,
-			&e.event.SchemaMajor, &a.DataContentType, &a.Data)
+	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (routing.NewEvent, error) {
+		var e routing.NewEvent
+		a := &e.Attributes
+		err := row.Scan(&e.Seq, &a.ID, &a.Key, &a.Type, &a.Source, &a.Subject, &a.Time, &a.SchemaVersion,
+			&e.SchemaMajor, &a.DataContentType, &a.Data)
 		a.TenantID = r.TenantID
-		e.event.TenantID, e.event.Key, e.event.Source = r.TenantID, a.Key, a.Source
+		e.TenantID, e.Key, e.Source = r.TenantID, a.Key, a.Source
 		return e, err
 	})
 	if err != nil || len(events) == 0 {
 		return RecoverResult{}, 0, after, err
 	}
-	last := events[len(events)-1].seq
+	last := events[len(events)-1].Seq
 
-	jobs, err := recoverJobs(ctx, tx, r.SubscriptionID, events[0].seq, last)
+	jobs, err := recoverJobs(ctx, tx, r.SubscriptionID, events[0].Seq, last)
 	if err != nil {
 		return RecoverResult{}, 0, after, err
 	}
@@ -214,16 +205,11 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 	var revive []uuid.UUID
 	var newSeqs []int64
 	var newKeys []*string // ordering keys of the new jobs, as ingest keys them
-	for _, e := range events {
-		if !match.Matches(sub, e.event) || broken != nil {
-			continue
-		}
-		if program != nil {
-			if ok, err := program.Matches(filter.NewInput(e.attrs)); err != nil || !ok {
-				continue
-			}
-		}
-		j := jobs[e.seq]
+	// A filter that fails on an event (a filter failure) matches nothing
+	// here: recover queues only what the subscription wants.
+	routes := route(events, map[string][]routing.Candidate{r.TenantID: {candidate}})
+	for _, e := range routes.Jobs {
+		j := jobs[e.Seq]
 		if j.succeeded {
 			continue
 		}
@@ -233,12 +219,8 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 		case j.dead != uuid.Nil:
 			revive = append(revive, j.dead)
 		default:
-			newSeqs = append(newSeqs, e.seq)
-			var k *string
-			if key, ok := match.OrderingKey(ordering, r.TenantID, e.attrs.Subject); ok {
-				k = &key
-			}
-			newKeys = append(newKeys, k)
+			newSeqs = append(newSeqs, e.Seq)
+			newKeys = append(newKeys, e.OrderingKey)
 		}
 	}
 	if len(revive) > 0 {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/storetest"
@@ -107,7 +109,7 @@ func TestRecoverQueuesExactlyWhatTheSubscriptionMissed(t *testing.T) {
 
 	r := queue.RecoverRange{TenantID: "acme", SubscriptionID: sub, Since: since, Until: until}
 	// The matched: missed, shed, pending, inFlight, missedToo.
-	dry, err := st.Recover(ctx, r, time.Now(), true, 2, nil)
+	dry, err := st.Recover(ctx, r, routeNewEvents, time.Now(), true, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func TestRecoverQueuesExactlyWhatTheSubscriptionMissed(t *testing.T) {
 
 	var last queue.RecoverProgress
 	calls := 0
-	got, err := st.Recover(ctx, r, time.Now(), false, 2, func(p queue.RecoverProgress) { last = p; calls++ })
+	got, err := st.Recover(ctx, r, routeNewEvents, time.Now(), false, 2, func(p queue.RecoverProgress) { last = p; calls++ })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func TestRecoverQueuesExactlyWhatTheSubscriptionMissed(t *testing.T) {
 		t.Errorf("another tenant's event got %d jobs (%v)", foreign, err)
 	}
 
-	again, err := st.Recover(ctx, r, time.Now(), false, queue.DefaultRecoverBatch, nil)
+	again, err := st.Recover(ctx, r, routeNewEvents, time.Now(), false, queue.DefaultRecoverBatch, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func TestRecoverAppliesTheSubscriptionsFilterNow(t *testing.T) {
 	big := recoverEvent(t, st, "acme", "transaction.posted", 1, deliveryBase, `{"amount": 150}`)
 	recoverEvent(t, st, "acme", "transaction.posted", 1, deliveryBase, `{"amount": 5}`)
 	recoverEvent(t, st, "acme", "transaction.posted", 1, deliveryBase, `not json`)
-	got, err := st.Recover(ctx, queue.RecoverRange{TenantID: "acme", SubscriptionID: sub, Since: deliveryBase, Until: deliveryBase.Add(time.Minute)}, time.Now(), false, 0, nil)
+	got, err := st.Recover(ctx, queue.RecoverRange{TenantID: "acme", SubscriptionID: sub, Since: deliveryBase, Until: deliveryBase.Add(time.Minute)}, routeNewEvents, time.Now(), false, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +213,7 @@ func TestRecoverKeysTheJobsOfAnOrderedSubscription(t *testing.T) {
 	if _, err := st.Pool.Exec(ctx, `UPDATE events SET subject = 'acct-1' WHERE seq = $1`, withSubject); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.Recover(ctx, queue.RecoverRange{TenantID: "acme", SubscriptionID: sub, Since: deliveryBase, Until: deliveryBase.Add(time.Minute)}, time.Now(), false, 0, nil)
+	got, err := st.Recover(ctx, queue.RecoverRange{TenantID: "acme", SubscriptionID: sub, Since: deliveryBase, Until: deliveryBase.Add(time.Minute)}, routeNewEvents, time.Now(), false, 0, nil)
 	if err != nil || got.Queued != 2 {
 		t.Fatalf("recover = %+v, %v; want both events queued", got, err)
 	}
@@ -242,7 +244,7 @@ func TestConcurrentRecoversQueueEachEventOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = st.Recover(ctx, r, time.Now(), false, 7, nil)
+			results[i], errs[i] = st.Recover(ctx, r, routeNewEvents, time.Now(), false, 7, nil)
 		}()
 	}
 	wg.Wait()
@@ -288,7 +290,7 @@ func TestRecoverFindsEventsOfALateSequenceRoll(t *testing.T) {
 	}
 	recover := func(since, until time.Time) queue.RecoverResult {
 		t.Helper()
-		res, err := st.Recover(ctx, queue.RecoverRange{TenantID: "acme", SubscriptionID: sub, Since: since, Until: until}, time.Now(), true, 0, nil)
+		res, err := st.Recover(ctx, queue.RecoverRange{TenantID: "acme", SubscriptionID: sub, Since: since, Until: until}, routeNewEvents, time.Now(), true, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,8 +326,13 @@ func TestRecoverRefusesPullAndDeletedSubscriptions(t *testing.T) {
 		want error
 	}{{"pull", pull, pg.ErrConflict}, {"deleted", gone, pg.ErrNotFound}, {"missing", uuid.Must(uuid.NewV7()), pg.ErrNotFound}} {
 		r.SubscriptionID = c.id
-		if _, err := st.Recover(ctx, r, time.Now(), false, 0, nil); !errors.Is(err, c.want) {
+		if _, err := st.Recover(ctx, r, routeNewEvents, time.Now(), false, 0, nil); !errors.Is(err, c.want) {
 			t.Errorf("%s: err %v, want %v", c.name, err, c.want)
 		}
 	}
+}
+
+// routeNewEvents is the router ingest passes, without filter limits.
+func routeNewEvents(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
+	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
 }
