@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/storetest"
@@ -173,4 +174,20 @@ func equalPages(a, b [][]string) bool {
 		}
 	}
 	return true
+}
+
+func TestLoadRoster(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	if _, err := st.Pool.Exec(ctx, `INSERT INTO tenants (id, status) VALUES ('t-on', 'active'), ('t-off', 'inactive')`); err != nil {
+		t.Fatal(err)
+	}
+	roster, err := st.LoadRoster(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]event.TenantStatus{"t-on": event.TenantActive, "t-off": event.TenantInactive}
+	if len(roster) != len(want) || roster["t-on"] != want["t-on"] || roster["t-off"] != want["t-off"] {
+		t.Fatalf("LoadRoster = %v, want %v", roster, want)
+	}
 }

@@ -470,22 +470,6 @@ func TestWriteIngestBatchRejectsMalformedBatches(t *testing.T) {
 	}
 }
 
-func TestLoadRoster(t *testing.T) {
-	st := ingestStore(t)
-	ctx := context.Background()
-	if _, err := st.Pool.Exec(ctx, `INSERT INTO tenants (id, status) VALUES ('t-on', 'active'), ('t-off', 'inactive')`); err != nil {
-		t.Fatal(err)
-	}
-	roster, err := st.LoadRoster(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]event.TenantStatus{"t-on": event.TenantActive, "t-off": event.TenantInactive}
-	if len(roster) != len(want) || roster["t-on"] != want["t-on"] || roster["t-off"] != want["t-off"] {
-		t.Fatalf("LoadRoster = %v, want %v", roster, want)
-	}
-}
-
 func TestWriteIngestBatchUnavailableDatabase(t *testing.T) {
 	// Nothing listens on port 1: every connection attempt is refused.
 	pool, err := pgxpool.New(context.Background(), "postgres://postgres@127.0.0.1:1/hubctl?connect_timeout=2")
