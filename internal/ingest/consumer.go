@@ -198,10 +198,7 @@ func New(opts Options) (*Consumer, error) {
 	if opts.Ingest.FilterTenantBudget > 0 {
 		c.filterBudgets = match.NewTenantBudgets(opts.Ingest.FilterTenantBudget, opts.Clock)
 	}
-	limits := match.FilterLimits{EvalTimeout: opts.Ingest.FilterEvalTimeout, Budgets: c.filterBudgets, Now: c.clock}
-	c.route = func(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
-		return match.RouteNewEvents(events, candidates, limits)
-	}
+	c.route = match.Router(match.FilterLimits{EvalTimeout: opts.Ingest.FilterEvalTimeout, Budgets: c.filterBudgets, Now: c.clock})
 	kopts, err := c.clientOptions()
 	if err != nil {
 		return nil, err

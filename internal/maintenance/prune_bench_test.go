@@ -11,7 +11,6 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
@@ -165,6 +164,4 @@ func benchHeaders(tenant, id string) []event.Header {
 }
 
 // routeNewEvents is the router ingest passes, without filter limits.
-func routeNewEvents(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
-	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
-}
+var routeNewEvents = match.Router(match.FilterLimits{})

@@ -78,6 +78,14 @@ func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate, limits
 	return r
 }
 
+// Router is RouteNewEvents under limits, as the store takes it: ingest's
+// under its filter limits, a recover's with none.
+func Router(limits FilterLimits) routing.Router {
+	return func(events []NewEvent, candidates map[string][]Candidate) Routes {
+		return RouteNewEvents(events, candidates, limits)
+	}
+}
+
 // evaluate runs c's filter over in within limits, charging the time it
 // took to its tenant's budget, and classifies a failure.
 func evaluate(c Candidate, in *filter.Input, limits FilterLimits, now func() time.Time) (bool, string, error) {

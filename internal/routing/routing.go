@@ -98,6 +98,6 @@ type FilterFailure struct {
 }
 
 // Router decides, for each new event (in seq order), which of its tenant's
-// candidates (keyed by tenant) want it; match.RouteNewEvents under the
-// caller's filter limits is the one the hub runs.
+// candidates (keyed by tenant) want it; match.Router, under the caller's
+// filter limits, is the one the hub runs.
 type Router func(events []NewEvent, candidates map[string][]Candidate) Routes

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -78,6 +77,4 @@ func (s *Subscriptions) checkRecover(tenantID, id string, in hubapi.Subscription
 // recoverRoute matches a recover's events as ingest matched them, without
 // ingest's filter limits: a recover is an operator's request, run once,
 // and not a neighbour of other tenants' ingest.
-func recoverRoute(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
-	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
-}
+var recoverRoute = match.Router(match.FilterLimits{})

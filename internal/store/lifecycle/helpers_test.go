@@ -14,7 +14,6 @@ import (
 	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
@@ -96,9 +95,7 @@ func batchOf(partition int32, next int64, records ...queue.IngestRecord) queue.I
 }
 
 // routeNewEvents is the router ingest passes, without filter limits.
-func routeNewEvents(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
-	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
-}
+var routeNewEvents = match.Router(match.FilterLimits{})
 
 func writeBatch(t *testing.T, st *testStore, b queue.IngestBatch) queue.IngestResult {
 	t.Helper()

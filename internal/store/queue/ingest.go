@@ -60,8 +60,8 @@ type IngestBatch struct {
 	Handoff Handoff
 	// Route decides where the batch's new events go, among the candidate
 	// subscriptions the write reads for the batch's tenants in its
-	// transaction; ingest passes match.RouteNewEvents under its filter
-	// limits. Required when a record is accepted.
+	// transaction; ingest passes match.Router under its filter limits.
+	// Required when a record is accepted.
 	Route routing.Router
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
@@ -100,9 +99,7 @@ func batchOf(partition int32, next int64, records ...IngestRecord) IngestBatch {
 }
 
 // routeNewEvents is the router ingest passes, without filter limits.
-func routeNewEvents(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
-	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
-}
+var routeNewEvents = match.Router(match.FilterLimits{})
 
 func writeBatch(t *testing.T, st *testStore, b IngestBatch) IngestResult {
 	t.Helper()

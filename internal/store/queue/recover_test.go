@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/routing"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/storetest"
@@ -333,6 +332,4 @@ func TestRecoverRefusesPullAndDeletedSubscriptions(t *testing.T) {
 }
 
 // routeNewEvents is the router ingest passes, without filter limits.
-func routeNewEvents(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
-	return match.RouteNewEvents(events, candidates, match.FilterLimits{})
-}
+var routeNewEvents = match.Router(match.FilterLimits{})
