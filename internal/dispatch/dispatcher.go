@@ -378,7 +378,7 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 		if len(res.Jobs) > 0 || settled+res.RateLimited+res.Parked > 0 {
 			// Work was found, so more may be due: a batch is shared
 			// between tenants and can come back short while jobs remain,
-			// and jobs parked behind their ordering keys (store.Claim)
+			// and jobs parked behind their ordering keys (queue.Claim)
 			// may have hidden due ones that the next claim reaches.
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
-// A tenant purge (store.PurgeTenant) waits until none of the tenant's jobs
+// A tenant purge (lifecycle.PurgeTenant) waits until none of the tenant's jobs
 // is in flight under a live lease. Its notification lets every dispatcher
 // end that wait at once: attempts of the tenant in progress are cut short
 // and their jobs canceled, and claimed or handed jobs of the tenant are

@@ -47,7 +47,7 @@ const (
 	kgoDefaultMetadataMinAge = 5 * time.Second
 	// maxConcurrentBatches bounds the partitions of one poll handled at
 	// once, each in a transaction of its own that commits independently
-	// (store.WriteIngestBatch). A partition's batch is mostly waiting on
+	// (queue.WriteIngestBatch). A partition's batch is mostly waiting on
 	// PostgreSQL (round trips, the commit's flush); a few at once keep the
 	// database's cores busy, more would only hold connections.
 	maxConcurrentBatches = 4

@@ -10,7 +10,7 @@ import (
 // leaseRecovery returns to pending the in-flight jobs whose lease expired
 // without a result (their worker died or lost the database), and
 // dead-letters as poison a job recovered too often
-// (store.RecoverExpiredLeases). It wakes the dispatcher when it recovered
+// (queue.RecoverExpiredLeases). It wakes the dispatcher when it recovered
 // any.
 //
 // Leader: every delivering instance, so a recovery waits for no other

@@ -6,7 +6,7 @@ import (
 )
 
 // partitionCreation creates the daily partitions of today and the days
-// ahead that are missing (store.CreatePartitions), so no write ever waits
+// ahead that are missing (lifecycle.CreatePartitions), so no write ever waits
 // for one.
 //
 // Leader: one instance at a time: two runs would create the same
@@ -19,7 +19,7 @@ func partitionCreation(o Options) Service {
 }
 
 // inboxSequenceMove moves the inbox's sequence into the current day's
-// range once the day has begun (store.MoveInboxSequence); it runs after
+// range once the day has begun (lifecycle.MoveInboxSequence); it runs after
 // partition creation, which makes the day's partition.
 //
 // Leader: one instance at a time: each run holds the ingest lock

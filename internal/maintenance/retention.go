@@ -9,7 +9,7 @@ import (
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
 )
 
-// retentionPrune removes what retention no longer keeps (store.Prune:
+// retentionPrune removes what retention no longer keeps (lifecycle.Prune:
 // what goes and what stays is the store's decision), logs it and counts
 // it.
 //

@@ -9,7 +9,7 @@ import (
 
 // strandedKeyRelease makes due the parked head of every ordering key whose
 // release a transition missed (a race the claim cannot see, or a process
-// of an older version; store.ReleaseStrandedKeys), so a missed release
+// of an older version; queue.ReleaseStrandedKeys), so a missed release
 // delays a key by at most the interval, never strands it. It wakes the
 // dispatcher when it released any.
 //

@@ -97,7 +97,7 @@ func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tena
 }
 
 // Purge removes every stored row of one tenant, the tenant included
-// (store.PurgeTenant lists them), once none of its deliveries is in
+// (lifecycle.PurgeTenant lists them), once none of its deliveries is in
 // flight: when it returns, nothing of the tenant is sent or stored.
 // Nothing of another tenant is touched.
 func (s *Tenants) Purge(ctx context.Context, id string) (hubapi.TenantPurgeResult, error) {
