@@ -20,7 +20,7 @@ import (
 // for the key-encryption key only when the subscription use cases are
 // first needed. The caller closes it, which closes the sinks' connections.
 func NewControlPlane(cfg *config.Config, st *store.Store, keyring func() (*crypto.Keyring, error)) *service.ControlPlane {
-	return service.NewControlPlane(st, service.ControlPlaneOptions{
+	return service.NewControlPlane(st.Queue, st.Catalog, st.Lifecycle, service.ControlPlaneOptions{
 		Retention: retentionPolicy(cfg),
 		NewSubscriptions: func() (*service.Subscriptions, func(), error) {
 			keys, err := keyring()
@@ -31,7 +31,7 @@ func NewControlPlane(cfg *config.Config, st *store.Store, keyring func() (*crypt
 			if err != nil {
 				return nil, nil, err
 			}
-			return service.NewSubscriptions(st, keys, sinks.Registry, service.SubscriptionOptions{
+			return service.NewSubscriptions(st.Catalog, st.Queue, st.OnCall, keys, sinks.Registry, service.SubscriptionOptions{
 				RotationOverlap: cfg.RotationOverlap, MaxPerTenant: cfg.MaxSubscriptionsPerTenant}), sinks.Close, nil
 		},
 	})
@@ -43,7 +43,7 @@ func NewControlPlane(cfg *config.Config, st *store.Store, keyring func() (*crypt
 func NewAPI(cfg *config.Config, st *store.Store, control *service.ControlPlane, keys *crypto.Keyring, base api.Options) *api.Server {
 	base.AdminToken = cfg.AdminToken
 	base.ControlPlane = control
-	base.Idempotency = idempotency.New(st, keys, time.Now)
+	base.Idempotency = idempotency.New(st.Catalog, keys, time.Now)
 	base.PullLimiter = ratelimit.New(cfg.Pull.Rate, cfg.Pull.Burst, time.Now)
 	return api.New(base)
 }

@@ -23,7 +23,9 @@ import (
 	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -113,7 +115,7 @@ func Run(ctx context.Context, opts Options) error {
 	owner := dispatch.DefaultOwner()
 	var (
 		// A nil *Dispatcher in these interfaces would not be nil.
-		handoff   store.Handoff
+		handoff   queue.Handoff
 		upkeepFor maintenance.Dispatcher
 	)
 	if cfg.Role.RunsDelivery() {
@@ -228,6 +230,6 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 // retentionPolicy is the configured storage retention (STREAMING_HUB_RETENTION_*).
-func retentionPolicy(cfg *config.Config) store.RetentionPolicy {
-	return store.RetentionPolicy{Events: cfg.Retention.Events, Deliveries: cfg.Retention.Deliveries, Quarantine: cfg.Retention.Quarantine}
+func retentionPolicy(cfg *config.Config) lifecycle.RetentionPolicy {
+	return lifecycle.RetentionPolicy{Events: cfg.Retention.Events, Deliveries: cfg.Retention.Deliveries, Quarantine: cfg.Retention.Quarantine}
 }

@@ -14,8 +14,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // journal records what the services of a test did, in order.
@@ -96,7 +97,7 @@ func TestRunnerTakesOneInstanceServicesInListOrderUnderTheLock(t *testing.T) {
 		var held atomic.Bool // another instance holds the lock
 		lock := func(_ context.Context, fn func() error) error {
 			if held.Load() {
-				return store.ErrRetentionBusy
+				return lifecycle.ErrRetentionBusy
 			}
 			j.add("lock")
 			return fn()
@@ -186,7 +187,7 @@ func TestRunnerRefusesAnIncompleteService(t *testing.T) {
 }
 
 func TestServicesOfEachRole(t *testing.T) {
-	base := Options{Store: &store.Store{}, Dispatcher: nopDispatcher{}, RetentionInterval: time.Minute}
+	base := Options{Queue: &queue.Store{}, Lifecycle: &lifecycle.Store{}, Dispatcher: nopDispatcher{}, RetentionInterval: time.Minute}
 	storage := []string{"partition_creation", "inbox_sequence_move", "retention_prune", "storage_gauges"}
 	delivery := []string{"lease_recovery", "stranded_key_release", "outwaited_release", "unused_breakers", "backlog_count", "cache_eviction"}
 	for role, want := range map[string][]string{

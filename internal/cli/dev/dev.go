@@ -278,11 +278,11 @@ func seedTenant(ctx context.Context, dsn, keyPath string) (string, error) {
 		return "", err
 	}
 	defer st.Close()
-	if _, err := service.NewTenants(st, time.Now).Create(ctx, DefaultTenant); err != nil && !errors.Is(err, pg.ErrConflict) {
+	if _, err := service.NewTenants(st.Catalog, st.Lifecycle, time.Now).Create(ctx, DefaultTenant); err != nil && !errors.Is(err, pg.ErrConflict) {
 		return "", fmt.Errorf("seed tenant %q: %w", DefaultTenant, err)
 	}
 	return keptSecret(keyPath, func() (string, error) {
-		key, err := service.NewAPIKeys(st, time.Now).Create(ctx, DefaultTenant, "hubctl dev")
+		key, err := service.NewAPIKeys(st.Catalog, time.Now).Create(ctx, DefaultTenant, "hubctl dev")
 		if err != nil {
 			return "", fmt.Errorf("issue an API key for tenant %q: %w", DefaultTenant, err)
 		}
