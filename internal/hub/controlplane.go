@@ -22,6 +22,7 @@ import (
 func NewControlPlane(cfg *config.Config, st *store.Store, keyring func() (*crypto.Keyring, error)) *service.ControlPlane {
 	return service.NewControlPlane(st, service.ControlPlaneOptions{
 		Retention: retentionPolicy(cfg),
+		Portal:    service.PortalOptions{Enabled: cfg.Portal.Enabled, BaseURL: cfg.PortalBaseURL()},
 		NewSubscriptions: func() (*service.Subscriptions, func(), error) {
 			keys, err := keyring()
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/store"
+	portalstore "github.com/hubctl/hubctl/internal/store/portal"
 )
 
 // ControlPlane is every use case of the hub over one store, assembled in
@@ -18,6 +19,7 @@ type ControlPlane struct {
 	Deliveries *Deliveries
 	Pull       *Pull
 	Storage    *Storage
+	Portal     *Portal
 
 	subscriptions func() (*Subscriptions, error)
 	mu            sync.Mutex
@@ -28,6 +30,7 @@ type ControlPlane struct {
 type ControlPlaneOptions struct {
 	Now       func() time.Time // default time.Now
 	Retention store.RetentionPolicy
+	Portal    PortalOptions
 	// NewSubscriptions builds the subscription use cases. They need the
 	// key-encryption key and the sinks, which tenant, key and storage
 	// commands must not require, so it runs on first use, once. release,
@@ -47,6 +50,7 @@ func NewControlPlane(st *store.Store, o ControlPlaneOptions) *ControlPlane {
 		Deliveries: NewDeliveries(st),
 		Pull:       NewPull(st),
 		Storage:    NewStorage(st, o.Retention, o.Now),
+		Portal:     NewPortal(portalstore.New(st.Pool), o.Now, o.Portal),
 	}
 	c.subscriptions = sync.OnceValues(func() (*Subscriptions, error) {
 		subs, release, err := o.NewSubscriptions()

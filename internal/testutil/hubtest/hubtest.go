@@ -36,9 +36,15 @@ func Start(t testing.TB, dsn string, env map[string]string) (*service.ControlPla
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The listener comes first, so that portal links name its address.
+	server := httptest.NewUnstartedServer(nil)
+	if cfg.Portal.PublicURL == "" {
+		cfg.Portal.PublicURL = "http://" + server.Listener.Addr().String()
+	}
 	control := hub.NewControlPlane(cfg, st, func() (*crypto.Keyring, error) { return keys, nil })
 	t.Cleanup(control.Close)
-	server := httptest.NewServer(hub.NewAPI(cfg, st, control, keys, api.Options{}))
 	t.Cleanup(server.Close)
+	server.Config.Handler = hub.NewAPI(cfg, st, control, keys, api.Options{})
+	server.Start()
 	return control, server.URL
 }
