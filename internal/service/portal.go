@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	portalstore "github.com/hubctl/hubctl/internal/store/portal"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	portalstore "github.com/hubctl/hubctl/internal/store/portal"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 

@@ -165,23 +165,38 @@ func TestPortalLinkRefusals(t *testing.T) {
 func changingOperations(sub string) map[string]func(ctx context.Context, h hubapi.ControlPlane) error {
 	name := "renamed"
 	return map[string]func(ctx context.Context, h hubapi.ControlPlane) error{
-		"CreateTenant": func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.CreateTenant(ctx, "initech"); return err },
+		"CreateTenant": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.CreateTenant(ctx, "initech")
+			return err
+		},
 		"SetTenantStatus": func(ctx context.Context, h hubapi.ControlPlane) error {
 			_, err := h.SetTenantStatus(ctx, "acme", hubapi.TenantInactive)
 			return err
 		},
-		"PurgeTenant":  func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.PurgeTenant(ctx, "acme"); return err },
-		"CreateAPIKey": func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.CreateAPIKey(ctx, "acme", "ci"); return err },
+		"PurgeTenant": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.PurgeTenant(ctx, "acme")
+			return err
+		},
+		"CreateAPIKey": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.CreateAPIKey(ctx, "acme", "ci")
+			return err
+		},
 		"RevokeAPIKey": func(ctx context.Context, h hubapi.ControlPlane) error {
 			_, err := h.RevokeAPIKey(ctx, "acme", "0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b")
 			return err
 		},
-		"PruneStorage": func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.PruneStorage(ctx, false); return err },
+		"PruneStorage": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.PruneStorage(ctx, false)
+			return err
+		},
 		"CreateConsoleLink": func(ctx context.Context, h hubapi.ControlPlane) error {
 			_, err := h.CreateConsoleLink(ctx, hubapi.PortalLinkCreate{})
 			return err
 		},
-		"EndPortalSessions": func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.EndPortalSessions(ctx, "acme"); return err },
+		"EndPortalSessions": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.EndPortalSessions(ctx, "acme")
+			return err
+		},
 		"CreateSubscription": func(ctx context.Context, h hubapi.ControlPlane) error {
 			_, err := h.CreateSubscription(ctx, "", webhookInput("https://example.com/hook"))
 			return err
@@ -190,11 +205,26 @@ func changingOperations(sub string) map[string]func(ctx context.Context, h hubap
 			_, err := h.UpdateSubscription(ctx, "", sub, hubapi.SubscriptionUpdate{Name: &name})
 			return err
 		},
-		"DeleteSubscription":  func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.DeleteSubscription(ctx, "", sub); return err },
-		"EnableSubscription":  func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.EnableSubscription(ctx, "", sub); return err },
-		"DisableSubscription": func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.DisableSubscription(ctx, "", sub); return err },
-		"VerifySubscription":  func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.VerifySubscription(ctx, "", sub); return err },
-		"RotateSecret":        func(ctx context.Context, h hubapi.ControlPlane) error { _, err := h.RotateSecret(ctx, "", sub, ""); return err },
+		"DeleteSubscription": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.DeleteSubscription(ctx, "", sub)
+			return err
+		},
+		"EnableSubscription": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.EnableSubscription(ctx, "", sub)
+			return err
+		},
+		"DisableSubscription": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.DisableSubscription(ctx, "", sub)
+			return err
+		},
+		"VerifySubscription": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.VerifySubscription(ctx, "", sub)
+			return err
+		},
+		"RotateSecret": func(ctx context.Context, h hubapi.ControlPlane) error {
+			_, err := h.RotateSecret(ctx, "", sub, "")
+			return err
+		},
 		"RecoverSubscription": func(ctx context.Context, h hubapi.ControlPlane) error {
 			_, err := h.RecoverSubscription(ctx, "", sub, hubapi.SubscriptionRecover{Since: "2025-01-01T00:00:00Z"}, nil)
 			return err
