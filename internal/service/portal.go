@@ -30,14 +30,6 @@ const (
 	maxPortalTokenLength = 64
 )
 
-// Refusals of portal sign-in. Each names no reason beyond "not valid": a
-// link that was never issued, was used, expired or belongs to a tenant
-// since deactivated looks the same, so the answer helps no guesser.
-var (
-	ErrPortalLinkInvalid    = errors.New("this sign-in link is not valid: it was used already, it expired, or its tenant is inactive; ask for a new link")
-	ErrPortalSessionInvalid = errors.New("the portal session ended or expired; sign in again with a new link")
-)
-
 // PortalOptions are the portal's settings (SPEC §10).
 type PortalOptions struct {
 	// Enabled is STREAMING_HUB_PORTAL_ENABLED; links are refused when off.
@@ -63,25 +55,10 @@ func NewPortal(st *portalstore.Store, now func() time.Time, opts PortalOptions) 
 // Enabled reports whether the hub serves the portal.
 func (p *Portal) Enabled() bool { return p.opts.Enabled }
 
-// PortalLinkTTL reads a link's requested life: "" is the default, and
-// anything outside (0, MaxPortalLinkTTL] is refused with the rule.
-func PortalLinkTTL(text string) (time.Duration, error) {
-	if text == "" {
-		return hubapi.DefaultPortalLinkTTL, nil
-	}
-	ttl, err := time.ParseDuration(text)
-	if err != nil || ttl <= 0 || ttl > hubapi.MaxPortalLinkTTL {
-		return 0, invalid("ttl", "invalid ttl %q: a duration such as 30m or 24h, more than 0 and at most %s", text, formatTTL(hubapi.MaxPortalLinkTTL))
-	}
-	return ttl, nil
-}
-
-func formatTTL(d time.Duration) string { return fmt.Sprintf("%dh", int(d.Hours())) }
-
 // CreateLink issues a link for tenant, or for the operator console when
 // tenant is "". The token is in the answer's URL and nowhere else.
 func (p *Portal) CreateLink(ctx context.Context, tenant string, in hubapi.PortalLinkCreate) (hubapi.PortalLink, error) {
-	ttl, err := PortalLinkTTL(in.TTL)
+	ttl, err := hubapi.ParsePortalLinkTTL(in.TTL)
 	if err != nil {
 		return hubapi.PortalLink{}, err
 	}
@@ -114,10 +91,10 @@ type PortalSignIn struct {
 }
 
 // Redeem spends a link's token and opens its session.
-// ErrPortalLinkInvalid when the token cannot be spent.
+// hubapi.ErrPortalLinkInvalid when the token cannot be spent.
 func (p *Portal) Redeem(ctx context.Context, linkToken string) (PortalSignIn, error) {
 	if !plausiblePortalToken(portalLinkPrefix, linkToken) {
-		return PortalSignIn{}, ErrPortalLinkInvalid
+		return PortalSignIn{}, hubapi.ErrPortalLinkInvalid
 	}
 	cookie, cookieHash, err := newPortalToken(portalSessionPrefix)
 	if err != nil {
@@ -129,7 +106,7 @@ func (p *Portal) Redeem(ctx context.Context, linkToken string) (PortalSignIn, er
 	}
 	s, err := p.store.RedeemLink(ctx, hashPortalToken(linkToken), portalstore.NewSession{ID: id.String(), TokenHash: cookieHash}, p.now())
 	if errors.Is(err, pg.ErrNotFound) {
-		return PortalSignIn{}, ErrPortalLinkInvalid
+		return PortalSignIn{}, hubapi.ErrPortalLinkInvalid
 	}
 	if err != nil {
 		return PortalSignIn{}, err
@@ -138,14 +115,14 @@ func (p *Portal) Redeem(ctx context.Context, linkToken string) (PortalSignIn, er
 }
 
 // Authenticate says who a session cookie is, and until when.
-// ErrPortalSessionInvalid when it is no live session.
+// hubapi.ErrPortalSessionInvalid when it is no live session.
 func (p *Portal) Authenticate(ctx context.Context, cookie string) (hubapi.Caller, time.Time, error) {
 	if !plausiblePortalToken(portalSessionPrefix, cookie) {
-		return hubapi.Caller{}, time.Time{}, ErrPortalSessionInvalid
+		return hubapi.Caller{}, time.Time{}, hubapi.ErrPortalSessionInvalid
 	}
 	s, err := p.store.Session(ctx, hashPortalToken(cookie), p.now())
 	if errors.Is(err, pg.ErrNotFound) {
-		return hubapi.Caller{}, time.Time{}, ErrPortalSessionInvalid
+		return hubapi.Caller{}, time.Time{}, hubapi.ErrPortalSessionInvalid
 	}
 	if err != nil {
 		return hubapi.Caller{}, time.Time{}, err

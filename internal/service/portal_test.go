@@ -65,7 +65,7 @@ func TestPortalLinkOpensOneSessionThatEndsWithIt(t *testing.T) {
 	if signIn.Caller != want || signIn.Caller.Session == "" || !signIn.ExpiresAt.Equal(link.ExpiresAt) {
 		t.Errorf("signed in as %+v until %v, want %+v until the link's expiry", signIn.Caller, signIn.ExpiresAt, want)
 	}
-	if _, err := cp.Portal.Redeem(ctx, token); !errors.Is(err, service.ErrPortalLinkInvalid) {
+	if _, err := cp.Portal.Redeem(ctx, token); !errors.Is(err, hubapi.ErrPortalLinkInvalid) {
 		t.Errorf("a link used twice: %v, want it refused", err)
 	}
 	who, _, err := cp.Portal.Authenticate(ctx, signIn.Cookie)
@@ -74,7 +74,7 @@ func TestPortalLinkOpensOneSessionThatEndsWithIt(t *testing.T) {
 	}
 
 	f.clk.now = link.ExpiresAt
-	if _, _, err := cp.Portal.Authenticate(ctx, signIn.Cookie); !errors.Is(err, service.ErrPortalSessionInvalid) {
+	if _, _, err := cp.Portal.Authenticate(ctx, signIn.Cookie); !errors.Is(err, hubapi.ErrPortalSessionInvalid) {
 		t.Errorf("the cookie at the link's expiry: %v, want the session over", err)
 	}
 }
@@ -147,7 +147,7 @@ func TestPortalLinkRefusals(t *testing.T) {
 		t.Errorf("a week's ttl: %v", err)
 	}
 	for _, token := range []string{"", "hub_notalink", "hpl_" + strings.Repeat("x", 43), "hpl_" + strings.Repeat("x", 100)} {
-		if _, err := cp.Portal.Redeem(ctx, token); !errors.Is(err, service.ErrPortalLinkInvalid) {
+		if _, err := cp.Portal.Redeem(ctx, token); !errors.Is(err, hubapi.ErrPortalLinkInvalid) {
 			t.Errorf("redeem %q: %v, want it refused", token, err)
 		}
 	}

@@ -1,6 +1,10 @@
 package hubapi
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Portal sign-in links (SPEC §10, docs/api.md Portal).
 const (
@@ -36,4 +40,26 @@ type PortalLink struct {
 type PortalSessionsEnded struct {
 	Tenant string `json:"tenant"`
 	Ended  int64  `json:"ended"`
+}
+
+// Refusals of portal sign-in. Neither tells its causes apart: a link never
+// issued, used, expired or of a tenant since deactivated looks the same,
+// so the answer helps no guesser.
+var (
+	ErrPortalLinkInvalid    = errors.New("this sign-in link is not valid: it was used already, it expired, or its tenant is inactive; ask for a new link")
+	ErrPortalSessionInvalid = errors.New("the portal session ended or expired; sign in again with a new link")
+)
+
+// ParsePortalLinkTTL reads a link's requested life: "" is the default,
+// and anything outside (0, MaxPortalLinkTTL] is refused with the rule.
+func ParsePortalLinkTTL(text string) (time.Duration, error) {
+	if text == "" {
+		return DefaultPortalLinkTTL, nil
+	}
+	ttl, err := time.ParseDuration(text)
+	if err != nil || ttl <= 0 || ttl > MaxPortalLinkTTL {
+		return 0, &ValidationError{Field: "ttl", Code: CodeInvalidRequest,
+			Message: fmt.Sprintf("invalid ttl %q: a duration such as 30m or 24h, more than 0 and at most %dh", text, int(MaxPortalLinkTTL.Hours()))}
+	}
+	return ttl, nil
 }

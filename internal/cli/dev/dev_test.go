@@ -74,6 +74,9 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 	if export == nil {
 		t.Fatalf("banner lacks the HUBCTL_SERVER/HUBCTL_TOKEN line:\n%s", dev.Stderr())
 	}
+	if !strings.Contains(dev.Stderr(), "portal          "+export[1]+"/portal/sign-in?token=hpl_") {
+		t.Errorf("banner lacks a portal link on the printed server:\n%s", dev.Stderr())
+	}
 	deliveries := make(chan *http.Request, 16)
 	bodies := make(chan []byte, 16)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
