@@ -179,3 +179,20 @@ func hashPortalToken(token string) []byte {
 func plausiblePortalToken(prefix, token string) bool {
 	return strings.HasPrefix(token, prefix) && len(token) <= maxPortalTokenLength
 }
+
+// RedeemPortalLink is Portal.Redeem for front ends that know the control
+// plane only: the cookie to set, who it signs in, and until when.
+func (c *ControlPlane) RedeemPortalLink(ctx context.Context, token string) (cookie string, caller hubapi.Caller, expires time.Time, err error) {
+	in, err := c.Portal.Redeem(ctx, token)
+	return in.Cookie, in.Caller, in.ExpiresAt, err
+}
+
+// AuthenticatePortal is Portal.Authenticate.
+func (c *ControlPlane) AuthenticatePortal(ctx context.Context, cookie string) (hubapi.Caller, time.Time, error) {
+	return c.Portal.Authenticate(ctx, cookie)
+}
+
+// SignOutPortal is Portal.SignOut.
+func (c *ControlPlane) SignOutPortal(ctx context.Context, cookie string) error {
+	return c.Portal.SignOut(ctx, cookie)
+}
