@@ -69,7 +69,7 @@ func nextLink(current *url.URL, cursor *string) string {
 }
 
 type newSubscriptionPage struct {
-	Name, URL, EventTypes string
+	Name, URL, EventTypes, RetrySchedule string
 }
 
 func (h *Handler) newSubscription(req *request) error {
@@ -93,19 +93,23 @@ func (h *Handler) createSubscription(req *request) error {
 	if err != nil {
 		return err
 	}
-	created, err := req.hub.CreateSubscription(req.r.Context(), "", hubapi.SubscriptionCreate{
+	in := hubapi.SubscriptionCreate{
 		Name:       strings.TrimSpace(req.r.PostFormValue("name")),
 		Sink:       sink,
-		EventTypes: splitTypes(req.r.PostFormValue("event_types")),
-	})
+		EventTypes: splitList(req.r.PostFormValue("event_types")),
+	}
+	if steps := splitList(req.r.PostFormValue("retry_schedule")); len(steps) > 0 {
+		in.RetrySchedule = steps
+	}
+	created, err := req.hub.CreateSubscription(req.r.Context(), "", in)
 	if err != nil {
 		return err
 	}
 	return h.render(req, "secret", createdPage{Subscription: created.Subscription, Secret: created.SigningSecret})
 }
 
-// splitTypes reads event types written one per line or comma-separated.
-func splitTypes(text string) []string {
+// splitList reads items written one per line or comma-separated.
+func splitList(text string) []string {
 	types := []string{}
 	for _, t := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' || r == ' ' }) {
 		types = append(types, t)
@@ -185,7 +189,7 @@ func (h *Handler) subscriptionAction(req *request) error {
 func (h *Handler) edit(req *request, id string) error {
 	name := strings.TrimSpace(req.r.PostFormValue("name"))
 	filter := strings.TrimSpace(req.r.PostFormValue("filter"))
-	update := hubapi.SubscriptionUpdate{Name: &name, EventTypes: splitTypes(req.r.PostFormValue("event_types"))}
+	update := hubapi.SubscriptionUpdate{Name: &name, EventTypes: splitList(req.r.PostFormValue("event_types"))}
 	if filter == "" {
 		update.Filter = hubapi.Nullable[string]{Set: true, Null: true}
 	} else {
