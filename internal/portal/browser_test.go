@@ -313,7 +313,7 @@ func (p *page) audit(name string) {
 	}
 	for _, width := range []int64{1280, 360} {
 		p.do(chromedp.EmulateViewport(width, 800))
-		shot := value(p, chromedp.FullScreenshot(90))
+		shot := value(p, chromedp.FullScreenshot(100))
 		if err := os.WriteFile(filepath.Join(p.shots, fmt.Sprintf("%s-%d.png", name, width)), shot, 0o644); err != nil {
 			p.t.Fatal(err)
 		}
@@ -408,6 +408,26 @@ func TestPortalInABrowser(t *testing.T) {
 	p.audit("subscriptions")
 	p.open(subURL)
 	p.audit("subscription")
+
+	// A filter is tried on the tenant's recent events before it is saved.
+	for i, try := range []struct{ filter, want string }{
+		{"data.amount > 500", "1 of the tenant's last 1 events would have matched"},
+		{"data.amount > 5000", "0 of the tenant's last 1 events would have matched"},
+		{"data.amount >", "The filter does not compile"},
+	} {
+		// Each try starts from the subscription's page, which shows no
+		// result yet, so the result waited for is this try's.
+		if i > 0 {
+			p.open(subURL)
+		}
+		p.do(chromedp.SetValue(chromedp.CSS("#try-filter"), try.filter),
+			chromedp.Click(chromedp.CSS(`form[action$="/filter-test"] button`)),
+			chromedp.WaitVisible(chromedp.CSS("#trial-result")))
+		if got := p.text("#trial-result"); !strings.Contains(got, try.want) {
+			t.Errorf("filter %q tried: %q, want %q", try.filter, got, try.want)
+		}
+	}
+	p.audit("filter-test")
 
 	// The receiver fails: the failed delivery shows what it answered.
 	dest.failing.Store(true)

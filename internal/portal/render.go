@@ -55,7 +55,7 @@ var funcs = template.FuncMap{
 		if n == nil {
 			return "—"
 		}
-		return fmt.Sprint(n)
+		return fmt.Sprint(*n)
 	},
 	"boolp": func(b *bool) bool { return b != nil && *b },
 	"join":  strings.Join,

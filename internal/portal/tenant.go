@@ -21,6 +21,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /portal/subscriptions/{id}", h.session(h.subscription))
 	h.mux.HandleFunc("POST /portal/subscriptions/{id}/{action}", h.session(h.subscriptionAction))
 	h.mux.HandleFunc("GET /portal/subscriptions/{id}/deliveries", h.session(h.deliveries))
+	h.mux.HandleFunc("GET /portal/subscriptions/{id}/filter-test", h.session(h.filterTest))
 	h.mux.HandleFunc("GET /portal/deliveries/{id}", h.session(h.delivery))
 	h.mux.HandleFunc("GET /portal/dead-letters", h.session(h.deadLetters))
 	h.mux.HandleFunc("POST /portal/dead-letters/replay", h.session(h.replay))
@@ -120,6 +121,28 @@ func splitList(text string) []string {
 type subscriptionPage struct {
 	Subscription hubapi.Subscription
 	Health       Health
+	// Trial is the edit form's filter tried on recent events, nil until
+	// asked for.
+	Trial *FilterTrial
+}
+
+// filterTest shows the subscription with the edit form's filter tried on
+// the tenant's latest events. It changes nothing, so it is a GET any
+// session may make.
+func (h *Handler) filterTest(req *request) error {
+	if err := tenantOnly(req); err != nil {
+		return err
+	}
+	ctx, q := req.r.Context(), req.r.URL.Query()
+	sub, err := req.hub.GetSubscription(ctx, "", req.r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	trial, err := tryFilter(ctx, req.hub, q.Get("filter"), q.Get("event_types"))
+	if err != nil {
+		return err
+	}
+	return h.render(req, "subscription", subscriptionPage{Subscription: sub, Health: HealthOf(sub), Trial: &trial})
 }
 
 func (h *Handler) subscription(req *request) error {
