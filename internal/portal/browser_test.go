@@ -264,17 +264,23 @@ func (p *page) click(selector, waitFor string) {
 	p.do(chromedp.Click(chromedp.CSS(selector)), chromedp.WaitVisible(chromedp.CSS(waitFor)))
 }
 
-// until reloads the page until its main content holds want.
-func (p *page) until(url, want string) {
+// until reloads the page until the element selector picks holds want.
+func (p *page) until(url, selector, want string) {
 	p.t.Helper()
+	quoted, err := json.Marshal(selector)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	read := `(document.querySelector(` + string(quoted) + `) || {innerText: ""}).innerText`
 	deadline := time.Now().Add(browserPatience)
 	for {
 		p.open(url)
-		if strings.Contains(p.text("main"), want) {
+		got := value(p, chromedp.Evaluate[string](read))
+		if strings.Contains(got, want) {
 			return
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("%s never showed %q; last:\n%s", url, want, p.text("main"))
+			p.t.Fatalf("%s never showed %q in %s; last:\n%s", url, want, selector, p.text("main"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -402,7 +408,7 @@ func TestPortalInABrowser(t *testing.T) {
 
 	// Events are delivered, and show so.
 	hub.produce(t, "acme")
-	p.until(subURL+"/deliveries", "succeeded")
+	p.until(subURL+"/deliveries", "main table", "succeeded")
 	p.audit("deliveries")
 	p.open(hub.base + "/portal/")
 	p.audit("subscriptions")
@@ -432,7 +438,7 @@ func TestPortalInABrowser(t *testing.T) {
 	// The receiver fails: the failed delivery shows what it answered.
 	dest.failing.Store(true)
 	hub.produce(t, "acme")
-	p.until(subURL+"/deliveries?state=dead", "503")
+	p.until(subURL+"/deliveries?state=dead", "main table", "503")
 	p.click(`tbody a[href^="/portal/deliveries/"]`, "pre.body")
 	if body := p.text("pre.body"); !strings.Contains(body, receiverComplaint) {
 		t.Errorf("the failed attempt's response body shows %q, want the receiver's %q", body, receiverComplaint)
@@ -452,7 +458,7 @@ func TestPortalInABrowser(t *testing.T) {
 	if got := p.text(`[role="status"]`); !strings.Contains(got, "Replayed 1 of 1") {
 		t.Errorf("the replay shows %q", got)
 	}
-	p.until(subURL+"/deliveries?state=dead", "No deliveries in state dead")
+	p.until(subURL+"/deliveries?state=dead", ".empty", "No deliveries in state dead")
 
 	// Rotate the secret: the new one is shown once.
 	p.open(subURL)

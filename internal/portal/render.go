@@ -59,6 +59,14 @@ var funcs = template.FuncMap{
 	},
 	"boolp": func(b *bool) bool { return b != nil && *b },
 	"join":  strings.Join,
+	// short is the start of an id, enough to tell rows apart; the page
+	// it links to shows it whole.
+	"short": func(id string) string {
+		if len(id) <= 13 {
+			return id
+		}
+		return id[:13] + "…"
+	},
 	"sink": sinkSummary,
 }
 
