@@ -70,7 +70,7 @@ func (h *hub) link(tenant string, readOnly bool) string {
 }
 
 // browser is an HTTP client with a cookie jar, as a browser keeps one.
-func browser(t *testing.T) *http.Client {
+func browser(t testing.TB) *http.Client {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
