@@ -28,7 +28,7 @@ var nextPage = regexp.MustCompile(`href="([^"]+)" rel="next"`)
 // server, through the API's middleware and the session's lookup, for a
 // subscription with 100,000 deliveries: its first page and a page deep in
 // its history, which the cursor makes as cheap as the first. It reports
-// the p50 and p99 of a page's time (docs/benchmarks.md, The portal: a deliveries page).
+// the p50 and p99 of a page's time (docs/benchmarks.md, Portal deliveries page).
 //
 //	go test -run '^$' -bench DeliveriesPage -benchtime 200x ./internal/portal/
 func BenchmarkDeliveriesPage(b *testing.B) {
