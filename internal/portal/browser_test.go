@@ -264,6 +264,24 @@ func (p *page) click(selector, waitFor string) {
 	p.do(chromedp.Click(chromedp.CSS(selector)), chromedp.WaitVisible(chromedp.CSS(waitFor)))
 }
 
+// waitText waits, without reloading, until the element selector picks
+// holds want: for a page that changes by itself.
+func (p *page) waitText(selector, want string) {
+	p.t.Helper()
+	quoted, err := json.Marshal(selector)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	read := `(document.querySelector(` + string(quoted) + `) || {innerText: ""}).innerText`
+	deadline := time.Now().Add(browserPatience)
+	for !strings.Contains(value(p, chromedp.Evaluate[string](read)), want) {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%s never showed %q; last:\n%s", selector, want, p.text("main"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // until reloads the page until the element selector picks holds want.
 func (p *page) until(url, selector, want string) {
 	p.t.Helper()
@@ -406,8 +424,12 @@ func TestPortalInABrowser(t *testing.T) {
 	p.audit("secret")
 	subURL := hub.base + value(p, chromedp.AttributeValue(chromedp.CSS(`main p a`), "href")).Value
 
-	// Events are delivered, and show so.
+	// Events are delivered, and show so: as they happen in the live
+	// tail, and in the list.
+	p.open(subURL + "/live")
+	p.audit("live")
 	hub.produce(t, "acme")
+	p.waitText("#live-rows", "succeeded")
 	p.until(subURL+"/deliveries", "main table", "succeeded")
 	p.audit("deliveries")
 	p.open(hub.base + "/portal/")

@@ -22,6 +22,8 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /portal/subscriptions/{id}/{action}", h.session(h.subscriptionAction))
 	h.mux.HandleFunc("GET /portal/subscriptions/{id}/deliveries", h.session(h.deliveries))
 	h.mux.HandleFunc("GET /portal/subscriptions/{id}/filter-test", h.session(h.filterTest))
+	h.mux.HandleFunc("GET /portal/subscriptions/{id}/live", h.session(h.live))
+	h.mux.HandleFunc("GET /portal/subscriptions/{id}/live/stream", h.session(h.liveStream))
 	h.mux.HandleFunc("GET /portal/deliveries/{id}", h.session(h.delivery))
 	h.mux.HandleFunc("GET /portal/dead-letters", h.session(h.deadLetters))
 	h.mux.HandleFunc("POST /portal/dead-letters/replay", h.session(h.replay))
