@@ -489,6 +489,17 @@ func TestPortalInABrowser(t *testing.T) {
 		t.Errorf("the rotated secret shows as %q", secret)
 	}
 
+	// Recover since an hour ago: everything was delivered, so the count
+	// says nothing is missing.
+	p.open(subURL)
+	p.do(chromedp.SetValue(chromedp.CSS("#since"), time.Now().UTC().Add(-time.Hour).Format("2006-01-02T15:04")),
+		chromedp.Click(chromedp.CSS(`form[action$="/recover"] button`)),
+		chromedp.WaitVisible(chromedp.CSS("#recover-count")))
+	if got := p.text("#recover-count"); !strings.HasPrefix(got, "0 events since") {
+		t.Errorf("recover's count shows %q, want 0 events missed", got)
+	}
+	p.audit("recover")
+
 	// Events and an event with its deliveries.
 	p.open(hub.base + "/portal/events")
 	p.audit("events")

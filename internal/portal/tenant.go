@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -176,6 +177,8 @@ func (h *Handler) subscriptionAction(req *request) error {
 		_, err = req.hub.VerifySubscription(ctx, "", id)
 	case "edit":
 		err = h.edit(req, id)
+	case "recover":
+		return h.recover(req, id)
 	case "rotate-secret":
 		rotation, err := req.hub.RotateSecret(ctx, "", id, "")
 		if err != nil {
@@ -333,4 +336,47 @@ func (h *Handler) event(req *request) error {
 		return err
 	}
 	return h.render(req, "event", e)
+}
+
+type recoverPage struct {
+	Subscription hubapi.Subscription
+	Since        string
+	Result       hubapi.SubscriptionRecoverResult
+}
+
+// recover sends again what the subscription missed since a time, counted
+// first: a dry run answers how many events would be queued, with the
+// button that queues them.
+func (h *Handler) recover(req *request, id string) error {
+	ctx := req.r.Context()
+	since, err := sinceValue(req.r.PostFormValue("since"))
+	if err != nil {
+		return err
+	}
+	sub, err := req.hub.GetSubscription(ctx, "", id)
+	if err != nil {
+		return err
+	}
+	res, err := req.hub.RecoverSubscription(ctx, "", id, hubapi.SubscriptionRecover{
+		Since: since, DryRun: req.r.PostFormValue("dry_run") != "false"}, nil)
+	if err != nil {
+		return err
+	}
+	return h.render(req, "recover", recoverPage{Subscription: sub, Since: since, Result: res})
+}
+
+// sinceValue reads the recover form's time: RFC 3339, or what a
+// datetime-local field sends (2026-03-01T12:00), taken as UTC.
+func sinceValue(text string) (string, error) {
+	text = strings.TrimSpace(text)
+	if _, err := time.Parse(time.RFC3339, text); err == nil {
+		return text, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, text); err == nil {
+			return t.UTC().Format(time.RFC3339), nil
+		}
+	}
+	return "", &hubapi.ValidationError{Field: "since", Code: hubapi.CodeInvalidRequest,
+		Message: fmt.Sprintf("%q is not a time: give one such as 2026-03-01T12:00 (UTC)", text)}
 }
