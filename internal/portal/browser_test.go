@@ -549,7 +549,24 @@ func TestPortalInABrowser(t *testing.T) {
 		t.Errorf("a read-only session's posted disable answered %d, want 403", status)
 	}
 
-	// The operator console.
+	// The operator console: tenants, a tenant's keys, a portal link for a
+	// tenant, the quarantine, storage and a prune's dry run.
 	p.signIn(hub.link(t))
 	p.audit("console")
+	p.click(`form[action="/portal/console/tenants/acme/portal-link"] button`, "#link-value")
+	if got := p.text("#link-value"); !strings.HasPrefix(got, hub.base+"/portal/sign-in?token=hpl_") {
+		t.Errorf("the console's link for acme shows %q", got)
+	}
+	p.open(hub.base + "/portal/console/tenants/acme/keys")
+	p.do(chromedp.SendKeys(chromedp.CSS("#key-name"), "ci"), chromedp.Submit(chromedp.CSS("#key-name")),
+		chromedp.WaitVisible(chromedp.CSS("#key-value")))
+	if got := p.text("#key-value"); !strings.HasPrefix(got, "hub_") {
+		t.Errorf("the issued key shows as %q", got)
+	}
+	p.audit("keys")
+	p.open(hub.base + "/portal/console/quarantine")
+	p.audit("quarantine")
+	p.open(hub.base + "/portal/console/storage")
+	p.click(`form[action="/portal/console/storage/prune"] button`, "#prune-result")
+	p.audit("storage")
 }
