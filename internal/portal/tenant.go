@@ -3,6 +3,7 @@ package portal
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -124,6 +125,12 @@ func splitList(text string) []string {
 type subscriptionPage struct {
 	Subscription hubapi.Subscription
 	Health       Health
+	// Chart is the last day's outcomes per hour, Summary its sentence.
+	Chart   template.HTML
+	Summary string
+	// Sampled says the chart shows only the latest chartSample
+	// deliveries, the subscription having more in the day.
+	Sampled bool
 	// Trial is the edit form's filter tried on recent events, nil until
 	// asked for.
 	Trial *FilterTrial
@@ -145,7 +152,12 @@ func (h *Handler) filterTest(req *request) error {
 	if err != nil {
 		return err
 	}
-	return h.render(req, "subscription", subscriptionPage{Subscription: sub, Health: HealthOf(sub), Trial: &trial})
+	page, err := h.subscriptionPage(req, sub)
+	if err != nil {
+		return err
+	}
+	page.Trial = &trial
+	return h.render(req, "subscription", page)
 }
 
 func (h *Handler) subscription(req *request) error {
@@ -156,7 +168,22 @@ func (h *Handler) subscription(req *request) error {
 	if err != nil {
 		return err
 	}
-	return h.render(req, "subscription", subscriptionPage{Subscription: sub, Health: HealthOf(sub)})
+	page, err := h.subscriptionPage(req, sub)
+	if err != nil {
+		return err
+	}
+	return h.render(req, "subscription", page)
+}
+
+// subscriptionPage is the subscription with its health and its last day.
+func (h *Handler) subscriptionPage(req *request, sub hubapi.Subscription) (subscriptionPage, error) {
+	recent, err := req.hub.ListDeliveries(req.r.Context(), "", sub.ID, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: chartSample}})
+	if err != nil {
+		return subscriptionPage{}, err
+	}
+	buckets := Outcomes(recent.Items, h.opts.Now(), chartHours)
+	return subscriptionPage{Subscription: sub, Health: HealthOf(sub), Chart: OutcomeChart(buckets),
+		Summary: Summary(buckets), Sampled: recent.NextCursor != nil}, nil
 }
 
 // subscriptionAction runs one of the buttons of a subscription's page.
