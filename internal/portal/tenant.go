@@ -113,13 +113,15 @@ func (h *Handler) createSubscription(req *request) error {
 	return h.render(req, "secret", createdPage{Subscription: created.Subscription, Secret: created.SigningSecret})
 }
 
-// splitList reads items written one per line or comma-separated.
+// splitList reads items written one per line or comma-separated. None is
+// an empty list, not nil, so an update sends it and the hub refuses it
+// with its own message rather than keeping the old list.
 func splitList(text string) []string {
-	types := []string{}
-	for _, t := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' || r == ' ' }) {
-		types = append(types, t)
+	items := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' || r == ' ' })
+	if items == nil {
+		return []string{}
 	}
-	return types
+	return items
 }
 
 type subscriptionPage struct {
