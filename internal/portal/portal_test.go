@@ -244,3 +244,24 @@ func TestContentSecurityPolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestTurnedOffThePortalIsNotServed(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	control, serverURL := hubtest.Start(t, dsn, map[string]string{
+		"STREAMING_HUB_POSTGRES_DSN":   dsn,
+		"STREAMING_HUB_ENV":            "local",
+		"STREAMING_HUB_DEV_KEK":        testKEK,
+		"STREAMING_HUB_PORTAL_ENABLED": "false",
+	})
+	if got := get(t, browser(t), serverURL+"/portal/sign-in?token=hpl_x"); got.status != http.StatusNotFound {
+		t.Errorf("the sign-in page of a hub with the portal off answered %d, want 404", got.status)
+	}
+	admin := control.As(hubapi.Admin())
+	if _, err := admin.CreateTenant(context.Background(), "acme"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := admin.CreatePortalLink(context.Background(), "acme", hubapi.PortalLinkCreate{})
+	if hubapi.ErrorCode(err) != hubapi.CodePortalDisabled {
+		t.Errorf("a link of a hub with the portal off: %v, want %s", err, hubapi.CodePortalDisabled)
+	}
+}
