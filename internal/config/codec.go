@@ -395,3 +395,48 @@ func httpURL(field func(*Config) *string) codec {
 		},
 	}
 }
+
+// publicURL accepts an absolute http(s) URL with a host and nothing a
+// link's own path and query could not follow: no query, no fragment, no
+// credentials.
+func publicURL(field func(*Config) *string) codec {
+	return codec{
+		allowed: "empty or an http:// or https:// URL with a host and no query, fragment or user name, such as https://hub.example.com",
+		decode: func(c *Config, raw string) error {
+			if raw != "" {
+				u, err := url.Parse(raw)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+					u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
+					return errNotAllowed
+				}
+				raw = strings.TrimRight(raw, "/")
+			}
+			*field(c) = raw
+			return nil
+		},
+	}
+}
+
+// originList accepts web origins (scheme, host and optional port, as a
+// browser compares them), comma-separated; they go into a
+// Content-Security-Policy header, so nothing else may pass.
+func originList(field func(*Config) *[]string) codec {
+	return codec{
+		allowed: "empty or a comma-separated list of origins such as https://app.example.com or https://app.example.com:8443",
+		decode: func(c *Config, raw string) error {
+			origins := []string{}
+			for _, item := range splitList(raw) {
+				if !isOrigin(item) {
+					return fmt.Errorf("%q is not an origin", item)
+				}
+				origins = append(origins, item)
+			}
+			*field(c) = origins
+			return nil
+		},
+	}
+}
+
+var originPattern = regexp.MustCompile(`^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$`)
+
+func isOrigin(s string) bool { return originPattern.MatchString(s) }

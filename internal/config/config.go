@@ -9,6 +9,7 @@ package config
 
 import (
 	"log/slog"
+	"net"
 	"regexp"
 	"time"
 )
@@ -96,6 +97,7 @@ type Config struct {
 	Pull        PullConfig
 	Retention   RetentionConfig
 	KEK         KEKConfig
+	Portal      PortalConfig
 
 	// Deprecations are warnings about settings that still work but will
 	// not always: the caller says each once.
@@ -221,6 +223,34 @@ type RetentionConfig struct {
 	Deliveries time.Duration
 	Quarantine time.Duration
 	Interval   time.Duration
+}
+
+// PortalConfig is the web portal's (SPEC §10, docs/portal.md).
+type PortalConfig struct {
+	Enabled bool
+	// PublicURL is the base of sign-in links; "" means the listener's
+	// address (PortalBaseURL).
+	PublicURL string
+	// FrameAncestors are the origins allowed to embed the portal in a
+	// frame; none may when empty.
+	FrameAncestors []string
+}
+
+// PortalBaseURL is what portal sign-in links start with:
+// STREAMING_HUB_PUBLIC_URL, or else the listener's address as this machine
+// reaches it (an unspecified host is localhost).
+func (c *Config) PortalBaseURL() string {
+	if c.Portal.PublicURL != "" {
+		return c.Portal.PublicURL
+	}
+	host, port, err := net.SplitHostPort(c.HTTPListenAddr)
+	if err != nil {
+		return "http://localhost"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // KEKConfig carries where the key-encryption key is found. Reading the

@@ -286,6 +286,16 @@ var registry = []Setting{
 		"Key-encryption key for local development only.",
 		text(func(c *Config) *string { return &c.KEK.DevKEK }))),
 
+	setting("PORTAL_ENABLED", "true",
+		"Serve the web portal under /portal/ and issue its sign-in links.",
+		boolean(func(c *Config) *bool { return &c.Portal.Enabled })),
+	setting("PUBLIC_URL", "",
+		"Base URL people reach this hub at, which portal sign-in links start with; empty: the listener's address.",
+		publicURL(func(c *Config) *string { return &c.Portal.PublicURL })),
+	setting("PORTAL_FRAME_ANCESTORS", "",
+		"Origins allowed to embed the portal in a frame, comma-separated; empty: none.",
+		originList(func(c *Config) *[]string { return &c.Portal.FrameAncestors })),
+
 	setting("SHUTDOWN_TIMEOUT", "30s",
 		"How long SIGTERM waits for in-flight work before exiting.",
 		positiveDuration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })),

@@ -91,6 +91,9 @@ func TestDefaultsMatchTheDocumentedValues(t *testing.T) {
 		{"STREAMING_HUB_KEK_SOURCE", cfg.KEK.Source, KEKSourceEnv},
 		{"STREAMING_HUB_KEK_REF", cfg.KEK.Ref, ""},
 		{"STREAMING_HUB_DEV_KEK", cfg.KEK.DevKEK, ""},
+		{"STREAMING_HUB_PORTAL_ENABLED", cfg.Portal.Enabled, true},
+		{"STREAMING_HUB_PUBLIC_URL", cfg.Portal.PublicURL, ""},
+		{"STREAMING_HUB_PORTAL_FRAME_ANCESTORS", cfg.Portal.FrameAncestors, []string{}},
 		{"STREAMING_HUB_SHUTDOWN_TIMEOUT", cfg.ShutdownTimeout, 30 * time.Second},
 		{"STREAMING_HUB_ADMIN_TOKEN", cfg.AdminToken, ""},
 	}

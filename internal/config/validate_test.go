@@ -10,6 +10,8 @@ import (
 func TestLoadRejectsBadValues(t *testing.T) {
 	t.Parallel()
 	const durationSyntax = ", written like 250ms, 30s or 2h"
+	const publicURLRule = "empty or an http:// or https:// URL with a host and no query, fragment or user name, such as https://hub.example.com"
+	const originsRule = "empty or a comma-separated list of origins such as https://app.example.com or https://app.example.com:8443"
 	tests := []struct {
 		env   map[string]string
 		lines []string
@@ -174,6 +176,22 @@ func TestLoadRejectsBadValues(t *testing.T) {
 			[]string{`invalid STREAMING_HUB_KEK_REF="1KEK": must be empty or an environment variable name (letters, digits and _, not starting with a digit)`}},
 		{map[string]string{"STREAMING_HUB_SHUTDOWN_TIMEOUT": "-5s"},
 			[]string{`invalid STREAMING_HUB_SHUTDOWN_TIMEOUT="-5s": must be a positive duration` + durationSyntax}},
+		{map[string]string{"STREAMING_HUB_PORTAL_ENABLED": "on"},
+			[]string{`invalid STREAMING_HUB_PORTAL_ENABLED="on": must be true or false`}},
+		{map[string]string{"STREAMING_HUB_PUBLIC_URL": "hub.example.com"},
+			[]string{`invalid STREAMING_HUB_PUBLIC_URL="hub.example.com": must be ` + publicURLRule}},
+		{map[string]string{"STREAMING_HUB_PUBLIC_URL": "ftp://hub.example.com"},
+			[]string{`invalid STREAMING_HUB_PUBLIC_URL="ftp://hub.example.com": must be ` + publicURLRule}},
+		{map[string]string{"STREAMING_HUB_PUBLIC_URL": "https://hub.example.com/?x=1"},
+			[]string{`invalid STREAMING_HUB_PUBLIC_URL="https://hub.example.com/?x=1": must be ` + publicURLRule}},
+		{map[string]string{"STREAMING_HUB_PUBLIC_URL": "https://me@hub.example.com"},
+			[]string{`invalid STREAMING_HUB_PUBLIC_URL="https://me@hub.example.com": must be ` + publicURLRule}},
+		{map[string]string{"STREAMING_HUB_PORTAL_FRAME_ANCESTORS": "https://app.example.com, *"},
+			[]string{`invalid STREAMING_HUB_PORTAL_FRAME_ANCESTORS="https://app.example.com, *": must be ` + originsRule + `: "*" is not an origin`}},
+		{map[string]string{"STREAMING_HUB_PORTAL_FRAME_ANCESTORS": "https://app.example.com/path"},
+			[]string{`invalid STREAMING_HUB_PORTAL_FRAME_ANCESTORS="https://app.example.com/path": must be ` + originsRule + `: "https://app.example.com/path" is not an origin`}},
+		{map[string]string{"STREAMING_HUB_PORTAL_FRAME_ANCESTORS": "https://a.example.com 'unsafe-inline'"},
+			[]string{`invalid STREAMING_HUB_PORTAL_FRAME_ANCESTORS="https://a.example.com 'unsafe-inline'": must be ` + originsRule + `: "https://a.example.com 'unsafe-inline'" is not an origin`}},
 		{map[string]string{"STREAMING_HUB_ADMIN_TOKEN": "too-short"},
 			[]string{`invalid STREAMING_HUB_ADMIN_TOKEN="****": must be empty or at least 16 characters`}},
 		{
@@ -308,5 +326,22 @@ func TestLoadAcceptsBoundaryValues(t *testing.T) {
 	})})
 	if cfg.Dispatch.Workers != 1024 || cfg.Pull.Rate != 0.001 || cfg.MetricsEnabled || len(cfg.Kafka.Brokers) != 2 {
 		t.Errorf("unexpected config: %+v", cfg)
+	}
+}
+
+func TestPortalBaseURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ publicURL, listen, want string }{
+		{"https://hub.example.com", ":8080", "https://hub.example.com"},
+		{"", ":8080", "http://localhost:8080"},
+		{"", "0.0.0.0:9000", "http://localhost:9000"},
+		{"", "[::]:9000", "http://localhost:9000"},
+		{"", "10.0.0.5:8080", "http://10.0.0.5:8080"},
+		{"", "[fd00::5]:8080", "http://[fd00::5]:8080"},
+	} {
+		c := Config{HTTPListenAddr: tc.listen, Portal: PortalConfig{PublicURL: tc.publicURL}}
+		if got := c.PortalBaseURL(); got != tc.want {
+			t.Errorf("public URL %q, listener %q: %q, want %q", tc.publicURL, tc.listen, got, tc.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
+	portalstore "github.com/hubctl/hubctl/internal/store/portal"
 	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
@@ -20,6 +21,7 @@ type ControlPlane struct {
 	Deliveries *Deliveries
 	Pull       *Pull
 	Storage    *Storage
+	Portal     *Portal
 
 	subscriptions func() (*Subscriptions, error)
 	mu            sync.Mutex
@@ -30,6 +32,7 @@ type ControlPlane struct {
 type ControlPlaneOptions struct {
 	Now       func() time.Time // default time.Now
 	Retention lifecycle.RetentionPolicy
+	Portal    PortalOptions
 	// NewSubscriptions builds the subscription use cases. They need the
 	// key-encryption key and the sinks, which tenant, key and storage
 	// commands must not require, so it runs on first use, once. release,
@@ -50,6 +53,7 @@ func NewControlPlane(jobs *queue.Store, cat *catalog.Store, life *lifecycle.Stor
 		Deliveries: NewDeliveries(cat),
 		Pull:       NewPull(jobs),
 		Storage:    NewStorage(life, o.Retention, o.Now),
+		Portal:     NewPortal(portalstore.New(cat.Pool), o.Now, o.Portal),
 	}
 	c.subscriptions = sync.OnceValues(func() (*Subscriptions, error) {
 		subs, release, err := o.NewSubscriptions()

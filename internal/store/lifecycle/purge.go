@@ -81,6 +81,8 @@ var purgeSteps = []struct{ table, sql string }{
 	{"tenant_api_keys", purgeTenantApiKeysSQL},
 	{"breaker_states", purgeBreakerStatesSQL},
 	{"idempotency_keys", purgeIdempotencyKeysSQL},
+	{"portal_sessions", purgePortalSessionsSQL},
+	{"portal_links", purgePortalLinksSQL},
 	{"tenants", purgeTenantsSQL},
 }
 
@@ -119,6 +121,12 @@ var purgeBreakerStatesSQL string
 
 //go:embed sql/purge_idempotency_keys.sql
 var purgeIdempotencyKeysSQL string
+
+//go:embed sql/purge_portal_sessions.sql
+var purgePortalSessionsSQL string
+
+//go:embed sql/purge_portal_links.sql
+var purgePortalLinksSQL string
 
 //go:embed sql/purge_tenants.sql
 var purgeTenantsSQL string

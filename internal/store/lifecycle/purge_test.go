@@ -16,7 +16,7 @@ import (
 // seedTenant stores one of everything a tenant can own: events (with their
 // ids), jobs in every state with attempts, a pull subscription with entries
 // and a cursor, a push subscription's rate limiter, an API key, an open
-// breaker, Idempotency-Keys of its own and of the admin acting on it, and
+// breaker, a portal link and session, Idempotency-Keys of its own and of the admin acting on it, and
 // a quarantined record naming the tenant in its tenantid header.
 func seedTenant(t *testing.T, st *testStore, tenant string) {
 	t.Helper()
@@ -56,6 +56,10 @@ func seedTenant(t *testing.T, st *testStore, tenant string) {
 		 VALUES ('invalid_time', 'topic', 0, length($1), ARRAY['CE_TenantId'::bytea], ARRAY[convert_to($1, 'UTF8')], '\x00', 1, sha256('\x00'))`,
 		`INSERT INTO hub_instances (owner, role, version, started_at, heartbeat_at) VALUES ('hub-' || $1, 'serve', 'test', now(), now())`,
 		`INSERT INTO breaker_states (owner, tenant_id, destination, state, open_until) VALUES ('hub-' || $1, $1, 'https://example.com:443', 'open', now())`,
+		`INSERT INTO portal_links (token_hash, tenant_id, read_only, created_at, expires_at)
+		 VALUES (sha256(convert_to('link ' || $1, 'UTF8')), $1, false, now(), now() + interval '1 hour')`,
+		`INSERT INTO portal_sessions (id, token_hash, tenant_id, read_only, created_at, expires_at)
+		 VALUES (gen_random_uuid(), sha256(convert_to('session ' || $1, 'UTF8')), $1, false, now(), now() + interval '1 hour')`,
 	} {
 		if _, err := st.Pool.Exec(ctx, sql, tenant); err != nil {
 			t.Fatalf("seed tenant %s: %v\n%s", tenant, err, sql)

@@ -48,15 +48,24 @@ func start(t testing.TB, dsn string, env map[string]string, tlsConfig *tls.Confi
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The listener comes first, so that portal links name its address.
+	server := httptest.NewUnstartedServer(nil)
+	if cfg.Portal.PublicURL == "" {
+		scheme := "http://"
+		if tlsConfig != nil {
+			scheme = "https://"
+		}
+		cfg.Portal.PublicURL = scheme + server.Listener.Addr().String()
+	}
 	control := hub.NewControlPlane(cfg, st, func() (*crypto.Keyring, error) { return keys, nil })
 	t.Cleanup(control.Close)
-	server := httptest.NewUnstartedServer(hub.NewAPI(cfg, st, control, keys, api.Options{}))
+	t.Cleanup(server.Close)
+	server.Config.Handler = hub.NewAPI(cfg, st, control, keys, api.Options{})
 	if tlsConfig != nil {
 		server.TLS = tlsConfig
 		server.StartTLS()
 	} else {
 		server.Start()
 	}
-	t.Cleanup(server.Close)
 	return control, server.URL
 }
