@@ -16,7 +16,7 @@ import (
 func portalControlPlane(t *testing.T, enabled bool) (*service.ControlPlane, *subsFixture) {
 	t.Helper()
 	f := newSubsFixture(t, true)
-	cp := service.NewControlPlane(f.st, service.ControlPlaneOptions{
+	cp := service.NewControlPlane(f.st.Queue, f.st.Catalog, f.st.Lifecycle, service.ControlPlaneOptions{
 		Now:              f.clk.Now,
 		Portal:           service.PortalOptions{Enabled: enabled, BaseURL: "https://hub.example/"},
 		NewSubscriptions: func() (*service.Subscriptions, func(), error) { return f.svc, nil, nil },
