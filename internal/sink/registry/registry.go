@@ -8,6 +8,7 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/eventbridge"
+	"github.com/hubctl/hubctl/internal/sink/nats"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
 	"github.com/hubctl/hubctl/internal/sink/sqs"
@@ -25,7 +26,8 @@ type Options struct {
 type Sinks struct {
 	*sink.Registry
 	// idle close the kept-alive HTTP connections of the types that pool
-	// them; RabbitMQ connections close with the last sink that uses them.
+	// them; RabbitMQ and NATS connections close with the last sink that uses
+	// them.
 	idle []func()
 }
 
@@ -40,6 +42,7 @@ func New(opts Options) (*Sinks, error) {
 		queues,
 		rabbitmq.NewType(rabbitmq.Options{AllowPrivate: opts.AllowPrivate}),
 		buses,
+		nats.NewType(nats.Options{AllowPrivate: opts.AllowPrivate}),
 	)
 	if err != nil {
 		return nil, err
