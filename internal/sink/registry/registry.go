@@ -11,6 +11,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink/nats"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
+	"github.com/hubctl/hubctl/internal/sink/s3"
 	"github.com/hubctl/hubctl/internal/sink/sqs"
 	"github.com/hubctl/hubctl/internal/sink/webhook"
 )
@@ -36,6 +37,7 @@ func New(opts Options) (*Sinks, error) {
 	hooks := webhook.NewType(webhook.Options{AllowPrivate: opts.AllowPrivate, UserAgent: buildinfo.UserAgent()})
 	queues := sqs.NewType(sqs.Options{AllowPrivate: opts.AllowPrivate})
 	buses := eventbridge.NewType(eventbridge.Options{AllowPrivate: opts.AllowPrivate})
+	buckets := s3.NewType(s3.Options{AllowPrivate: opts.AllowPrivate})
 	reg, err := sink.NewRegistry(
 		hooks,
 		pull.NewType(),
@@ -43,11 +45,12 @@ func New(opts Options) (*Sinks, error) {
 		rabbitmq.NewType(rabbitmq.Options{AllowPrivate: opts.AllowPrivate}),
 		buses,
 		nats.NewType(nats.Options{AllowPrivate: opts.AllowPrivate}),
+		buckets,
 	)
 	if err != nil {
 		return nil, err
 	}
-	return &Sinks{Registry: reg, idle: []func(){hooks.CloseIdleConnections, queues.CloseIdleConnections, buses.CloseIdleConnections}}, nil
+	return &Sinks{Registry: reg, idle: []func(){hooks.CloseIdleConnections, queues.CloseIdleConnections, buses.CloseIdleConnections, buckets.CloseIdleConnections}}, nil
 }
 
 // Close releases pooled connections.
