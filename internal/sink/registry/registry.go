@@ -8,6 +8,7 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/eventbridge"
+	"github.com/hubctl/hubctl/internal/sink/kafka"
 	"github.com/hubctl/hubctl/internal/sink/nats"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
@@ -27,8 +28,8 @@ type Options struct {
 type Sinks struct {
 	*sink.Registry
 	// idle close the kept-alive HTTP connections of the types that pool
-	// them; RabbitMQ and NATS connections close with the last sink that uses
-	// them.
+	// them; RabbitMQ, NATS and Kafka connections close with the last sink
+	// that uses them.
 	idle []func()
 }
 
@@ -46,6 +47,7 @@ func New(opts Options) (*Sinks, error) {
 		buses,
 		nats.NewType(nats.Options{AllowPrivate: opts.AllowPrivate}),
 		buckets,
+		kafka.NewType(kafka.Options{AllowPrivate: opts.AllowPrivate}),
 	)
 	if err != nil {
 		return nil, err
