@@ -10,6 +10,7 @@ package natstest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -112,7 +113,8 @@ func (s *Server) NewStream(tb testing.TB, more ...string) *Stream {
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
 		defer cancel()
-		if err := s.JS.DeleteStream(ctx, st.Name); err != nil {
+		// A test may have deleted it itself.
+		if err := s.JS.DeleteStream(ctx, st.Name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 			tb.Errorf("natstest: delete stream %s: %v", st.Name, err)
 		}
 	})
