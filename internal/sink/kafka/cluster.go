@@ -99,6 +99,8 @@ type cluster struct {
 	// loginRefused is set from the refused login to the failed
 	// connection franz-go reports for it.
 	loginRefused bool
+	// open counts the broker connections open now.
+	open int
 }
 
 // errSASLRefused is a broker refusing the sink's SASL login. Brokers
@@ -107,26 +109,46 @@ type cluster struct {
 var errSASLRefused = errors.New("the brokers refused the credentials (SASL authentication failed)")
 
 var (
-	_ kgo.HookBrokerConnect = (*cluster)(nil)
-	_ kgo.HookBrokerE2E     = (*cluster)(nil)
+	_ kgo.HookBrokerConnect    = (*cluster)(nil)
+	_ kgo.HookBrokerE2E        = (*cluster)(nil)
+	_ kgo.HookBrokerDisconnect = (*cluster)(nil)
 )
 
 // OnBrokerConnect wakes the attempts waiting when a broker cannot be
 // reached: franz-go itself would try again until each record's deadline,
 // and a worker would be held for the whole attempt timeout by brokers
 // that refuse connections. Dispatch's schedule is what waits for them.
+//
+// Only while no connection to any broker is open: with one broker of a
+// cluster down, the others' partitions are still written, and a record
+// led by the one that is down waits for the attempt's deadline as it
+// would without the hook.
 func (c *cluster) OnBrokerConnect(_ kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	c.mu.Lock()
 	if err == nil {
+		c.open++
+		c.mu.Unlock()
 		return
 	}
-	c.mu.Lock()
 	// franz-go counts the login as part of connecting, and reports the
 	// connection its refusal closed after OnBrokerE2E saw why.
-	if c.loginRefused {
-		c.loginRefused, err = false, errSASLRefused
-	}
+	refused := c.loginRefused
+	c.loginRefused = false
+	unreachable := c.open == 0
 	c.mu.Unlock()
-	c.connectFailure(err)
+	switch {
+	case refused:
+		c.connectFailure(errSASLRefused)
+	case unreachable:
+		c.connectFailure(err)
+	}
+}
+
+// OnBrokerDisconnect counts the connections left open.
+func (c *cluster) OnBrokerDisconnect(kgo.BrokerMetadata, net.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open = max(c.open-1, 0)
 }
 
 // OnBrokerE2E wakes the waiting attempts when a broker refuses the SASL
