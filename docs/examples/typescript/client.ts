@@ -90,6 +90,12 @@ export function destination(sub: Subscription): string {
       return `${sink.region}/${sink.event_bus}`;
     case "rabbitmq":
       return `${sink.url} exchange ${sink.exchange}`;
+    case "nats":
+      return `${sink.url} subject ${sink.subject}`;
+    case "s3":
+      return `s3://${sink.bucket}/${sink.prefix ?? ""}`;
+    case "kafka":
+      return `${sink.brokers.join(",")} topic ${sink.topic}`;
   }
 }
 

@@ -8,9 +8,12 @@
 package bench
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,6 +32,7 @@ const (
 	defaultBareWorkers = 8
 	defaultTimeout     = 5 * time.Minute
 	defaultName        = "hubctl-bench"
+	defaultSink        = "webhook"
 	defaultAddr        = "127.0.0.1:0"
 	// EventKey is the event key of the bench's events, which its
 	// subscription alone asks for (unless another subscription takes '*').
@@ -46,7 +50,14 @@ type Options struct {
 	Timeout time.Duration
 
 	// URL is the receiver the user gave; "" runs the bench's own on Addr.
-	URL  string
+	URL string
+	// Sink is the sink type of the bench subscription; SinkConfig the
+	// file holding the rest of its sink object, for every type but
+	// webhook, and SinkObject that object as read, "type" included.
+	Sink       string
+	SinkConfig string
+	SinkObject json.RawMessage
+
 	Addr string
 	Name string
 	Keep bool
@@ -85,13 +96,22 @@ process on this machine) when the configured database is local;
 receiver of yours instead, unverified; delivery is then read from the hub's
 delivery records and latency ends at their succeeded_at.
 
+--sink TYPE with --sink-config FILE benchmarks another sink type (kafka,
+nats, s3, sqs, rabbitmq, eventbridge, …): FILE holds the rest of the sink
+object, as subs create takes it. Delivery is read from the hub's delivery
+records, as with --url, and the bare loop runs against the bench's own
+receiver, so the ratio compares the sink with a bare webhook loop on this
+machine; run the bench without --sink for the webhook sink's figures.
+
 The subscription is deleted at the end unless --keep or it was reused.
 The hub must allow a loopback destination (STREAMING_HUB_ALLOW_PRIVATE_SINKS,
 as hubctl dev does) for the bench's own receiver.`,
 		Example: `  hubctl dev   # in another terminal
   hubctl bench
   hubctl bench -n 20000 --size 1024 --hub-pid "$(pgrep -f 'hubctl serve')" -o json
-  hubctl bench -n 5000 --rate 1000   # latency at a steady rate`,
+  hubctl bench -n 5000 --rate 1000   # latency at a steady rate
+  echo '{"brokers": ["127.0.0.1:9092"], "topic": "bench-out"}' > kafka.json
+  hubctl bench --sink kafka --sink-config kafka.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fm, err := cmdutil.ResolveFormat(f, format)
@@ -112,6 +132,8 @@ as hubctl dev does) for the bench's own receiver.`,
 	fs.IntVar(&opts.Size, "size", defaultSize, "payload bytes of each event and bare request")
 	fs.DurationVar(&opts.Timeout, "timeout", defaultTimeout, "give up on deliveries still missing after this long")
 	fs.StringVar(&opts.URL, "url", "", "deliver to this receiver instead of the bench's own (no signature check)")
+	fs.StringVar(&opts.Sink, "sink", defaultSink, "sink type of the bench subscription")
+	fs.StringVar(&opts.SinkConfig, "sink-config", "", "file holding the rest of the sink object, for --sink other than webhook")
 	fs.StringVar(&opts.Addr, "addr", defaultAddr, "address of the bench's receiver; the hub must reach it")
 	fs.StringVar(&opts.Name, "name", defaultName, "name of the bench subscription, reused if it exists")
 	fs.BoolVar(&opts.Keep, "keep", false, "keep the subscription the bench created")
@@ -146,6 +168,9 @@ func (o *Options) check() error {
 	if o.BareRequests == 0 {
 		o.BareRequests = o.Events
 	}
+	if err := o.checkSink(); err != nil {
+		return err
+	}
 	if o.URL != "" {
 		u, err := url.Parse(o.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -158,6 +183,56 @@ func (o *Options) check() error {
 	}
 	return nil
 }
+
+// checkSink reads the sink object of --sink and --sink-config.
+func (o *Options) checkSink() error {
+	switch {
+	case o.Sink == defaultSink:
+		if o.SinkConfig != "" {
+			return cmdutil.UsageErrorf("--sink-config is for --sink other than webhook: the webhook sink is the bench's own receiver or --url")
+		}
+		return nil
+	case o.Sink == "pull":
+		return cmdutil.UsageErrorf("invalid --sink pull: a pull subscription is read, not delivered; hubctl pull measures it")
+	case o.Sink == "":
+		return cmdutil.UsageErrorf("--sink is empty")
+	case o.URL != "":
+		return cmdutil.UsageErrorf("--url is the webhook sink's receiver; --sink %s takes --sink-config", o.Sink)
+	case o.SinkConfig == "":
+		return cmdutil.UsageErrorf("--sink %s needs --sink-config FILE with the rest of its sink object", o.Sink)
+	}
+	raw, err := os.ReadFile(o.SinkConfig)
+	if err != nil {
+		return cmdutil.UsageErrorf("read --sink-config: %v", err)
+	}
+	object, err := SinkObject(o.Sink, raw)
+	if err != nil {
+		return cmdutil.UsageErrorf("invalid --sink-config %s: %v", o.SinkConfig, err)
+	}
+	o.SinkObject = object
+	return nil
+}
+
+// SinkObject is the sink object of type typeName with the fields of
+// config, a JSON object that may name the same type or none.
+func SinkObject(typeName string, config []byte) (json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(config, &fields); err != nil || fields == nil {
+		return nil, errors.New("want a JSON object with the sink's fields")
+	}
+	if given, ok := fields["type"]; ok {
+		var t string
+		if json.Unmarshal(given, &t) != nil || t != typeName {
+			return nil, fmt.Errorf("its type is not %q", typeName)
+		}
+	}
+	fields["type"], _ = json.Marshal(typeName)
+	return json.Marshal(fields)
+}
+
+// readsRecords reports whether delivery is read from the hub's delivery
+// records rather than seen by the bench's receiver.
+func (o *Options) readsRecords() bool { return o.URL != "" || o.SinkObject != nil }
 
 // unavailable is how text output shows a figure it could not read.
 const unavailable = "unavailable"

@@ -6,13 +6,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/benchmark"
+	"github.com/hubctl/hubctl/internal/cli/bench"
 	"github.com/hubctl/hubctl/internal/cli/clitest"
+	"github.com/hubctl/hubctl/internal/cli/cmdutil/cmdtest"
 	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
@@ -215,6 +218,11 @@ func TestBenchRefusesBadFlags(t *testing.T) {
 		{[]string{"--url", "ftp://x"}, "invalid --url"},
 		{[]string{"--addr", "nope"}, "invalid --addr"},
 		{[]string{"--timeout", "0s"}, "invalid --timeout"},
+		{[]string{"--sink", "kafka"}, "--sink kafka needs --sink-config"},
+		{[]string{"--sink", "pull"}, "invalid --sink pull"},
+		{[]string{"--sink-config", "x.json"}, "--sink-config is for --sink other than webhook"},
+		{[]string{"--sink", "nats", "--url", "http://x", "--sink-config", "x.json"}, "--url is the webhook sink's receiver"},
+		{[]string{"--sink", "nats", "--sink-config", "/nonexistent/sink.json"}, "read --sink-config"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -223,5 +231,42 @@ func TestBenchRefusesBadFlags(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", r.Code, r.Stderr, tt.want)
 			}
 		})
+	}
+}
+
+func TestSinkObject(t *testing.T) {
+	for _, tc := range []struct {
+		config, want, err string
+	}{
+		{`{"url":"nats://127.0.0.1:4222","subject":"bench"}`, `{"subject":"bench","type":"nats","url":"nats://127.0.0.1:4222"}`, ""},
+		{`{"type":"nats","subject":"bench"}`, `{"subject":"bench","type":"nats"}`, ""},
+		{`{"type":"kafka","topic":"bench"}`, "", `its type is not "nats"`},
+		{`["nats"]`, "", "want a JSON object"},
+	} {
+		got, err := bench.SinkObject("nats", []byte(tc.config))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("SinkObject(%s) = %s, %v; want an error with %q", tc.config, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("SinkObject(%s) = %s, %v; want %s", tc.config, got, err, tc.want)
+		}
+	}
+}
+
+func TestSinkFlagsReadTheSinkObject(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kafka.json")
+	if err := os.WriteFile(path, []byte(`{"brokers":["127.0.0.1:9092"],"topic":"bench-out"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, _, _, _ := cmdtest.Factory(nil)
+	var got *bench.Options
+	if err := cmdtest.Exec(t, f, bench.NewCmd(f, func(o *bench.Options) error { got = o; return nil }), "--sink", "kafka", "--sink-config", path); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || !strings.Contains(string(got.SinkObject), `"type":"kafka"`) {
+		t.Fatalf("options = %+v, want the kafka sink object read and delivery read from records", got)
 	}
 }

@@ -213,7 +213,7 @@ func (b *bencher) warmUp(ctx context.Context, p *events.Producer, subID string) 
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
-			if b.opts.URL == "" {
+			if !b.opts.readsRecords() {
 				continue
 			}
 			found, err := b.urlWarmDelivered(ctx, subID, id, sent)
@@ -238,7 +238,7 @@ func (b *bencher) measure(ctx context.Context, p *events.Producer, subID string)
 	b.mu.Unlock()
 
 	var urlSent map[string]time.Time
-	if b.opts.URL != "" {
+	if b.opts.readsRecords() {
 		urlSent = make(map[string]time.Time, n)
 	}
 	produceCtx, stopProducing := context.WithCancelCause(ctx)

@@ -23,6 +23,13 @@ func (b *bencher) subscription(ctx context.Context, target, secret string) (sub 
 	if err != nil {
 		return hubapi.Subscription{}, false, err
 	}
+	// Only a webhook signs; another sink takes no signing secret.
+	var signingSecret *string
+	if b.opts.SinkObject != nil {
+		sink, secret = b.opts.SinkObject, ""
+	} else {
+		signingSecret = &secret
+	}
 	existing, found, err := b.findByName(ctx)
 	if err != nil {
 		return hubapi.Subscription{}, false, err
@@ -30,7 +37,7 @@ func (b *bencher) subscription(ctx context.Context, target, secret string) (sub 
 	if found {
 		enabled := true
 		sub, err := b.hub.UpdateSubscription(ctx, b.tenant, existing.ID, hubapi.SubscriptionUpdate{
-			Sink: sink, EventTypes: []string{EventKey}, Enabled: &enabled, SigningSecret: &secret,
+			Sink: sink, EventTypes: []string{EventKey}, Enabled: &enabled, SigningSecret: signingSecret,
 		})
 		if err != nil {
 			return hubapi.Subscription{}, false, fmt.Errorf("reuse subscription %s (%s): %w", b.opts.Name, existing.ID, err)

@@ -140,6 +140,11 @@ var fileOnlySinks = map[string]string{
             "region": "us-east-1", "access_key_id": "AKIA...", "secret_access_key": "..."}`,
 	"rabbitmq":    `{"type": "rabbitmq", "url": "amqps://user:pass@mq.example.com/vhost", "exchange": "events"}`,
 	"eventbridge": `{"type": "eventbridge", "event_bus": "orders", "region": "us-east-1", "access_key_id": "AKIA...", "secret_access_key": "..."}`,
+	"nats":        `{"type": "nats", "url": "tls://nats.example.com:4222", "subject": "orders.events", "credentials": {"token": "..."}}`,
+	"s3": `{"type": "s3", "bucket": "orders-archive", "region": "us-east-1", "prefix": "events/",
+            "access_key_id": "AKIA...", "secret_access_key": "..."}`,
+	"kafka": `{"type": "kafka", "brokers": ["kafka-1.example.com:9093"], "topic": "orders", "tls": true,
+            "sasl": {"mechanism": "SCRAM-SHA-512", "username": "hub", "password": "..."}}`,
 }
 
 // createBody is the SubscriptionCreate of the flags. Fields whose flags

@@ -1,4 +1,4 @@
-// Package awsclient is the AWS plumbing the SQS and EventBridge sinks share:
+// Package awsclient is the AWS plumbing the SQS, EventBridge and S3 sinks share:
 // the HTTP clients their SDK clients send through, the endpoint override and
 // the outbound address policy that governs it
 // (STREAMING_HUB_ALLOW_PRIVATE_SINKS), the checks of regions and keys, the

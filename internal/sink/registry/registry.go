@@ -8,8 +8,11 @@ import (
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/eventbridge"
+	"github.com/hubctl/hubctl/internal/sink/kafka"
+	"github.com/hubctl/hubctl/internal/sink/nats"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
+	"github.com/hubctl/hubctl/internal/sink/s3"
 	"github.com/hubctl/hubctl/internal/sink/sqs"
 	"github.com/hubctl/hubctl/internal/sink/webhook"
 )
@@ -25,7 +28,8 @@ type Options struct {
 type Sinks struct {
 	*sink.Registry
 	// idle close the kept-alive HTTP connections of the types that pool
-	// them; RabbitMQ connections close with the last sink that uses them.
+	// them; RabbitMQ, NATS and Kafka connections close with the last sink
+	// that uses them.
 	idle []func()
 }
 
@@ -34,17 +38,21 @@ func New(opts Options) (*Sinks, error) {
 	hooks := webhook.NewType(webhook.Options{AllowPrivate: opts.AllowPrivate, UserAgent: buildinfo.UserAgent()})
 	queues := sqs.NewType(sqs.Options{AllowPrivate: opts.AllowPrivate})
 	buses := eventbridge.NewType(eventbridge.Options{AllowPrivate: opts.AllowPrivate})
+	buckets := s3.NewType(s3.Options{AllowPrivate: opts.AllowPrivate})
 	reg, err := sink.NewRegistry(
 		hooks,
 		pull.NewType(),
 		queues,
 		rabbitmq.NewType(rabbitmq.Options{AllowPrivate: opts.AllowPrivate}),
 		buses,
+		nats.NewType(nats.Options{AllowPrivate: opts.AllowPrivate}),
+		buckets,
+		kafka.NewType(kafka.Options{AllowPrivate: opts.AllowPrivate}),
 	)
 	if err != nil {
 		return nil, err
 	}
-	return &Sinks{Registry: reg, idle: []func(){hooks.CloseIdleConnections, queues.CloseIdleConnections, buses.CloseIdleConnections}}, nil
+	return &Sinks{Registry: reg, idle: []func(){hooks.CloseIdleConnections, queues.CloseIdleConnections, buses.CloseIdleConnections, buckets.CloseIdleConnections}}, nil
 }
 
 // Close releases pooled connections.

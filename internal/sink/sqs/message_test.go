@@ -205,30 +205,6 @@ func FuzzBuildMessage(f *testing.F) {
 	})
 }
 
-func TestClientCacheEvictsLeastRecentlyUsed(t *testing.T) {
-	cache := newClientCache(2)
-	built := 0
-	build := func() *sqsapi.Client { built++; return sqsapi.New(sqsapi.Options{Region: "us-east-1"}) }
-	a, b, c := clientKey{keyID: "a"}, clientKey{keyID: "b"}, clientKey{keyID: "c"}
-
-	first := cache.get(a, build)
-	cache.get(b, build)
-	if again := cache.get(a, build); again != first {
-		t.Fatal("a second get of one key built a new client")
-	}
-	cache.get(c, build) // evicts b, the least recently used
-	if built != 3 || cache.len() != 2 {
-		t.Fatalf("built %d clients, cache holds %d; want 3 and 2", built, cache.len())
-	}
-	if cache.get(a, build) != first {
-		t.Fatal("a was evicted although used more recently than b")
-	}
-	cache.get(b, build)
-	if built != 4 {
-		t.Fatalf("b was not rebuilt after eviction (built %d)", built)
-	}
-}
-
 func TestCacheKeyTellsRotatedSecretsApart(t *testing.T) {
 	typ := NewType(Options{})
 	open := func(secret string) *queueSink {

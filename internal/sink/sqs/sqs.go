@@ -11,7 +11,6 @@ package sqs
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +50,7 @@ type Options struct {
 // Type is the SQS sink type. It is safe for concurrent use.
 type Type struct {
 	http    *awsclient.Clients
-	clients *clientCache
+	clients *awsclient.ClientCache[*sqsapi.Client]
 }
 
 var _ sink.Type = (*Type)(nil)
@@ -62,7 +61,7 @@ var _ sink.Type = (*Type)(nil)
 func NewType(opts Options) *Type {
 	return &Type{
 		http:    awsclient.NewClients(awsclient.Options{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver}),
-		clients: newClientCache(clientCacheSize),
+		clients: awsclient.NewClientCache[*sqsapi.Client](clientCacheSize),
 	}
 }
 
@@ -242,13 +241,7 @@ func (t *Type) Open(cfg sink.Config, _ []string) (sink.Sink, error) {
 	if cred.AccessKeyID == "" || cred.SecretAccessKey == "" {
 		return nil, errors.New("sqs sink: stored credentials lack access_key_id or secret_access_key")
 	}
-	key := clientKey{
-		region:     pub.Region,
-		endpoint:   pub.Endpoint,
-		keyID:      cred.AccessKeyID,
-		secretHash: sha256.Sum256([]byte(cred.SecretAccessKey)),
-	}
-	client := t.clients.get(key, func() *sqsapi.Client {
+	client := t.clients.Get(awsclient.KeyOf(pub.Region, pub.Endpoint, "", cred), func() *sqsapi.Client {
 		return sqsapi.NewFromConfig(t.http.Config(pub.Region, pub.Endpoint, cred))
 	})
 	return &queueSink{

@@ -1,0 +1,225 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/hubctl/hubctl/internal/clip"
+	"github.com/hubctl/hubctl/internal/netguard"
+	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/awsclient"
+)
+
+// Object metadata keys (docs/concepts.md, Sinks): the X-Lerian-* values of
+// a webhook, as S3 user metadata (x-amz-meta-lerian-event-id, …).
+const (
+	MetaEventID       = "lerian-event-id"
+	MetaEventType     = "lerian-event-type"
+	MetaTenantID      = "lerian-tenant-id"
+	MetaDeliveryID    = "lerian-delivery-id"
+	MetaSchemaVersion = "lerian-schema-version"
+	// MetaTraceParent and MetaTraceState carry the W3C trace context when
+	// the event has one.
+	MetaTraceParent = "traceparent"
+	MetaTraceState  = "tracestate"
+)
+
+const (
+	// MaxKeyBytes is S3's limit on an object key.
+	MaxKeyBytes = 1024
+	// maxMetadataBytes is S3's limit on user metadata: every key and
+	// value, UTF-8 encoded.
+	maxMetadataBytes = 2 << 10
+	// maxErrorBytes keeps recorded errors short.
+	maxErrorBytes = 200
+)
+
+// bucketSink is one subscription's bucket and prefix.
+type bucketSink struct {
+	client *s3api.Client
+	bucket string
+	prefix string
+	// creds are scrubbed from every error text.
+	creds awsclient.Credentials
+}
+
+// putResult is what a successful put records as the response: the key
+// written and S3's own names for what it answered.
+type putResult struct {
+	Key       string `json:"Key"`
+	ETag      string `json:"ETag,omitempty"`
+	VersionID string `json:"VersionId,omitempty"`
+}
+
+// ObjectKey is where an event is written: <prefix><tenant>/<yyyy>/<mm>/
+// <dd>/<hh>/<event id>, the hour of the event's time in UTC. It depends on
+// nothing that changes between attempts, so a retry overwrites the object
+// an earlier attempt may have written.
+func ObjectKey(prefix string, d sink.Delivery) string {
+	return prefix + d.TenantID + "/" + d.Time.UTC().Format("2006/01/02/15") + "/" + d.EventID
+}
+
+// buildPut is the PutObject request of one delivery, or why S3 could not
+// take it; the reason is final for this event.
+func buildPut(bucket, prefix string, d sink.Delivery) (*s3api.PutObjectInput, error) {
+	key := ObjectKey(prefix, d)
+	if len(key) > MaxKeyBytes {
+		return nil, fmt.Errorf("object key too long for S3: %d bytes, the limit is %d", len(key), MaxKeyBytes)
+	}
+	contentType := d.DataContentType
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	metadata := map[string]string{}
+	size := 0
+	for name, value := range map[string]string{
+		MetaEventID: d.EventID, MetaEventType: d.EventKey, MetaTenantID: d.TenantID,
+		MetaDeliveryID: d.DeliveryID, MetaSchemaVersion: d.SchemaVersion,
+		MetaTraceParent: d.TraceParent, MetaTraceState: d.TraceState,
+	} {
+		if value == "" {
+			continue
+		}
+		// Metadata travels as HTTP headers: printable ASCII only.
+		if strings.ContainsFunc(value, func(r rune) bool { return r > unicode.MaxASCII || unicode.IsControl(r) }) {
+			return nil, fmt.Errorf("metadata %s has characters an S3 header cannot carry", name)
+		}
+		metadata[name] = value
+		size += len(name) + len(value)
+	}
+	if size > maxMetadataBytes {
+		return nil, fmt.Errorf("object metadata too large for S3: %d bytes, the limit is %d", size, maxMetadataBytes)
+	}
+	return &s3api.PutObjectInput{
+		Bucket:        aws.String(bucket),
+		Key:           aws.String(key),
+		Body:          bytes.NewReader(d.Payload),
+		ContentLength: aws.Int64(int64(len(d.Payload))),
+		ContentType:   aws.String(contentType),
+		Metadata:      metadata,
+	}, nil
+}
+
+// Deliver makes one PutObject within d.Timeout and reports it.
+func (s *bucketSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
+	input, err := buildPut(s.bucket, s.prefix, d)
+	if err != nil {
+		return sink.Outcome{Error: err.Error(), NotSent: true}
+	}
+	timeout := sink.AttemptTimeout(d.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out, err := s.client.PutObject(ctx, input)
+	if err != nil {
+		status, reason := s.describeError(ctx, err, timeout)
+		return sink.Outcome{StatusCode: status, Error: reason}
+	}
+	response, _ := json.Marshal(putResult{Key: *input.Key, ETag: aws.ToString(out.ETag), VersionID: aws.ToString(out.VersionId)})
+	return sink.Outcome{OK: true, StatusCode: responseStatus(out.ResultMetadata), Response: clipResponse(response)}
+}
+
+// clipResponse keeps a recorded response within sink.MaxResponseBytes.
+func clipResponse(b []byte) []byte {
+	if len(b) <= sink.MaxResponseBytes {
+		return b
+	}
+	return []byte(clip.String(string(b), sink.MaxResponseBytes))
+}
+
+// Probe asks for the bucket with the subscription's credentials
+// (HeadBucket): it proves the bucket exists and the key may reach it, and
+// writes nothing.
+func (s *bucketSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
+	timeout := sink.AttemptTimeout(p.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := s.client.HeadBucket(ctx, &s3api.HeadBucketInput{Bucket: aws.String(s.bucket)}); err != nil {
+		status, reason := s.describeError(ctx, err, timeout)
+		switch status {
+		case http.StatusNotFound:
+			reason = "bucket " + strconv.Quote(s.bucket) + " does not exist (" + reason + ")"
+		case http.StatusForbidden:
+			reason = "the credentials may not use bucket " + strconv.Quote(s.bucket) + " (" + reason + ")"
+		}
+		return errors.New(reason)
+	}
+	return nil
+}
+
+// Close does nothing: the client belongs to the Type's cache and its
+// connections to the Type's transport, both shared with other sinks.
+func (s *bucketSink) Close() error { return nil }
+
+// responseStatus is the HTTP status of a successful call, 200 when the SDK
+// kept no response to read it from.
+func responseStatus(metadata middleware.Metadata) int {
+	if resp, ok := awsmiddleware.GetRawResponse(metadata).(*smithyhttp.Response); ok && resp != nil {
+		return resp.StatusCode
+	}
+	return http.StatusOK
+}
+
+// describeError turns a failed call into the HTTP status, when S3
+// answered, and a short reason free of credentials.
+func (s *bucketSink) describeError(attemptCtx context.Context, err error, timeout time.Duration) (int, string) {
+	status := 0
+	if respErr, ok := errors.AsType[*awshttp.ResponseError](err); ok {
+		status = respErr.HTTPStatusCode()
+	}
+	// Scrubbed before it is cut, so no part of a secret survives the cut.
+	return status, clip.String(s.creds.Scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
+}
+
+// reason is the unscrubbed reason of a failed call. HeadBucket answers
+// without a body, so a status alone is often all there is.
+func reason(attemptCtx context.Context, err error, timeout time.Duration, status int) string {
+	if refused, ok := errors.AsType[*netguard.RefusedError](err); ok {
+		return "destination refused: " + refused.Error()
+	}
+	if apiErr, ok := errors.AsType[smithy.APIError](err); ok {
+		text := "S3 error " + apiErr.ErrorCode()
+		if status != 0 {
+			text = "HTTP " + strconv.Itoa(status) + ", " + text
+		}
+		if msg := apiErr.ErrorMessage(); msg != "" {
+			text += ": " + msg
+		}
+		return text
+	}
+	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) {
+		return fmt.Sprintf("no response within %s", timeout)
+	}
+	if errors.Is(err, context.Canceled) {
+		return "attempt cancelled"
+	}
+	if status != 0 {
+		return "HTTP " + strconv.Itoa(status) + " " + http.StatusText(status)
+	}
+	if urlErr, ok := errors.AsType[*url.Error](err); ok {
+		return urlErr.Err.Error()
+	}
+	if sendErr, ok := errors.AsType[*smithyhttp.RequestSendError](err); ok && sendErr.Err != nil {
+		return sendErr.Err.Error()
+	}
+	if opErr, ok := errors.AsType[*smithy.OperationError](err); ok && opErr.Err != nil {
+		return opErr.Err.Error()
+	}
+	return err.Error()
+}
