@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -91,7 +92,7 @@ func (v *callerView) subscriptions(ctx context.Context, named string) (*Subscrip
 	if err != nil {
 		return nil, "", err
 	}
-	return subs, tenant, nil
+	return subs.By(opevents.ActorOf(v.caller)), tenant, nil
 }
 
 func (v *callerView) CreateTenant(ctx context.Context, id string) (hubapi.Tenant, error) {

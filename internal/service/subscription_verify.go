@@ -64,13 +64,13 @@ func (s *Subscriptions) probe(ctx context.Context, sub store.Subscription) (fail
 // configured and is dropped: the change's own verification decides.
 func (s *Subscriptions) recordVerification(ctx context.Context, probed store.Subscription, failure error, recover bool) (store.Subscription, error) {
 	now := s.now()
-	return s.store.UpdateSubscription(ctx, probed.TenantID, probed.ID, now, func(sub *store.Subscription) error {
+	return s.store.UpdateSubscriptionReported(ctx, probed.TenantID, probed.ID, now, func(sub *store.Subscription) error {
 		if sub.Destination == probed.Destination && string(sub.SinkConfig) == string(probed.SinkConfig) &&
 			sub.SinkCredentials == probed.SinkCredentials {
 			applyVerification(sub, failure, recover, now)
 		}
 		return nil
-	})
+	}, s.report(now))
 }
 
 // applyVerification records a probe's outcome. recover is Verify's extra

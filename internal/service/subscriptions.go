@@ -11,7 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/crypto"
+	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
 	"github.com/hubctl/hubctl/internal/store"
@@ -37,6 +39,9 @@ type SubscriptionOptions struct {
 	// MaxPerTenant caps a tenant's live subscriptions
 	// (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT); zero is no cap.
 	MaxPerTenant int
+	// TypePrefix starts the ce type of operational events
+	// (STREAMING_HUB_TYPE_PREFIX); "" is the default prefix.
+	TypePrefix string
 }
 
 // Subscriptions manages a tenant's subscriptions (docs/concepts.md, Subscriptions). Every method is
@@ -51,6 +56,9 @@ type Subscriptions struct {
 	overlap time.Duration
 	// maxPerTenant caps a tenant's live subscriptions; zero is no cap.
 	maxPerTenant int
+	// events makes the operational events of changes, which name actor.
+	events opevents.Builder
+	actor  opevents.Actor
 }
 
 // NewSubscriptions returns the subscription use cases. keys seals secrets
@@ -60,8 +68,13 @@ func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registr
 	if now == nil {
 		now = time.Now
 	}
+	prefix := opts.TypePrefix
+	if prefix == "" {
+		prefix = event.DefaultTypePrefix
+	}
 	return &Subscriptions{store: st, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now,
-		overlap: max(opts.RotationOverlap, 0), maxPerTenant: max(opts.MaxPerTenant, 0)}
+		overlap: max(opts.RotationOverlap, 0), maxPerTenant: max(opts.MaxPerTenant, 0),
+		events: opevents.Builder{TypePrefix: prefix}, actor: opevents.ActorOf(hubapi.Admin())}
 }
 
 // Create validates in, stores the subscription and verifies it at once. The
@@ -98,7 +111,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 			return hubapi.Subscription{}, "", err
 		}
 	}
-	created, err := s.store.CreateSubscription(ctx, row, s.maxPerTenant)
+	created, err := s.store.CreateSubscriptionReported(ctx, row, s.maxPerTenant, s.report(row.CreatedAt))
 	if errors.Is(err, pg.ErrNotFound) {
 		return hubapi.Subscription{}, "", tenantError(tenantID, err)
 	}
@@ -216,7 +229,8 @@ func (s *Subscriptions) Delete(ctx context.Context, tenantID, id string) (cancel
 	if err != nil {
 		return 0, err
 	}
-	canceledJobs, err = s.store.DeleteSubscription(ctx, tenantID, subID, s.now())
+	now := s.now()
+	canceledJobs, err = s.store.DeleteSubscriptionReported(ctx, tenantID, subID, now, s.report(now))
 	return canceledJobs, subscriptionError(id, err)
 }
 
@@ -339,9 +353,9 @@ func (s *Subscriptions) read(ctx context.Context, tenantID, id string) (store.Su
 // stamped with.
 func (s *Subscriptions) change(ctx context.Context, tenantID, id string, subID uuid.UUID, edit func(*store.Subscription, time.Time) error) (store.Subscription, error) {
 	now := s.now()
-	sub, err := s.store.UpdateSubscription(ctx, tenantID, subID, now, func(sub *store.Subscription) error {
+	sub, err := s.store.UpdateSubscriptionReported(ctx, tenantID, subID, now, func(sub *store.Subscription) error {
 		return edit(sub, now)
-	})
+	}, s.report(now))
 	return sub, subscriptionError(id, err)
 }
 

@@ -80,6 +80,7 @@ var purgeSteps = []struct{ table, sql string }{
 	{"subscriptions", purgeSubscriptionsSQL},
 	{"tenant_api_keys", purgeTenantApiKeysSQL},
 	{"breaker_states", purgeBreakerStatesSQL},
+	{"dead_letter_reports", purgeDeadLetterReportsSQL},
 	{"idempotency_keys", purgeIdempotencyKeysSQL},
 	{"tenants", purgeTenantsSQL},
 }
@@ -116,6 +117,9 @@ var purgeTenantApiKeysSQL string
 
 //go:embed sql/purge_breaker_states.sql
 var purgeBreakerStatesSQL string
+
+//go:embed sql/purge_dead_letter_reports.sql
+var purgeDeadLetterReportsSQL string
 
 //go:embed sql/purge_idempotency_keys.sql
 var purgeIdempotencyKeysSQL string

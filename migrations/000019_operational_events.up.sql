@@ -1,0 +1,28 @@
+-- Operational events (docs/operational-events.md): the hub's own events
+-- about a tenant's subscriptions, written into the tenant's inbox in the
+-- transaction of the change they report.
+--
+-- span_failures counts the failed attempts of the open failure span (any
+-- success closes the span, so they are consecutive); span_reported says
+-- hub.subscription_failing was written for it, so it is written once per
+-- span and the success that closes it writes hub.subscription_recovered.
+ALTER TABLE subscriptions
+    ADD COLUMN span_failures integer NOT NULL DEFAULT 0,
+    ADD COLUMN span_reported boolean NOT NULL DEFAULT false;
+
+-- Dead letters not yet reported: one row per subscription and reason, the
+-- window that opened with its first dead letter (at most a minute), how
+-- many went dead in it and up to 100 of their event ids. The transaction
+-- that dead-letters adds to the row; the window is reported as one
+-- hub.deliveries_dead_lettered once it has run its course, in the
+-- transaction that removes the row.
+CREATE TABLE dead_letter_reports (
+    subscription_id uuid NOT NULL,
+    reason          text NOT NULL,
+    tenant_id       text NOT NULL,
+    window_start    timestamptz NOT NULL,
+    dead            bigint NOT NULL,
+    event_ids       uuid[] NOT NULL,
+    PRIMARY KEY (subscription_id, reason)
+);
+CREATE INDEX dead_letter_reports_due ON dead_letter_reports (window_start);
