@@ -39,7 +39,9 @@ func TestChangeEvents(t *testing.T) {
 		{"disable", row, edit(func(s *store.Subscription) { s.Enabled = false }),
 			"hub.subscription_disabled map[failing_since:<nil> last_failure_at:<nil> trigger:manual]"},
 		{"enable", edit(func(s *store.Subscription) { s.Enabled = false }), row, "hub.subscription_enabled map[]"},
-		{"rotate", row, edit(func(s *store.Subscription) { s.SigningSecret, s.PreviousSecret, s.PreviousSecretExpiresAt = "v1:k:new", "v1:k:old", &expires }),
+		{"rotate", row, edit(func(s *store.Subscription) {
+			s.SigningSecret, s.PreviousSecret, s.PreviousSecretExpiresAt = "v1:k:new", "v1:k:old", &expires
+		}),
 			fmt.Sprintf("hub.secret_rotated map[previous_secret_expires_at:%v]", &expires)},
 		{"verification fails", row, edit(func(s *store.Subscription) { s.VerificationState, s.VerificationError = "failed", "refused" }),
 			"hub.verification_failed map[error:refused]"},
