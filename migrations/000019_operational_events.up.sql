@@ -10,12 +10,11 @@ ALTER TABLE subscriptions
     ADD COLUMN span_failures integer NOT NULL DEFAULT 0,
     ADD COLUMN span_reported boolean NOT NULL DEFAULT false;
 
--- Dead letters not yet reported: one row per subscription and reason, the
--- window that opened with its first dead letter (at most a minute), how
--- many went dead in it and up to 100 of their event ids. The transaction
--- that dead-letters adds to the row; the window is reported as one
--- hub.deliveries_dead_lettered once it has run its course, in the
--- transaction that removes the row.
+-- hub.deliveries_dead_lettered comes at most once a minute per
+-- subscription and reason: one row per pair whose window is open, since
+-- window_start, when the first dead letters after a quiet minute were
+-- reported; dead and event_ids (up to 100) are what went dead since, to be
+-- reported together when the window ends, in the transaction that ends it.
 CREATE TABLE dead_letter_reports (
     subscription_id uuid NOT NULL,
     reason          text NOT NULL,

@@ -109,7 +109,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		JobID: job.ID, SubscriptionID: sub.ID, Owner: d.owner, DeliveryID: deliveryID,
 		StartedAt: started, Duration: finished.Sub(started),
 		OK: out.OK, StatusCode: out.StatusCode, Error: out.Error, Response: out.Response,
-		OrderingKey: job.OrderingKey,
+		OrderingKey: job.OrderingKey, EventID: job.Event.ID,
 	}
 	if !out.OK {
 		result.Retry = nextRetry(job.curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
@@ -193,7 +193,7 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 // unavailable and the job's lease lasts.
 func (d *Dispatcher) record(ctx context.Context, a store.Attempt, leaseUntil time.Time) (res store.CompleteResult, err error) {
 	err = d.retryWhileLeased(ctx, leaseUntil, func() error {
-		res, err = d.store.Complete(ctx, a, d.autoDisable)
+		res, err = d.store.CompleteReported(ctx, a, d.autoDisable, d.report.failure)
 		return err
 	})
 	return res, err

@@ -20,6 +20,8 @@ import (
 	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
@@ -103,6 +105,12 @@ type Options struct {
 	Rand func() float64
 	// Tracing receives a span per attempt; nil is tracing off.
 	Tracing *tracing.Tracing
+	// TypePrefix starts the ce type of operational events
+	// (STREAMING_HUB_TYPE_PREFIX); "" is the default prefix.
+	TypePrefix string
+	// DeadLetterWindow is how long dead letters gather into one report;
+	// 0 means DefaultDeadLetterWindow.
+	DeadLetterWindow time.Duration
 }
 
 // Dispatcher claims due delivery jobs and attempts them. Build it with New
@@ -114,6 +122,7 @@ type Dispatcher struct {
 	owner       string
 	cfg         config.DispatchConfig
 	autoDisable store.AutoDisable
+	report      reporter
 	margin      time.Duration
 	drain       time.Duration
 	rnd         func() float64
@@ -185,17 +194,19 @@ func New(opts Options) (*Dispatcher, error) {
 		owner:       opts.Owner,
 		cfg:         cfg,
 		autoDisable: autoDisableBy(autodisable.Policy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread}),
-		margin:      positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
-		drain:       positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
-		rnd:         opts.Rand,
-		tracing:     opts.Tracing,
-		sinks:       newSinkCache(opts.OpenSink, log),
-		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
-		purges:      newPurgeFences(),
-		queue:       newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
-		room:        make(chan struct{}, 1),
-		successes:   make(chan success, successQueue),
-		wake:        make(chan struct{}, 1),
+		report: reporter{events: opevents.Builder{TypePrefix: typePrefix(opts.TypePrefix)}, failingAfter: opts.Breaker.Failures,
+			window: positiveOr(opts.DeadLetterWindow, DefaultDeadLetterWindow)},
+		margin:    positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
+		drain:     positiveOr(opts.DrainTimeout, DefaultDrainTimeout),
+		rnd:       opts.Rand,
+		tracing:   opts.Tracing,
+		sinks:     newSinkCache(opts.OpenSink, log),
+		subs:      newSubscriptionCache(opts.Store.SubscriptionsByID, log),
+		purges:    newPurgeFences(),
+		queue:     newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
+		room:      make(chan struct{}, 1),
+		successes: make(chan success, successQueue),
+		wake:      make(chan struct{}, 1),
 	}
 	d.breakers = breaker.New(breaker.Config{
 		Failures: opts.Breaker.Failures,
@@ -611,6 +622,13 @@ func (d *Dispatcher) jitter() float64 {
 		return d.rnd()
 	}
 	return rand.Float64()
+}
+
+func typePrefix(prefix string) string {
+	if prefix == "" {
+		return event.DefaultTypePrefix
+	}
+	return prefix
 }
 
 // autoDisableBy is policy as the store's complete path asks for it.

@@ -27,5 +27,6 @@ func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscription
 		Owner:        owner,
 		Tracing:      tracer,
 		DrainTimeout: cfg.ShutdownTimeout,
+		TypePrefix:   cfg.Ingest.TypePrefix,
 	})
 }

@@ -188,7 +188,7 @@ func TestRunnerRefusesAnIncompleteService(t *testing.T) {
 func TestServicesOfEachRole(t *testing.T) {
 	base := Options{Store: &store.Store{}, Dispatcher: nopDispatcher{}, RetentionInterval: time.Minute}
 	storage := []string{"partition_creation", "inbox_sequence_move", "retention_prune", "storage_gauges"}
-	delivery := []string{"lease_recovery", "stranded_key_release", "outwaited_release", "unused_breakers", "backlog_count", "cache_eviction"}
+	delivery := []string{"lease_recovery", "stranded_key_release", "outwaited_release", "unused_breakers", "backlog_count", "cache_eviction", "dead_letter_reports"}
 	for role, want := range map[string][]string{
 		"ingest":   append([]string{"heartbeat"}, storage...),
 		"delivery": slices.Concat([]string{"heartbeat"}, delivery, storage),
@@ -218,11 +218,12 @@ func TestServicesOfEachRole(t *testing.T) {
 // nopDispatcher stands for a dispatcher where only the list matters.
 type nopDispatcher struct{}
 
-func (nopDispatcher) Wake()                                                 {}
-func (nopDispatcher) ReleaseOutwaited(context.Context, time.Time)           {}
-func (nopDispatcher) ForgetUnusedBreakers(context.Context, time.Time) error { return nil }
-func (nopDispatcher) EvictIdleCaches(time.Time)                             {}
-func (nopDispatcher) Breakers() []oncall.BreakerState                       { return nil }
+func (nopDispatcher) Wake()                                                     {}
+func (nopDispatcher) ReleaseOutwaited(context.Context, time.Time)               {}
+func (nopDispatcher) ForgetUnusedBreakers(context.Context, time.Time) error     { return nil }
+func (nopDispatcher) EvictIdleCaches(time.Time)                                 {}
+func (nopDispatcher) ReportDeadLetters(context.Context, time.Time) (int, error) { return 0, nil }
+func (nopDispatcher) Breakers() []oncall.BreakerState                           { return nil }
 
 // value reads a counter or gauge.
 func value(c prometheus.Metric) float64 {

@@ -30,6 +30,7 @@ type Dispatcher interface {
 	ForgetUnusedBreakers(ctx context.Context, now time.Time) error
 	EvictIdleCaches(now time.Time)
 	Breakers() []oncall.BreakerState
+	ReportDeadLetters(ctx context.Context, now time.Time) (int, error)
 }
 
 // Options are what the services need.
@@ -124,7 +125,7 @@ func Delivery(o Options) ([]Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Service{leases, stranded, outwaitedRelease(o), unusedBreakers(o), backlog, cacheEviction(o)}, nil
+	return []Service{leases, stranded, outwaitedRelease(o), unusedBreakers(o), backlog, cacheEviction(o), deadLetterReports(o)}, nil
 }
 
 func storageServices(o Options) ([]Service, error) {
