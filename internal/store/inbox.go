@@ -46,6 +46,9 @@ type InboxEvent struct {
 type InboxQuery struct {
 	TenantID string
 	Key      string
+	// KeyPrefix keeps the events whose key starts with it ("hub." for
+	// the pattern hub.*); "" keeps every key.
+	KeyPrefix string
 	Source   string
 	Subject  string
 	Since    time.Time
@@ -73,7 +76,7 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 	}
 	rows, err := s.Pool.Query(ctx, listInboxEventsSQL,
 		pgx.NamedArgs{
-			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "source": q.Source, "subject": q.Subject,
+			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "key_prefix": q.KeyPrefix, "source": q.Source, "subject": q.Subject,
 			"since": pg.NullIfZero(q.Since), "until": pg.NullIfZero(q.Until), "limit": q.Limit + 1,
 		})
 	if err != nil {
