@@ -104,6 +104,9 @@ type KafkaConfig struct {
 	MetadataRefresh time.Duration
 	InstanceID      string // empty: a dynamic group member
 	SessionTimeout  time.Duration
+	// OperationalTopic is where every tenant's operational events are
+	// also produced; empty is off (docs/operational-events.md).
+	OperationalTopic string
 	TLSEnabled      bool
 	SCRAMMechanism  SCRAMMechanism
 	SCRAMUsername   string
