@@ -25,3 +25,18 @@ CREATE TABLE dead_letter_reports (
     PRIMARY KEY (subscription_id, reason)
 );
 CREATE INDEX dead_letter_reports_due ON dead_letter_reports (window_start);
+
+-- With STREAMING_HUB_OPERATIONAL_TOPIC set, each operational event is also
+-- kept here, in the transaction that writes it, until the relay has
+-- produced it to the topic: the relay reads what committed, below the
+-- ingest horizon, in seq order, and deletes what the broker acknowledged.
+CREATE TABLE operational_outbox (
+    seq        bigint PRIMARY KEY,
+    tenant_id  text NOT NULL,
+    id         uuid NOT NULL,
+    event_key  text NOT NULL,
+    type       text NOT NULL,
+    subject    text NOT NULL,
+    time       timestamptz NOT NULL,
+    payload    bytea NOT NULL
+);

@@ -111,6 +111,9 @@ type Options struct {
 	// DeadLetterWindow is how long dead letters gather into one report;
 	// 0 means DefaultDeadLetterWindow.
 	DeadLetterWindow time.Duration
+	// RelayOperational keeps operational events for the operational
+	// topic's relay (STREAMING_HUB_OPERATIONAL_TOPIC is set).
+	RelayOperational bool
 }
 
 // Dispatcher claims due delivery jobs and attempts them. Build it with New
@@ -194,7 +197,7 @@ func New(opts Options) (*Dispatcher, error) {
 		owner:       opts.Owner,
 		cfg:         cfg,
 		autoDisable: autoDisableBy(autodisable.Policy{Enabled: opts.AutoDisable.Enabled, Window: opts.AutoDisable.FailureWindow, Spread: opts.AutoDisable.FailureSpread}),
-		report: reporter{events: opevents.Builder{TypePrefix: typePrefix(opts.TypePrefix)}, failingAfter: opts.Breaker.Failures,
+		report: reporter{events: opevents.Builder{TypePrefix: typePrefix(opts.TypePrefix), Relay: opts.RelayOperational}, failingAfter: opts.Breaker.Failures,
 			window: positiveOr(opts.DeadLetterWindow, DefaultDeadLetterWindow)},
 		margin:    positiveOr(opts.LeaseMargin, DefaultLeaseMargin),
 		drain:     positiveOr(opts.DrainTimeout, DefaultDrainTimeout),

@@ -96,8 +96,8 @@ func (e *env) webhookSub(tenant, url string, configure ...func(*hubapi.Subscript
 	e.t.Helper()
 	e.tenant(tenant)
 	in := hubapi.SubscriptionCreate{
-		Name:       "test",
-		Sink:       json.RawMessage(`{"type":"webhook","url":` + quote(url) + `}`),
+		Name: "test",
+		Sink: json.RawMessage(`{"type":"webhook","url":` + quote(url) + `}`),
 		// The events insertJobs stores, and not the operational events
 		// about the fixture's own subscriptions, which would add jobs the
 		// tests do not count.

@@ -76,6 +76,9 @@ type Subject struct {
 // STREAMING_HUB_TYPE_PREFIX.
 type Builder struct {
 	TypePrefix string
+	// Relay marks every event for the operational topic
+	// (STREAMING_HUB_OPERATIONAL_TOPIC is set).
+	Relay bool
 }
 
 // New is one event of key about sub, made by actor at `at`, its data the
@@ -95,5 +98,5 @@ func (b Builder) New(key string, sub Subject, actor Actor, at time.Time, fields 
 	if err != nil {
 		return opstore.Event{}, fmt.Errorf("%s data: %w", key, err)
 	}
-	return opstore.Event{ID: id, TenantID: sub.TenantID, Key: key, Type: b.TypePrefix + key, About: sub.ID, Time: at, Data: payload}, nil
+	return opstore.Event{ID: id, TenantID: sub.TenantID, Key: key, Type: b.TypePrefix + key, About: sub.ID, Time: at, Data: payload, Relay: b.Relay}, nil
 }

@@ -42,6 +42,9 @@ type SubscriptionOptions struct {
 	// TypePrefix starts the ce type of operational events
 	// (STREAMING_HUB_TYPE_PREFIX); "" is the default prefix.
 	TypePrefix string
+	// RelayOperational keeps operational events for the operational
+	// topic's relay (STREAMING_HUB_OPERATIONAL_TOPIC is set).
+	RelayOperational bool
 }
 
 // Subscriptions manages a tenant's subscriptions (docs/concepts.md, Subscriptions). Every method is
@@ -74,7 +77,7 @@ func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registr
 	}
 	return &Subscriptions{store: st, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now,
 		overlap: max(opts.RotationOverlap, 0), maxPerTenant: max(opts.MaxPerTenant, 0),
-		events: opevents.Builder{TypePrefix: prefix}, actor: opevents.ActorOf(hubapi.Admin())}
+		events: opevents.Builder{TypePrefix: prefix, Relay: opts.RelayOperational}, actor: opevents.ActorOf(hubapi.Admin())}
 }
 
 // Create validates in, stores the subscription and verifies it at once. The

@@ -81,6 +81,7 @@ var purgeSteps = []struct{ table, sql string }{
 	{"tenant_api_keys", purgeTenantApiKeysSQL},
 	{"breaker_states", purgeBreakerStatesSQL},
 	{"dead_letter_reports", purgeDeadLetterReportsSQL},
+	{"operational_outbox", purgeOperationalOutboxSQL},
 	{"idempotency_keys", purgeIdempotencyKeysSQL},
 	{"tenants", purgeTenantsSQL},
 }
@@ -117,6 +118,9 @@ var purgeTenantApiKeysSQL string
 
 //go:embed sql/purge_breaker_states.sql
 var purgeBreakerStatesSQL string
+
+//go:embed sql/purge_operational_outbox.sql
+var purgeOperationalOutboxSQL string
 
 //go:embed sql/purge_dead_letter_reports.sql
 var purgeDeadLetterReportsSQL string

@@ -39,6 +39,9 @@ type Event struct {
 	About uuid.UUID
 	Time  time.Time
 	Data  []byte // JSON
+	// Relay keeps the event for the relay to the operational topic
+	// (STREAMING_HUB_OPERATIONAL_TOPIC) too, in the same transaction.
+	Relay bool
 }
 
 // Stored is an event with the seq it was given.
@@ -121,6 +124,7 @@ func Write(ctx context.Context, tx pgx.Tx, events []Event, route Router) ([]Stor
 	}
 	pipe = &pgx.Batch{}
 	queueEvents(pipe, stored)
+	queueOutbox(pipe, stored)
 	jobs := queueRoutes(pipe, route(stored, candidates))
 	if jobs > 0 {
 		pipe.Queue(store.Inbox.NotifyJobs, pgx.StrictNamedArgs{"jobs_channel": store.JobsChannel})
@@ -160,6 +164,29 @@ func queueEvents(pipe *pgx.Batch, events []Stored) {
 		"seqs": seqs, "tenants": tenants, "ids": ids, "keys": keys, "types": types, "times": times, "subjects": subjects, "payloads": payloads,
 		"schema_version": SchemaVersion, "schema_major": SchemaMajor, "source": Source, "datacontenttype": DataContentType,
 	}), "insert the events", nil)
+}
+
+// queueOutbox keeps the events to relay in the outbox.
+func queueOutbox(pipe *pgx.Batch, events []Stored) {
+	var (
+		seqs                           []int64
+		tenants, keys, types, subjects []string
+		ids                            []uuid.UUID
+		times                          []time.Time
+		payloads                       [][]byte
+	)
+	for _, e := range events {
+		if !e.Relay {
+			continue
+		}
+		seqs, tenants, ids, keys, types = append(seqs, e.Seq), append(tenants, e.TenantID), append(ids, e.ID), append(keys, e.Key), append(types, e.Type)
+		subjects, times, payloads = append(subjects, e.About.String()), append(times, e.Time), append(payloads, e.Data)
+	}
+	if len(seqs) == 0 {
+		return
+	}
+	pg.OnExec(pipe.Queue(insertOutboxSQL, pgx.StrictNamedArgs{"seqs": seqs, "tenants": tenants, "ids": ids, "keys": keys, "types": types,
+		"subjects": subjects, "times": times, "payloads": payloads}), "keep the events for the operational topic", nil)
 }
 
 // queueRoutes queues the jobs and pull entries of targets and returns how
@@ -212,6 +239,9 @@ func scanCandidates(rows pgx.Rows) ([]Candidate, error) {
 
 //go:embed sql/insert_events.sql
 var insertEventsSQL string
+
+//go:embed sql/insert_outbox.sql
+var insertOutboxSQL string
 
 //go:embed sql/insert_jobs.sql
 var insertJobsSQL string
