@@ -391,13 +391,16 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable Auto
 		orderingKey          *string
 		rec                  = RecordedFailure{Attempt: a}
 	)
+	// A failure that reports takes the ingest lock before its row locks,
+	// in the same round trip.
+	lock := &pgx.Batch{}
 	if report != nil {
-		if err := ShareIngestLock(ctx, tx); err != nil {
-			return CompleteResult{}, err
-		}
+		pg.OnExec(lock.Queue(shareIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": ingestLockKey}), "take the ingest lock", nil)
 	}
-	err := tx.QueryRow(ctx, lockFailedJobSQL, pgx.StrictNamedArgs{"job_id": a.JobID, "owner": a.Owner}).
-		Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey, &rec.TenantID, &rec.SubscriptionName, &rec.SpanFailures, &rec.SpanReported)
+	lock.Queue(lockFailedJobSQL, pgx.StrictNamedArgs{"job_id": a.JobID, "owner": a.Owner}).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey, &rec.TenantID, &rec.SubscriptionName, &rec.SpanFailures, &rec.SpanReported)
+	})
+	err := tx.SendBatch(ctx, lock).Close()
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Only a tenant purge deletes jobs; an attempt of one is not kept.
 		return CompleteResult{Gone: true}, nil
