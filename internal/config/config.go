@@ -107,10 +107,10 @@ type KafkaConfig struct {
 	// OperationalTopic is where every tenant's operational events are
 	// also produced; empty is off (docs/operational-events.md).
 	OperationalTopic string
-	TLSEnabled      bool
-	SCRAMMechanism  SCRAMMechanism
-	SCRAMUsername   string
-	SCRAMPassword   string
+	TLSEnabled       bool
+	SCRAMMechanism   SCRAMMechanism
+	SCRAMUsername    string
+	SCRAMPassword    string
 }
 
 // WantsTopic reports whether ingest subscribes to the named topic: it must

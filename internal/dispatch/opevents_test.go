@@ -40,7 +40,9 @@ func (e *env) reportedData(sub uuid.UUID, key string) []map[string]any {
 	return out
 }
 
-func failFast(o *Options) { o.Breaker = config.BreakerConfig{Failures: 3, Cooldown: 10 * time.Millisecond} }
+func failFast(o *Options) {
+	o.Breaker = config.BreakerConfig{Failures: 3, Cooldown: 10 * time.Millisecond}
+}
 
 // A destination that refuses 300 events, each dead at its one attempt,
 // is reported failing once and dead-lettered once at the first dead

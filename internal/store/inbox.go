@@ -49,10 +49,10 @@ type InboxQuery struct {
 	// KeyPrefix keeps the events whose key starts with it ("hub." for
 	// the pattern hub.*); "" keeps every key.
 	KeyPrefix string
-	Source   string
-	Subject  string
-	Since    time.Time
-	Until    time.Time
+	Source    string
+	Subject   string
+	Since     time.Time
+	Until     time.Time
 	// BeforeSeq continues a listing past the event of this seq; 0 starts
 	// with the newest.
 	BeforeSeq int64
