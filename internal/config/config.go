@@ -104,13 +104,14 @@ type KafkaConfig struct {
 	MetadataRefresh time.Duration
 	InstanceID      string // empty: a dynamic group member
 	SessionTimeout  time.Duration
+	TLSEnabled      bool
+	SCRAMMechanism  SCRAMMechanism
+	SCRAMUsername   string
+	SCRAMPassword   string
+
 	// OperationalTopic is where every tenant's operational events are
 	// also produced; empty is off (docs/operational-events.md).
 	OperationalTopic string
-	TLSEnabled       bool
-	SCRAMMechanism   SCRAMMechanism
-	SCRAMUsername    string
-	SCRAMPassword    string
 }
 
 // WantsTopic reports whether ingest subscribes to the named topic: it must

@@ -46,18 +46,19 @@ type InboxEvent struct {
 type InboxQuery struct {
 	TenantID string
 	Key      string
-	// KeyPrefix keeps the events whose key starts with it ("hub." for
-	// the pattern hub.*); "" keeps every key.
-	KeyPrefix string
-	Source    string
-	Subject   string
-	Since     time.Time
-	Until     time.Time
+	Source   string
+	Subject  string
+	Since    time.Time
+	Until    time.Time
 	// BeforeSeq continues a listing past the event of this seq; 0 starts
 	// with the newest.
 	BeforeSeq int64
 	// Limit is the most events returned; at least 1.
 	Limit int
+
+	// KeyPrefix keeps the events whose key starts with it ("hub." for
+	// the pattern hub.*); "" keeps every key.
+	KeyPrefix string
 }
 
 func inboxFields(e *InboxEvent) []any {
