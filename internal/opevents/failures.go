@@ -14,7 +14,7 @@ import (
 // default (STREAMING_HUB_BREAKER_FAILURES).
 const DefaultFailingAfter = 5
 
-// Dead-letter reasons a failure reports (docs/api.md, Dead letters).
+// Dead-letter reasons a failure reports (docs/api.md, "Tenant API: dead letters").
 const (
 	reasonExhausted            = "exhausted"
 	reasonSubscriptionDisabled = "subscription_disabled"

@@ -1,5 +1,5 @@
 // Package opevents decides what the hub's operational events say and who
-// receives them (docs/operational-events.md, SPEC §11): the event types,
+// receives them (SPEC §11; docs/operational-events.md): the event types,
 // their data, the actor of a change, and routing with its one rule beyond
 // matching. It does no I/O; internal/store/opevents writes the events.
 package opevents
