@@ -67,6 +67,35 @@ func TestRoute(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
+// The chat example of docs/operational-events.md compiles and sends what
+// it says: failing, recovered and disabled of another subscription, not
+// updated, and nothing of the one it leaves out.
+func TestTheDocumentedChatFilter(t *testing.T) {
+	const expr = `type.startsWith('hub.subscription_') && type != 'hub.subscription_updated' && data.subscription_name != 'sandbox'`
+	about, chat := uuid.MustParse("0190b6a2-7c1e-7d3a-9f00-000000000001"), uuid.MustParse("0190b6a2-7c1e-7d3a-9f00-000000000002")
+	candidate := opstore.Candidate{ID: chat, TenantID: "acme", SinkType: "webhook", Enabled: true, VerificationState: "active",
+		EventTypes: []string{"hub.*"}, SchemaMajor: 1, Filter: expr, Version: time.Unix(1000, 0)}
+	for _, tc := range []struct {
+		key, name string
+		sent      bool
+	}{
+		{SubscriptionFailing, "orders", true},
+		{SubscriptionRecovered, "orders", true},
+		{SubscriptionDisabled, "orders", true},
+		{SubscriptionUpdated, "orders", false},
+		{DeliveriesDeadLettered, "orders", false},
+		{SubscriptionFailing, "sandbox", false},
+	} {
+		e, err := Builder{TypePrefix: "studio.lerian."}.New(tc.key, Subject{ID: about, TenantID: "acme", Name: tc.name}, Hub, time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(Route([]opstore.Stored{{Seq: 1, Event: e}}, []opstore.Candidate{candidate})) == 1; got != tc.sent {
+			t.Errorf("%s of %s: sent %v, want %v", tc.key, tc.name, got, tc.sent)
+		}
+	}
+}
+
 func TestActorOf(t *testing.T) {
 	for _, tc := range []struct {
 		caller hubapi.Caller
