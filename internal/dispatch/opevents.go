@@ -69,6 +69,22 @@ func (r reporter) failure(ctx context.Context, tx pgx.Tx, f store.RecordedFailur
 	return nil
 }
 
+// ReportPoisoned is the store.PoisonReport of lease recovery: the jobs it
+// dead-lettered as poison are added to their subscriptions' windows.
+func (d *Dispatcher) ReportPoisoned(ctx context.Context, tx pgx.Tx, poisoned []store.Poisoned, at time.Time) error {
+	for _, dl := range opevents.OnPoison(poisoned, at) {
+		ids, err := opstore.EventIDsOf(ctx, tx, dl.Seqs)
+		if err != nil {
+			return err
+		}
+		dl.DeadLetters.EventIDs = ids
+		if err := opstore.AddDeadLetters(ctx, tx, dl.DeadLetters, d.report.window, d.report.deadLettered); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // deadLettered writes one hub.deliveries_dead_lettered per report.
 func (r reporter) deadLettered(ctx context.Context, tx pgx.Tx, windows []opstore.DeadLetterReport) error {
 	events := make([]opstore.Event, 0, len(windows))

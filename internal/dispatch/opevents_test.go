@@ -185,3 +185,28 @@ func TestAFailureAndItsReportCommitTogether(t *testing.T) {
 		t.Error("the recovery left the span open")
 	}
 }
+
+// Jobs lease recovery dead-letters as poison are reported with the
+// recovery, as a failure's dead letters are.
+func TestPoisonedJobsAreReported(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	sub, _ := e.webhookSub("acme", newReceiver(t, nil).URL)
+	e.insertJobs("acme", sub, 3)
+	res, err := e.store.Claim(ctx, claimAll("dead-worker"))
+	if err != nil || len(res.Jobs) != 3 {
+		t.Fatalf("dead worker's claim = %d jobs, %v", len(res.Jobs), err)
+	}
+	if _, err := e.store.Pool.Exec(ctx, `UPDATE delivery_jobs SET lease_until = now() - interval '1 second', recoveries = 5`); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	waitFor(t, "the poisoned jobs reported", func() bool { return len(e.reportedData(sub, "hub.deliveries_dead_lettered")) > 0 })
+	dead := e.reportedData(sub, "hub.deliveries_dead_lettered")
+	if len(dead) != 1 || dead[0]["reason"] != "poison" || dead[0]["count"] != float64(3) || len(dead[0]["event_ids"].([]any)) != 3 {
+		t.Fatalf("reports %v; want one of the 3 poisoned jobs", dead)
+	}
+	if n := e.jobStates(sub)["dead/poison"]; n != 3 {
+		t.Errorf("%d jobs dead as poison, want 3", n)
+	}
+}

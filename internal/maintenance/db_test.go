@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -391,4 +392,7 @@ func (b breakers) ReleaseOutwaited(context.Context, time.Time)               {}
 func (b breakers) ForgetUnusedBreakers(context.Context, time.Time) error     { return nil }
 func (b breakers) EvictIdleCaches(time.Time)                                 {}
 func (b breakers) ReportDeadLetters(context.Context, time.Time) (int, error) { return 0, nil }
-func (b breakers) Breakers() []oncall.BreakerState                           { return b }
+func (b breakers) ReportPoisoned(context.Context, pgx.Tx, []store.Poisoned, time.Time) error {
+	return nil
+}
+func (b breakers) Breakers() []oncall.BreakerState { return b }

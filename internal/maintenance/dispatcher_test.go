@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
@@ -25,6 +28,9 @@ func (c *calls) ForgetUnusedBreakers(_ context.Context, now time.Time) error {
 }
 func (c *calls) EvictIdleCaches(now time.Time)   { c.evictedAt = now }
 func (c *calls) Breakers() []oncall.BreakerState { return nil }
+func (c *calls) ReportPoisoned(context.Context, pgx.Tx, []store.Poisoned, time.Time) error {
+	return nil
+}
 func (c *calls) ReportDeadLetters(_ context.Context, now time.Time) (int, error) {
 	c.reportedAt = now
 	return 0, c.forgetErr

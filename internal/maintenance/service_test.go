@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -223,7 +224,10 @@ func (nopDispatcher) ReleaseOutwaited(context.Context, time.Time)               
 func (nopDispatcher) ForgetUnusedBreakers(context.Context, time.Time) error     { return nil }
 func (nopDispatcher) EvictIdleCaches(time.Time)                                 {}
 func (nopDispatcher) ReportDeadLetters(context.Context, time.Time) (int, error) { return 0, nil }
-func (nopDispatcher) Breakers() []oncall.BreakerState                           { return nil }
+func (nopDispatcher) ReportPoisoned(context.Context, pgx.Tx, []store.Poisoned, time.Time) error {
+	return nil
+}
+func (nopDispatcher) Breakers() []oncall.BreakerState { return nil }
 
 // value reads a counter or gauge.
 func value(c prometheus.Metric) float64 {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/internal/config"
@@ -31,6 +32,7 @@ type Dispatcher interface {
 	EvictIdleCaches(now time.Time)
 	Breakers() []oncall.BreakerState
 	ReportDeadLetters(ctx context.Context, now time.Time) (int, error)
+	ReportPoisoned(ctx context.Context, tx pgx.Tx, poisoned []store.Poisoned, at time.Time) error
 }
 
 // Options are what the services need.

@@ -18,6 +18,7 @@ const DefaultFailingAfter = 5
 const (
 	reasonExhausted            = "exhausted"
 	reasonSubscriptionDisabled = "subscription_disabled"
+	reasonPoison               = "poison"
 )
 
 // FailureReport is what one recorded failure is reported as.
@@ -57,6 +58,34 @@ func OnFailure(f store.RecordedFailure, failingAfter int) FailureReport {
 			Reason: reasonSubscriptionDisabled, Count: f.Result.ShedJobs, At: finished})
 	}
 	return r
+}
+
+// PoisonedDeadLetters are one subscription's jobs a lease recovery
+// dead-lettered as poison, with the seqs of their first events.
+type PoisonedDeadLetters struct {
+	opstore.DeadLetters
+	Seqs []int64
+}
+
+// OnPoison groups the jobs a lease recovery dead-lettered as poison by
+// subscription, in the order of their first appearance.
+func OnPoison(poisoned []store.Poisoned, at time.Time) []PoisonedDeadLetters {
+	var out []PoisonedDeadLetters
+	index := map[uuid.UUID]int{}
+	for _, p := range poisoned {
+		i, ok := index[p.SubscriptionID]
+		if !ok {
+			i = len(out)
+			index[p.SubscriptionID] = i
+			out = append(out, PoisonedDeadLetters{DeadLetters: opstore.DeadLetters{SubscriptionID: p.SubscriptionID, TenantID: p.TenantID,
+				Reason: reasonPoison, At: at}})
+		}
+		out[i].Count++
+		if len(out[i].Seqs) < opstore.MaxDeadLetterIDs {
+			out[i].Seqs = append(out[i].Seqs, p.EventSeq)
+		}
+	}
+	return out
 }
 
 // FailingFields are hub.subscription_failing's data.

@@ -50,3 +50,18 @@ func TestOnFailure(t *testing.T) {
 		})
 	}
 }
+
+func TestOnPoisonGroupsBySubscription(t *testing.T) {
+	a, b := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	at := time.Unix(100, 0)
+	var poisoned []store.Poisoned
+	for i := range 150 {
+		poisoned = append(poisoned, store.Poisoned{SubscriptionID: a, TenantID: "acme", EventSeq: int64(i)})
+	}
+	poisoned = append(poisoned, store.Poisoned{SubscriptionID: b, TenantID: "globex", EventSeq: 7})
+	got := OnPoison(poisoned, at)
+	if len(got) != 2 || got[0].SubscriptionID != a || got[0].Count != 150 || len(got[0].Seqs) != 100 || got[0].Reason != "poison" ||
+		got[1].SubscriptionID != b || got[1].TenantID != "globex" || got[1].Count != 1 || got[1].Seqs[0] != 7 || !got[1].At.Equal(at) {
+		t.Fatalf("OnPoison = %+v", got)
+	}
+}
