@@ -2,8 +2,10 @@ package hub_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -137,6 +139,21 @@ func TestOperationalEventsTellAnotherSubscriptionWhatHappensToAFailingOne(t *tes
 	}
 	if own := about(operationalEvents(t, receiverB), b.ID); len(own) != 0 {
 		t.Errorf("B heard about itself: %v", own)
+	}
+
+	// The tenant's activity, over the API with its key: what B heard, and
+	// A's creation by that key.
+	var activity []string
+	for line := range strings.Lines(mustRun(t, h.tenant, "", "activity", "--subscription", a.Name, "-o", "jsonl")) {
+		var item struct {
+			Type string
+			Data struct{ Actor map[string]any }
+		}
+		decode(t, line, &item)
+		activity = append(activity, item.Type+" "+fmt.Sprint(item.Data.Actor["kind"]))
+	}
+	if len(activity) < 5 || activity[0] != "hub.subscription_created api_key" || !slices.Contains(activity, "hub.subscription_recovered hub") {
+		t.Errorf("A's activity: %v", activity)
 	}
 }
 

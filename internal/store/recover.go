@@ -144,6 +144,11 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 //go:embed sql/recover_events.sql
 var recoverEvents string
 
+// OperationalSource is the source of the hub's own operational events
+// (docs/operational-events.md), whose subject is the subscription they
+// are about.
+const OperationalSource = "hubctl"
+
 // recoverEvent is one event of a recover batch as matching reads it.
 type recoverEvent struct {
 	seq   int64
@@ -188,6 +193,9 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, after, hi int64
 	rows, err := tx.Query(ctx, recoverEvents, pgx.NamedArgs{
 		"from": after + 1, "hi": hi, "tenant": r.TenantID, "since": r.Since, "until": r.Until,
 		"major": sub.SchemaMajor, "origin": sub.Origin, "payload": expr != "", "batch": batch,
+		// An operational event is never delivered to the subscription it
+		// is about (internal/opevents Receives), recovered or not.
+		"operational_source": OperationalSource, "subscription": r.SubscriptionID.String(),
 	})
 	if err != nil {
 		return RecoverResult{}, 0, after, err

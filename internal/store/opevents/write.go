@@ -21,7 +21,7 @@ import (
 
 // What every operational event carries (SPEC §11).
 const (
-	Source          = "hubctl"
+	Source          = store.OperationalSource
 	SchemaVersion   = "1.0.0"
 	SchemaMajor     = 1
 	DataContentType = "application/json"
