@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -167,5 +168,28 @@ func TestAChangeAndItsEventCommitTogether(t *testing.T) {
 	}
 	if entries != 1 {
 		t.Errorf("the watching pull subscription has %d entries of the disable, want 1", entries)
+	}
+}
+
+// A recover sends a subscription what it missed, but never an operational
+// event about itself.
+func TestRecoverLeavesOutEventsAboutTheSubscriptionItself(t *testing.T) {
+	f := newSubsFixture(t, true)
+	ctx := context.Background()
+	everything := webhookInput("https://a.example/hook")
+	everything.EventTypes = []string{"*"}
+	sub, _ := f.create(t, "acme", everything)
+	f.create(t, "acme", webhookInput("https://b.example/hook")) // one event about another subscription
+	if _, err := f.svc.Disable(ctx, "acme", sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	since := f.clk.now.Add(-time.Hour).Format(time.RFC3339)
+	until := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	res, err := f.svc.Recover(ctx, "acme", sub.ID, hubapi.SubscriptionRecover{Since: since, Until: until, DryRun: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Matched != 1 {
+		t.Errorf("recover matched %d events, want the one about the other subscription (of %d operational events)", res.Matched, len(f.reportedEvents(t, "acme")))
 	}
 }
