@@ -343,7 +343,7 @@ func (w *world) watchRecovery(since time.Time) recovery {
 		}
 		if r.ingested == 0 {
 			var first *time.Time
-			if err := w.pool.QueryRow(context.Background(), `SELECT min(received_at) FROM events WHERE received_at > $1`, since).Scan(&first); err == nil && first != nil {
+			if err := w.pool.QueryRow(context.Background(), `SELECT min(received_at) FROM events WHERE received_at > $1 AND source <> 'hubctl'`, since).Scan(&first); err == nil && first != nil {
 				r.ingested = first.Sub(since)
 			}
 		}
