@@ -139,8 +139,14 @@ type podTemplate struct {
 		InitContainers                []container `yaml:"initContainers"`
 		Containers                    []container `yaml:"containers"`
 		TerminationGracePeriodSeconds int         `yaml:"terminationGracePeriodSeconds"`
-		AutomountServiceAccountToken  *bool       `yaml:"automountServiceAccountToken"`
-		SecurityContext               struct {
+		Volumes                       []struct {
+			Name   string `yaml:"name"`
+			Secret struct {
+				SecretName string `yaml:"secretName"`
+			} `yaml:"secret"`
+		} `yaml:"volumes"`
+		AutomountServiceAccountToken *bool `yaml:"automountServiceAccountToken"`
+		SecurityContext              struct {
 			RunAsNonRoot bool `yaml:"runAsNonRoot"`
 			RunAsUser    int  `yaml:"runAsUser"`
 		} `yaml:"securityContext"`
@@ -159,6 +165,10 @@ type container struct {
 		Name          string `yaml:"name"`
 		ContainerPort int    `yaml:"containerPort"`
 	} `yaml:"ports"`
+	VolumeMounts []struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+	} `yaml:"volumeMounts"`
 	SecurityContext struct {
 		ReadOnlyRootFilesystem   bool `yaml:"readOnlyRootFilesystem"`
 		AllowPrivilegeEscalation bool `yaml:"allowPrivilegeEscalation"`
@@ -182,8 +192,9 @@ type envVar struct {
 
 type probe struct {
 	HTTPGet struct {
-		Path string `yaml:"path"`
-		Port string `yaml:"port"`
+		Path   string `yaml:"path"`
+		Port   string `yaml:"port"`
+		Scheme string `yaml:"scheme"`
 	} `yaml:"httpGet"`
 }
 
@@ -394,9 +405,11 @@ func checkSettings(t *testing.T, name, pod string, c container) {
 var reference = regexp.MustCompile(`\$\([A-Za-z_][A-Za-z0-9_]*\)`)
 
 var placeholders = map[string]string{
-	"STREAMING_HUB_POSTGRES_DSN":         "postgres://hubctl@db:5432/hubctl",
-	"STREAMING_HUB_ADMIN_TOKEN":          "an-admin-token-of-enough-length",
-	"STREAMING_HUB_KAFKA_SCRAM_PASSWORD": "scram-password",
+	"STREAMING_HUB_POSTGRES_DSN":              "postgres://hubctl@db:5432/hubctl",
+	"STREAMING_HUB_ADMIN_TOKEN":               "an-admin-token-of-enough-length",
+	"STREAMING_HUB_KAFKA_SASL_PASSWORD":       "sasl-password",
+	"STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET": "oauth-client-secret",
+	"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":      "scram-password",
 }
 
 func mapEnv(env map[string]string) func(string) (string, bool) {
@@ -457,6 +470,46 @@ func TestChartDefaults(t *testing.T) {
 	}
 }
 
+// TestChartServesTLSFromASecret: tls.secretName mounts the Secret as a
+// volume (so renewals reach the pod), points the listener at it and
+// switches the probes and the scrape to HTTPS.
+func TestChartServesTLSFromASecret(t *testing.T) {
+	m := render(t, "split-roles-values.yaml", "tls.secretName=hub-tls")
+	for _, o := range []object{m.get(t, "StatefulSet", "hub-hubctl-ingest"), m.get(t, "Deployment", "hub-hubctl-delivery")} {
+		c := o.Spec.Template.Spec.Containers[0]
+		for name, want := range map[string]string{
+			"STREAMING_HUB_HTTP_TLS_CERT_FILE": "/etc/hubctl/tls/tls.crt",
+			"STREAMING_HUB_HTTP_TLS_KEY_FILE":  "/etc/hubctl/tls/tls.key",
+		} {
+			if v, _ := c.env(name); v.Value != want {
+				t.Errorf("%s: %s = %q, want %q", o.Metadata.Name, name, v.Value, want)
+			}
+		}
+		if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/etc/hubctl/tls" {
+			t.Errorf("%s mounts %+v, want the TLS Secret at /etc/hubctl/tls", o.Metadata.Name, c.VolumeMounts)
+		}
+		if v := o.Spec.Template.Spec.Volumes; len(v) != 1 || v[0].Secret.SecretName != "hub-tls" {
+			t.Errorf("%s volumes %+v, want the Secret hub-tls", o.Metadata.Name, v)
+		}
+		for _, p := range []*probe{c.StartupProbe, c.LivenessProbe, c.ReadinessProbe} {
+			if p == nil || p.HTTPGet.Scheme != "HTTPS" {
+				t.Errorf("%s probe %+v, want HTTPS", o.Metadata.Name, p)
+			}
+		}
+	}
+	if scheme := m.get(t, "ServiceMonitor", "hub-hubctl").Spec.Endpoints[0]["scheme"]; scheme != "https" {
+		t.Errorf("the ServiceMonitor scrapes over %v, want https", scheme)
+	}
+	if _, err := helmTemplate(t, "split-roles-values.yaml", "tls.secretName=hub-tls", "config.HTTP_TLS_CERT_FILE=/x"); err == nil || !strings.Contains(err.Error(), "set by the chart itself") {
+		t.Error("config.HTTP_TLS_CERT_FILE beside tls.secretName was accepted")
+	}
+
+	plain := render(t, "split-roles-values.yaml").get(t, "Deployment", "hub-hubctl-delivery").Spec.Template.Spec.Containers[0]
+	if plain.ReadinessProbe.HTTPGet.Scheme != "HTTP" || len(plain.VolumeMounts) != 0 {
+		t.Errorf("without tls.secretName: probe scheme %q, mounts %+v; want HTTP and none", plain.ReadinessProbe.HTTPGet.Scheme, plain.VolumeMounts)
+	}
+}
+
 func TestChartSplitRoles(t *testing.T) {
 	m := render(t, "split-roles-values.yaml")
 	ingest := m.get(t, "StatefulSet", "hub-hubctl-ingest")
@@ -476,8 +529,8 @@ func TestChartSplitRoles(t *testing.T) {
 	if v, _ := c.env("STREAMING_HUB_DISPATCH_WORKERS"); v.Value != "32" {
 		t.Errorf("delivery DISPATCH_WORKERS = %q, want the role's own 32", v.Value)
 	}
-	if v, _ := c.env("STREAMING_HUB_KAFKA_SCRAM_MECHANISM"); v.Value != "SCRAM-SHA-512" {
-		t.Errorf("the shared settings did not reach delivery: SCRAM mechanism %q", v.Value)
+	if v, _ := c.env("STREAMING_HUB_KAFKA_SASL_MECHANISM"); v.Value != "SCRAM-SHA-512" {
+		t.Errorf("the shared settings did not reach delivery: SASL mechanism %q", v.Value)
 	}
 	for _, o := range []object{ingest, delivery} {
 		if n := len(o.Spec.Template.Spec.InitContainers); n != 0 {
@@ -522,8 +575,10 @@ func TestChartCreatesTheSecretFromValues(t *testing.T) {
 			t.Errorf("the Secret lacks %s", key)
 		}
 	}
-	if _, ok := secret.StringData["kafka-scram-password"]; ok {
-		t.Error("the Secret holds a SCRAM password no value gave")
+	for _, key := range []string{"kafka-sasl-password", "kafka-oauth-client-secret", "kafka-scram-password"} {
+		if _, ok := secret.StringData[key]; ok {
+			t.Errorf("the Secret holds %s, which no value gave", key)
+		}
 	}
 	sts := m.get(t, "StatefulSet", "hub-hubctl-all")
 	if sts.Spec.Template.Metadata.Annotations["checksum/secret"] == "" {

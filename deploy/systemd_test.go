@@ -61,7 +61,7 @@ func TestEnvFileSettings(t *testing.T) {
 	}
 	env[ref] = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
 	env["STREAMING_HUB_ADMIN_TOKEN"] = "an-admin-token-of-enough-length"
-	env["STREAMING_HUB_KAFKA_SCRAM_PASSWORD"] = "scram-password"
+	env["STREAMING_HUB_KAFKA_SASL_PASSWORD"] = "sasl-password"
 	if _, err := config.Load(config.LoadOptions{LookupEnv: mapEnv(env)}); err != nil {
 		t.Errorf("hubctl refuses %s: %v", envFile, err)
 	}

@@ -21,6 +21,7 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleAdmin("GET /admin/quarantine", s.listQuarantine)
 	s.handleAdmin("GET /admin/quarantine/{id}", s.getQuarantined)
 	s.storageRoutes()
+	s.portalRoutes()
 
 	s.handleTenant("POST /v1/subscriptions", s.createSubscription)
 	s.handleTenant("GET /v1/subscriptions", s.listSubscriptions)

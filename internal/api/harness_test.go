@@ -17,9 +17,9 @@ import (
 	"github.com/hubctl/hubctl/internal/idempotency"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink/registry"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -53,7 +53,7 @@ const whoamiPattern = "GET /v1/test/whoami"
 type harness struct {
 	url    string
 	server *Server
-	store  *store.Store
+	store  *storetest.Store
 	logs   *syncbuf.Buffer
 	// stop waits for the requests in flight, whose access log lines are
 	// written after their answers reach the client.
@@ -70,7 +70,7 @@ func newHarness(t testing.TB, adminToken string, configure ...func(*Options)) *h
 // newHarnessWith is newHarness whose subscription use cases run with subs.
 func newHarnessWith(t testing.TB, adminToken string, subs service.SubscriptionOptions, configure ...func(*Options)) *harness {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{})
+	st, err := storetest.Connect(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -86,12 +86,12 @@ func newHarnessWith(t testing.TB, adminToken string, subs service.SubscriptionOp
 	opts := Options{
 		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AdminToken: adminToken,
-		ControlPlane: service.NewControlPlane(st, service.ControlPlaneOptions{
+		ControlPlane: service.NewControlPlane(st.Queue, st.Catalog, st.Lifecycle, service.ControlPlaneOptions{
 			NewSubscriptions: func() (*service.Subscriptions, func(), error) {
-				return service.NewSubscriptions(st, testKeyring(t), sinks.Registry, subs), nil, nil
+				return service.NewSubscriptions(st.Catalog, st.Queue, st.OnCall, testKeyring(t), sinks.Registry, subs), nil, nil
 			},
 		}),
-		Idempotency: idempotency.New(st, testKeyring(t), time.Now),
+		Idempotency: idempotency.New(st.Catalog, testKeyring(t), time.Now),
 	}
 	for _, c := range configure {
 		c(&opts)

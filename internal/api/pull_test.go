@@ -14,7 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/ratelimit"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // seedPullEvents stores n JSON events of tenant matched to the pull
@@ -232,7 +232,7 @@ func TestReadEventsWithoutADatabase(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	f := newPullFixture(t, func(o *Options) {
-		o.ControlPlane.(*service.ControlPlane).Pull = service.NewPull(store.New(pool))
+		o.ControlPlane.(*service.ControlPlane).Pull = service.NewPull(queue.New(pool))
 	})
 
 	r := f.h.v1(t, http.StatusServiceUnavailable, f.acmeKey, "GET", eventsPath(f.feed, ""), "")

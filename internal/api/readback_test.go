@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/testutil/goawstest"
 	"github.com/hubctl/hubctl/internal/testutil/rabbittest"
 	"github.com/hubctl/hubctl/pkg/webhook"
@@ -40,7 +40,7 @@ func (h *harness) storedCredentials(t *testing.T, id string) (envelope, plaintex
 	if err := h.store.Pool.QueryRow(context.Background(), `SELECT sink_credentials FROM subscriptions WHERE id = $1`, id).Scan(&envelope); err != nil {
 		t.Fatal(err)
 	}
-	plain, err := testKeyring(t).Decrypt(envelope, id, store.ColumnSinkCredentials)
+	plain, err := testKeyring(t).Decrypt(envelope, id, catalog.ColumnSinkCredentials)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,10 @@ type Options struct {
 	// (STREAMING_HUB_PULL_RATE, STREAMING_HUB_PULL_BURST); nil leaves pull
 	// reads unlimited.
 	PullLimiter *ratelimit.Limiter
+	// Portal serves /portal/ (internal/portal); nil leaves it unserved
+	// (STREAMING_HUB_PORTAL_ENABLED=false). Its pages pass the same
+	// middleware as the API's routes, and are no API route of their own.
+	Portal http.Handler
 }
 
 // UseCases is what /admin and /v1 serve: the use cases as each caller
@@ -90,6 +94,9 @@ func New(opts Options) *Server {
 	}
 	if opts.ControlPlane != nil {
 		s.controlPlaneRoutes()
+	}
+	if opts.Portal != nil {
+		s.mux.Handle("/portal/", opts.Portal)
 	}
 	s.handler = s.middleware(http.HandlerFunc(s.route))
 	return s

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -359,3 +361,90 @@ func kafkaInstanceID(field func(*Config) *string) codec {
 		},
 	}
 }
+
+// readableFile accepts an unset path or the path of a file this process can
+// open now, so a wrong path stops start-up naming the setting rather than
+// failing at the first connection. What the file holds is its user's to
+// judge, as it may change while the process runs.
+func readableFile(field func(*Config) *string) codec {
+	return codec{
+		allowed: "empty or the path of a readable file",
+		decode: func(c *Config, raw string) error {
+			if raw != "" {
+				f, err := os.Open(raw)
+				if err != nil {
+					return errors.Unwrap(err) // the reason, without repeating the path
+				}
+				info, err := f.Stat()
+				_ = f.Close()
+				if err == nil && info.IsDir() {
+					return errors.New("it is a directory")
+				}
+			}
+			*field(c) = raw
+			return nil
+		},
+	}
+}
+
+// httpURL accepts an unset value or an absolute http or https URL.
+func httpURL(field func(*Config) *string) codec {
+	return codec{
+		allowed: "empty or an absolute http:// or https:// URL",
+		decode: func(c *Config, raw string) error {
+			if raw != "" {
+				u, err := url.Parse(raw)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return errNotAllowed
+				}
+			}
+			*field(c) = raw
+			return nil
+		},
+	}
+}
+
+// publicURL accepts an absolute http(s) URL with a host and nothing a
+// link's own path and query could not follow: no query, no fragment, no
+// credentials.
+func publicURL(field func(*Config) *string) codec {
+	return codec{
+		allowed: "empty or an http:// or https:// URL with a host and no query, fragment or user name, such as https://hub.example.com",
+		decode: func(c *Config, raw string) error {
+			if raw != "" {
+				u, err := url.Parse(raw)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+					u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
+					return errNotAllowed
+				}
+				raw = strings.TrimRight(raw, "/")
+			}
+			*field(c) = raw
+			return nil
+		},
+	}
+}
+
+// originList accepts web origins (scheme, host and optional port, as a
+// browser compares them), comma-separated; they go into a
+// Content-Security-Policy header, so nothing else may pass.
+func originList(field func(*Config) *[]string) codec {
+	return codec{
+		allowed: "empty or a comma-separated list of origins such as https://app.example.com or https://app.example.com:8443",
+		decode: func(c *Config, raw string) error {
+			origins := []string{}
+			for _, item := range splitList(raw) {
+				if !isOrigin(item) {
+					return fmt.Errorf("%q is not an origin", item)
+				}
+				origins = append(origins, item)
+			}
+			*field(c) = origins
+			return nil
+		},
+	}
+}
+
+var originPattern = regexp.MustCompile(`^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$`)
+
+func isOrigin(s string) bool { return originPattern.MatchString(s) }

@@ -9,6 +9,7 @@ package config
 
 import (
 	"log/slog"
+	"net"
 	"regexp"
 	"time"
 )
@@ -39,16 +40,25 @@ func (r Role) RunsIngest() bool { return r == RoleAll || r == RoleIngest }
 // RunsDelivery reports whether the role runs the dispatch workers.
 func (r Role) RunsDelivery() bool { return r == RoleAll || r == RoleDelivery }
 
-// SCRAMMechanism is the SASL/SCRAM mechanism used to authenticate to Kafka.
-type SCRAMMechanism string
+// SASLMechanism is how the hub authenticates to Kafka.
+type SASLMechanism string
 
-// The mechanisms STREAMING_HUB_KAFKA_SCRAM_MECHANISM accepts; SCRAMNone
+// The mechanisms STREAMING_HUB_KAFKA_SASL_MECHANISM accepts; SASLNone
 // disables SASL.
 const (
-	SCRAMNone   SCRAMMechanism = ""
-	SCRAMSHA256 SCRAMMechanism = "SCRAM-SHA-256"
-	SCRAMSHA512 SCRAMMechanism = "SCRAM-SHA-512"
+	SASLNone        SASLMechanism = ""
+	SASLPlain       SASLMechanism = "PLAIN"
+	SASLScramSHA256 SASLMechanism = "SCRAM-SHA-256"
+	SASLScramSHA512 SASLMechanism = "SCRAM-SHA-512"
+	SASLOAuthBearer SASLMechanism = "OAUTHBEARER"
+	SASLAWSMSKIAM   SASLMechanism = "AWS_MSK_IAM"
 )
+
+// UsesPassword reports whether the mechanism authenticates with
+// STREAMING_HUB_KAFKA_SASL_USERNAME and _PASSWORD.
+func (m SASLMechanism) UsesPassword() bool {
+	return m == SASLPlain || m == SASLScramSHA256 || m == SASLScramSHA512
+}
 
 // KEKSource says where the key-encryption key comes from.
 type KEKSource string
@@ -63,7 +73,11 @@ type Config struct {
 	LogLevel       slog.Level
 	Role           Role
 	HTTPListenAddr string
-	MetricsEnabled bool
+	// HTTPTLSCertFile and HTTPTLSKeyFile serve the listener over TLS;
+	// both or neither.
+	HTTPTLSCertFile string
+	HTTPTLSKeyFile  string
+	MetricsEnabled  bool
 	// MetricsTenantLimit bounds the tenant label of per-tenant metrics.
 	MetricsTenantLimit int
 	AllowPrivateSinks  bool
@@ -83,6 +97,12 @@ type Config struct {
 	Pull        PullConfig
 	Retention   RetentionConfig
 	KEK         KEKConfig
+	Portal      PortalConfig
+
+	// Deprecations are warnings about settings that still work but will
+	// not always: the caller says each once.
+	Deprecations []string
+	scram        deprecatedSCRAM
 
 	// resolved remembers, in registry order, the text and origin of every
 	// setting as Load saw them, so Show can report them.
@@ -104,14 +124,41 @@ type KafkaConfig struct {
 	MetadataRefresh time.Duration
 	InstanceID      string // empty: a dynamic group member
 	SessionTimeout  time.Duration
-	TLSEnabled      bool
-	SCRAMMechanism  SCRAMMechanism
-	SCRAMUsername   string
-	SCRAMPassword   string
+	// TLSEnabled is also true when any of the TLS files is set.
+	TLSEnabled bool
+	// TLSCertFile and TLSKeyFile are a client certificate; TLSCAFile the
+	// authority the brokers' certificates are checked against instead of
+	// the system's. Each is read again when it changes on disk.
+	TLSCertFile   string
+	TLSKeyFile    string
+	TLSCAFile     string
+	SASLMechanism SASLMechanism
+	SASLUsername  string
+	SASLPassword  string
+	OAuth         KafkaOAuthConfig
+	// AWSRegion is the region of AWS_MSK_IAM's credential chain, and of its
+	// signature where the broker's host name does not say.
+	AWSRegion string
 
 	// OperationalTopic is where every tenant's operational events are
 	// also produced; empty is off (docs/operational-events.md).
 	OperationalTopic string
+}
+
+// KafkaOAuthConfig is OAUTHBEARER by the client-credentials flow.
+type KafkaOAuthConfig struct {
+	TokenURL     string
+	ClientID     string
+	ClientSecret string
+	Scope        string
+}
+
+// deprecatedSCRAM holds the revision-1 STREAMING_HUB_KAFKA_SCRAM_* settings,
+// which still work as the SASL settings they became.
+type deprecatedSCRAM struct {
+	Mechanism SASLMechanism
+	Username  string
+	Password  string
 }
 
 // WantsTopic reports whether ingest subscribes to the named topic: it must
@@ -180,6 +227,34 @@ type RetentionConfig struct {
 	Deliveries time.Duration
 	Quarantine time.Duration
 	Interval   time.Duration
+}
+
+// PortalConfig is the web portal's (SPEC §10, docs/portal.md).
+type PortalConfig struct {
+	Enabled bool
+	// PublicURL is the base of sign-in links; "" means the listener's
+	// address (PortalBaseURL).
+	PublicURL string
+	// FrameAncestors are the origins allowed to embed the portal in a
+	// frame; none may when empty.
+	FrameAncestors []string
+}
+
+// PortalBaseURL is what portal sign-in links start with:
+// STREAMING_HUB_PUBLIC_URL, or else the listener's address as this machine
+// reaches it (an unspecified host is localhost).
+func (c *Config) PortalBaseURL() string {
+	if c.Portal.PublicURL != "" {
+		return c.Portal.PublicURL
+	}
+	host, port, err := net.SplitHostPort(c.HTTPListenAddr)
+	if err != nil {
+		return "http://localhost"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // KEKConfig carries where the key-encryption key is found. Reading the

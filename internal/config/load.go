@@ -244,15 +244,60 @@ func crossSettingProblems(c *Config) []Problem {
 		problems = append(problems, Problem{Setting: EnvPrefix + "OPERATIONAL_TOPIC", Value: topic,
 			Reason: "the hub consumes this topic itself: it matches " + EnvPrefix + "KAFKA_TOPICS and not " + EnvPrefix + "KAFKA_TOPICS_EXCLUDE; pick a topic outside them"})
 	}
-	if c.Kafka.SCRAMMechanism == SCRAMNone {
-		return problems
+	problems = append(problems, pairProblems("HTTP_TLS_CERT_FILE", c.HTTPTLSCertFile, "HTTP_TLS_KEY_FILE", c.HTTPTLSKeyFile)...)
+	return append(problems, kafkaSecurityProblems(c)...)
+}
+
+// pairProblems requires two settings that only work together to be set
+// together.
+func pairProblems(nameA, a, nameB, b string) []Problem {
+	if (a == "") == (b == "") {
+		return nil
 	}
-	required := "required when " + EnvPrefix + "KAFKA_SCRAM_MECHANISM is set"
-	if c.Kafka.SCRAMUsername == "" {
-		problems = append(problems, Problem{Setting: EnvPrefix + "KAFKA_SCRAM_USERNAME", Reason: required})
+	missing, other := nameB, nameA
+	if a == "" {
+		missing, other = nameA, nameB
 	}
-	if c.Kafka.SCRAMPassword == "" {
-		problems = append(problems, Problem{Setting: EnvPrefix + "KAFKA_SCRAM_PASSWORD", Reason: required})
+	return []Problem{{Setting: EnvPrefix + missing, Reason: "required when " + EnvPrefix + other + " is set"}}
+}
+
+// kafkaSecurityProblems settles how ingest connects: the revision-1 SCRAM
+// settings become the SASL ones, TLS files imply TLS, and each mechanism
+// has what it needs.
+func kafkaSecurityProblems(c *Config) []Problem {
+	var problems []Problem
+	k := &c.Kafka
+	mechanismSetting := EnvPrefix + "KAFKA_SASL_MECHANISM"
+	userSetting, passwordSetting := EnvPrefix+"KAFKA_SASL_USERNAME", EnvPrefix+"KAFKA_SASL_PASSWORD"
+	if c.scram.Mechanism != SASLNone {
+		if k.SASLMechanism != SASLNone {
+			return append(problems, Problem{Setting: EnvPrefix + "KAFKA_SCRAM_MECHANISM", Value: string(c.scram.Mechanism),
+				Reason: "is deprecated and must be empty when " + EnvPrefix + "KAFKA_SASL_MECHANISM is set"})
+		}
+		k.SASLMechanism, k.SASLUsername, k.SASLPassword = c.scram.Mechanism, c.scram.Username, c.scram.Password
+		mechanismSetting = EnvPrefix + "KAFKA_SCRAM_MECHANISM"
+		userSetting, passwordSetting = EnvPrefix+"KAFKA_SCRAM_USERNAME", EnvPrefix+"KAFKA_SCRAM_PASSWORD"
+		c.Deprecations = append(c.Deprecations, EnvPrefix+"KAFKA_SCRAM_MECHANISM, _USERNAME and _PASSWORD are deprecated: use "+
+			EnvPrefix+"KAFKA_SASL_MECHANISM, _USERNAME and _PASSWORD")
+	}
+	if k.TLSCAFile != "" || k.TLSCertFile != "" || k.TLSKeyFile != "" {
+		k.TLSEnabled = true
+	}
+	problems = append(problems, pairProblems("KAFKA_TLS_CERT_FILE", k.TLSCertFile, "KAFKA_TLS_KEY_FILE", k.TLSKeyFile)...)
+	required := func(setting, value string) {
+		if value == "" {
+			problems = append(problems, Problem{Setting: setting,
+				Reason: "required when " + mechanismSetting + " is " + string(k.SASLMechanism)})
+		}
+	}
+	switch {
+	case k.SASLMechanism.UsesPassword():
+		required(userSetting, k.SASLUsername)
+		required(passwordSetting, k.SASLPassword)
+	case k.SASLMechanism == SASLOAuthBearer:
+		required(EnvPrefix+"KAFKA_OAUTH_TOKEN_URL", k.OAuth.TokenURL)
+		required(EnvPrefix+"KAFKA_OAUTH_CLIENT_ID", k.OAuth.ClientID)
+		required(EnvPrefix+"KAFKA_OAUTH_CLIENT_SECRET", k.OAuth.ClientSecret)
 	}
 	return problems
 }

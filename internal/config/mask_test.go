@@ -97,20 +97,22 @@ func FuzzMaskDSN(f *testing.F) {
 func TestShowMasksSecrets(t *testing.T) {
 	t.Parallel()
 	cfg := mustLoad(t, LoadOptions{LookupEnv: envOf(map[string]string{
-		"STREAMING_HUB_POSTGRES_DSN":          "postgres://hub:pg-pass@db:5432/hub",
-		"STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "SCRAM-SHA-256",
-		"STREAMING_HUB_KAFKA_SCRAM_USERNAME":  "hub",
-		"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":  "scram-pass",
-		"STREAMING_HUB_DEV_KEK":               "dev-kek-value",
-		"STREAMING_HUB_ADMIN_TOKEN":           "admin-token-0123456789",
+		"STREAMING_HUB_POSTGRES_DSN":              "postgres://hub:pg-pass@db:5432/hub",
+		"STREAMING_HUB_KAFKA_SCRAM_MECHANISM":     "SCRAM-SHA-256",
+		"STREAMING_HUB_KAFKA_SCRAM_USERNAME":      "hub",
+		"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":      "scram-pass",
+		"STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET": "oauth-client-secret",
+		"STREAMING_HUB_DEV_KEK":                   "dev-kek-value",
+		"STREAMING_HUB_ADMIN_TOKEN":               "admin-token-0123456789",
 	})})
 
 	want := map[string]string{
-		"STREAMING_HUB_POSTGRES_DSN":         "postgres://hub:****@db:5432/hub",
-		"STREAMING_HUB_KAFKA_SCRAM_USERNAME": "hub",
-		"STREAMING_HUB_KAFKA_SCRAM_PASSWORD": "****",
-		"STREAMING_HUB_DEV_KEK":              "****",
-		"STREAMING_HUB_ADMIN_TOKEN":          "****",
+		"STREAMING_HUB_POSTGRES_DSN":              "postgres://hub:****@db:5432/hub",
+		"STREAMING_HUB_KAFKA_SCRAM_USERNAME":      "hub",
+		"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":      "****",
+		"STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET": "****",
+		"STREAMING_HUB_DEV_KEK":                   "****",
+		"STREAMING_HUB_ADMIN_TOKEN":               "****",
 	}
 	for env, value := range want {
 		if entry := shown(t, cfg, env); entry.Value != value || entry.Source != SourceEnv {
@@ -128,7 +130,7 @@ func TestShowMasksSecrets(t *testing.T) {
 		t.Errorf("logged config lacks the masked admin token: %s", logged.String())
 	}
 	out = append(out, logged.Bytes()...)
-	for _, secret := range []string{"pg-pass", "scram-pass", "dev-kek-value", "admin-token-0123456789"} {
+	for _, secret := range []string{"pg-pass", "scram-pass", "oauth-client-secret", "dev-kek-value", "admin-token-0123456789"} {
 		if strings.Contains(string(out), secret) {
 			t.Errorf("Show leaks %q: %s", secret, out)
 		}

@@ -31,6 +31,8 @@ func TestDefaultsMatchTheDocumentedValues(t *testing.T) {
 		{"STREAMING_HUB_LOG_LEVEL", cfg.LogLevel, slog.LevelInfo},
 		{"STREAMING_HUB_ROLE", cfg.Role, RoleAll},
 		{"STREAMING_HUB_HTTP_LISTEN_ADDR", cfg.HTTPListenAddr, ":8080"},
+		{"STREAMING_HUB_HTTP_TLS_CERT_FILE", cfg.HTTPTLSCertFile, ""},
+		{"STREAMING_HUB_HTTP_TLS_KEY_FILE", cfg.HTTPTLSKeyFile, ""},
 		{"STREAMING_HUB_METRICS_ENABLED", cfg.MetricsEnabled, true},
 		{"STREAMING_HUB_METRICS_TENANT_LIMIT", cfg.MetricsTenantLimit, 20},
 		{"STREAMING_HUB_POSTGRES_DSN", cfg.Postgres.DSN, ""},
@@ -44,9 +46,20 @@ func TestDefaultsMatchTheDocumentedValues(t *testing.T) {
 		{"STREAMING_HUB_KAFKA_SESSION_TIMEOUT", cfg.Kafka.SessionTimeout, 10 * time.Second},
 		{"STREAMING_HUB_OPERATIONAL_TOPIC", cfg.Kafka.OperationalTopic, ""},
 		{"STREAMING_HUB_KAFKA_TLS_ENABLED", cfg.Kafka.TLSEnabled, false},
-		{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM", cfg.Kafka.SCRAMMechanism, SCRAMNone},
-		{"STREAMING_HUB_KAFKA_SCRAM_USERNAME", cfg.Kafka.SCRAMUsername, ""},
-		{"STREAMING_HUB_KAFKA_SCRAM_PASSWORD", cfg.Kafka.SCRAMPassword, ""},
+		{"STREAMING_HUB_KAFKA_TLS_CA_FILE", cfg.Kafka.TLSCAFile, ""},
+		{"STREAMING_HUB_KAFKA_TLS_CERT_FILE", cfg.Kafka.TLSCertFile, ""},
+		{"STREAMING_HUB_KAFKA_TLS_KEY_FILE", cfg.Kafka.TLSKeyFile, ""},
+		{"STREAMING_HUB_KAFKA_SASL_MECHANISM", cfg.Kafka.SASLMechanism, SASLNone},
+		{"STREAMING_HUB_KAFKA_SASL_USERNAME", cfg.Kafka.SASLUsername, ""},
+		{"STREAMING_HUB_KAFKA_SASL_PASSWORD", cfg.Kafka.SASLPassword, ""},
+		{"STREAMING_HUB_KAFKA_OAUTH_TOKEN_URL", cfg.Kafka.OAuth.TokenURL, ""},
+		{"STREAMING_HUB_KAFKA_OAUTH_CLIENT_ID", cfg.Kafka.OAuth.ClientID, ""},
+		{"STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET", cfg.Kafka.OAuth.ClientSecret, ""},
+		{"STREAMING_HUB_KAFKA_OAUTH_SCOPE", cfg.Kafka.OAuth.Scope, ""},
+		{"STREAMING_HUB_KAFKA_AWS_REGION", cfg.Kafka.AWSRegion, ""},
+		{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM", cfg.scram.Mechanism, SASLNone},
+		{"STREAMING_HUB_KAFKA_SCRAM_USERNAME", cfg.scram.Username, ""},
+		{"STREAMING_HUB_KAFKA_SCRAM_PASSWORD", cfg.scram.Password, ""},
 		{"STREAMING_HUB_TYPE_PREFIX", cfg.Ingest.TypePrefix, "studio.lerian."},
 		{"STREAMING_HUB_MAX_EVENT_BYTES", cfg.Ingest.MaxEventBytes, 1 << 20},
 		{"STREAMING_HUB_MAX_HEADER_COUNT", cfg.Ingest.MaxHeaderCount, 64},
@@ -79,6 +92,9 @@ func TestDefaultsMatchTheDocumentedValues(t *testing.T) {
 		{"STREAMING_HUB_KEK_SOURCE", cfg.KEK.Source, KEKSourceEnv},
 		{"STREAMING_HUB_KEK_REF", cfg.KEK.Ref, ""},
 		{"STREAMING_HUB_DEV_KEK", cfg.KEK.DevKEK, ""},
+		{"STREAMING_HUB_PORTAL_ENABLED", cfg.Portal.Enabled, true},
+		{"STREAMING_HUB_PUBLIC_URL", cfg.Portal.PublicURL, ""},
+		{"STREAMING_HUB_PORTAL_FRAME_ANCESTORS", cfg.Portal.FrameAncestors, []string{}},
 		{"STREAMING_HUB_SHUTDOWN_TIMEOUT", cfg.ShutdownTimeout, 30 * time.Second},
 		{"STREAMING_HUB_ADMIN_TOKEN", cfg.AdminToken, ""},
 	}
@@ -126,7 +142,7 @@ func TestRegistryIsConsistent(t *testing.T) {
 		}
 	}
 	wantSecrets := []string{
-		"STREAMING_HUB_POSTGRES_DSN", "STREAMING_HUB_KAFKA_SCRAM_PASSWORD",
+		"STREAMING_HUB_POSTGRES_DSN", "STREAMING_HUB_KAFKA_SASL_PASSWORD", "STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET", "STREAMING_HUB_KAFKA_SCRAM_PASSWORD",
 		"STREAMING_HUB_DEV_KEK", "STREAMING_HUB_ADMIN_TOKEN",
 	}
 	if !slices.Equal(secrets, wantSecrets) {

@@ -10,6 +10,8 @@ import (
 func TestLoadRejectsBadValues(t *testing.T) {
 	t.Parallel()
 	const durationSyntax = ", written like 250ms, 30s or 2h"
+	const publicURLRule = "empty or an http:// or https:// URL with a host and no query, fragment or user name, such as https://hub.example.com"
+	const originsRule = "empty or a comma-separated list of origins such as https://app.example.com or https://app.example.com:8443"
 	tests := []struct {
 		env   map[string]string
 		lines []string
@@ -70,11 +72,36 @@ func TestLoadRejectsBadValues(t *testing.T) {
 			[]string{`invalid STREAMING_HUB_KAFKA_SCRAM_MECHANISM="PLAIN": must be one of empty, SCRAM-SHA-256, SCRAM-SHA-512`}},
 		{map[string]string{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "SCRAM-SHA-512"},
 			[]string{
-				`invalid STREAMING_HUB_KAFKA_SCRAM_USERNAME="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is set`,
-				`invalid STREAMING_HUB_KAFKA_SCRAM_PASSWORD="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is set`,
+				`invalid STREAMING_HUB_KAFKA_SCRAM_USERNAME="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is SCRAM-SHA-512`,
+				`invalid STREAMING_HUB_KAFKA_SCRAM_PASSWORD="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is SCRAM-SHA-512`,
 			}},
 		{map[string]string{"STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "scram-sha-256", "STREAMING_HUB_KAFKA_SCRAM_USERNAME": "hub"},
-			[]string{`invalid STREAMING_HUB_KAFKA_SCRAM_PASSWORD="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is set`}},
+			[]string{`invalid STREAMING_HUB_KAFKA_SCRAM_PASSWORD="": required when STREAMING_HUB_KAFKA_SCRAM_MECHANISM is SCRAM-SHA-256`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_SASL_MECHANISM": "GSSAPI"},
+			[]string{`invalid STREAMING_HUB_KAFKA_SASL_MECHANISM="GSSAPI": must be one of empty, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER, AWS_MSK_IAM`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_SASL_MECHANISM": "plain", "STREAMING_HUB_KAFKA_SASL_USERNAME": "hub"},
+			[]string{`invalid STREAMING_HUB_KAFKA_SASL_PASSWORD="": required when STREAMING_HUB_KAFKA_SASL_MECHANISM is PLAIN`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_SASL_MECHANISM": "OAUTHBEARER", "STREAMING_HUB_KAFKA_OAUTH_CLIENT_ID": "hub"},
+			[]string{
+				`invalid STREAMING_HUB_KAFKA_OAUTH_TOKEN_URL="": required when STREAMING_HUB_KAFKA_SASL_MECHANISM is OAUTHBEARER`,
+				`invalid STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET="": required when STREAMING_HUB_KAFKA_SASL_MECHANISM is OAUTHBEARER`,
+			}},
+		{map[string]string{"STREAMING_HUB_KAFKA_OAUTH_TOKEN_URL": "idp.example.com/token"},
+			[]string{`invalid STREAMING_HUB_KAFKA_OAUTH_TOKEN_URL="idp.example.com/token": must be empty or an absolute http:// or https:// URL`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_SASL_MECHANISM": "PLAIN", "STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "SCRAM-SHA-256"},
+			[]string{`invalid STREAMING_HUB_KAFKA_SCRAM_MECHANISM="SCRAM-SHA-256": is deprecated and must be empty when STREAMING_HUB_KAFKA_SASL_MECHANISM is set`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_TLS_CA_FILE": "/nonexistent/ca.pem"},
+			[]string{`invalid STREAMING_HUB_KAFKA_TLS_CA_FILE="/nonexistent/ca.pem": must be empty or the path of a readable file: no such file or directory`}},
+		{map[string]string{"STREAMING_HUB_KAFKA_TLS_CERT_FILE": "/"},
+			[]string{
+				`invalid STREAMING_HUB_KAFKA_TLS_CERT_FILE="/": must be empty or the path of a readable file: it is a directory`,
+			}},
+		{map[string]string{"STREAMING_HUB_KAFKA_TLS_KEY_FILE": "/etc/hostname"},
+			[]string{`invalid STREAMING_HUB_KAFKA_TLS_CERT_FILE="": required when STREAMING_HUB_KAFKA_TLS_KEY_FILE is set`}},
+		{map[string]string{"STREAMING_HUB_HTTP_TLS_CERT_FILE": "/etc/hostname"},
+			[]string{`invalid STREAMING_HUB_HTTP_TLS_KEY_FILE="": required when STREAMING_HUB_HTTP_TLS_CERT_FILE is set`}},
+		{map[string]string{"STREAMING_HUB_HTTP_TLS_KEY_FILE": "/nonexistent/tls.key"},
+			[]string{`invalid STREAMING_HUB_HTTP_TLS_KEY_FILE="/nonexistent/tls.key": must be empty or the path of a readable file: no such file or directory`}},
 		{map[string]string{"STREAMING_HUB_DISPATCH_MAX_IN_FLIGHT": "0"},
 			[]string{`invalid STREAMING_HUB_DISPATCH_MAX_IN_FLIGHT="0": must be an integer from 1 to 10000`}},
 		{map[string]string{"STREAMING_HUB_DISPATCH_TENANT_MAX_IN_FLIGHT": "0"},
@@ -153,6 +180,22 @@ func TestLoadRejectsBadValues(t *testing.T) {
 			[]string{`invalid STREAMING_HUB_KEK_REF="1KEK": must be empty or an environment variable name (letters, digits and _, not starting with a digit)`}},
 		{map[string]string{"STREAMING_HUB_SHUTDOWN_TIMEOUT": "-5s"},
 			[]string{`invalid STREAMING_HUB_SHUTDOWN_TIMEOUT="-5s": must be a positive duration` + durationSyntax}},
+		{map[string]string{"STREAMING_HUB_PORTAL_ENABLED": "on"},
+			[]string{`invalid STREAMING_HUB_PORTAL_ENABLED="on": must be true or false`}},
+		{map[string]string{"STREAMING_HUB_PUBLIC_URL": "hub.example.com"},
+			[]string{`invalid STREAMING_HUB_PUBLIC_URL="hub.example.com": must be ` + publicURLRule}},
+		{map[string]string{"STREAMING_HUB_PUBLIC_URL": "ftp://hub.example.com"},
+			[]string{`invalid STREAMING_HUB_PUBLIC_URL="ftp://hub.example.com": must be ` + publicURLRule}},
+		{map[string]string{"STREAMING_HUB_PUBLIC_URL": "https://hub.example.com/?x=1"},
+			[]string{`invalid STREAMING_HUB_PUBLIC_URL="https://hub.example.com/?x=1": must be ` + publicURLRule}},
+		{map[string]string{"STREAMING_HUB_PUBLIC_URL": "https://me@hub.example.com"},
+			[]string{`invalid STREAMING_HUB_PUBLIC_URL="https://me@hub.example.com": must be ` + publicURLRule}},
+		{map[string]string{"STREAMING_HUB_PORTAL_FRAME_ANCESTORS": "https://app.example.com, *"},
+			[]string{`invalid STREAMING_HUB_PORTAL_FRAME_ANCESTORS="https://app.example.com, *": must be ` + originsRule + `: "*" is not an origin`}},
+		{map[string]string{"STREAMING_HUB_PORTAL_FRAME_ANCESTORS": "https://app.example.com/path"},
+			[]string{`invalid STREAMING_HUB_PORTAL_FRAME_ANCESTORS="https://app.example.com/path": must be ` + originsRule + `: "https://app.example.com/path" is not an origin`}},
+		{map[string]string{"STREAMING_HUB_PORTAL_FRAME_ANCESTORS": "https://a.example.com 'unsafe-inline'"},
+			[]string{`invalid STREAMING_HUB_PORTAL_FRAME_ANCESTORS="https://a.example.com 'unsafe-inline'": must be ` + originsRule + `: "https://a.example.com 'unsafe-inline'" is not an origin`}},
 		{map[string]string{"STREAMING_HUB_ADMIN_TOKEN": "too-short"},
 			[]string{`invalid STREAMING_HUB_ADMIN_TOKEN="****": must be empty or at least 16 characters`}},
 		{
@@ -232,9 +275,39 @@ func TestLoadEnumsIgnoreCase(t *testing.T) {
 		"STREAMING_HUB_KAFKA_SCRAM_USERNAME":  "hub",
 		"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":  "pw",
 	})})
-	if cfg.Environment != EnvironmentStaging || cfg.Role != RoleIngest || cfg.Kafka.SCRAMMechanism != SCRAMSHA256 {
-		t.Errorf("Environment=%q Role=%q SCRAMMechanism=%q, want canonical values",
-			cfg.Environment, cfg.Role, cfg.Kafka.SCRAMMechanism)
+	if cfg.Environment != EnvironmentStaging || cfg.Role != RoleIngest || cfg.Kafka.SASLMechanism != SASLScramSHA256 {
+		t.Errorf("Environment=%q Role=%q SASLMechanism=%q, want canonical values",
+			cfg.Environment, cfg.Role, cfg.Kafka.SASLMechanism)
+	}
+}
+
+// The revision-1 SCRAM settings still work, as the SASL settings they
+// became, and say once that they are deprecated.
+func TestDeprecatedSCRAMSettingsBecomeSASL(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, LoadOptions{LookupEnv: envOf(map[string]string{
+		"STREAMING_HUB_KAFKA_SCRAM_MECHANISM": "SCRAM-SHA-512",
+		"STREAMING_HUB_KAFKA_SCRAM_USERNAME":  "hub",
+		"STREAMING_HUB_KAFKA_SCRAM_PASSWORD":  "pw",
+	})})
+	k := cfg.Kafka
+	if k.SASLMechanism != SASLScramSHA512 || k.SASLUsername != "hub" || k.SASLPassword != "pw" {
+		t.Errorf("SASL = %q %q %q, want the SCRAM settings' values", k.SASLMechanism, k.SASLUsername, k.SASLPassword)
+	}
+	if len(cfg.Deprecations) != 1 || !strings.Contains(cfg.Deprecations[0], "STREAMING_HUB_KAFKA_SASL_MECHANISM") {
+		t.Errorf("deprecations = %q, want one naming the replacement", cfg.Deprecations)
+	}
+	if fresh := mustLoad(t, LoadOptions{LookupEnv: envOf(nil)}); len(fresh.Deprecations) != 0 {
+		t.Errorf("deprecations without deprecated settings: %q", fresh.Deprecations)
+	}
+}
+
+// Any TLS file implies TLS, so a client certificate is never sent in clear.
+func TestKafkaTLSFilesImplyTLS(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, LoadOptions{LookupEnv: envOf(map[string]string{"STREAMING_HUB_KAFKA_TLS_CA_FILE": "/etc/hostname"})})
+	if !cfg.Kafka.TLSEnabled {
+		t.Error("a CA file left TLS off")
 	}
 }
 
@@ -257,5 +330,22 @@ func TestLoadAcceptsBoundaryValues(t *testing.T) {
 	})})
 	if cfg.Dispatch.Workers != 1024 || cfg.Pull.Rate != 0.001 || cfg.MetricsEnabled || len(cfg.Kafka.Brokers) != 2 {
 		t.Errorf("unexpected config: %+v", cfg)
+	}
+}
+
+func TestPortalBaseURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ publicURL, listen, want string }{
+		{"https://hub.example.com", ":8080", "https://hub.example.com"},
+		{"", ":8080", "http://localhost:8080"},
+		{"", "0.0.0.0:9000", "http://localhost:9000"},
+		{"", "[::]:9000", "http://localhost:9000"},
+		{"", "10.0.0.5:8080", "http://10.0.0.5:8080"},
+		{"", "[fd00::5]:8080", "http://[fd00::5]:8080"},
+	} {
+		c := Config{HTTPListenAddr: tc.listen, Portal: PortalConfig{PublicURL: tc.publicURL}}
+		if got := c.PortalBaseURL(); got != tc.want {
+			t.Errorf("public URL %q, listener %q: %q, want %q", tc.publicURL, tc.listen, got, tc.want)
+		}
 	}
 }

@@ -11,9 +11,10 @@ import (
 	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -105,7 +106,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		d.breakers.Report(permit, out.OK, finished)
 	}
 
-	result := store.Attempt{
+	result := queue.Attempt{
 		JobID: job.ID, SubscriptionID: sub.ID, Owner: d.owner, DeliveryID: deliveryID,
 		StartedAt: started, Duration: finished.Sub(started),
 		OK: out.OK, StatusCode: out.StatusCode, Error: out.Error, Response: out.Response,
@@ -165,7 +166,7 @@ func leaseCoversAttempt(leaseUntil, now time.Time, timeout, margin time.Duration
 
 // release hands back a claimed job this worker will not attempt.
 func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logger) {
-	if _, err := d.store.Release(ctx, d.owner, []uuid.UUID{job.ID}); err != nil {
+	if _, err := d.jobs.Release(ctx, d.owner, []uuid.UUID{job.ID}); err != nil {
 		log.Warn("cannot release a job whose lease is too short for an attempt; it will expire and the job be retried", "error", err)
 		return
 	}
@@ -173,7 +174,7 @@ func (d *Dispatcher) release(ctx context.Context, job queuedJob, log *slog.Logge
 }
 
 // breakerKey is the (tenant, destination) pair a breaker is kept for (docs/concepts.md, Circuit breaker).
-func breakerKey(sub store.Subscription) string {
+func breakerKey(sub catalog.Subscription) string {
 	return keyOf(oncall.Destination{TenantID: sub.TenantID, Destination: sub.Destination})
 }
 
@@ -182,7 +183,7 @@ func keyOf(d oncall.Destination) string { return d.TenantID + "|" + d.Destinatio
 
 // shed hands the job back untouched, due when the breaker may let it through.
 func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time, log *slog.Logger) {
-	if _, err := d.store.Shed(ctx, job.ID, d.owner, retryAt, hubapi.HeldBreakerOpen); err != nil {
+	if _, err := d.jobs.Shed(ctx, job.ID, d.owner, retryAt, hubapi.HeldBreakerOpen); err != nil {
 		log.Warn("cannot shed the job; its lease will expire and it be retried", "error", err)
 		return
 	}
@@ -191,9 +192,9 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 
 // record stores the attempt, trying again while the database is
 // unavailable and the job's lease lasts.
-func (d *Dispatcher) record(ctx context.Context, a store.Attempt, leaseUntil time.Time) (res store.CompleteResult, err error) {
+func (d *Dispatcher) record(ctx context.Context, a queue.Attempt, leaseUntil time.Time) (res queue.CompleteResult, err error) {
 	err = d.retryWhileLeased(ctx, leaseUntil, func() error {
-		res, err = d.store.CompleteReported(ctx, a, d.autoDisable, d.report.failure)
+		res, err = d.jobs.CompleteReported(ctx, a, d.autoDisable, d.report.failure)
 		return err
 	})
 	return res, err
@@ -213,7 +214,7 @@ func (d *Dispatcher) observe(sinkType string, ok bool, took time.Duration, recei
 // the span is a child of the event's trace context, and the destination
 // receives the span's traceparent (same trace id) instead of the event's.
 // With tracing off the event's trace context is sent verbatim.
-func (d *Dispatcher) deliver(ctx context.Context, opened *openedSink, job queuedJob, sub store.Subscription, deliveryID string) sink.Outcome {
+func (d *Dispatcher) deliver(ctx context.Context, opened *openedSink, job queuedJob, sub catalog.Subscription, deliveryID string) sink.Outcome {
 	del := delivery(job, deliveryID)
 	if d.tracing == nil {
 		return opened.sink.Deliver(ctx, del)

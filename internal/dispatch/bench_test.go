@@ -24,8 +24,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/maintenance"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
@@ -184,7 +185,7 @@ func benchmarkDeliveryLatency(b *testing.B, handoff bool) {
 	d, _ := e.start(func(o *Options) {
 		o.Dispatch.IdleInterval = 250 * time.Millisecond
 	})
-	var to store.Handoff
+	var to queue.Handoff
 	if handoff {
 		to = d
 	}
@@ -359,7 +360,7 @@ func processCPU(b *testing.B) time.Duration {
 // costs the database, whatever else the machine runs meanwhile. Backends
 // that opened during the run count from zero; one that closed before the
 // end would be missed, and the pool keeps its connections for the run.
-func backendCPU(b *testing.B, st *store.Store) time.Duration {
+func backendCPU(b *testing.B, st *storetest.Store) time.Duration {
 	rows, err := st.Pool.Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
 	if err != nil {
 		b.Fatalf("backend pids: %v", err)

@@ -186,7 +186,7 @@ func TestPurgeForgetsTheTenantsBreakers(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	if _, err := service.NewTenants(e.store, time.Now).Purge(ctx, "acme"); err != nil {
+	if _, err := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now).Purge(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the purged tenant's breaker to be forgotten", func() bool {

@@ -40,7 +40,7 @@ func (d *Dispatcher) ForgetUnusedBreakers(ctx context.Context, now time.Time) er
 	for i, s := range snap {
 		dests[i] = destinationOf(s.Key)
 	}
-	unused, err := d.store.OnCall.UnusedDestinations(ctx, dests)
+	unused, err := d.oncall.UnusedDestinations(ctx, dests)
 	if err != nil {
 		return fmt.Errorf("looking for breakers of unused destinations: %w", err)
 	}

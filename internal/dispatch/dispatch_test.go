@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 )
 
@@ -218,8 +218,8 @@ func TestExpiredLeaseIsRecoveredAndRetried(t *testing.T) {
 	}
 }
 
-func claimAll(owner string) store.ClaimRequest {
-	return store.ClaimRequest{Owner: owner, Limit: 100, Now: time.Now(), LeaseMargin: time.Minute}
+func claimAll(owner string) queue.ClaimRequest {
+	return queue.ClaimRequest{Owner: owner, Limit: 100, Now: time.Now(), LeaseMargin: time.Minute}
 }
 
 func TestTwoDispatchersNeverAttemptAJobTwiceAtOnce(t *testing.T) {

@@ -23,8 +23,11 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -78,10 +81,17 @@ const (
 
 // Options configure a Dispatcher.
 type Options struct {
-	Store *store.Store
+	// Queue claims, records and hands back jobs and wakes on new ones.
+	Queue *queue.Store
+	// Catalog reads the subscriptions of claimed jobs.
+	Catalog *catalog.Store
+	// Lifecycle tells of tenant purges, whose claimed jobs are canceled.
+	Lifecycle *lifecycle.Store
+	// OnCall tells which stored breakers' destinations are still in use.
+	OnCall *oncall.Store
 	// OpenSink opens a subscription's sink with its secrets decrypted
 	// (sinkopen.Opener.Open, shared with verification).
-	OpenSink func(store.Subscription) (sink.Sink, error)
+	OpenSink func(catalog.Subscription) (sink.Sink, error)
 	// Dispatch sizes the pool; zero fields take the documented defaults (docs/configuration.md).
 	Dispatch    config.DispatchConfig
 	Breaker     config.BreakerConfig
@@ -119,12 +129,14 @@ type Options struct {
 // Dispatcher claims due delivery jobs and attempts them. Build it with New
 // and start it with Run, once.
 type Dispatcher struct {
-	store       *store.Store
+	jobs        *queue.Store // the job statements; queue is the fair queue of claimed jobs
+	lifecycle   *lifecycle.Store
+	oncall      *oncall.Store
 	log         *slog.Logger
 	clock       func() time.Time
 	owner       string
 	cfg         config.DispatchConfig
-	autoDisable store.AutoDisable
+	autoDisable queue.AutoDisable
 	report      reporter
 	margin      time.Duration
 	drain       time.Duration
@@ -168,8 +180,8 @@ type Dispatcher struct {
 
 // New builds a dispatcher; nothing runs before Run.
 func New(opts Options) (*Dispatcher, error) {
-	if opts.Store == nil || opts.OpenSink == nil {
-		return nil, errors.New("dispatch: a store and a sink opener are required")
+	if opts.Queue == nil || opts.Catalog == nil || opts.Lifecycle == nil || opts.OnCall == nil || opts.OpenSink == nil {
+		return nil, errors.New("dispatch: the queue, catalog, lifecycle and on-call statements and a sink opener are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -191,7 +203,9 @@ func New(opts Options) (*Dispatcher, error) {
 	}
 	log := opts.Logger.With(slog.String("component", "dispatch"))
 	d := &Dispatcher{
-		store:       opts.Store,
+		jobs:        opts.Queue,
+		lifecycle:   opts.Lifecycle,
+		oncall:      opts.OnCall,
 		log:         log,
 		clock:       opts.Clock,
 		owner:       opts.Owner,
@@ -202,7 +216,7 @@ func New(opts Options) (*Dispatcher, error) {
 		rnd:         opts.Rand,
 		tracing:     opts.Tracing,
 		sinks:       newSinkCache(opts.OpenSink, log),
-		subs:        newSubscriptionCache(opts.Store.SubscriptionsByID, log),
+		subs:        newSubscriptionCache(opts.Catalog.SubscriptionsByID, log),
 		purges:      newPurgeFences(),
 		queue:       newFairQueue(inFlightLimits{total: cfg.MaxInFlight, tenant: cfg.TenantMaxInFlight, destination: cfg.DestinationMaxInFlight}, opts.Clock),
 		room:        make(chan struct{}, 1),
@@ -378,7 +392,7 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 		if len(res.Jobs) > 0 || settled+res.RateLimited+res.Parked > 0 {
 			// Work was found, so more may be due: a batch is shared
 			// between tenants and can come back short while jobs remain,
-			// and jobs parked behind their ordering keys (store.Claim)
+			// and jobs parked behind their ordering keys (queue.Claim)
 			// may have hidden due ones that the next claim reaches.
 			continue
 		}
@@ -394,19 +408,19 @@ func (d *Dispatcher) claimer(ctx context.Context) {
 
 // claim claims up to size jobs and pairs them with their subscriptions.
 // Jobs whose subscriptions cannot be read are handed back before it fails.
-func (d *Dispatcher) claim(ctx context.Context, size int) (store.ClaimResult, []queuedJob, error) {
+func (d *Dispatcher) claim(ctx context.Context, size int) (queue.ClaimResult, []queuedJob, error) {
 	now := d.clock()
-	res, err := d.store.Claim(ctx, store.ClaimRequest{
+	res, err := d.jobs.Claim(ctx, queue.ClaimRequest{
 		Owner: d.owner, Limit: size, Now: now, After: d.resumeAfter(),
 		LeaseMargin: d.margin + queueAllowance, SkipTenants: d.queue.stalled(now.Add(-stallAfter)),
 	})
 	if err != nil {
-		return store.ClaimResult{}, nil, err
+		return queue.ClaimResult{}, nil, err
 	}
 	jobs, err := d.subs.resolve(ctx, res.Jobs, d.clock())
 	if err != nil {
 		d.releaseClaimed(ctx, res.Jobs)
-		return store.ClaimResult{}, nil, fmt.Errorf("read the subscriptions of claimed jobs: %w", err)
+		return queue.ClaimResult{}, nil, fmt.Errorf("read the subscriptions of claimed jobs: %w", err)
 	}
 	return res, jobs, nil
 }
@@ -511,7 +525,7 @@ func (d *Dispatcher) work(ctx, attemptCtx context.Context) {
 // workers have stopped: they are due again at once, elsewhere or after a
 // restart, without waiting for their leases or counting a recovery.
 func (d *Dispatcher) releaseUnstarted(ctx context.Context) {
-	var jobs []store.ClaimedJob
+	var jobs []queue.ClaimedJob
 	for _, job := range d.queue.drain() {
 		jobs = append(jobs, job.ClaimedJob)
 	}
@@ -532,7 +546,7 @@ func (d *Dispatcher) ReleaseOutwaited(ctx context.Context, next time.Time) {
 		return
 	}
 	d.roomMayHaveAppeared()
-	jobs := make([]store.ClaimedJob, len(outwaited))
+	jobs := make([]queue.ClaimedJob, len(outwaited))
 	for i, job := range outwaited {
 		jobs[i] = job.ClaimedJob
 	}
@@ -540,7 +554,7 @@ func (d *Dispatcher) ReleaseOutwaited(ctx context.Context, next time.Time) {
 }
 
 // releaseClaimed hands claimed jobs back untouched, due as they were.
-func (d *Dispatcher) releaseClaimed(ctx context.Context, jobs []store.ClaimedJob) {
+func (d *Dispatcher) releaseClaimed(ctx context.Context, jobs []queue.ClaimedJob) {
 	if len(jobs) == 0 {
 		return
 	}
@@ -550,7 +564,7 @@ func (d *Dispatcher) releaseClaimed(ctx context.Context, jobs []store.ClaimedJob
 	}
 	releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.drain)
 	defer cancel()
-	if n, err := d.store.Release(releaseCtx, d.owner, ids); err != nil {
+	if n, err := d.jobs.Release(releaseCtx, d.owner, ids); err != nil {
 		d.log.Warn("cannot release claimed jobs nobody started; their leases will expire", "jobs", len(ids), "error", err)
 	} else {
 		d.log.Info("released claimed jobs nobody started", "jobs", n)
@@ -569,7 +583,7 @@ func (d *Dispatcher) Wake() {
 // listen turns ingest's notifications into wake-ups.
 func (d *Dispatcher) listen(ctx context.Context) {
 	// Jobs may have arrived while nobody listened.
-	d.listenLoop(ctx, d.store.ListenJobs, "new jobs", "polling every idle interval meanwhile", d.Wake,
+	d.listenLoop(ctx, d.jobs.ListenJobs, "new jobs", "polling every idle interval meanwhile", d.Wake,
 		func(string) { d.Wake() })
 }
 
@@ -635,9 +649,9 @@ func typePrefix(prefix string) string {
 }
 
 // autoDisableBy is policy as the store's complete path asks for it.
-func autoDisableBy(policy autodisable.Policy) store.AutoDisable {
-	return func(span store.FailureSpan, finished time.Time) (store.FailureSpan, bool) {
+func autoDisableBy(policy autodisable.Policy) queue.AutoDisable {
+	return func(span queue.FailureSpan, finished time.Time) (queue.FailureSpan, bool) {
 		next, disable := policy.OnFailure(autodisable.Span(span), finished)
-		return store.FailureSpan(next), disable
+		return queue.FailureSpan(next), disable
 	}
 }

@@ -8,7 +8,7 @@
 // sized (claimSize, claimRoom) and why: docs/architecture.md, Decisions,
 // "Fairness holds up to the attempt". A claimer claims again at once after
 // a claim that found work, and otherwise sleeps until ingest signals new
-// jobs (LISTEN on store.JobsChannel, on a connection of its own that is
+// jobs (LISTEN on pg.JobsChannel, on a connection of its own that is
 // reopened when lost) or STREAMING_HUB_DISPATCH_IDLE_INTERVAL passes,
 // whichever comes first. The interval is what picks up retries coming due
 // and jobs shed by an open breaker.
@@ -23,11 +23,11 @@
 // and either the job is shed without spending an attempt, or the sink makes
 // the attempt with a fresh UUIDv7 delivery id and the subscription's
 // attempt_timeout, and the breaker hears the outcome. A failure is recorded
-// by the worker with store.Complete in one transaction: attempt row, job
+// by the worker with queue.Complete in one transaction: attempt row, job
 // transition (retry on the subscription's curve, dead when exhausted),
 // failure span and auto-disable. A success goes to the recorder, which
 // commits every success waiting for it in one transaction
-// (store.CompleteSuccesses): while one batch commits the next gathers, so
+// (queue.CompleteSuccesses): while one batch commits the next gathers, so
 // batches grow with the delivery rate and no delivery waits for a timer.
 //
 // Decisions worth knowing:

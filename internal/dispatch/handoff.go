@@ -3,10 +3,10 @@ package dispatch
 import (
 	"context"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
-// The dispatcher is ingest's store.Handoff: a batch written by this process
+// The dispatcher is ingest's queue.Handoff: a batch written by this process
 // may lease the first attempts of its jobs to it, so they are attempted
 // without a claim (docs/architecture.md, "First attempts handed over").
 
@@ -21,14 +21,14 @@ func handoffRoom(workers, claimBatch int) int {
 
 // ReserveHandoff reserves room for n handed jobs, all or none, while the
 // dispatcher runs.
-func (d *Dispatcher) ReserveHandoff(n int) (store.HandoffLease, bool) {
+func (d *Dispatcher) ReserveHandoff(n int) (queue.HandoffLease, bool) {
 	d.claimMu.Lock()
 	defer d.claimMu.Unlock()
 	if !d.handoffOpen || n < 1 || d.queuedForRoom()+d.reserved+n > handoffRoom(d.cfg.Workers, d.cfg.ClaimBatch) {
-		return store.HandoffLease{}, false
+		return queue.HandoffLease{}, false
 	}
 	d.reserved += n
-	return store.HandoffLease{Owner: d.owner, Start: d.clock(), Margin: d.margin + queueAllowance}, true
+	return queue.HandoffLease{Owner: d.owner, Start: d.clock(), Margin: d.margin + queueAllowance}, true
 }
 
 // CancelHandoff gives back a reservation whose batch did not commit.
@@ -39,7 +39,7 @@ func (d *Dispatcher) CancelHandoff(n int) {
 // TakeHandoff queues the jobs a committed batch leased to this dispatcher.
 // Jobs it cannot queue (their subscriptions cannot be read, or dispatch is
 // stopping) are handed back, due at once, as a claim's would be.
-func (d *Dispatcher) TakeHandoff(jobs []store.ClaimedJob) {
+func (d *Dispatcher) TakeHandoff(jobs []queue.ClaimedJob) {
 	defer d.unreserve(len(jobs), "")
 	// Bounded like a claim, and detached from the batch's context: the
 	// jobs are committed in flight whatever happens to the batch now.

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 )
 
@@ -89,7 +89,7 @@ func TestHandoffReservesWithinTheClaimMarkAndClosesAtShutdown(t *testing.T) {
 	}
 	// Claims reserve room of their own as they start (a whole batch each
 	// until the pace has measured an idle queue), so room comes and goes.
-	var lease store.HandoffLease
+	var lease queue.HandoffLease
 	waitFor(t, "room for one handed job", func() bool {
 		lease, ok = d.ReserveHandoff(1)
 		return ok
@@ -109,7 +109,7 @@ func TestHandoffReservesWithinTheClaimMarkAndClosesAtShutdown(t *testing.T) {
 		return ok
 	})
 	e.insertJobsDue("acme", sub, 1, time.Hour) // not due: no claim takes it
-	var job store.ClaimedJob
+	var job queue.ClaimedJob
 	if err := e.store.Pool.QueryRow(context.Background(), `
 UPDATE delivery_jobs SET state = 'in_flight', lease_owner = $2, lease_until = now() + interval '1 minute'
 WHERE subscription_id = $1 RETURNING id, tenant_id, subscription_id, lease_until`, sub, d.Owner()).
@@ -122,7 +122,7 @@ WHERE subscription_id = $1 RETURNING id, tenant_id, subscription_id, lease_until
 	if _, ok := d.ReserveHandoff(1); ok {
 		t.Error("a stopped dispatcher took a reservation")
 	}
-	d.TakeHandoff([]store.ClaimedJob{job})
+	d.TakeHandoff([]queue.ClaimedJob{job})
 	if states := e.jobStates(sub); states["pending"] != 1 {
 		t.Errorf("job handed after shutdown: states %v, want it pending again", states)
 	}

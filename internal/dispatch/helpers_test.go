@@ -26,10 +26,11 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/webhook"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
@@ -43,7 +44,7 @@ const waitTimeout = 20 * time.Second
 // env is one test's database, keyring and subscription service.
 type env struct {
 	t     testing.TB
-	store *store.Store
+	store *storetest.Store
 	keys  *crypto.Keyring
 	// subs creates subscriptions and opens sinks that may reach loopback.
 	subs *service.Subscriptions
@@ -55,7 +56,7 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{MaxConns: 20})
+	st, err := storetest.Connect(context.Background(), pgtest.DSN(t), pg.Options{MaxConns: 20})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -80,7 +81,7 @@ func (e *env) subscriptions(allowPrivate bool) *service.Subscriptions {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return service.NewSubscriptions(e.store, e.keys, reg, service.SubscriptionOptions{RotationOverlap: time.Hour})
+	return service.NewSubscriptions(e.store.Catalog, e.store.Queue, e.store.OnCall, e.keys, reg, service.SubscriptionOptions{RotationOverlap: time.Hour})
 }
 
 func (e *env) tenant(id string) {
@@ -153,7 +154,7 @@ SELECT `+jobIDNow+`, $1, $2, seq, now() + $4 * interval '1 millisecond' FROM ev 
 	if err != nil {
 		e.t.Fatalf("insert jobs: %v", err)
 	}
-	if _, err := e.store.Pool.Exec(context.Background(), `SELECT pg_notify($1, '')`, store.JobsChannel); err != nil {
+	if _, err := e.store.Pool.Exec(context.Background(), `SELECT pg_notify($1, '')`, pg.JobsChannel); err != nil {
 		e.t.Fatalf("notify: %v", err)
 	}
 }
@@ -186,7 +187,10 @@ func (e *env) jobStates(sub uuid.UUID) map[string]int {
 // testOptions are fast settings for tests; configure adjusts them.
 func (e *env) options(subs *service.Subscriptions, configure ...func(*Options)) Options {
 	opts := Options{
-		Store:        e.store,
+		Queue:        e.store.Queue,
+		Catalog:      e.store.Catalog,
+		Lifecycle:    e.store.Lifecycle,
+		OnCall:       e.store.OnCall,
 		OpenSink:     subs.Sinks().Open,
 		Dispatch:     config.DispatchConfig{Workers: 8, ClaimBatch: 16, IdleInterval: 20 * time.Millisecond, PoisonThreshold: 5},
 		Breaker:      config.BreakerConfig{Failures: 1000, Cooldown: time.Second},
@@ -216,12 +220,12 @@ func (e *env) startWith(subs *service.Subscriptions, configure ...func(*Options)
 	if err != nil {
 		e.t.Fatalf("New: %v", err)
 	}
-	services, err := maintenance.Delivery(maintenance.Options{Store: e.store, OnCall: e.store.OnCall, Logger: opts.Logger, Registerer: opts.Registerer,
+	services, err := maintenance.Delivery(maintenance.Options{Queue: e.store.Queue, Lifecycle: e.store.Lifecycle, OnCall: e.store.OnCall, Logger: opts.Logger, Registerer: opts.Registerer,
 		Dispatcher: d, ReapInterval: e.reap, PoisonThreshold: opts.Dispatch.PoisonThreshold, TenantLimit: e.tenantLimit})
 	if err != nil {
 		e.t.Fatalf("maintenance services: %v", err)
 	}
-	upkeep, err := maintenance.NewRunner(maintenance.RunnerOptions{Store: e.store, Logger: opts.Logger, Registerer: opts.Registerer}, services)
+	upkeep, err := maintenance.NewRunner(maintenance.RunnerOptions{Lifecycle: e.store.Lifecycle, Logger: opts.Logger, Registerer: opts.Registerer}, services)
 	if err != nil {
 		e.t.Fatalf("maintenance runner: %v", err)
 	}
@@ -278,7 +282,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 
 // startIngest runs an ingest consumer of the test topics until the test
 // ends, handing first attempts to handoff when it is not nil.
-func startIngest(t testing.TB, st *store.Store, brokers []string, handoff store.Handoff) {
+func startIngest(t testing.TB, st *storetest.Store, brokers []string, handoff queue.Handoff) {
 	t.Helper()
 	consumer, err := ingest.New(ingest.Options{
 		Kafka: config.KafkaConfig{
@@ -286,7 +290,8 @@ func startIngest(t testing.TB, st *store.Store, brokers []string, handoff store.
 			Topics: regexp.MustCompile(`^lerian\.streaming\..+`), MetadataRefresh: time.Second,
 		},
 		Ingest:  config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
-		Store:   st,
+		Queue:   st.Queue,
+		Catalog: st.Catalog,
 		Handoff: handoff,
 	})
 	if err != nil {

@@ -30,7 +30,7 @@ func BenchmarkDispatchHistory(b *testing.B) {
 				if n == 0 {
 					return
 				}
-				if err := history.Seed(ctx, e.store, "history", n, time.Now()); err != nil {
+				if err := history.Seed(ctx, e.store.Lifecycle, "history", n, time.Now()); err != nil {
 					b.Fatal(err)
 				}
 			})

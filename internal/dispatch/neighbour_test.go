@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/testutil/httprecord"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -21,7 +21,7 @@ import (
 // cap frees as attempts end.
 func TestFairQueueKeepsAttemptsWithinTheirCaps(t *testing.T) {
 	job := func(tenant, dest string, seq int64) queuedJob {
-		j := queuedJob{sub: &store.Subscription{TenantID: tenant, Destination: dest}}
+		j := queuedJob{sub: &catalog.Subscription{TenantID: tenant, Destination: dest}}
 		j.TenantID, j.Event.Seq = tenant, seq
 		return j
 	}
@@ -94,9 +94,9 @@ func TestTenantStalled(t *testing.T) {
 	since := now.Add(-stallAfter)
 	long, recent := since.Add(-time.Second), since.Add(time.Millisecond)
 	limits := inFlightLimits{total: 100, tenant: 4, destination: 2}
-	key := func(dest string) string { return breakerKey(store.Subscription{TenantID: "t", Destination: dest}) }
+	key := func(dest string) string { return breakerKey(catalog.Subscription{TenantID: "t", Destination: dest}) }
 	job := func(dest string, queuedAt time.Time) queuedJob {
-		j := queuedJob{sub: &store.Subscription{TenantID: "t", Destination: dest}, queuedAt: queuedAt, destination: key(dest)}
+		j := queuedJob{sub: &catalog.Subscription{TenantID: "t", Destination: dest}, queuedAt: queuedAt, destination: key(dest)}
 		j.TenantID = "t"
 		return j
 	}
@@ -165,7 +165,7 @@ func TestFairQueueStallsTenantsWhoseCapsStopMoving(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	q := newFairQueue(inFlightLimits{total: 100, tenant: 10, destination: 1}, func() time.Time { return now })
 	mk := func(tenant, dest string, seq int64) queuedJob {
-		j := queuedJob{sub: &store.Subscription{TenantID: tenant, Destination: dest}}
+		j := queuedJob{sub: &catalog.Subscription{TenantID: tenant, Destination: dest}}
 		j.TenantID, j.Event.Seq = tenant, seq
 		return j
 	}

@@ -27,7 +27,7 @@ func TestEventsRefusedBeforeSendingLeaveTheBreakerClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sinks.Close)
-	subs := service.NewSubscriptions(e.store, e.keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: time.Hour})
+	subs := service.NewSubscriptions(e.store.Catalog, e.store.Queue, e.store.OnCall, e.keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: time.Hour})
 	e.tenant("acme")
 	raw, _ := json.Marshal(map[string]any{
 		"type": "sqs", "queue_url": queueURL, "region": goawstest.Region, "endpoint": goaws.Endpoint(),

@@ -87,7 +87,7 @@ func TestOnCallMetricsMove(t *testing.T) {
 	}
 	// One reading before anything is delivered, as the backlog service
 	// takes it.
-	services, err := maintenance.Delivery(maintenance.Options{Store: e.store, OnCall: e.store.OnCall, Registerer: reg, Dispatcher: idle, TenantLimit: e.tenantLimit})
+	services, err := maintenance.Delivery(maintenance.Options{Queue: e.store.Queue, Lifecycle: e.store.Lifecycle, OnCall: e.store.OnCall, Registerer: reg, Dispatcher: idle, TenantLimit: e.tenantLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/queue"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/opevents"
-	"github.com/hubctl/hubctl/internal/store"
 	opstore "github.com/hubctl/hubctl/internal/store/opevents"
 )
 
@@ -26,9 +27,9 @@ type reporter struct {
 	window       time.Duration
 }
 
-// failure is the store.FailureReport of a recorded failure: failing once
+// failure is the queue.FailureReport of a recorded failure: failing once
 // per span, auto-disabled, and its dead letters added to their windows.
-func (r reporter) failure(ctx context.Context, tx pgx.Tx, f store.RecordedFailure) error {
+func (r reporter) failure(ctx context.Context, tx pgx.Tx, f queue.RecordedFailure) error {
 	decided := opevents.OnFailure(f, r.failingAfter)
 	sub := opevents.Subject{ID: f.Attempt.SubscriptionID, TenantID: f.TenantID, Name: f.SubscriptionName}
 	at := f.Attempt.StartedAt.Add(f.Attempt.Duration)
@@ -69,9 +70,9 @@ func (r reporter) failure(ctx context.Context, tx pgx.Tx, f store.RecordedFailur
 	return nil
 }
 
-// ReportPoisoned is the store.PoisonReport of lease recovery: the jobs it
+// ReportPoisoned is the queue.PoisonReport of lease recovery: the jobs it
 // dead-lettered as poison are added to their subscriptions' windows.
-func (d *Dispatcher) ReportPoisoned(ctx context.Context, tx pgx.Tx, poisoned []store.Poisoned, at time.Time) error {
+func (d *Dispatcher) ReportPoisoned(ctx context.Context, tx pgx.Tx, poisoned []queue.Poisoned, at time.Time) error {
 	for _, dl := range opevents.OnPoison(poisoned, at) {
 		ids, err := opstore.EventIDsOf(ctx, tx, dl.Seqs)
 		if err != nil {
@@ -118,7 +119,7 @@ func (r reporter) recovered(ctx context.Context, tx pgx.Tx, s opstore.ClosedSpan
 // rare (a span reported failing is one of STREAMING_HUB_BREAKER_FAILURES
 // failures and more), so the batch's own statement stays one. A span left
 // open by an error here is closed by the subscription's next success.
-func (d *Dispatcher) closeReportedSpans(ctx context.Context, batch []success, results []store.CompleteResult) {
+func (d *Dispatcher) closeReportedSpans(ctx context.Context, batch []success, results []queue.CompleteResult) {
 	finished := map[uuid.UUID]time.Time{}
 	for i, s := range batch {
 		if results[i].ReportedSpanOpen {
@@ -126,7 +127,7 @@ func (d *Dispatcher) closeReportedSpans(ctx context.Context, batch []success, re
 		}
 	}
 	for sub, at := range finished {
-		if _, err := opstore.CloseReportedSpan(ctx, d.store, sub, at, d.report.recovered); err != nil {
+		if _, err := opstore.CloseReportedSpan(ctx, d.jobs.Pool, sub, at, d.report.recovered); err != nil {
 			d.log.Warn("cannot close a failure span reported failing; the subscription's next success will", "subscription_id", sub, "error", err)
 		}
 	}
@@ -138,7 +139,7 @@ func (d *Dispatcher) closeReportedSpans(ctx context.Context, batch []success, re
 func (d *Dispatcher) ReportDeadLetters(ctx context.Context, now time.Time) (int, error) {
 	total := 0
 	for {
-		n, err := opstore.FlushDeadLetters(ctx, d.store, now, d.report.window, deadLetterFlushBatch, d.report.deadLettered)
+		n, err := opstore.FlushDeadLetters(ctx, d.jobs.Pool, now, d.report.window, deadLetterFlushBatch, d.report.deadLettered)
 		total += n
 		if err != nil || n < deadLetterFlushBatch {
 			return total, err

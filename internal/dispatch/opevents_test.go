@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/queue"
+
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
 	opstore "github.com/hubctl/hubctl/internal/store/opevents"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -121,9 +122,9 @@ func TestAFailureAndItsReportCommitTogether(t *testing.T) {
 	}
 	job := res.Jobs[0]
 	r := reporter{failingAfter: 1, window: time.Minute}
-	attempt := store.Attempt{JobID: job.ID, SubscriptionID: sub, Owner: "w", DeliveryID: uuid.Must(uuid.NewV7()), StartedAt: time.Now(),
-		Duration: time.Millisecond, StatusCode: 503, Error: "unavailable", EventID: job.Event.ID, Retry: store.Retry{At: time.Now().Add(time.Hour)}}
-	never := func(span store.FailureSpan, at time.Time) (store.FailureSpan, bool) {
+	attempt := queue.Attempt{JobID: job.ID, SubscriptionID: sub, Owner: "w", DeliveryID: uuid.Must(uuid.NewV7()), StartedAt: time.Now(),
+		Duration: time.Millisecond, StatusCode: 503, Error: "unavailable", EventID: job.Event.ID, Retry: queue.Retry{At: time.Now().Add(time.Hour)}}
+	never := func(span queue.FailureSpan, at time.Time) (queue.FailureSpan, bool) {
 		if span.FailingSince.IsZero() {
 			span.FailingSince = at
 		}
@@ -163,7 +164,7 @@ func TestAFailureAndItsReportCommitTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	recoveredAt := time.Now().Add(time.Second)
-	if _, err := opstore.CloseReportedSpan(ctx, e.store, sub, recoveredAt, r.recovered); err == nil {
+	if _, err := opstore.CloseReportedSpan(ctx, e.store.Pool, sub, recoveredAt, r.recovered); err == nil {
 		t.Fatal("the span closed though its recovery could not be written")
 	}
 	if n := e.count(`SELECT count(*) FROM subscriptions WHERE id = $1 AND failing_since IS NOT NULL AND span_reported`, sub); n != 1 {
@@ -172,10 +173,10 @@ func TestAFailureAndItsReportCommitTogether(t *testing.T) {
 	if _, err := e.store.Pool.Exec(ctx, `DROP TRIGGER fail_write ON events`); err != nil {
 		t.Fatal(err)
 	}
-	if closed, err := opstore.CloseReportedSpan(ctx, e.store, sub, recoveredAt, r.recovered); err != nil || !closed {
+	if closed, err := opstore.CloseReportedSpan(ctx, e.store.Pool, sub, recoveredAt, r.recovered); err != nil || !closed {
 		t.Fatalf("close the span: %v, %v", closed, err)
 	}
-	if closed, err := opstore.CloseReportedSpan(ctx, e.store, sub, recoveredAt, r.recovered); err != nil || closed {
+	if closed, err := opstore.CloseReportedSpan(ctx, e.store.Pool, sub, recoveredAt, r.recovered); err != nil || closed {
 		t.Fatalf("close the span again: %v, %v; want nothing to close", closed, err)
 	}
 	if n := len(e.reportedData(sub, "hub.subscription_recovered")); n != 1 {

@@ -17,9 +17,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/internal/testutil/syncbuf"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -49,7 +49,7 @@ func TestSuccessesOutliveADatabaseOutage(t *testing.T) {
 	sub, _ := e.webhookSub("acme", rc.URL, func(in *hubapi.SubscriptionCreate) { in.AttemptTimeout = "1s" })
 	e.insertJobs("acme", sub, jobs)
 	e.start(func(o *Options) {
-		o.Store = viaProxy
+		o.Queue, o.Catalog, o.Lifecycle, o.OnCall = viaProxy.Queue, viaProxy.Catalog, viaProxy.Lifecycle, viaProxy.OnCall
 		o.LeaseMargin = time.Second
 		o.Dispatch.Workers = 4
 	})
@@ -93,7 +93,7 @@ func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
 	e.insertJobs("acme", sub, 1)
 	var logs syncbuf.Buffer
 	e.start(func(o *Options) {
-		o.Store = viaProxy
+		o.Queue, o.Catalog, o.Lifecycle, o.OnCall = viaProxy.Queue, viaProxy.Catalog, viaProxy.Lifecycle, viaProxy.OnCall
 		o.Dispatch.Workers = 1
 		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
@@ -118,18 +118,18 @@ func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
 // newProxiedEnv is an env whose dispatcher is to reach the database
 // through a cutProxy (the returned store, of maxConns connections), while
 // the test reads and writes it directly (e.store).
-func newProxiedEnv(t *testing.T, maxConns int32) (*env, *cutProxy, *store.Store) {
+func newProxiedEnv(t *testing.T, maxConns int32) (*env, *cutProxy, *storetest.Store) {
 	t.Helper()
 	e := newEnv(t)
 	proxy := newCutProxy(t, pgtest.DSN(t))
 	e.store.Close()
-	direct, err := store.Open(t.Context(), proxy.target, pg.Options{MaxConns: 4})
+	direct, err := storetest.Connect(t.Context(), proxy.target, pg.Options{MaxConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(direct.Close)
 	e.store = direct
-	viaProxy, err := store.Open(t.Context(), proxy.DSN(), pg.Options{MaxConns: maxConns})
+	viaProxy, err := storetest.Connect(t.Context(), proxy.DSN(), pg.Options{MaxConns: maxConns})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hubctl/hubctl/internal/store"
+
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
-// A tenant purge (store.PurgeTenant) waits until none of the tenant's jobs
+// A tenant purge (lifecycle.PurgeTenant) waits until none of the tenant's jobs
 // is in flight under a live lease. Its notification lets every dispatcher
 // end that wait at once: attempts of the tenant in progress are cut short
 // and their jobs canceled, and claimed or handed jobs of the tenant are
@@ -36,7 +38,7 @@ type purgeFences struct {
 }
 
 type heardFence struct {
-	store.PurgeFence
+	lifecycle.PurgeFence
 	at time.Time
 }
 
@@ -52,7 +54,7 @@ func newPurgeFences() *purgeFences {
 // start registers an attempt of job. fenced is true when a purge covers
 // the job: it must not be attempted. Otherwise ctx is cancelled (cause
 // errPurged) by a fence heard while it runs, and done unregisters it.
-func (p *purgeFences) start(parent context.Context, job store.ClaimedJob) (ctx context.Context, done func(), fenced bool) {
+func (p *purgeFences) start(parent context.Context, job queue.ClaimedJob) (ctx context.Context, done func(), fenced bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if f, ok := p.fences[job.TenantID]; ok && f.Covers(job.TenantID, job.Event.Seq) {
@@ -77,7 +79,7 @@ func (p *purgeFences) start(parent context.Context, job store.ClaimedJob) (ctx c
 
 // fence keeps f, forgets fences older than fenceMemory, and cuts short the
 // attempts f covers. It reports how many it cut.
-func (p *purgeFences) fence(f store.PurgeFence, now time.Time) int {
+func (p *purgeFences) fence(f lifecycle.PurgeFence, now time.Time) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for tenant, old := range p.fences {
@@ -101,7 +103,7 @@ func (p *purgeFences) fence(f store.PurgeFence, now time.Time) int {
 // cancelPurged settles a job of a tenant being purged that this worker
 // will not attempt, or whose attempt the purge cut short.
 func (d *Dispatcher) cancelPurged(ctx context.Context, job queuedJob, log *slog.Logger) {
-	if _, err := d.store.CancelPurged(context.WithoutCancel(ctx), d.owner, []uuid.UUID{job.ID}); err != nil {
+	if _, err := d.lifecycle.CancelPurged(context.WithoutCancel(ctx), d.owner, []uuid.UUID{job.ID}); err != nil {
 		log.Warn("cannot cancel a job of a tenant being purged; the purge waits for its lease to end", "error", err)
 		return
 	}
@@ -110,9 +112,9 @@ func (d *Dispatcher) cancelPurged(ctx context.Context, job queuedJob, log *slog.
 
 // listenPurges applies the fences of tenant purges as they are notified.
 func (d *Dispatcher) listenPurges(ctx context.Context) {
-	d.listenLoop(ctx, d.store.ListenPurges, "tenant purges", "a purge waits for this process's attempts to end", func() {},
+	d.listenLoop(ctx, d.lifecycle.ListenPurges, "tenant purges", "a purge waits for this process's attempts to end", func() {},
 		func(payload string) {
-			f, err := store.ParsePurgeFence(payload)
+			f, err := lifecycle.ParsePurgeFence(payload)
 			if err != nil {
 				d.log.Warn("ignoring a tenant purge notification", "error", err)
 				return

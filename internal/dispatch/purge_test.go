@@ -48,7 +48,7 @@ func TestPurgeLeavesNothingOfTheTenantSentOrStored(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	res, err := service.NewTenants(e.store, time.Now).Purge(ctx, "acme")
+	res, err := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now).Purge(ctx, "acme")
 	if err != nil {
 		t.Fatalf("purge while attempts are in flight: %v", err)
 	}

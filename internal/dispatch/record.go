@@ -5,12 +5,12 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // success is a successful attempt waiting to be recorded.
 type success struct {
-	attempt    store.Attempt
+	attempt    queue.Attempt
 	eventID    string
 	leaseUntil time.Time
 	log        *slog.Logger // carries the job's ids
@@ -58,7 +58,7 @@ func gather(batch []success, ch <-chan success) []success {
 // that the leases are left to expire and the jobs are delivered again: at
 // least once, never lost.
 func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
-	attempts := make([]store.Attempt, len(batch))
+	attempts := make([]queue.Attempt, len(batch))
 	var leaseUntil time.Time
 	for i, s := range batch {
 		attempts[i] = s.attempt
@@ -66,9 +66,9 @@ func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 			leaseUntil = s.leaseUntil
 		}
 	}
-	var results []store.CompleteResult
+	var results []queue.CompleteResult
 	err := d.retryWhileLeased(ctx, leaseUntil, func() (err error) {
-		results, err = d.store.CompleteSuccesses(ctx, attempts)
+		results, err = d.jobs.CompleteSuccesses(ctx, attempts)
 		return err
 	})
 	if err == nil {

@@ -99,7 +99,7 @@ func benchmarkSink(b *testing.B, bench sinkBench) {
 		b.Fatal(err)
 	}
 	b.Cleanup(sinks.Close)
-	subs := service.NewSubscriptions(e.store, e.keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: time.Hour})
+	subs := service.NewSubscriptions(e.store.Catalog, e.store.Queue, e.store.OnCall, e.keys, sinks.Registry, service.SubscriptionOptions{RotationOverlap: time.Hour})
 	sub := benchSubscription(b, e, subs, bench.sink)
 	e.insertJobs("bench", sub, b.N)
 

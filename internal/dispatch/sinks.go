@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 )
 
 // sinkIdleTimeout is how long a cached sink nobody used is kept: long enough
@@ -35,20 +35,20 @@ type openedSink struct {
 // changed. Reference counts make sure a sink replaced by a newer version is
 // closed only once the attempts using it have finished.
 type sinkCache struct {
-	open func(store.Subscription) (sink.Sink, error)
+	open func(catalog.Subscription) (sink.Sink, error)
 	log  *slog.Logger
 
 	mu      sync.Mutex
 	entries map[uuid.UUID]*openedSink
 }
 
-func newSinkCache(open func(store.Subscription) (sink.Sink, error), log *slog.Logger) *sinkCache {
+func newSinkCache(open func(catalog.Subscription) (sink.Sink, error), log *slog.Logger) *sinkCache {
 	return &sinkCache{open: open, log: log, entries: map[uuid.UUID]*openedSink{}}
 }
 
 // acquire returns the opened sink of sub's current version, opening it if
 // needed; the caller hands it back with release.
-func (c *sinkCache) acquire(sub store.Subscription, now time.Time) (*openedSink, error) {
+func (c *sinkCache) acquire(sub catalog.Subscription, now time.Time) (*openedSink, error) {
 	c.mu.Lock()
 	if e := c.entries[sub.ID]; e != nil && e.current(sub, now) {
 		e.refs++
@@ -95,7 +95,7 @@ func (c *sinkCache) acquire(sub store.Subscription, now time.Time) (*openedSink,
 // current reports whether e is sub's version and still usable at now. A row
 // read by an older claim (updated_at earlier) may use a newer sink: its
 // subscription has changed since, and the newer version is the truth.
-func (e *openedSink) current(sub store.Subscription, now time.Time) bool {
+func (e *openedSink) current(sub catalog.Subscription, now time.Time) bool {
 	return !e.updatedAt.Before(sub.UpdatedAt) && (e.expires.IsZero() || now.Before(e.expires))
 }
 

@@ -11,15 +11,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/schedule"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // queuedJob is a claimed job with the subscription row it is attempted
 // under, waiting in the local queue for a worker.
 type queuedJob struct {
-	store.ClaimedJob
-	sub   *store.Subscription // shared and read-only
-	curve schedule.Curve      // sub's retry curve
+	queue.ClaimedJob
+	sub   *catalog.Subscription // shared and read-only
+	curve schedule.Curve        // sub's retry curve
 	// queuedAt is when the job joined the local queue.
 	queuedAt time.Time
 	// destination is the key of the job's destination cap, its breaker's,
@@ -34,7 +35,7 @@ type queuedJob struct {
 // would be most of what a claim returns and most of what decoding it
 // costs.
 type subscriptionCache struct {
-	read func(context.Context, []uuid.UUID) ([]store.Subscription, error)
+	read func(context.Context, []uuid.UUID) ([]catalog.Subscription, error)
 	log  *slog.Logger
 
 	mu      sync.Mutex
@@ -42,18 +43,18 @@ type subscriptionCache struct {
 }
 
 type cachedSubscription struct {
-	sub      *store.Subscription
+	sub      *catalog.Subscription
 	curve    schedule.Curve
 	lastUsed time.Time
 }
 
-func newSubscriptionCache(read func(context.Context, []uuid.UUID) ([]store.Subscription, error), log *slog.Logger) *subscriptionCache {
+func newSubscriptionCache(read func(context.Context, []uuid.UUID) ([]catalog.Subscription, error), log *slog.Logger) *subscriptionCache {
 	return &subscriptionCache{read: read, log: log, entries: map[uuid.UUID]*cachedSubscription{}}
 }
 
 // resolve pairs each job with its subscription, reading in one query the
 // rows the cache lacks or holds in an older version than the claim saw.
-func (c *subscriptionCache) resolve(ctx context.Context, jobs []store.ClaimedJob, now time.Time) ([]queuedJob, error) {
+func (c *subscriptionCache) resolve(ctx context.Context, jobs []queue.ClaimedJob, now time.Time) ([]queuedJob, error) {
 	queued := make([]queuedJob, len(jobs))
 	var stale []uuid.UUID
 	c.mu.Lock()
@@ -105,7 +106,7 @@ func (c *subscriptionCache) resolve(ctx context.Context, jobs []store.ClaimedJob
 // curve is the retry curve of a version of a subscription just read, the
 // default when its stored override is malformed. Each version is read
 // once while cached, so that is logged once per version.
-func (c *subscriptionCache) curve(sub *store.Subscription) schedule.Curve {
+func (c *subscriptionCache) curve(sub *catalog.Subscription) schedule.Curve {
 	curve, ignored := schedule.ForSubscription(sub.RetrySchedule)
 	if ignored != nil {
 		c.log.Warn("malformed stored retry_schedule; using the default curve",

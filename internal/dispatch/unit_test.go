@@ -15,7 +15,8 @@ import (
 
 	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 func TestNextRetry(t *testing.T) {
@@ -29,15 +30,15 @@ func TestNextRetry(t *testing.T) {
 		name         string
 		attemptsMade int
 		retryAfter   time.Duration
-		want         store.Retry
+		want         queue.Retry
 	}{
-		{name: "first failure waits half the second step", attemptsMade: 1, want: store.Retry{At: now.Add(5 * time.Second)}},
-		{name: "second failure waits half the third step", attemptsMade: 2, want: store.Retry{At: now.Add(30 * time.Second)}},
-		{name: "Retry-After lengthens the wait", attemptsMade: 1, retryAfter: time.Minute, want: store.Retry{At: now.Add(time.Minute)}},
-		{name: "Retry-After never shortens it", attemptsMade: 2, retryAfter: time.Second, want: store.Retry{At: now.Add(30 * time.Second)}},
-		{name: "Retry-After is capped at 10h", attemptsMade: 1, retryAfter: 48 * time.Hour, want: store.Retry{At: now.Add(10 * time.Hour)}},
-		{name: "no step left is exhausted", attemptsMade: 3, want: store.Retry{Exhausted: true}},
-		{name: "exhausted whatever Retry-After says", attemptsMade: 3, retryAfter: time.Minute, want: store.Retry{Exhausted: true}},
+		{name: "first failure waits half the second step", attemptsMade: 1, want: queue.Retry{At: now.Add(5 * time.Second)}},
+		{name: "second failure waits half the third step", attemptsMade: 2, want: queue.Retry{At: now.Add(30 * time.Second)}},
+		{name: "Retry-After lengthens the wait", attemptsMade: 1, retryAfter: time.Minute, want: queue.Retry{At: now.Add(time.Minute)}},
+		{name: "Retry-After never shortens it", attemptsMade: 2, retryAfter: time.Second, want: queue.Retry{At: now.Add(30 * time.Second)}},
+		{name: "Retry-After is capped at 10h", attemptsMade: 1, retryAfter: 48 * time.Hour, want: queue.Retry{At: now.Add(10 * time.Hour)}},
+		{name: "no step left is exhausted", attemptsMade: 3, want: queue.Retry{Exhausted: true}},
+		{name: "exhausted whatever Retry-After says", attemptsMade: 3, retryAfter: time.Minute, want: queue.Retry{Exhausted: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,13 +73,13 @@ func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
 
 func TestSinkCacheOpensOncePerVersionAndClosesReplacedSinksWhenIdle(t *testing.T) {
 	var opened []*fakeSink
-	cache := newSinkCache(func(store.Subscription) (sink.Sink, error) {
+	cache := newSinkCache(func(catalog.Subscription) (sink.Sink, error) {
 		s := &fakeSink{}
 		opened = append(opened, s)
 		return s, nil
 	}, slog.New(slog.DiscardHandler))
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	sub := store.Subscription{ID: uuid.New(), UpdatedAt: now}
+	sub := catalog.Subscription{ID: uuid.New(), UpdatedAt: now}
 
 	first, _ := cache.acquire(sub, now)
 	again, _ := cache.acquire(sub, now)
@@ -123,10 +124,10 @@ func TestSinkCacheOpensOncePerVersionAndClosesReplacedSinksWhenIdle(t *testing.T
 
 func TestSinkCacheReopensWhenTheRotationOverlapEnds(t *testing.T) {
 	opens := 0
-	cache := newSinkCache(func(store.Subscription) (sink.Sink, error) { opens++; return &fakeSink{}, nil }, slog.New(slog.DiscardHandler))
+	cache := newSinkCache(func(catalog.Subscription) (sink.Sink, error) { opens++; return &fakeSink{}, nil }, slog.New(slog.DiscardHandler))
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	expires := now.Add(time.Hour)
-	sub := store.Subscription{ID: uuid.New(), UpdatedAt: now, PreviousSecretExpiresAt: &expires}
+	sub := catalog.Subscription{ID: uuid.New(), UpdatedAt: now, PreviousSecretExpiresAt: &expires}
 	for _, at := range []time.Time{now, expires.Add(-time.Second), expires, expires.Add(time.Hour)} {
 		e, err := cache.acquire(sub, at)
 		if err != nil {
@@ -142,12 +143,12 @@ func TestSinkCacheReopensWhenTheRotationOverlapEnds(t *testing.T) {
 func TestSubscriptionCacheLogsAMalformedOverrideOncePerVersion(t *testing.T) {
 	h := &countingHandler{}
 	now := time.Now()
-	sub := store.Subscription{ID: uuid.New(), UpdatedAt: now, RetrySchedule: []string{"soon"}}
-	cache := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]store.Subscription, error) {
-		return []store.Subscription{sub}, nil
+	sub := catalog.Subscription{ID: uuid.New(), UpdatedAt: now, RetrySchedule: []string{"soon"}}
+	cache := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]catalog.Subscription, error) {
+		return []catalog.Subscription{sub}, nil
 	}, slog.New(h))
-	job := func() []store.ClaimedJob {
-		return []store.ClaimedJob{{ID: uuid.New(), SubscriptionID: sub.ID, SubscriptionUpdatedAt: sub.UpdatedAt}}
+	job := func() []queue.ClaimedJob {
+		return []queue.ClaimedJob{{ID: uuid.New(), SubscriptionID: sub.ID, SubscriptionUpdatedAt: sub.UpdatedAt}}
 	}
 	for range 3 {
 		got, err := cache.resolve(context.Background(), job(), now)
@@ -165,7 +166,7 @@ func TestSubscriptionCacheLogsAMalformedOverrideOncePerVersion(t *testing.T) {
 	if n := h.warnings.Load(); n != 2 {
 		t.Errorf("%d warnings, want one per version", n)
 	}
-	sinks := newSinkCache(func(store.Subscription) (sink.Sink, error) { return nil, errors.New("no sink") }, slog.New(slog.DiscardHandler))
+	sinks := newSinkCache(func(catalog.Subscription) (sink.Sink, error) { return nil, errors.New("no sink") }, slog.New(slog.DiscardHandler))
 	if _, err := sinks.acquire(sub, now); err == nil {
 		t.Error("acquire hid the sink's open error")
 	}
@@ -258,14 +259,14 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 	v1 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	v2 := v1.Add(time.Minute)
 	a, b := uuid.New(), uuid.New()
-	rows := map[uuid.UUID]store.Subscription{
+	rows := map[uuid.UUID]catalog.Subscription{
 		a: {ID: a, TenantID: "acme", UpdatedAt: v1},
 		b: {ID: b, TenantID: "globex", UpdatedAt: v1},
 	}
 	var reads [][]uuid.UUID
-	c := newSubscriptionCache(func(_ context.Context, ids []uuid.UUID) ([]store.Subscription, error) {
+	c := newSubscriptionCache(func(_ context.Context, ids []uuid.UUID) ([]catalog.Subscription, error) {
 		reads = append(reads, ids)
-		var out []store.Subscription
+		var out []catalog.Subscription
 		for _, id := range ids {
 			if row, ok := rows[id]; ok {
 				out = append(out, row)
@@ -273,13 +274,13 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 		}
 		return out, nil
 	}, slog.New(slog.DiscardHandler))
-	job := func(sub uuid.UUID, version time.Time) store.ClaimedJob {
-		return store.ClaimedJob{ID: uuid.New(), SubscriptionID: sub, SubscriptionUpdatedAt: version}
+	job := func(sub uuid.UUID, version time.Time) queue.ClaimedJob {
+		return queue.ClaimedJob{ID: uuid.New(), SubscriptionID: sub, SubscriptionUpdatedAt: version}
 	}
 	ctx, now := context.Background(), v1
 
 	// First claim: both read, in one query, each once.
-	got, err := c.resolve(ctx, []store.ClaimedJob{job(a, v1), job(b, v1), job(a, v1)}, now)
+	got, err := c.resolve(ctx, []queue.ClaimedJob{job(a, v1), job(b, v1), job(a, v1)}, now)
 	if err != nil || len(reads) != 1 || len(reads[0]) != 2 {
 		t.Fatalf("resolve = %v; reads %v, want one read of both", err, reads)
 	}
@@ -288,34 +289,34 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 	}
 
 	// Same versions again: nothing read.
-	if _, err := c.resolve(ctx, []store.ClaimedJob{job(a, v1), job(b, v1)}, now); err != nil || len(reads) != 1 {
+	if _, err := c.resolve(ctx, []queue.ClaimedJob{job(a, v1), job(b, v1)}, now); err != nil || len(reads) != 1 {
 		t.Fatalf("resolve of cached versions read again: %v, %v", reads, err)
 	}
 
 	// The claim saw a newer version of b: only b is read.
-	rows[b] = store.Subscription{ID: b, TenantID: "globex", UpdatedAt: v2, Name: "renamed"}
-	got, err = c.resolve(ctx, []store.ClaimedJob{job(a, v1), job(b, v2)}, now)
+	rows[b] = catalog.Subscription{ID: b, TenantID: "globex", UpdatedAt: v2, Name: "renamed"}
+	got, err = c.resolve(ctx, []queue.ClaimedJob{job(a, v1), job(b, v2)}, now)
 	if err != nil || len(reads) != 2 || len(reads[1]) != 1 || reads[1][0] != b || got[1].sub.Name != "renamed" {
 		t.Fatalf("newer version: reads %v, %v", reads, err)
 	}
 	// A claim that saw the older version still gets the newer row.
-	if got, _ := c.resolve(ctx, []store.ClaimedJob{job(b, v1)}, now); got[0].sub.Name != "renamed" || len(reads) != 2 {
+	if got, _ := c.resolve(ctx, []queue.ClaimedJob{job(b, v1)}, now); got[0].sub.Name != "renamed" || len(reads) != 2 {
 		t.Errorf("an older claim read again or got the older row")
 	}
 
 	// Idle entries are forgotten and read again when named.
 	c.evictIdle(now.Add(time.Hour), time.Minute)
-	if _, err := c.resolve(ctx, []store.ClaimedJob{job(a, v1)}, now); err != nil || len(reads) != 3 {
+	if _, err := c.resolve(ctx, []queue.ClaimedJob{job(a, v1)}, now); err != nil || len(reads) != 3 {
 		t.Errorf("evicted subscription not read again: %v, %v", reads, err)
 	}
 
 	// A job whose subscription has no row is an error, not a nil row.
-	if _, err := c.resolve(ctx, []store.ClaimedJob{job(uuid.New(), v1)}, now); err == nil {
+	if _, err := c.resolve(ctx, []queue.ClaimedJob{job(uuid.New(), v1)}, now); err == nil {
 		t.Error("a job without a subscription row resolved")
 	}
 	readErr := errors.New("database down")
-	failing := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]store.Subscription, error) { return nil, readErr }, slog.New(slog.DiscardHandler))
-	if _, err := failing.resolve(ctx, []store.ClaimedJob{job(a, v1)}, now); !errors.Is(err, readErr) {
+	failing := newSubscriptionCache(func(context.Context, []uuid.UUID) ([]catalog.Subscription, error) { return nil, readErr }, slog.New(slog.DiscardHandler))
+	if _, err := failing.resolve(ctx, []queue.ClaimedJob{job(a, v1)}, now); !errors.Is(err, readErr) {
 		t.Errorf("read error = %v, want it passed on", err)
 	}
 }
@@ -323,8 +324,8 @@ func TestSubscriptionCacheReadsOnlyMissingOrOlderVersions(t *testing.T) {
 func TestFairQueueServesTenantsInTurn(t *testing.T) {
 	q := newFairQueue(inFlightLimits{}, time.Now)
 	job := func(tenant string, n int) queuedJob {
-		return queuedJob{ClaimedJob: store.ClaimedJob{TenantID: tenant, Attempts: n},
-			sub: &store.Subscription{TenantID: tenant, Destination: "https://" + tenant + ".example:443"}}
+		return queuedJob{ClaimedJob: queue.ClaimedJob{TenantID: tenant, Attempts: n},
+			sub: &catalog.Subscription{TenantID: tenant, Destination: "https://" + tenant + ".example:443"}}
 	}
 	ctx := context.Background()
 	taken := func(n int) []string {
@@ -394,7 +395,7 @@ func TestFairQueueWakesEveryWaitingWorker(t *testing.T) {
 	jobs := make([]queuedJob, workers)
 	for i := range jobs {
 		jobs[i].TenantID = "acme"
-		jobs[i].sub = &store.Subscription{TenantID: "acme", Destination: "https://acme.example:443"}
+		jobs[i].sub = &catalog.Subscription{TenantID: "acme", Destination: "https://acme.example:443"}
 	}
 	q.push(jobs...)
 	for range workers {

@@ -181,6 +181,48 @@ func contractCases() []contractCase {
 			return "", err
 		}, "forbidden"},
 
+		// Portal sign-in links and sessions.
+		{"a key creates a portal link", "CreatePortalLink", asAcme, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			link, err := h.CreatePortalLink(ctx, "", hubapi.PortalLinkCreate{TTL: "2h", ReadOnly: true})
+			return fmt.Sprintf("sign-in=%v read_only=%v", strings.Contains(link.URL, "/portal/sign-in?token=hpl_"), link.ReadOnly), err
+		}, ""},
+		{"a key creates a portal link for another tenant", "CreatePortalLink", asAcme, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			_, err := h.CreatePortalLink(ctx, "globex", hubapi.PortalLinkCreate{})
+			return "", err
+		}, "forbidden"},
+		{"the admin creates a tenant's portal link", "CreatePortalLink", asAdmin, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			link, err := h.CreatePortalLink(ctx, "globex", hubapi.PortalLinkCreate{})
+			return fmt.Sprintf("read_only=%v", link.ReadOnly), err
+		}, ""},
+		{"the admin creates a missing tenant's portal link", "CreatePortalLink", asAdmin, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			_, err := h.CreatePortalLink(ctx, "nobody", hubapi.PortalLinkCreate{})
+			return "", err
+		}, "tenant_not_found"},
+		{"a portal link that outlives a week", "CreatePortalLink", asAcme, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			_, err := h.CreatePortalLink(ctx, "", hubapi.PortalLinkCreate{TTL: "169h"})
+			return "", err
+		}, "invalid_request"},
+		{"the admin creates a console link", "CreateConsoleLink", asAdmin, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			link, err := h.CreateConsoleLink(ctx, hubapi.PortalLinkCreate{TTL: "30m"})
+			return fmt.Sprintf("sign-in=%v", strings.Contains(link.URL, "/portal/sign-in?token=hpl_")), err
+		}, ""},
+		{"a tenant key creates a console link", "CreateConsoleLink", asAcme, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			_, err := h.CreateConsoleLink(ctx, hubapi.PortalLinkCreate{})
+			return "", err
+		}, "forbidden"},
+		{"end a tenant's portal sessions", "EndPortalSessions", asAdmin, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			ended, err := h.EndPortalSessions(ctx, "acme")
+			return fmt.Sprintf("%s ended=%d", ended.Tenant, ended.Ended), err
+		}, ""},
+		{"end a missing tenant's portal sessions", "EndPortalSessions", asAdmin, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			_, err := h.EndPortalSessions(ctx, "nobody")
+			return "", err
+		}, "tenant_not_found"},
+		{"a tenant key ends portal sessions", "EndPortalSessions", asAcme, func(ctx context.Context, h hubapi.ControlPlane, _ *contractFixture) (string, error) {
+			_, err := h.EndPortalSessions(ctx, "acme")
+			return "", err
+		}, "forbidden"},
+
 		// Subscriptions: a key on its own tenant, the admin on a named one.
 		{"a key creates a subscription", "CreateSubscription", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
 			created, err := h.CreateSubscription(ctx, "", pullSubscription("second"))

@@ -52,14 +52,14 @@ func registeredMetrics(t *testing.T) map[string]bool {
 	cfg := &config.Config{Kafka: config.KafkaConfig{
 		Brokers: []string{"127.0.0.1:9"}, Group: "deploy-test", Topics: regexp.MustCompile(`^lerian\.streaming\..+`), MetadataRefresh: time.Second,
 	}}
-	st := &store.Store{}
+	st := store.New(nil) // every concern, over no pool: nothing here queries
 	log := slog.New(slog.DiscardHandler)
 	consumer, err := newIngest(cfg, st, log, rec, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	consumer.Close()
-	dispatcher, err := newDispatch(cfg, st, service.NewSubscriptions(st, nil, nil, service.SubscriptionOptions{}), log, rec, nil, "deploy-test")
+	dispatcher, err := newDispatch(cfg, st, service.NewSubscriptions(st.Catalog, st.Queue, st.OnCall, nil, nil, service.SubscriptionOptions{}), log, rec, nil, "deploy-test")
 	if err != nil {
 		t.Fatal(err)
 	}

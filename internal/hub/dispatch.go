@@ -17,7 +17,10 @@ import (
 // may run for the whole shutdown timeout after the hub starts stopping.
 func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscriptions, log *slog.Logger, reg prometheus.Registerer, tracer *tracing.Tracing, owner string) (*dispatch.Dispatcher, error) {
 	return dispatch.New(dispatch.Options{
-		Store:        st,
+		Queue:        st.Queue,
+		Catalog:      st.Catalog,
+		Lifecycle:    st.Lifecycle,
+		OnCall:       st.OnCall,
 		OpenSink:     subs.Sinks().Open,
 		Dispatch:     cfg.Dispatch,
 		Breaker:      cfg.Breaker,

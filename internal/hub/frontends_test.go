@@ -10,17 +10,19 @@ import (
 const module = "github.com/hubctl/hubctl/"
 
 // TestFrontEndsReachTheUseCasesThroughTheInterface holds the front ends to
-// hubapi.ControlPlane: the HTTP API does not depend on the use cases'
-// package at all (serve hands it the assembly), and no CLI verb imports
+// hubapi.ControlPlane: the HTTP API and the portal do not depend on the
+// use cases' package at all (serve hands them the assembly), and no CLI verb imports
 // the use cases or their assembly (hubaccess.Open hands them the
 // interface in either mode), so none can skip the tenant checks the
 // interface's implementations make.
 func TestFrontEndsReachTheUseCasesThroughTheInterface(t *testing.T) {
 	behindTheInterface := []string{module + "internal/service", module + "internal/hub"}
 
-	for _, dep := range goList(t, "-deps", "./internal/api") {
-		if slices.Contains(behindTheInterface, dep) {
-			t.Errorf("internal/api depends on %s", dep)
+	for _, frontEnd := range []string{"./internal/api", "./internal/portal"} {
+		for _, dep := range goList(t, "-deps", frontEnd) {
+			if slices.Contains(behindTheInterface, dep) {
+				t.Errorf("%s depends on %s", frontEnd, dep)
+			}
 		}
 	}
 

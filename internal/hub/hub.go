@@ -23,7 +23,9 @@ import (
 	"github.com/hubctl/hubctl/internal/dispatch"
 	"github.com/hubctl/hubctl/internal/maintenance"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -113,7 +115,7 @@ func Run(ctx context.Context, opts Options) error {
 	owner := dispatch.DefaultOwner()
 	var (
 		// A nil *Dispatcher in these interfaces would not be nil.
-		handoff   store.Handoff
+		handoff   queue.Handoff
 		upkeepFor maintenance.Dispatcher
 	)
 	if cfg.Role.RunsDelivery() {
@@ -136,6 +138,9 @@ func Run(ctx context.Context, opts Options) error {
 				return errors.New("fenced: another process joined the Kafka group with this STREAMING_HUB_KAFKA_INSTANCE_ID")
 			}
 			if !consumer.Ready() {
+				if problem := consumer.BrokerProblem(); problem != nil {
+					return errors.New("the Kafka consumer cannot use the brokers: " + problem.String())
+				}
 				return errors.New("the Kafka consumer has not joined its group")
 			}
 			return nil
@@ -170,11 +175,15 @@ func Run(ctx context.Context, opts Options) error {
 		IdleTimeout:  120 * time.Second,
 		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	serve, err := listenerTLS(cfg, httpServer)
+	if err != nil {
+		return err
+	}
 	listener, err := net.Listen("tcp", cfg.HTTPListenAddr)
 	if err != nil {
 		return fmt.Errorf("listen on STREAMING_HUB_HTTP_LISTEN_ADDR=%s: %w", cfg.HTTPListenAddr, err)
 	}
-	log.Info("hub started", "role", cfg.Role, "http", listener.Addr().String(), "env", cfg.Environment)
+	log.Info("hub started", "role", cfg.Role, "http", listener.Addr().String(), "tls", httpServer.TLSConfig != nil, "env", cfg.Environment)
 	if opts.OnListening != nil {
 		opts.OnListening(listener.Addr())
 	}
@@ -189,7 +198,7 @@ func Run(ctx context.Context, opts Options) error {
 		group.Go(func() error { return p.Run(partsCtx) })
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpServer.Serve(listener) }()
+	go func() { serveErr <- serve(listener) }()
 
 	var failure error
 	select {
@@ -229,6 +238,6 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 // retentionPolicy is the configured storage retention (STREAMING_HUB_RETENTION_*).
-func retentionPolicy(cfg *config.Config) store.RetentionPolicy {
-	return store.RetentionPolicy{Events: cfg.Retention.Events, Deliveries: cfg.Retention.Deliveries, Quarantine: cfg.Retention.Quarantine}
+func retentionPolicy(cfg *config.Config) lifecycle.RetentionPolicy {
+	return lifecycle.RetentionPolicy{Events: cfg.Retention.Events, Deliveries: cfg.Retention.Deliveries, Quarantine: cfg.Retention.Quarantine}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/ingest"
 	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -16,12 +17,13 @@ import (
 //
 // handoff is this process's dispatcher when it runs one (nil otherwise):
 // ingest leases it the first attempts of the jobs it writes while it has
-// room (store.Handoff).
-func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer, tracer *tracing.Tracing, handoff store.Handoff) (*ingest.Consumer, error) {
+// room (queue.Handoff).
+func newIngest(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer, tracer *tracing.Tracing, handoff queue.Handoff) (*ingest.Consumer, error) {
 	return ingest.New(ingest.Options{
 		Kafka:        cfg.Kafka,
 		Ingest:       cfg.Ingest,
-		Store:        st,
+		Queue:        st.Queue,
+		Catalog:      st.Catalog,
 		Logger:       log,
 		Registerer:   reg,
 		DrainTimeout: cfg.ShutdownTimeout,

@@ -20,7 +20,8 @@ import (
 func newMaintenance(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer, gatherer prometheus.Gatherer, owner string, dispatcher maintenance.Dispatcher) (*maintenance.Runner, error) {
 	services, err := maintenance.Services(maintenance.Options{
 		Role:       cfg.Role,
-		Store:      st,
+		Queue:      st.Queue,
+		Lifecycle:  st.Lifecycle,
 		OnCall:     st.OnCall,
 		Logger:     log,
 		Registerer: reg,
@@ -36,5 +37,5 @@ func newMaintenance(cfg *config.Config, st *store.Store, log *slog.Logger, reg p
 	if err != nil {
 		return nil, err
 	}
-	return maintenance.NewRunner(maintenance.RunnerOptions{Store: st, Logger: log, Registerer: reg}, services)
+	return maintenance.NewRunner(maintenance.RunnerOptions{Lifecycle: st.Lifecycle, Logger: log, Registerer: reg}, services)
 }

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
@@ -18,7 +19,7 @@ import (
 // caller closes after the relay stopped. Every role runs one: the
 // instances take turns, one relaying at a time.
 func newRelay(cfg *config.Config, st *store.Store, log *slog.Logger, reg prometheus.Registerer) (*oprelay.Relay, *kgo.Client, error) {
-	opts, err := kafkaclient.Options(cfg.Kafka, "hubctl-operational-relay")
+	opts, err := kafkaclient.Options(context.Background(), cfg.Kafka, "hubctl-operational-relay")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -52,7 +52,7 @@ const (
 
 // Decide judges an Idempotency-Key whose claim found a row
 // already there: existing is that row, fingerprint the request's.
-func Decide(existing store.IdempotencyRecord, fingerprint []byte) Action {
+func Decide(existing catalog.IdempotencyRecord, fingerprint []byte) Action {
 	switch {
 	case subtle.ConstantTimeCompare(existing.Fingerprint, fingerprint) != 1:
 		return Reused
@@ -98,14 +98,14 @@ func Fingerprint(method, path, query, tenant string, body []byte) []byte {
 // hold one (a created API key, a signing secret), and replaying exactly
 // the first response is the point.
 type Keys struct {
-	store *store.Store
+	store *catalog.Store
 	keys  *crypto.Keyring
 	now   func() time.Time
 }
 
 // New returns the Idempotency-Key use cases; keys seals the
 // stored responses.
-func New(st *store.Store, keys *crypto.Keyring, now func() time.Time) *Keys {
+func New(st *catalog.Store, keys *crypto.Keyring, now func() time.Time) *Keys {
 	if now == nil {
 		now = time.Now
 	}
@@ -140,7 +140,7 @@ func (s *Keys) Begin(ctx context.Context, scope, key, tenant string, fingerprint
 	// PostgreSQL keeps microseconds: the claim's time must read back equal.
 	now := s.now().UTC().Truncate(time.Microsecond)
 	claimed, existing, err := s.store.ClaimIdempotencyKey(ctx, scope, key, tenant, fingerprint, now,
-		now.Add(-store.IdempotencyWindow), now.Add(-AbandonedAfter))
+		now.Add(-catalog.IdempotencyWindow), now.Add(-AbandonedAfter))
 	if err != nil {
 		return Outcome{}, err
 	}

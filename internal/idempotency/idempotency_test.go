@@ -4,20 +4,20 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 )
 
 func TestDecideIdempotent(t *testing.T) {
 	fp := Fingerprint("POST", "/v1/subscriptions", "", "acme", []byte(`{"name":"a"}`))
 	cases := []struct {
 		name     string
-		existing store.IdempotencyRecord
+		existing catalog.IdempotencyRecord
 		want     Action
 	}{
-		{"same request, done", store.IdempotencyRecord{Fingerprint: fp, Done: true, Status: 201}, Replay},
-		{"same request, running", store.IdempotencyRecord{Fingerprint: fp}, InProgress},
-		{"another request, done", store.IdempotencyRecord{Fingerprint: []byte("other"), Done: true}, Reused},
-		{"another request, running", store.IdempotencyRecord{Fingerprint: []byte("other")}, Reused},
+		{"same request, done", catalog.IdempotencyRecord{Fingerprint: fp, Done: true, Status: 201}, Replay},
+		{"same request, running", catalog.IdempotencyRecord{Fingerprint: fp}, InProgress},
+		{"another request, done", catalog.IdempotencyRecord{Fingerprint: []byte("other"), Done: true}, Reused},
+		{"another request, running", catalog.IdempotencyRecord{Fingerprint: []byte("other")}, Reused},
 	}
 	for _, c := range cases {
 		if got := Decide(c.existing, fp); got != c.want {

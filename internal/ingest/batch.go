@@ -9,7 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/event"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // partitionRecords are the records one poll returned for one partition, in
@@ -53,7 +54,7 @@ func splitByPartition(fetches kgo.Fetches) []partitionRecords {
 // decideBatch gives each record of a partition the verdict that needs no
 // database: rules 1–4 (event.Parse) and the roster gate, rules 5–6
 // (event.Admit). Rule 7, the duplicate check, is the batch write's.
-func decideBatch(group string, p partitionRecords, opts event.Options, roster func(tenantID string) event.TenantStatus) store.IngestBatch {
+func decideBatch(group string, p partitionRecords, opts event.Options, roster func(tenantID string) event.TenantStatus) queue.IngestBatch {
 	// One backing array for every record's headers: kgo.RecordHeader and
 	// event.Header have the same layout, so each converts in place.
 	total := 0
@@ -62,19 +63,19 @@ func decideBatch(group string, p partitionRecords, opts event.Options, roster fu
 	}
 	headers := make([]event.Header, 0, total)
 
-	batch := store.IngestBatch{
+	batch := queue.IngestBatch{
 		Group:     group,
 		Topic:     p.topic,
 		TopicID:   p.topicID,
 		Partition: p.partition,
-		Records:   make([]store.IngestRecord, len(p.records)),
+		Records:   make([]queue.IngestRecord, len(p.records)),
 	}
 	for i, r := range p.records {
 		start := len(headers)
 		for _, h := range r.Headers {
 			headers = append(headers, event.Header(h))
 		}
-		rec := store.IngestRecord{
+		rec := queue.IngestRecord{
 			Offset:  r.Offset,
 			Key:     r.Key,
 			Headers: headers[start:len(headers):len(headers)],
@@ -109,7 +110,7 @@ func decideRecord(headers []event.Header, value []byte, opts event.Options, rost
 // roster may predate the tenant's creation or activation by a moment
 // (until its change notification arrives), so they are asked of the
 // database before the batch is stored.
-func doubtfulTenants(batch store.IngestBatch) []string {
+func doubtfulTenants(batch queue.IngestBatch) []string {
 	var ids []string
 	for _, rec := range batch.Records {
 		if r := rec.Verdict.Reason; r != event.ReasonUnknownTenant && r != event.ReasonInactiveTenant {
@@ -124,7 +125,7 @@ func doubtfulTenants(batch store.IngestBatch) []string {
 
 // readmit applies the roster gate again, with the database's statuses, to
 // the records it turned away; a tenant missing from statuses is unknown.
-func readmit(batch *store.IngestBatch, statuses map[string]event.TenantStatus) {
+func readmit(batch *queue.IngestBatch, statuses map[string]event.TenantStatus) {
 	for i := range batch.Records {
 		rec := &batch.Records[i]
 		if r := rec.Verdict.Reason; r != event.ReasonUnknownTenant && r != event.ReasonInactiveTenant {
@@ -153,10 +154,10 @@ const quarantinePrefixBytes = 64 << 10
 // SHA-256 of the whole value to match it against the producer's copy.
 // Headers beyond the header limits keep the first ones that fit, and a key
 // over quarantinePrefixBytes its first bytes; the detail says what was cut.
-func boundForQuarantine(rec *store.IngestRecord, opts event.Options) {
+func boundForQuarantine(rec *queue.IngestRecord, opts event.Options) {
 	if len(rec.Value) > max(opts.MaxValueBytes(), quarantinePrefixBytes) {
 		sum := sha256.Sum256(rec.Value)
-		rec.Original = store.ValueInfo{Size: int64(len(rec.Value)), SHA256: sum[:], Truncated: true}
+		rec.Original = pg.ValueInfo{Size: int64(len(rec.Value)), SHA256: sum[:], Truncated: true}
 		rec.Value = rec.Value[:quarantinePrefixBytes:quarantinePrefixBytes]
 	}
 	maxCount, maxBytes := opts.HeaderLimits()

@@ -22,8 +22,10 @@ import (
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/kafkaclient"
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/routing"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/tracing"
 )
 
@@ -45,7 +47,7 @@ const (
 	kgoDefaultMetadataMinAge = 5 * time.Second
 	// maxConcurrentBatches bounds the partitions of one poll handled at
 	// once, each in a transaction of its own that commits independently
-	// (store.WriteIngestBatch). A partition's batch is mostly waiting on
+	// (queue.WriteIngestBatch). A partition's batch is mostly waiting on
 	// PostgreSQL (round trips, the commit's flush); a few at once keep the
 	// database's cores busy, more would only hold connections.
 	maxConcurrentBatches = 4
@@ -64,7 +66,10 @@ const (
 type Options struct {
 	Kafka  config.KafkaConfig
 	Ingest config.IngestConfig
-	Store  *store.Store
+	// Queue stores the batches and reads the stored offsets.
+	Queue *queue.Store
+	// Catalog reads the tenant roster and its changes.
+	Catalog *catalog.Store
 	// Logger receives structured logs; they name tenant, topic, partition,
 	// offset and reason, never payloads or header values. Nil discards.
 	Logger *slog.Logger
@@ -84,8 +89,8 @@ type Options struct {
 	// DefaultLagInterval.
 	LagInterval time.Duration
 	// Handoff, when set, is this process's dispatcher: batches may lease
-	// the first attempts of their jobs to it (store.Handoff).
-	Handoff store.Handoff
+	// the first attempts of their jobs to it (queue.Handoff).
+	Handoff queue.Handoff
 }
 
 // Consumer is ingest's Kafka consumer group member: it reads the subscribed
@@ -105,14 +110,20 @@ type Consumer struct {
 	filterLogMu sync.Mutex
 	// filterBudgets is each tenant's filter time; nil when unbounded.
 	filterBudgets *match.TenantBudgets
-	owned         ownedPartitions
-	recreated     purgedTopics
-	lagMu         sync.Mutex
-	lagSeries     map[[2]string]bool
+	// route decides each batch's deliveries under the filter limits, in
+	// the batch's transaction (queue.IngestBatch.Route).
+	route     routing.Router
+	owned     ownedPartitions
+	recreated purgedTopics
+	lagMu     sync.Mutex
+	lagSeries map[[2]string]bool
 
 	started atomic.Bool // Run was called; it never runs twice
 	running atomic.Bool
 	joined  atomic.Bool
+	// nothingToJoin: no topic matches the pattern yet (topics.go).
+	nothingToJoin atomic.Bool
+	brokerProblem atomic.Pointer[kafkaclient.Problem]
 	// rebalanceWaiting is signalled when the group wants to rebalance
 	// while a poll is held; batches stuck retrying then give up their
 	// records instead of holding the group until it evicts this member.
@@ -136,8 +147,8 @@ type Consumer struct {
 // which starts joining the group in the background; nothing is read before
 // Run.
 func New(opts Options) (*Consumer, error) {
-	if opts.Store == nil {
-		return nil, errors.New("ingest: no store")
+	if opts.Queue == nil || opts.Catalog == nil {
+		return nil, errors.New("ingest: no queue or catalog statements")
 	}
 	if len(opts.Kafka.Brokers) == 0 {
 		return nil, errors.New("ingest: no Kafka brokers configured (STREAMING_HUB_KAFKA_BROKERS)")
@@ -190,6 +201,7 @@ func New(opts Options) (*Consumer, error) {
 	if opts.Ingest.FilterTenantBudget > 0 {
 		c.filterBudgets = match.NewTenantBudgets(opts.Ingest.FilterTenantBudget, opts.Clock)
 	}
+	c.route = match.Router(match.FilterLimits{EvalTimeout: opts.Ingest.FilterEvalTimeout, Budgets: c.filterBudgets, Now: c.clock})
 	kopts, err := c.clientOptions()
 	if err != nil {
 		return nil, err
@@ -203,7 +215,7 @@ func New(opts Options) (*Consumer, error) {
 
 func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 	k := c.opts.Kafka
-	opts, err := kafkaclient.Options(k, "hubctl")
+	opts, err := kafkaclient.Options(context.Background(), k, "hubctl")
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
@@ -254,9 +266,10 @@ func (c *Consumer) clientOptions() ([]kgo.Opt, error) {
 }
 
 // Ready reports whether Run is consuming and the client has joined its
-// group, and has not been fenced; /readyz uses it.
+// group, or the brokers answer that no topic matches the pattern yet, and
+// it has not been fenced; /readyz uses it.
 func (c *Consumer) Ready() bool {
-	return c.running.Load() && c.joined.Load() && !c.fencedFlag.Load()
+	return c.running.Load() && (c.joined.Load() || c.nothingToJoin.Load()) && !c.fencedFlag.Load()
 }
 
 // Close leaves the group and releases the Kafka client. Run does this itself
@@ -290,6 +303,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	refreshCtx, stopRefresh := context.WithCancel(ctx)
 	refresher.Go(func() { c.refreshRoster(refreshCtx, c.opts.Ingest.RosterRefresh) })
 	refresher.Go(func() { c.measureLag(refreshCtx, c.opts.LagInterval) })
+	refresher.Go(func() { c.watchBrokers(refreshCtx, c.opts.Kafka.MetadataRefresh) })
 	refresher.Go(func() { c.flushVerdictLog(refreshCtx) })
 	refresher.Go(func() { c.watchRoster(refreshCtx) })
 	defer refresher.Wait()
@@ -435,7 +449,7 @@ type partitionOutcome struct {
 	stored   []batchOutcome
 	complete bool
 	// otherIncarnation: the stored position belongs to another
-	// incarnation of the topic than the records (store.IngestResult).
+	// incarnation of the topic than the records (queue.IngestResult).
 	otherIncarnation bool
 }
 
@@ -472,7 +486,7 @@ func (c *Consumer) handlePartition(ctx, work context.Context, giveUp <-chan stru
 func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}, p partitionRecords) batchOutcome {
 	batch := decideBatch(c.opts.Kafka.Group, p, c.eventOpts, c.roster.status)
 	batch.Handoff = c.opts.Handoff
-	batch.Filters = match.FilterLimits{EvalTimeout: c.opts.Ingest.FilterEvalTimeout, Budgets: c.filterBudgets, Now: c.clock}
+	batch.Route = c.route
 	if c.tracing == nil {
 		res, ok := c.storeBatch(ctx, work, giveUp, &batch)
 		return batchOutcome{batch: batch, result: res, stored: ok}
@@ -502,7 +516,7 @@ func (c *Consumer) handleBatch(ctx, work context.Context, giveUp <-chan struct{}
 
 // batchLinks are the trace contexts of a batch's accepted records, at most
 // tracing.MaxBatchLinks of them.
-func batchLinks(batch store.IngestBatch) []trace.Link {
+func batchLinks(batch queue.IngestBatch) []trace.Link {
 	var links []trace.Link
 	for i := range batch.Records {
 		ev := &batch.Records[i].Event
@@ -521,8 +535,8 @@ func batchLinks(batch store.IngestBatch) []trace.Link {
 
 // batchOutcome is what became of one partition's batch.
 type batchOutcome struct {
-	batch  store.IngestBatch
-	result store.IngestResult
+	batch  queue.IngestBatch
+	result queue.IngestResult
 	stored bool
 }
 
@@ -530,7 +544,7 @@ type batchOutcome struct {
 // database refuses it. It gives up, reporting false, only once giveUp is
 // closed (shutdown or a rebalance waiting): the records are then read again,
 // by this member after a restart or by the partition's next owner.
-func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch *store.IngestBatch) (store.IngestResult, bool) {
+func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{}, batch *queue.IngestBatch) (queue.IngestResult, bool) {
 	log := c.log.With(slog.String("topic", batch.Topic), slog.Int("partition", int(batch.Partition)),
 		slog.Int64("first_offset", batch.Records[0].Offset), slog.Int("records", len(batch.Records)))
 	start := c.clock()
@@ -562,7 +576,7 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 			} else {
 				log.Warn("giving up the batch for a rebalance; it is read again by the partition's owner")
 			}
-			return store.IngestResult{}, false
+			return queue.IngestResult{}, false
 		case <-time.After(retryBackoff.Delay(attempt, rand.Float64())):
 		}
 	}
@@ -571,16 +585,16 @@ func (c *Consumer) storeBatch(ctx, work context.Context, giveUp <-chan struct{},
 // confirmAndWrite asks the database about the tenants the cached roster
 // turned away (see doubtfulTenants), applies its answer to the batch and to
 // the cache, then writes the batch.
-func (c *Consumer) confirmAndWrite(ctx context.Context, batch *store.IngestBatch) (store.IngestResult, error) {
+func (c *Consumer) confirmAndWrite(ctx context.Context, batch *queue.IngestBatch) (queue.IngestResult, error) {
 	if ids := doubtfulTenants(*batch); len(ids) > 0 {
-		statuses, err := c.opts.Store.TenantStatuses(ctx, ids)
+		statuses, err := c.opts.Catalog.TenantStatuses(ctx, ids)
 		if err != nil {
-			return store.IngestResult{}, err
+			return queue.IngestResult{}, err
 		}
 		readmit(batch, statuses)
 		c.roster.update(ids, statuses)
 	}
-	return c.opts.Store.WriteIngestBatch(ctx, *batch)
+	return c.opts.Queue.WriteIngestBatch(ctx, *batch)
 }
 
 // logFilterFailures logs a subscription's failing content filter at most
@@ -614,7 +628,7 @@ func (c *Consumer) rewind(topic string, partition int32, offset int64) {
 // report counts a stored batch and logs its quarantined and discarded
 // records, one line per (verdict, reason, tenant) a minute at most, with a
 // count (verdictLog).
-func (c *Consumer) report(batch store.IngestBatch, res store.IngestResult) {
+func (c *Consumer) report(batch queue.IngestBatch, res queue.IngestResult) {
 	c.metrics.observe(res)
 	c.logFilterFailures(res.FilterFailures)
 	if res.Skipped > 0 {

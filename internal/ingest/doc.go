@@ -4,7 +4,7 @@
 //
 // A poll takes the whole buffered fetch. Each partition's records are judged
 // (event.Parse for rules 1–4, the cached tenant roster for rules 5–6) and
-// written by store.WriteIngestBatch in batches of at most MaxBatchRecords
+// written by queue.WriteIngestBatch in batches of at most MaxBatchRecords
 // (10,000), one transaction each, in offset order: new events into the inbox
 // (rule 7 is its ON CONFLICT), quarantined records, the delivery jobs and
 // pull entries matching creates, and the partition's next offset after the

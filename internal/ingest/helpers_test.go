@@ -17,10 +17,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
@@ -41,7 +41,7 @@ const (
 type env struct {
 	t        testing.TB
 	dsn      string
-	store    *store.Store
+	store    *storetest.Store
 	kafka    *kafkatest.Cluster
 	producer *kgo.Client // places records on the partition they name
 }
@@ -52,7 +52,7 @@ func newEnv(t testing.TB, topics ...string) *env {
 		topics = []string{testTopic}
 	}
 	dsn := pgtest.DSN(t)
-	st, err := store.Open(context.Background(), dsn, pg.Options{MaxConns: 8})
+	st, err := storetest.Connect(context.Background(), dsn, pg.Options{MaxConns: 8})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -100,7 +100,8 @@ func (e *env) consumer(configure ...func(*Options)) (*Consumer, *prometheus.Regi
 	opts := Options{
 		Kafka:           e.kafkaConfig(),
 		Ingest:          config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
-		Store:           e.store,
+		Queue:           e.store.Queue,
+		Catalog:         e.store.Catalog,
 		Logger:          testLogger(e.t),
 		Registerer:      reg,
 		DrainTimeout:    10 * time.Second,

@@ -37,7 +37,7 @@ func seedHistory(b *testing.B, e *env, n int) {
 	if n == 0 {
 		return
 	}
-	if err := history.Seed(ctx, e.store, "t-history", n, time.Now()); err != nil {
+	if err := history.Seed(ctx, e.store.Lifecycle, "t-history", n, time.Now()); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // DefaultLagInterval is how often the consumer lag of the owned partitions
@@ -105,8 +105,8 @@ func (c *Consumer) updateLag(ctx context.Context) {
 	if err == nil {
 		var starts map[string]map[int32]int64
 		if starts, err = listOffsets(callCtx, c.client, owned, -2); err == nil {
-			var stored map[string]map[int32]store.StoredOffset
-			if stored, err = c.opts.Store.LoadOffsets(callCtx, c.opts.Kafka.Group, owned); err == nil {
+			var stored map[string]map[int32]queue.StoredOffset
+			if stored, err = c.opts.Queue.LoadOffsets(callCtx, c.opts.Kafka.Group, owned); err == nil {
 				for topic, parts := range owned {
 					for _, p := range parts {
 						end, ok := ends[topic][p]

@@ -4,7 +4,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // metrics are ingest's Prometheus series. They are registered on the
@@ -95,7 +95,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 }
 
 // observe counts what one stored batch did.
-func (m *metrics) observe(res store.IngestResult) {
+func (m *metrics) observe(res queue.IngestResult) {
 	for _, c := range res.Counts() {
 		m.records.WithLabelValues(string(c.Kind), string(c.Reason)).Add(float64(c.Count))
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // startSource says where a partition's consumption starts, for logs.
@@ -34,7 +34,7 @@ const (
 // where to read it from.
 type partitionStart struct {
 	kafka     kgo.Offset // Kafka's committed offset, or the group's start offset when none
-	stored    store.StoredOffset
+	stored    queue.StoredOffset
 	hasStored bool
 	topicID   uuid.UUID // the topic's id now; uuid.Nil when the broker has none
 	logStart  int64     // the partition's first offset (only known when stored)
@@ -47,7 +47,7 @@ type partitionStart struct {
 type startDecision struct {
 	offset  kgo.Offset
 	source  startSource
-	reset   store.StoredOffset
+	reset   queue.StoredOffset
 	doReset bool
 }
 
@@ -72,15 +72,15 @@ func decideStart(p partitionStart) startDecision {
 	}
 	if !p.stored.SameIncarnation(p.topicID) {
 		return startDecision{offset: kgo.NewOffset().AtStart(), source: startRecreated,
-			reset: store.StoredOffset{Next: 0, TopicID: p.topicID}, doReset: true}
+			reset: queue.StoredOffset{Next: 0, TopicID: p.topicID}, doReset: true}
 	}
 	if p.hasBounds && p.stored.Next > p.logEnd {
 		if p.stored.TopicID == uuid.Nil || p.topicID == uuid.Nil {
 			return startDecision{offset: at(p.logStart), source: startRecreated,
-				reset: store.StoredOffset{Next: p.logStart, TopicID: p.topicID}, doReset: true}
+				reset: queue.StoredOffset{Next: p.logStart, TopicID: p.topicID}, doReset: true}
 		}
 		return startDecision{offset: at(p.logEnd), source: startTruncated,
-			reset: store.StoredOffset{Next: p.logEnd, TopicID: p.topicID}, doReset: true}
+			reset: queue.StoredOffset{Next: p.logEnd, TopicID: p.topicID}, doReset: true}
 	}
 	// Kafka reports "no commit" as the group's start offset, a negative
 	// sentinel, which every stored offset is ahead of.
@@ -127,9 +127,9 @@ func (c *Consumer) adjustStartOffsets(ctx context.Context, offsets map[string]ma
 // partitions whose stored position changed under it before it could reset
 // them.
 func (c *Consumer) adjustFromStored(ctx context.Context, partitions map[string][]int32, offsets map[string]map[int32]kgo.Offset) (map[string][]int32, error) {
-	var stored map[string]map[int32]store.StoredOffset
+	var stored map[string]map[int32]queue.StoredOffset
 	err := c.retry(ctx, "load stored offsets", func(ctx context.Context) (err error) {
-		stored, err = c.opts.Store.LoadOffsets(ctx, c.opts.Kafka.Group, partitions)
+		stored, err = c.opts.Queue.LoadOffsets(ctx, c.opts.Kafka.Group, partitions)
 		return err
 	})
 	if err != nil || len(stored) == 0 {
@@ -180,7 +180,7 @@ func (c *Consumer) adjustFromStored(ctx context.Context, partitions map[string][
 			if d.doReset {
 				var moved bool
 				err := c.retry(ctx, "reset stored offset", func(ctx context.Context) (err error) {
-					moved, err = c.opts.Store.ResetOffset(ctx, c.opts.Kafka.Group, topic, partition, pos, d.reset)
+					moved, err = c.opts.Queue.ResetOffset(ctx, c.opts.Kafka.Group, topic, partition, pos, d.reset)
 					return err
 				})
 				if err != nil {
@@ -203,7 +203,7 @@ func (c *Consumer) adjustFromStored(ctx context.Context, partitions map[string][
 
 // logStart says, once per assignment, why a partition does not start where
 // Kafka's committed offset says.
-func (c *Consumer) logStart(topic string, partition int32, stored store.StoredOffset, d startDecision, kafka kgo.Offset, logStart, logEnd int64) {
+func (c *Consumer) logStart(topic string, partition int32, stored queue.StoredOffset, d startDecision, kafka kgo.Offset, logStart, logEnd int64) {
 	log := c.log.With(slog.String("topic", topic), slog.Int("partition", int(partition)),
 		slog.Int64("stored_offset", stored.Next))
 	switch d.source {
@@ -374,7 +374,7 @@ func (c *Consumer) followDataLoss(ctx context.Context, fetches kgo.Fetches) {
 func (c *Consumer) rewindStored(ctx context.Context, topic string, partition int32, topicID uuid.UUID, next int64) {
 	err := c.retry(ctx, "rewind stored offset", func(ctx context.Context) error {
 		for {
-			stored, err := c.opts.Store.LoadOffsets(ctx, c.opts.Kafka.Group, map[string][]int32{topic: {partition}})
+			stored, err := c.opts.Queue.LoadOffsets(ctx, c.opts.Kafka.Group, map[string][]int32{topic: {partition}})
 			if err != nil {
 				return err
 			}
@@ -382,7 +382,7 @@ func (c *Consumer) rewindStored(ctx context.Context, topic string, partition int
 			if !ok || pos.Next <= next || !pos.SameIncarnation(topicID) {
 				return nil
 			}
-			moved, err := c.opts.Store.ResetOffset(ctx, c.opts.Kafka.Group, topic, partition, pos, store.StoredOffset{Next: next, TopicID: topicID})
+			moved, err := c.opts.Queue.ResetOffset(ctx, c.opts.Kafka.Group, topic, partition, pos, queue.StoredOffset{Next: next, TopicID: topicID})
 			if err != nil {
 				return err
 			}

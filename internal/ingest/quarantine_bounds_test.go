@@ -14,7 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // TestOversizeRecordsAreQuarantinedBounded: records over the value, header
@@ -24,7 +24,7 @@ import (
 func TestOversizeRecordsAreQuarantinedBounded(t *testing.T) {
 	e := newEnv(t)
 	e.allowLargeRecords(testTopic)
-	if _, err := service.NewTenants(e.store, time.Now).Create(context.Background(), "t-a"); err != nil {
+	if _, err := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now).Create(context.Background(), "t-a"); err != nil {
 		t.Fatal(err)
 	}
 	e.start()
@@ -116,7 +116,7 @@ func TestBoundForQuarantine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := store.IngestRecord{Headers: tt.headers, Value: bytes.Repeat([]byte("x"), tt.value),
+			rec := queue.IngestRecord{Headers: tt.headers, Value: bytes.Repeat([]byte("x"), tt.value),
 				Key: bytes.Repeat([]byte("k"), tt.key), Verdict: event.Verdict{Kind: event.Quarantine, Detail: "d"}}
 			boundForQuarantine(&rec, opts)
 			var got []int

@@ -74,7 +74,7 @@ func (r *roster) update(ids []string, statuses map[string]event.TenantStatus) {
 // event would be discarded as unknown_tenant, and discards are final.
 func (c *Consumer) loadRoster(ctx context.Context) error {
 	return c.retry(ctx, "load tenant roster", func(ctx context.Context) error {
-		tenants, err := c.opts.Store.LoadRoster(ctx)
+		tenants, err := c.opts.Catalog.LoadRoster(ctx)
 		if err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func (c *Consumer) refreshRoster(ctx context.Context, every time.Duration) {
 		case <-ticker.C:
 		}
 		loadCtx, cancel := context.WithTimeout(ctx, attemptTimeout)
-		tenants, err := c.opts.Store.LoadRoster(loadCtx)
+		tenants, err := c.opts.Catalog.LoadRoster(loadCtx)
 		cancel()
 		if err != nil {
 			if ctx.Err() == nil && !failing {
@@ -116,7 +116,7 @@ func (c *Consumer) refreshRoster(ctx context.Context, every time.Duration) {
 }
 
 // watchRoster reloads the roster as soon as the database announces a change
-// (every write to the tenants table notifies store.RosterChannel at commit),
+// (every write to the tenants table notifies pg.RosterChannel at commit),
 // so a tenant created or activated a moment ago is known to every instance
 // before its first events arrive. The periodic refresh stays as the fallback
 // for a lost connection; a reconnect reloads at once, since changes may have
@@ -124,7 +124,7 @@ func (c *Consumer) refreshRoster(ctx context.Context, every time.Duration) {
 func (c *Consumer) watchRoster(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
-		l, err := c.opts.Store.ListenRoster(ctx)
+		l, err := c.opts.Catalog.ListenRoster(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -162,7 +162,7 @@ func (c *Consumer) watchRoster(ctx context.Context) {
 func (c *Consumer) reloadRoster(ctx context.Context) {
 	loadCtx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
-	if tenants, err := c.opts.Store.LoadRoster(loadCtx); err == nil {
+	if tenants, err := c.opts.Catalog.LoadRoster(loadCtx); err == nil {
 		c.roster.set(tenants)
 	}
 }

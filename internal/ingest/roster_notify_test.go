@@ -8,7 +8,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -36,7 +36,7 @@ func testNewTenantsFirstEvents(t *testing.T, notified bool) {
 			t.Fatal(err)
 		}
 	}
-	tenants := service.NewTenants(e.store, time.Now)
+	tenants := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now)
 	if _, err := tenants.Create(ctx, "t-old"); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func testNewTenantsFirstEvents(t *testing.T, notified bool) {
 func TestRosterChangesArriveByNotification(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	tenants := service.NewTenants(e.store, time.Now)
+	tenants := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now)
 	m := e.start(func(o *Options) { o.Ingest.RosterRefresh = noRefresh })
 	waitWithin(t, rosterDeadline, "ingest to run", m.running.Load)
 
@@ -81,13 +81,13 @@ func TestRosterChangesArriveByNotification(t *testing.T) {
 }
 
 func TestReadmitAsksOnlyAboutTurnedAwayTenants(t *testing.T) {
-	rec := func(tenant string, v event.Verdict) store.IngestRecord {
-		return store.IngestRecord{Event: event.Event{TenantID: tenant}, Verdict: v}
+	rec := func(tenant string, v event.Verdict) queue.IngestRecord {
+		return queue.IngestRecord{Event: event.Event{TenantID: tenant}, Verdict: v}
 	}
 	unknown, _ := event.Admit(event.TenantUnknown)
 	inactive, _ := event.Admit(event.TenantInactive)
 	bad := event.Verdict{Kind: event.Quarantine, Reason: event.ReasonInvalidID}
-	batch := store.IngestBatch{Records: []store.IngestRecord{
+	batch := queue.IngestBatch{Records: []queue.IngestRecord{
 		rec("new", unknown), rec("gone", unknown), rec("new", unknown),
 		rec("back", inactive), rec("still-off", inactive), rec("ok", event.Accepted()), rec("", bad),
 	}}

@@ -41,7 +41,7 @@ const (
 func TestRosterChangesReachRunningIngest(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	tenants := service.NewTenants(e.store, time.Now)
+	tenants := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now)
 	if _, err := tenants.Create(ctx, "t-a"); err != nil {
 		t.Fatalf("create tenant: %v", err)
 	}
@@ -94,7 +94,7 @@ func TestRosterChangesReachRunningIngest(t *testing.T) {
 func TestTenantCreatedWhileIngestRuns(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	tenants := service.NewTenants(e.store, time.Now)
+	tenants := service.NewTenants(e.store.Catalog, e.store.Lifecycle, time.Now)
 	m := e.start(func(o *Options) { o.Ingest.RosterRefresh = rosterRefresh })
 
 	e.produce(cloudEvent(0, "t-new", eventID(1), []byte("{}")))

@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hubctl/hubctl/internal/event"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 func TestDecideStart(t *testing.T) {
@@ -19,9 +19,9 @@ func TestDecideStart(t *testing.T) {
 	noCommit := kgo.NewOffset().AtStart() // what franz-go passes for a partition without a commit
 	oldID := uuid.MustParse("11111111-1111-4111-8111-111111111111")
 	newID := uuid.MustParse("22222222-2222-4222-8222-222222222222")
-	stored := func(next int64, id uuid.UUID) store.StoredOffset { return store.StoredOffset{Next: next, TopicID: id} }
+	stored := func(next int64, id uuid.UUID) queue.StoredOffset { return queue.StoredOffset{Next: next, TopicID: id} }
 	// in is a partition with a stored position and known bounds.
-	in := func(kafka kgo.Offset, pos store.StoredOffset, topicID uuid.UUID, logStart, logEnd int64) partitionStart {
+	in := func(kafka kgo.Offset, pos queue.StoredOffset, topicID uuid.UUID, logStart, logEnd int64) partitionStart {
 		return partitionStart{kafka: kafka, stored: pos, hasStored: true, topicID: topicID, logStart: logStart, logEnd: logEnd, hasBounds: true}
 	}
 	keep := func(o kgo.Offset, s startSource) startDecision { return startDecision{offset: o, source: s} }

@@ -2,16 +2,9 @@ package kafkaclient
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/testutil/testpki"
 )
 
 // The Kafka settings have no CA setting: with KAFKA_TLS_ENABLED the client
@@ -33,14 +27,14 @@ import (
 // system roots once per process, hence the CA is made before any test runs
 // and SSL_CERT_DIR points at it too, so that no CA installed on the machine
 // takes part.
-var trustedCA *testCA
+var trustedCA *testpki.CA
 
 func TestMain(m *testing.M) {
 	os.Exit(runWithTrustedCA(m))
 }
 
 func runWithTrustedCA(m *testing.M) int {
-	ca, err := newTestCA("hubctl kafkaclient test CA (trusted)")
+	ca, err := testpki.NewCA("hubctl kafkaclient test CA (trusted)")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kafkaclient tests:", err)
 		return 1
@@ -52,7 +46,7 @@ func runWithTrustedCA(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	caFile := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(caFile, ca.certPEM, 0o600); err != nil {
+	if err := os.WriteFile(caFile, ca.CertPEM, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "kafkaclient tests:", err)
 		return 1
 	}
@@ -73,102 +67,129 @@ const (
 	wrongPassword = "n0t-the-Pa55word-for-kafkaclient"
 )
 
-var scramMechanisms = []config.SCRAMMechanism{config.SCRAMSHA256, config.SCRAMSHA512}
+// passwordMechanisms are the ones kfake itself checks.
+var passwordMechanisms = []config.SASLMechanism{config.SASLPlain, config.SASLScramSHA256, config.SASLScramSHA512}
 
-func TestSCRAMAgainstBrokerRequiringIt(t *testing.T) {
-	for _, mechanism := range scramMechanisms {
+func TestPasswordMechanismsAgainstBrokerRequiringThem(t *testing.T) {
+	for _, mechanism := range passwordMechanisms {
 		t.Run(string(mechanism), func(t *testing.T) {
 			brokers := startBroker(t, kfake.EnableSASL(), kfake.Superuser(string(mechanism), scramUser, scramPassword))
 
 			t.Run("right credentials", func(t *testing.T) {
-				k := kafkaSettings(t, brokers, false, mechanism, scramPassword)
-				roundTrip(t, k)
+				roundTrip(t, kafkaSettings(t, brokers, passwordEnv(mechanism, scramPassword)))
 			})
 			t.Run("wrong password", func(t *testing.T) {
-				k := kafkaSettings(t, brokers, false, mechanism, wrongPassword)
-				requireAuthenticationRefused(t, k)
+				k := kafkaSettings(t, brokers, passwordEnv(mechanism, wrongPassword))
+				err := requireAuthenticationRefused(t, k)
+				requireProblem(t, k, err, "STREAMING_HUB_KAFKA_SASL_PASSWORD")
 			})
 			t.Run("no SASL settings", func(t *testing.T) {
-				k := kafkaSettings(t, brokers, false, config.SCRAMNone, "")
+				k := kafkaSettings(t, brokers, nil)
 				cl, _ := newClient(t, k)
-				if err := ping(t, cl); err == nil {
-					t.Fatal("a broker requiring SASL accepted a client without SCRAM settings")
+				err := ping(t, cl)
+				if err == nil {
+					t.Fatal("a broker requiring SASL accepted a client without SASL settings")
 				}
+				requireProblem(t, k, err, "STREAMING_HUB_KAFKA_SASL_MECHANISM")
 			})
 		})
 	}
 }
 
+// TestDeprecatedSCRAMSettingsConnect: the revision-1 settings still work.
+func TestDeprecatedSCRAMSettingsConnect(t *testing.T) {
+	brokers := startBroker(t, kfake.EnableSASL(), kfake.Superuser(string(config.SASLScramSHA512), scramUser, scramPassword))
+	roundTrip(t, kafkaSettings(t, brokers, map[string]string{
+		"KAFKA_SCRAM_MECHANISM": "SCRAM-SHA-512",
+		"KAFKA_SCRAM_USERNAME":  scramUser,
+		"KAFKA_SCRAM_PASSWORD":  scramPassword,
+	}))
+}
+
 func TestTLSAgainstBrokerRequiringIt(t *testing.T) {
-	untrustedCA, err := newTestCA("hubctl kafkaclient test CA (not trusted)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	untrustedCA := testpki.MustCA(t, "hubctl kafkaclient test CA (not trusted)")
+	tlsOn := map[string]string{"KAFKA_TLS_ENABLED": "true"}
 
 	t.Run("broker certificate from the trusted CA", func(t *testing.T) {
-		brokers := startBroker(t, kfake.TLS(trustedCA.serverConfig(t, brokerIPs())))
-		roundTrip(t, kafkaSettings(t, brokers, true, config.SCRAMNone, ""))
+		brokers := startBroker(t, kfake.TLS(trustedCA.ServerConfig(t, brokerIPs())))
+		roundTrip(t, kafkaSettings(t, brokers, tlsOn))
 	})
 
 	t.Run("broker certificate from a CA the client lacks", func(t *testing.T) {
-		brokers := startBroker(t, kfake.TLS(untrustedCA.serverConfig(t, brokerIPs())))
-		cl, _ := newClient(t, kafkaSettings(t, brokers, true, config.SCRAMNone, ""))
+		brokers := startBroker(t, kfake.TLS(untrustedCA.ServerConfig(t, brokerIPs())))
+		k := kafkaSettings(t, brokers, tlsOn)
+		cl, _ := newClient(t, k)
 		err := ping(t, cl)
 		var unknownAuthority x509.UnknownAuthorityError
 		if !errors.As(err, &unknownAuthority) {
 			t.Fatalf("got %v (%T); want a certificate signed by unknown authority error", err, err)
 		}
+		requireProblem(t, k, err, "STREAMING_HUB_KAFKA_TLS_CA_FILE")
 	})
 
 	t.Run("trusted certificate that does not name the broker address", func(t *testing.T) {
-		brokers := startBroker(t, kfake.TLS(trustedCA.serverConfig(t, []net.IP{net.ParseIP("192.0.2.1")})))
-		cl, _ := newClient(t, kafkaSettings(t, brokers, true, config.SCRAMNone, ""))
+		brokers := startBroker(t, kfake.TLS(trustedCA.ServerConfig(t, []net.IP{net.ParseIP("192.0.2.1")})))
+		k := kafkaSettings(t, brokers, tlsOn)
+		cl, _ := newClient(t, k)
 		err := ping(t, cl)
 		var wrongHost x509.HostnameError
 		if !errors.As(err, &wrongHost) {
 			t.Fatalf("got %v (%T); want a certificate host name error", err, err)
 		}
+		requireProblem(t, k, err, "STREAMING_HUB_KAFKA_BROKERS")
 	})
 
 	t.Run("TLS disabled against a TLS broker", func(t *testing.T) {
-		brokers := startBroker(t, kfake.TLS(trustedCA.serverConfig(t, brokerIPs())))
-		cl, _ := newClient(t, kafkaSettings(t, brokers, false, config.SCRAMNone, ""))
-		if err := ping(t, cl); err == nil {
+		brokers := startBroker(t, kfake.TLS(trustedCA.ServerConfig(t, brokerIPs())))
+		k := kafkaSettings(t, brokers, nil)
+		cl, _ := newClient(t, k)
+		err := ping(t, cl)
+		if err == nil {
 			t.Fatal("a plaintext client talked to a TLS-only broker")
 		}
+		requireProblem(t, k, err, "STREAMING_HUB_KAFKA_TLS_ENABLED")
 	})
 }
 
-func TestSCRAMOverTLS(t *testing.T) {
-	for _, mechanism := range scramMechanisms {
+func TestPasswordMechanismsOverTLS(t *testing.T) {
+	for _, mechanism := range passwordMechanisms {
 		t.Run(string(mechanism), func(t *testing.T) {
 			brokers := startBroker(t,
-				kfake.TLS(trustedCA.serverConfig(t, brokerIPs())),
+				kfake.TLS(trustedCA.ServerConfig(t, brokerIPs())),
 				kfake.EnableSASL(),
 				kfake.Superuser(string(mechanism), scramUser, scramPassword))
+			tlsWith := func(password string) map[string]string {
+				env := passwordEnv(mechanism, password)
+				env["KAFKA_TLS_ENABLED"] = "true"
+				return env
+			}
 
 			t.Run("right credentials", func(t *testing.T) {
-				roundTrip(t, kafkaSettings(t, brokers, true, mechanism, scramPassword))
+				roundTrip(t, kafkaSettings(t, brokers, tlsWith(scramPassword)))
 			})
 			t.Run("wrong password", func(t *testing.T) {
-				requireAuthenticationRefused(t, kafkaSettings(t, brokers, true, mechanism, wrongPassword))
+				requireAuthenticationRefused(t, kafkaSettings(t, brokers, tlsWith(wrongPassword)))
 			})
 		})
 	}
 }
 
-// kafkaSettings loads the configuration through the registry from the
-// documented environment variables, so the test covers their decoding too.
-func kafkaSettings(t *testing.T, brokers []string, tlsEnabled bool, mechanism config.SCRAMMechanism, password string) config.KafkaConfig {
-	t.Helper()
-	env := map[string]string{
-		config.EnvPrefix + "KAFKA_BROKERS":     strings.Join(brokers, ","),
-		config.EnvPrefix + "KAFKA_TLS_ENABLED": fmt.Sprint(tlsEnabled),
+func passwordEnv(mechanism config.SASLMechanism, password string) map[string]string {
+	return map[string]string{
+		"KAFKA_SASL_MECHANISM": string(mechanism),
+		"KAFKA_SASL_USERNAME":  scramUser,
+		"KAFKA_SASL_PASSWORD":  password,
 	}
-	if mechanism != config.SCRAMNone {
-		env[config.EnvPrefix+"KAFKA_SCRAM_MECHANISM"] = string(mechanism)
-		env[config.EnvPrefix+"KAFKA_SCRAM_USERNAME"] = scramUser
-		env[config.EnvPrefix+"KAFKA_SCRAM_PASSWORD"] = password
+}
+
+// kafkaSettings loads the configuration through the registry from the
+// documented environment variables (named without their prefix), so the
+// test covers their decoding too.
+func kafkaSettings(t *testing.T, brokers []string, settings map[string]string) config.KafkaConfig {
+	t.Helper()
+	env := map[string]string{config.EnvPrefix + "KAFKA_BROKERS": strings.Join(brokers, ",")}
+	for name, value := range settings {
+		env[config.EnvPrefix+name] = value
 	}
 	cfg, err := config.Load(config.LoadOptions{LookupEnv: func(name string) (string, bool) {
 		value, ok := env[name]
@@ -178,6 +199,16 @@ func kafkaSettings(t *testing.T, brokers []string, tlsEnabled bool, mechanism co
 		t.Fatalf("load settings: %v", err)
 	}
 	return cfg.Kafka
+}
+
+// requireProblem checks that Diagnose names the setting to fix.
+func requireProblem(t *testing.T, k config.KafkaConfig, err error, setting string) {
+	t.Helper()
+	problem := Diagnose(k, err)
+	if !strings.Contains(problem.Setting, setting) {
+		t.Fatalf("Diagnose(%v) = %q; want it to name %s", err, problem, setting)
+	}
+	t.Logf("diagnosed: %s", problem)
 }
 
 func startBroker(t *testing.T, opts ...kfake.Opt) []string {
@@ -197,7 +228,7 @@ func brokerIPs() []net.IP { return []net.IP{net.IPv4(127, 0, 0, 1)} }
 // and records what happened to each SASLAuthenticate request.
 func newClient(t *testing.T, k config.KafkaConfig, extra ...kgo.Opt) (*kgo.Client, *saslRecorder) {
 	t.Helper()
-	opts, err := Options(k, "hubctl-kafkaclient-test")
+	opts, err := Options(t.Context(), k, "hubctl-kafkaclient-test")
 	if err != nil {
 		t.Fatalf("options: %v", err)
 	}
@@ -253,9 +284,9 @@ func roundTrip(t *testing.T, k config.KafkaConfig) {
 
 	authenticated, failed := producerSASL.outcomes()
 	switch {
-	case k.SCRAMMechanism == config.SCRAMNone && authenticated+failed != 0:
-		t.Fatalf("client without SCRAM settings sent %d SASLAuthenticate requests", authenticated+failed)
-	case k.SCRAMMechanism != config.SCRAMNone && (authenticated == 0 || failed != 0):
+	case k.SASLMechanism == config.SASLNone && authenticated+failed != 0:
+		t.Fatalf("client without SASL settings sent %d SASLAuthenticate requests", authenticated+failed)
+	case k.SASLMechanism != config.SASLNone && (authenticated == 0 || failed != 0):
 		t.Fatalf("SASLAuthenticate: %d answered, %d failed; want the client to have authenticated", authenticated, failed)
 	}
 }
@@ -266,20 +297,21 @@ func roundTrip(t *testing.T, k config.KafkaConfig) {
 // kfake drops the connection on a bad SCRAM proof instead of answering
 // SASL_AUTHENTICATION_FAILED as Kafka does, so the error text itself cannot
 // name the cause here; the hook tells where the client failed.
-func requireAuthenticationRefused(t *testing.T, k config.KafkaConfig) {
+func requireAuthenticationRefused(t *testing.T, k config.KafkaConfig) error {
 	t.Helper()
 	cl, recorder := newClient(t, k)
 	err := ping(t, cl)
 	if err == nil {
 		t.Fatal("broker accepted a wrong password")
 	}
-	if strings.Contains(err.Error(), k.SCRAMPassword) {
+	if strings.Contains(err.Error(), k.SASLPassword) || strings.Contains(Diagnose(k, err).String(), k.SASLPassword) {
 		t.Fatalf("error reveals the password: %v", err)
 	}
 	t.Logf("refused with: %v", err)
 	if _, failed := recorder.outcomes(); failed == 0 {
 		t.Fatalf("got %v without a failed SASLAuthenticate; want the failure at authentication", err)
 	}
+	return err
 }
 
 type saslRecorder struct {
@@ -307,65 +339,4 @@ func (r *saslRecorder) outcomes() (authenticated, failed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.authenticated, r.failed
-}
-
-type testCA struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
-}
-
-func newTestCA(name string) (*testCA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("CA key: %w", err)
-	}
-	template := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		return nil, fmt.Errorf("CA certificate: %w", err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, fmt.Errorf("CA certificate: %w", err)
-	}
-	return &testCA{cert: cert, key: key, certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
-}
-
-// serverConfig is a broker TLS config with a certificate the CA issued for ips.
-func (ca *testCA) serverConfig(t *testing.T, ips []net.IP) *tls.Config {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatalf("broker key: %v", err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		t.Fatalf("serial: %v", err)
-	}
-	template := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "kfake broker"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  ips,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatalf("broker certificate: %v", err)
-	}
-	return &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
-	}
 }

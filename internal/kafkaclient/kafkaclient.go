@@ -1,36 +1,39 @@
 // Package kafkaclient turns the Kafka settings into franz-go client options,
-// so the hub's consumer and the CLI's producer connect the same way.
+// so the hub's consumer and the CLI's producer connect the same way, and
+// says why a connection fails in the words of the settings.
 package kafkaclient
 
 import (
-	"crypto/tls"
-	"fmt"
+	"context"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/hubctl/hubctl/internal/config"
 )
 
 // Options returns the connection options: seed brokers, client id, TLS and
-// SASL/SCRAM. Callers add what their role needs (group, topics, producing).
-func Options(k config.KafkaConfig, clientID string) ([]kgo.Opt, error) {
+// SASL. Callers add what their role needs (group, topics, producing).
+// Credentials that can change while the process runs (certificate files,
+// OAuth tokens, the AWS credential chain) are read again as they change,
+// on the next connection; ctx bounds only what Options itself does.
+func Options(ctx context.Context, k config.KafkaConfig, clientID string) ([]kgo.Opt, error) {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(k.Brokers...),
 		kgo.ClientID(clientID),
 	}
 	if k.TLSEnabled {
-		opts = append(opts, kgo.DialTLSConfig(&tls.Config{MinVersion: tls.VersionTLS12}))
+		cfg, err := tlsConfig(k)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.DialTLSConfig(cfg))
 	}
-	auth := scram.Auth{User: k.SCRAMUsername, Pass: k.SCRAMPassword}
-	switch k.SCRAMMechanism {
-	case config.SCRAMNone:
-	case config.SCRAMSHA256:
-		opts = append(opts, kgo.SASL(auth.AsSha256Mechanism()))
-	case config.SCRAMSHA512:
-		opts = append(opts, kgo.SASL(auth.AsSha512Mechanism()))
-	default:
-		return nil, fmt.Errorf("unsupported STREAMING_HUB_KAFKA_SCRAM_MECHANISM %q", k.SCRAMMechanism)
+	if k.SASLMechanism != config.SASLNone {
+		mechanism, err := saslMechanism(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.SASL(mechanism))
 	}
 	return opts, nil
 }

@@ -6,8 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // backlogCount reads the delivery backlog per tenant, the auto-disabled
@@ -79,7 +80,7 @@ type tenantBacklog struct {
 }
 
 // boundTenants turns the backlog of every tenant (largest first, as
-// store.BacklogByTenant reads it) into at most limit series of their own
+// oncall.BacklogByTenant reads it) into at most limit series of their own
 // and one "other" series that sums the rest, keeping its oldest wait. The
 // label's cardinality is bounded by the setting whatever the number of
 // tenants. A tenant that is itself named "other" is folded into the bucket.

@@ -7,14 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/queue"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -22,9 +25,9 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 var discard = slog.New(slog.DiscardHandler)
 
 // openStore opens a freshly migrated database of its own.
-func openStore(t *testing.T) *store.Store {
+func openStore(t *testing.T) *storetest.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{})
+	st, err := storetest.Connect(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +36,7 @@ func openStore(t *testing.T) *store.Store {
 }
 
 // subscription creates tenant with a subscription and returns its id.
-func subscription(t *testing.T, st *store.Store, tenant string) string {
+func subscription(t *testing.T, st *storetest.Store, tenant string) string {
 	t.Helper()
 	var id string
 	err := st.Pool.QueryRow(context.Background(), `
@@ -48,7 +51,7 @@ RETURNING id::text`, tenant).Scan(&id)
 }
 
 // exec runs a statement of the test's set-up.
-func exec(t *testing.T, st *store.Store, sql string, args ...any) {
+func exec(t *testing.T, st *storetest.Store, sql string, args ...any) {
 	t.Helper()
 	if _, err := st.Pool.Exec(context.Background(), sql, args...); err != nil {
 		t.Fatalf("%s: %v", sql, err)
@@ -110,7 +113,7 @@ VALUES (gen_random_uuid(), 'acme', $1, 1, 'in_flight', 'gone', $2, $2, $2),
        (gen_random_uuid(), 'acme', $1, 2, 'in_flight', 'alive', $3, $2, $2)`, sub, now.Add(-time.Minute), now.Add(time.Minute))
 	reg := prometheus.NewPedanticRegistry()
 	w := &wakes{}
-	svc, err := leaseRecovery(Options{Store: st, Registerer: reg, Dispatcher: w, PoisonThreshold: 5, Logger: discard})
+	svc, err := leaseRecovery(Options{Queue: st.Queue, Lifecycle: st.Lifecycle, Registerer: reg, Dispatcher: w, PoisonThreshold: 5, Logger: discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +155,7 @@ VALUES (gen_random_uuid(), 'acme', $1, 1, 'pending', 'stranded', 'infinity', $2,
        (gen_random_uuid(), 'acme', $1, 3, 'pending', 'waiting', 'infinity', $2, $2)`, sub, now.Add(-time.Minute))
 	reg := prometheus.NewPedanticRegistry()
 	w := &wakes{}
-	svc, err := strandedKeyRelease(Options{Store: st, Registerer: reg, Dispatcher: w, Logger: discard})
+	svc, err := strandedKeyRelease(Options{Queue: st.Queue, Lifecycle: st.Lifecycle, Registerer: reg, Dispatcher: w, Logger: discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,12 +228,12 @@ func TestPartitionCreationComesBeforeTheSequenceMove(t *testing.T) {
 	ctx := context.Background()
 	// Far enough ahead that no partition of the day exists yet.
 	later := time.Now().Add(30 * 24 * time.Hour)
-	o := Options{Store: st}
+	o := Options{Queue: st.Queue, Lifecycle: st.Lifecycle}
 	move, create := inboxSequenceMove(o), partitionCreation(o)
 	if err := move.RunOnce(ctx, later); err != nil {
 		t.Fatal(err)
 	}
-	if next := nextSeq(t, st); next >= store.DaySeqBase(later) {
+	if next := nextSeq(t, st); next >= pg.DaySeqBase(later) {
 		t.Fatalf("the sequence moved to %d, into a day without its partition", next)
 	}
 	if err := create.RunOnce(ctx, later); err != nil {
@@ -239,23 +242,23 @@ func TestPartitionCreationComesBeforeTheSequenceMove(t *testing.T) {
 	if err := move.RunOnce(ctx, later); err != nil {
 		t.Fatal(err)
 	}
-	if next, want := nextSeq(t, st), store.DaySeqBase(later); next != want {
+	if next, want := nextSeq(t, st), pg.DaySeqBase(later); next != want {
 		t.Errorf("the sequence's next value is %d, want the day's base %d", next, want)
 	}
 	// Ahead of the day too, so ingest never waits for one.
-	status, err := st.StorageStatus(ctx, later, store.RetentionPolicy{Events: time.Hour, Deliveries: time.Hour, Quarantine: time.Hour})
+	status, err := st.StorageStatus(ctx, later, lifecycle.RetentionPolicy{Events: time.Hour, Deliveries: time.Hour, Quarantine: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tbl := range status.Tables {
-		if tbl.Partitions < store.PartitionsAhead+1 {
-			t.Errorf("%s has %d partitions, want at least today's and %d ahead", tbl.Table, tbl.Partitions, store.PartitionsAhead)
+		if tbl.Partitions < lifecycle.PartitionsAhead+1 {
+			t.Errorf("%s has %d partitions, want at least today's and %d ahead", tbl.Table, tbl.Partitions, lifecycle.PartitionsAhead)
 		}
 	}
 }
 
 // nextSeq is the inbox sequence's next value.
-func nextSeq(t *testing.T, st *store.Store) int64 {
+func nextSeq(t *testing.T, st *storetest.Store) int64 {
 	t.Helper()
 	var next int64
 	if err := st.Pool.QueryRow(context.Background(),
@@ -265,12 +268,12 @@ func nextSeq(t *testing.T, st *store.Store) int64 {
 	return next
 }
 
-var week = store.RetentionPolicy{Events: 168 * time.Hour, Deliveries: 168 * time.Hour, Quarantine: 168 * time.Hour}
+var week = lifecycle.RetentionPolicy{Events: 168 * time.Hour, Deliveries: 168 * time.Hour, Quarantine: 168 * time.Hour}
 
 func TestRetentionPrunesUnderTheLockAndEveryInstanceRefreshesTheGauges(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
-	today := store.DayStart(time.Now())
+	today := pg.DayStart(time.Now())
 	if err := st.EnsurePartitions(ctx, today); err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +284,7 @@ INSERT INTO quarantine (reason, topic, kafka_partition, kafka_offset, header_key
 SELECT 'invalid_time', 'topic', 0, g, '{}', '{}', '\x00', 1, sha256('\x00'), $1 FROM generate_series(1, 3) g`, today.Add(time.Hour))
 	reg := prometheus.NewPedanticRegistry()
 	clock := today.Add(10 * 24 * time.Hour)
-	o := Options{Store: st, Registerer: reg, Retention: week, RetentionInterval: time.Minute, Logger: discard,
+	o := Options{Queue: st.Queue, Lifecycle: st.Lifecycle, Registerer: reg, Retention: week, RetentionInterval: time.Minute, Logger: discard,
 		Now: func() time.Time { return clock }}
 	prune, err := retentionPrune(o)
 	if err != nil {
@@ -291,7 +294,7 @@ SELECT 'invalid_time', 'topic', 0, g, '{}', '{}', '\x00', 1, sha256('\x00'), $1 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewRunner(RunnerOptions{Store: st, Registerer: reg, Now: o.Now}, []Service{prune, gauges})
+	r, err := NewRunner(RunnerOptions{Lifecycle: st.Lifecycle, Registerer: reg, Now: o.Now}, []Service{prune, gauges})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +302,7 @@ SELECT 'invalid_time', 'topic', 0, g, '{}', '{}', '\x00', 1, sha256('\x00'), $1 
 	// Another process holds the lock: this one neither prunes nor waits,
 	// but still refreshes its gauges.
 	err = st.WithRetentionLock(ctx, func() error {
-		if err := r.RunOnce(ctx, prune); err != store.ErrRetentionBusy {
+		if err := r.RunOnce(ctx, prune); err != lifecycle.ErrRetentionBusy {
 			t.Errorf("prune with the lock held elsewhere: %v, want ErrRetentionBusy", err)
 		}
 		return r.RunOnce(ctx, gauges)
@@ -392,7 +395,7 @@ func (b breakers) ReleaseOutwaited(context.Context, time.Time)               {}
 func (b breakers) ForgetUnusedBreakers(context.Context, time.Time) error     { return nil }
 func (b breakers) EvictIdleCaches(time.Time)                                 {}
 func (b breakers) ReportDeadLetters(context.Context, time.Time) (int, error) { return 0, nil }
-func (b breakers) ReportPoisoned(context.Context, pgx.Tx, []store.Poisoned, time.Time) error {
+func (b breakers) ReportPoisoned(context.Context, pgx.Tx, []queue.Poisoned, time.Time) error {
 	return nil
 }
 func (b breakers) Breakers() []oncall.BreakerState { return b }

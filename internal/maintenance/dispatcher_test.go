@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/queue"
+
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
@@ -28,7 +29,7 @@ func (c *calls) ForgetUnusedBreakers(_ context.Context, now time.Time) error {
 }
 func (c *calls) EvictIdleCaches(now time.Time)   { c.evictedAt = now }
 func (c *calls) Breakers() []oncall.BreakerState { return nil }
-func (c *calls) ReportPoisoned(context.Context, pgx.Tx, []store.Poisoned, time.Time) error {
+func (c *calls) ReportPoisoned(context.Context, pgx.Tx, []queue.Poisoned, time.Time) error {
 	return nil
 }
 func (c *calls) ReportDeadLetters(_ context.Context, now time.Time) (int, error) {

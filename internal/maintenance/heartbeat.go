@@ -10,7 +10,7 @@ import (
 )
 
 // heartbeat stores this instance's metrics snapshot and open breakers
-// (store.Heartbeat), so that `hubctl top` and `subs get` see every
+// (oncall.Heartbeat), so that `hubctl top` and `subs get` see every
 // instance behind the database, and removes the instance when it stops.
 //
 // Leader: every instance: each stores its own.

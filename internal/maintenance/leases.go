@@ -10,7 +10,7 @@ import (
 // leaseRecovery returns to pending the in-flight jobs whose lease expired
 // without a result (their worker died or lost the database), and
 // dead-letters as poison a job recovered too often
-// (store.RecoverExpiredLeases). It wakes the dispatcher when it recovered
+// (queue.RecoverExpiredLeases). It wakes the dispatcher when it recovered
 // any.
 //
 // Leader: every delivering instance, so a recovery waits for no other
@@ -26,7 +26,7 @@ func leaseRecovery(o Options) (Service, error) {
 	return Service{
 		Name: "lease_recovery", Interval: o.ReapInterval, Leader: EveryInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
-			rec, err := o.Store.RecoverExpiredLeasesReported(ctx, now, o.PoisonThreshold, o.Dispatcher.ReportPoisoned)
+			rec, err := o.Queue.RecoverExpiredLeasesReported(ctx, now, o.PoisonThreshold, o.Dispatcher.ReportPoisoned)
 			if err != nil {
 				return err
 			}

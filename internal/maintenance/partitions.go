@@ -6,7 +6,7 @@ import (
 )
 
 // partitionCreation creates the daily partitions of today and the days
-// ahead that are missing (store.CreatePartitions), so no write ever waits
+// ahead that are missing (lifecycle.CreatePartitions), so no write ever waits
 // for one.
 //
 // Leader: one instance at a time: two runs would create the same
@@ -14,12 +14,12 @@ import (
 func partitionCreation(o Options) Service {
 	return Service{
 		Name: "partition_creation", Interval: o.RetentionInterval, Leader: OneInstance,
-		RunOnce: o.Store.CreatePartitions,
+		RunOnce: o.Lifecycle.CreatePartitions,
 	}
 }
 
 // inboxSequenceMove moves the inbox's sequence into the current day's
-// range once the day has begun (store.MoveInboxSequence); it runs after
+// range once the day has begun (lifecycle.MoveInboxSequence); it runs after
 // partition creation, which makes the day's partition.
 //
 // Leader: one instance at a time: each run holds the ingest lock
@@ -27,6 +27,6 @@ func partitionCreation(o Options) Service {
 func inboxSequenceMove(o Options) Service {
 	return Service{
 		Name: "inbox_sequence_move", Interval: o.RetentionInterval, Leader: OneInstance,
-		RunOnce: func(ctx context.Context, now time.Time) error { return o.Store.MoveInboxSequence(ctx, now) },
+		RunOnce: func(ctx context.Context, now time.Time) error { return o.Lifecycle.MoveInboxSequence(ctx, now) },
 	}
 }

@@ -10,10 +10,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/event"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/history"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 )
 
 const day = 24 * time.Hour
@@ -27,7 +30,7 @@ const day = 24 * time.Hour
 // -benchtime=1x.
 func BenchmarkPrune(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(b), pg.Options{MaxConns: 8})
+	st, err := storetest.Connect(ctx, pgtest.DSN(b), pg.Options{MaxConns: 8})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,12 +39,12 @@ func BenchmarkPrune(b *testing.B) {
 	if _, err := st.Pool.Exec(ctx, `INSERT INTO tenants (id) VALUES ('acme')`); err != nil {
 		b.Fatal(err)
 	}
-	if err := history.Seed(ctx, st, "history", 2_000_000, now); err != nil {
+	if err := history.Seed(ctx, st.Lifecycle, "history", 2_000_000, now); err != nil {
 		b.Fatal(err)
 	}
 	// A day later, the oldest day of the history has expired.
 	later := now.Add(day)
-	policy := store.RetentionPolicy{Events: 7 * day, Deliveries: 7 * day, Quarantine: 7 * day}
+	policy := lifecycle.RetentionPolicy{Events: 7 * day, Deliveries: 7 * day, Quarantine: 7 * day}
 	if err := st.EnsurePartitions(ctx, later); err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +53,7 @@ func BenchmarkPrune(b *testing.B) {
 	baseline := ingest.measure(3 * time.Second)
 
 	b.ResetTimer()
-	var rep store.PruneReport
+	var rep lifecycle.PruneReport
 	during := ingest.during(func() {
 		rep, err = st.Prune(ctx, later, policy, false)
 	})
@@ -77,7 +80,7 @@ func BenchmarkPrune(b *testing.B) {
 // WriteIngestBatch, one after another, as one partition's consumer does.
 type ingestLoad struct {
 	b      *testing.B
-	st     *store.Store
+	st     *storetest.Store
 	offset atomic.Int64
 }
 
@@ -89,12 +92,12 @@ type loadRun struct {
 
 func (r loadRun) rate() float64 { return float64(r.events) / r.elapsed.Seconds() }
 
-func newIngestLoad(b *testing.B, st *store.Store) *ingestLoad { return &ingestLoad{b: b, st: st} }
+func newIngestLoad(b *testing.B, st *storetest.Store) *ingestLoad { return &ingestLoad{b: b, st: st} }
 
-func (l *ingestLoad) batch() store.IngestBatch {
+func (l *ingestLoad) batch() queue.IngestBatch {
 	payload := make([]byte, 1024)
 	start := l.offset.Add(100) - 100
-	records := make([]store.IngestRecord, 100)
+	records := make([]queue.IngestRecord, 100)
 	for i := range records {
 		id := uuid.Must(uuid.NewV7()).String()
 		headers := benchHeaders("acme", id)
@@ -102,9 +105,9 @@ func (l *ingestLoad) batch() store.IngestBatch {
 		if !ok {
 			l.b.Fatalf("benchmark event does not parse: %v", v)
 		}
-		records[i] = store.IngestRecord{Offset: start + int64(i), Headers: headers, Value: payload, Verdict: event.Accepted(), Event: ev}
+		records[i] = queue.IngestRecord{Offset: start + int64(i), Headers: headers, Value: payload, Verdict: event.Accepted(), Event: ev}
 	}
-	return store.IngestBatch{Group: "streaming-hub", Topic: "lerian.streaming.bench", Partition: 0, Records: records, NextOffset: start + 100}
+	return queue.IngestBatch{Group: "streaming-hub", Topic: "lerian.streaming.bench", Partition: 0, Records: records, NextOffset: start + 100, Route: routeNewEvents}
 }
 
 // run writes batches until stop is closed.
@@ -159,3 +162,6 @@ func benchHeaders(tenant, id string) []event.Header {
 		h("ce-tenantid", tenant),
 	}
 }
+
+// routeNewEvents is the router ingest passes, without filter limits.
+var routeNewEvents = match.Router(match.FilterLimits{})

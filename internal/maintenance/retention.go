@@ -6,10 +6,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 )
 
-// retentionPrune removes what retention no longer keeps (store.Prune:
+// retentionPrune removes what retention no longer keeps (lifecycle.Prune:
 // what goes and what stays is the store's decision), logs it and counts
 // it.
 //
@@ -38,7 +38,7 @@ func retentionPrune(o Options) (Service, error) {
 		Name: "retention_prune", Interval: o.RetentionInterval, Leader: OneInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
 			started := time.Now()
-			rep, err := o.Store.Prune(ctx, now, o.Retention, false)
+			rep, err := o.Lifecycle.Prune(ctx, now, o.Retention, false)
 			m.record(o, rep)
 			if err != nil {
 				return err
@@ -62,7 +62,7 @@ type pruneMetrics struct {
 
 // record logs and counts what a prune removed, also when it stopped half
 // way: what was dropped is gone either way.
-func (m pruneMetrics) record(o Options, rep store.PruneReport) {
+func (m pruneMetrics) record(o Options, rep lifecycle.PruneReport) {
 	for _, rm := range rep.Removals {
 		m.droppedRows.WithLabelValues(rm.Table).Add(float64(rm.Rows))
 		m.droppedBytes.WithLabelValues(rm.Table).Add(float64(rm.Bytes))

@@ -13,7 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 )
 
 // Leader says which instances run a service.
@@ -47,9 +47,9 @@ type Service struct {
 
 // RunnerOptions configure a Runner.
 type RunnerOptions struct {
-	// Store provides the retention lock of OneInstance services.
-	Store  *store.Store
-	Logger *slog.Logger
+	// Lifecycle provides the retention lock of OneInstance services.
+	Lifecycle *lifecycle.Store
+	Logger    *slog.Logger
 	// Registerer receives streaming_hub_maintenance_runs_total; nil
 	// registers nothing.
 	Registerer prometheus.Registerer
@@ -84,7 +84,7 @@ func NewRunner(opts RunnerOptions, services []Service) (*Runner, error) {
 		opts.Now = time.Now
 	}
 	if opts.lock == nil {
-		opts.lock = opts.Store.WithRetentionLock
+		opts.lock = opts.Lifecycle.WithRetentionLock
 	}
 	for _, s := range services {
 		if s.Name == "" || s.Interval <= 0 || s.RunOnce == nil || (s.Leader != EveryInstance && s.Leader != OneInstance) {
@@ -191,7 +191,7 @@ func (r *Runner) RunOnce(ctx context.Context, s Service) error {
 	}
 	switch {
 	case ctx.Err() != nil:
-	case errors.Is(err, store.ErrRetentionBusy):
+	case errors.Is(err, lifecycle.ErrRetentionBusy):
 		r.runs.WithLabelValues(s.Name, outcomeSkipped).Inc()
 		r.opts.Logger.Debug("maintenance skipped: another instance is running it", "service", s.Name)
 	case err != nil:
@@ -208,7 +208,7 @@ func (r *Runner) RunOnce(ctx context.Context, s Service) error {
 func (r *Runner) logTransition(s Service, err error, failing bool) bool {
 	log := r.opts.Logger
 	switch {
-	case errors.Is(err, store.ErrRetentionBusy):
+	case errors.Is(err, lifecycle.ErrRetentionBusy):
 		return failing
 	case err != nil && !failing:
 		log.Warn("maintenance run failed; trying again every interval", "service", s.Name, "interval", s.Interval, "error", err)

@@ -15,8 +15,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // journal records what the services of a test did, in order.
@@ -97,7 +98,7 @@ func TestRunnerTakesOneInstanceServicesInListOrderUnderTheLock(t *testing.T) {
 		var held atomic.Bool // another instance holds the lock
 		lock := func(_ context.Context, fn func() error) error {
 			if held.Load() {
-				return store.ErrRetentionBusy
+				return lifecycle.ErrRetentionBusy
 			}
 			j.add("lock")
 			return fn()
@@ -187,7 +188,7 @@ func TestRunnerRefusesAnIncompleteService(t *testing.T) {
 }
 
 func TestServicesOfEachRole(t *testing.T) {
-	base := Options{Store: &store.Store{}, Dispatcher: nopDispatcher{}, RetentionInterval: time.Minute}
+	base := Options{Queue: &queue.Store{}, Lifecycle: &lifecycle.Store{}, Dispatcher: nopDispatcher{}, RetentionInterval: time.Minute}
 	storage := []string{"partition_creation", "inbox_sequence_move", "retention_prune", "storage_gauges"}
 	delivery := []string{"lease_recovery", "stranded_key_release", "outwaited_release", "unused_breakers", "backlog_count", "cache_eviction", "dead_letter_reports"}
 	for role, want := range map[string][]string{
@@ -224,7 +225,7 @@ func (nopDispatcher) ReleaseOutwaited(context.Context, time.Time)               
 func (nopDispatcher) ForgetUnusedBreakers(context.Context, time.Time) error     { return nil }
 func (nopDispatcher) EvictIdleCaches(time.Time)                                 {}
 func (nopDispatcher) ReportDeadLetters(context.Context, time.Time) (int, error) { return 0, nil }
-func (nopDispatcher) ReportPoisoned(context.Context, pgx.Tx, []store.Poisoned, time.Time) error {
+func (nopDispatcher) ReportPoisoned(context.Context, pgx.Tx, []queue.Poisoned, time.Time) error {
 	return nil
 }
 func (nopDispatcher) Breakers() []oncall.BreakerState { return nil }

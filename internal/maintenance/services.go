@@ -10,8 +10,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/internal/config"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // DefaultReapInterval is how often the delivery services run: lease
@@ -32,13 +33,16 @@ type Dispatcher interface {
 	EvictIdleCaches(now time.Time)
 	Breakers() []oncall.BreakerState
 	ReportDeadLetters(ctx context.Context, now time.Time) (int, error)
-	ReportPoisoned(ctx context.Context, tx pgx.Tx, poisoned []store.Poisoned, at time.Time) error
+	ReportPoisoned(ctx context.Context, tx pgx.Tx, poisoned []queue.Poisoned, at time.Time) error
 }
 
 // Options are what the services need.
 type Options struct {
-	Role  config.Role
-	Store *store.Store
+	Role config.Role
+	// Queue recovers expired leases and releases stranded ordering keys.
+	Queue *queue.Store
+	// Lifecycle creates partitions, prunes and reads storage status.
+	Lifecycle *lifecycle.Store
 	// OnCall records the heartbeats and reads the backlog readings.
 	OnCall *oncall.Store
 	Logger *slog.Logger
@@ -64,7 +68,7 @@ type Options struct {
 	TenantLimit int
 	// Retention is the retention policy and RetentionInterval how often
 	// the storage services run (STREAMING_HUB_RETENTION_*).
-	Retention         store.RetentionPolicy
+	Retention         lifecycle.RetentionPolicy
 	RetentionInterval time.Duration
 	// Now is the clock of what a service stamps after its run (the
 	// runner gives each run its start); nil means time.Now.

@@ -27,7 +27,7 @@ func storageGauges(o Options) (Service, error) {
 	return Service{
 		Name: "storage_gauges", Interval: o.RetentionInterval, Leader: EveryInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
-			st, err := o.Store.StorageStatus(ctx, now, o.Retention)
+			st, err := o.Lifecycle.StorageStatus(ctx, now, o.Retention)
 			if err != nil {
 				return err
 			}

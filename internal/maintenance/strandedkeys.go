@@ -9,7 +9,7 @@ import (
 
 // strandedKeyRelease makes due the parked head of every ordering key whose
 // release a transition missed (a race the claim cannot see, or a process
-// of an older version; store.ReleaseStrandedKeys), so a missed release
+// of an older version; queue.ReleaseStrandedKeys), so a missed release
 // delays a key by at most the interval, never strands it. It wakes the
 // dispatcher when it released any.
 //
@@ -26,7 +26,7 @@ func strandedKeyRelease(o Options) (Service, error) {
 	return Service{
 		Name: "stranded_key_release", Interval: o.ReapInterval, Leader: EveryInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
-			released, err := o.Store.ReleaseStrandedKeys(ctx, now)
+			released, err := o.Queue.ReleaseStrandedKeys(ctx, now)
 			if err != nil || released == 0 {
 				return err
 			}

@@ -6,32 +6,23 @@ package match
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hubctl/hubctl/internal/routing"
 )
 
 // Verification states of a subscription (docs/concepts.md, Verification).
 const (
-	VerificationPending = "pending"
-	VerificationActive  = "active"
-	VerificationFailed  = "failed"
+	VerificationPending = routing.VerificationPending
+	VerificationActive  = routing.VerificationActive
+	VerificationFailed  = routing.VerificationFailed
 )
 
-// Subscription is what matching needs to know about one subscription.
-type Subscription struct {
-	TenantID          string
-	Enabled           bool
-	VerificationState string
-	EventTypes        []string // patterns: exact key, "<resourcetype>.*" or "*"
-	SchemaMajor       int
-	Origin            string // empty matches every source
-}
-
-// Event is what matching needs to know about one accepted event.
-type Event struct {
-	TenantID    string
-	Key         string // <resourcetype>.<eventtype>
-	SchemaMajor int
-	Source      string
-}
+// Subscription is what matching needs to know about one subscription, and
+// Event what it needs to know about one accepted event.
+type (
+	Subscription = routing.Subscription
+	Event        = routing.Event
+)
 
 // Matches applies every matching rule (docs/concepts.md, Matching).
 func Matches(s Subscription, e Event) bool {

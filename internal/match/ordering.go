@@ -1,16 +1,12 @@
 package match
 
+import "github.com/hubctl/hubctl/internal/routing"
+
 // Ordering modes of a subscription (docs/concepts.md, Ordered delivery).
 const (
-	// OrderingNone delivers as dispatch finds the jobs: several of one
-	// subscription may be in flight at once.
-	OrderingNone = "none"
-	// OrderingTenant keeps every delivery of the subscription in seq
-	// order, one at a time.
-	OrderingTenant = "tenant"
-	// OrderingSubject keeps the deliveries of each event subject in seq
-	// order, one at a time per subject; subjects progress independently.
-	OrderingSubject = "subject"
+	OrderingNone    = routing.OrderingNone
+	OrderingTenant  = routing.OrderingTenant
+	OrderingSubject = routing.OrderingSubject
 )
 
 // Orderings lists the valid ordering modes, the default first.

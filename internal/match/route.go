@@ -5,60 +5,18 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/filter"
+	"github.com/hubctl/hubctl/internal/routing"
 )
 
-// Candidate is one subscription a batch of new events may be routed to, as
-// the store loaded it for the batch's tenants.
-type Candidate struct {
-	ID   [16]byte // the subscription's id; opaque here
-	Pull bool     // a pull sink: matched events get a pull entry, not a delivery job
-	Subscription
-	// Filter is the subscription's compiled content filter, nil when it
-	// has none. FilterErr is set instead when its stored expression does
-	// not compile: every event is then an evaluation error, no match.
-	Filter    *filter.Program
-	FilterErr error
-	// Ordering is the subscription's ordering mode (OrderingNone, "" or
-	// another of Orderings).
-	Ordering string
-}
-
-// NewEvent is an event the inbox has just taken, with the seq it got.
-type NewEvent struct {
-	Seq int64
-	Event
-	// Attributes is what content filters read of the event.
-	Attributes filter.Event
-}
-
-// Route sends one new event to one subscription.
-type Route struct {
-	SubscriptionID [16]byte
-	TenantID       string
-	Seq            int64
-	// OrderingKey is the job's ordering key, nil when its subscription
-	// orders nothing (OrderingKey).
-	OrderingKey *string
-}
-
-// Routes is what RouteNewEvents decided, each list in the order of the
-// events and, per event, of its tenant's candidates.
-type Routes struct {
-	Jobs []Route // to push sinks: one delivery job each
-	Pull []Route // to pull sinks: one pull entry each
-	// FilterFailures are the (event, subscription) pairs whose content
-	// filter could not say yes or no: the event is kept for the
-	// subscription as a dead letter (docs/concepts.md, Dead letters and poison).
-	FilterFailures []FilterFailure
-}
-
-// FilterFailure is one filter that failed on one event.
-type FilterFailure struct {
-	Route
-	Pull   bool   // the subscription is a pull sink, which has no dead letters
-	Reason string // one of filter.Reasons
-	Error  string // what failed, for the dead letter's last_error
-}
+// The routing vocabulary, shared with the store, which loads the
+// candidates and writes the routes (internal/routing).
+type (
+	Candidate     = routing.Candidate
+	NewEvent      = routing.NewEvent
+	Route         = routing.Route
+	Routes        = routing.Routes
+	FilterFailure = routing.FilterFailure
+)
 
 // FilterLimits bound the filter work of one batch.
 type FilterLimits struct {
@@ -118,6 +76,14 @@ func RouteNewEvents(events []NewEvent, candidates map[string][]Candidate, limits
 		}
 	}
 	return r
+}
+
+// Router is RouteNewEvents under limits, as the store takes it: ingest's
+// under its filter limits, a recover's with none.
+func Router(limits FilterLimits) routing.Router {
+	return func(events []NewEvent, candidates map[string][]Candidate) Routes {
+		return RouteNewEvents(events, candidates, limits)
+	}
 }
 
 // evaluate runs c's filter over in within limits, charging the time it

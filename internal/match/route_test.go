@@ -69,6 +69,10 @@ func TestRouteNewEvents(t *testing.T) {
 			if got := RouteNewEvents(tt.events, tt.candidates, FilterLimits{}); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("RouteNewEvents = %+v, want %+v", got, tt.want)
 			}
+			// The router the store is handed decides the same.
+			if got := Router(FilterLimits{})(tt.events, tt.candidates); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Router = %+v, want %+v", got, tt.want)
+			}
 		})
 	}
 }

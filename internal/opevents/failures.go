@@ -3,9 +3,10 @@ package opevents
 import (
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/queue"
+
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/store"
 	opstore "github.com/hubctl/hubctl/internal/store/opevents"
 )
 
@@ -36,7 +37,7 @@ type FailureReport struct {
 // failingAfter is STREAMING_HUB_BREAKER_FAILURES; 0 is the default. A
 // subscription deleted or disabled meanwhile is not reported failing: it
 // delivers nothing more whatever its destination does.
-func OnFailure(f store.RecordedFailure, failingAfter int) FailureReport {
+func OnFailure(f queue.RecordedFailure, failingAfter int) FailureReport {
 	if failingAfter <= 0 {
 		failingAfter = DefaultFailingAfter
 	}
@@ -69,7 +70,7 @@ type PoisonedDeadLetters struct {
 
 // OnPoison groups the jobs a lease recovery dead-lettered as poison by
 // subscription, in the order of their first appearance.
-func OnPoison(poisoned []store.Poisoned, at time.Time) []PoisonedDeadLetters {
+func OnPoison(poisoned []queue.Poisoned, at time.Time) []PoisonedDeadLetters {
 	var out []PoisonedDeadLetters
 	index := map[uuid.UUID]int{}
 	for _, p := range poisoned {
@@ -89,7 +90,7 @@ func OnPoison(poisoned []store.Poisoned, at time.Time) []PoisonedDeadLetters {
 }
 
 // FailingFields are hub.subscription_failing's data.
-func FailingFields(f store.RecordedFailure) map[string]any {
+func FailingFields(f queue.RecordedFailure) map[string]any {
 	var status any
 	if f.Attempt.StatusCode != 0 {
 		status = f.Attempt.StatusCode
@@ -102,7 +103,7 @@ func FailingFields(f store.RecordedFailure) map[string]any {
 
 // AutoDisabledFields are the data of hub.subscription_disabled when the hub
 // switched the subscription off.
-func AutoDisabledFields(f store.RecordedFailure) map[string]any {
+func AutoDisabledFields(f queue.RecordedFailure) map[string]any {
 	return map[string]any{"trigger": TriggerAutomatic, "failing_since": utc(f.Span.FailingSince), "last_failure_at": utc(f.Span.LastFailureAt)}
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -45,7 +45,7 @@ type KeyHolder struct {
 	KeyID    string
 }
 
-func apiKeyView(k store.APIKey) hubapi.APIKey {
+func apiKeyView(k catalog.APIKey) hubapi.APIKey {
 	return hubapi.APIKey{
 		ID:         k.ID,
 		Name:       k.Name,
@@ -68,13 +68,13 @@ func utcOrNil(t *time.Time) *time.Time {
 // stored as hashes (crypto.HashAPIToken), so a token is shown once, on
 // creation, and can be replaced but never recovered.
 type APIKeys struct {
-	store *store.Store
+	store *catalog.Store
 	now   func() time.Time
 }
 
 // NewAPIKeys returns the API key use cases over st; now stamps creation,
 // revocation and last use.
-func NewAPIKeys(st *store.Store, now func() time.Time) *APIKeys {
+func NewAPIKeys(st *catalog.Store, now func() time.Time) *APIKeys {
 	return &APIKeys{store: st, now: now}
 }
 
@@ -121,7 +121,7 @@ func (s *APIKeys) Create(ctx context.Context, tenantID, name string) (hubapi.Cre
 	if err != nil {
 		return hubapi.CreatedAPIKey{}, fmt.Errorf("new API key id: %w", err)
 	}
-	k, err := s.store.CreateAPIKey(ctx, store.NewAPIKey{
+	k, err := s.store.CreateAPIKey(ctx, catalog.NewAPIKey{
 		ID:          id.String(),
 		TenantID:    tenantID,
 		Name:        name,
@@ -157,7 +157,7 @@ func (s *APIKeys) List(ctx context.Context, tenantID string, p hubapi.ListParams
 	if err != nil {
 		return hubapi.Page[hubapi.APIKey]{}, err
 	}
-	return pageOf(rows, more, apiKeyView, apiKeysCursor, func(last store.APIKey) string {
+	return pageOf(rows, more, apiKeyView, apiKeysCursor, func(last catalog.APIKey) string {
 		return formatAPIKeyPosition(last.CreatedAt, last.ID)
 	}), nil
 }
@@ -202,7 +202,7 @@ func (s *APIKeys) Authenticate(ctx context.Context, token string) (KeyHolder, er
 		return KeyHolder{}, err
 	case h.Key.RevokedAt != nil:
 		return KeyHolder{}, hubapi.ErrInvalidAPIKey
-	case h.TenantStatus != store.TenantActive:
+	case h.TenantStatus != catalog.TenantActive:
 		return KeyHolder{}, hubapi.ErrTenantInactive
 	}
 	return KeyHolder{TenantID: h.Key.TenantID, KeyID: h.Key.ID}, nil
@@ -219,7 +219,7 @@ func formatAPIKeyPosition(at time.Time, id string) string {
 	return strconv.FormatInt(at.UnixMicro(), 10) + "." + id
 }
 
-func parseAPIKeyPosition(position string) (*store.APIKeyPosition, error) {
+func parseAPIKeyPosition(position string) (*catalog.APIKeyPosition, error) {
 	microsText, id, ok := strings.Cut(position, ".")
 	if !ok {
 		return nil, errBadCursor()
@@ -228,5 +228,5 @@ func parseAPIKeyPosition(position string) (*store.APIKeyPosition, error) {
 	if err != nil || micros < minCursorMicros || micros >= maxCursorMicros || checkAPIKeyID(id) != nil {
 		return nil, errBadCursor()
 	}
-	return &store.APIKeyPosition{CreatedAt: time.UnixMicro(micros).UTC(), ID: id}, nil
+	return &catalog.APIKeyPosition{CreatedAt: time.UnixMicro(micros).UTC(), ID: id}, nil
 }

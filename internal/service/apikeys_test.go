@@ -19,10 +19,10 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	st := openStore(t)
-	if _, err := service.NewTenants(st, clk.Now).Create(ctx, "acme"); err != nil {
+	if _, err := service.NewTenants(st.Catalog, st.Lifecycle, clk.Now).Create(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
-	keys := service.NewAPIKeys(st, clk.Now)
+	keys := service.NewAPIKeys(st.Catalog, clk.Now)
 
 	created, err := keys.Create(ctx, "acme", "ci deploys")
 	if err != nil {
@@ -71,11 +71,11 @@ func TestAuthenticateRefusesKeysOfInactiveTenants(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	st := openStore(t)
-	tenants := service.NewTenants(st, clk.Now)
+	tenants := service.NewTenants(st.Catalog, st.Lifecycle, clk.Now)
 	if _, err := tenants.Create(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
-	keys := service.NewAPIKeys(st, clk.Now)
+	keys := service.NewAPIKeys(st.Catalog, clk.Now)
 	created, err := keys.Create(ctx, "acme", "ci")
 	if err != nil {
 		t.Fatal(err)
@@ -98,13 +98,13 @@ func TestAPIKeyErrors(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	st := openStore(t)
-	tenants := service.NewTenants(st, clk.Now)
+	tenants := service.NewTenants(st.Catalog, st.Lifecycle, clk.Now)
 	for _, id := range []string{"acme", "globex"} {
 		if _, err := tenants.Create(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 	}
-	keys := service.NewAPIKeys(st, clk.Now)
+	keys := service.NewAPIKeys(st.Catalog, clk.Now)
 	globexKey, err := keys.Create(ctx, "globex", "theirs")
 	if err != nil {
 		t.Fatal(err)
@@ -200,10 +200,10 @@ func TestListAPIKeysFollowsCursors(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	st := openStore(t)
-	if _, err := service.NewTenants(st, clk.Now).Create(ctx, "acme"); err != nil {
+	if _, err := service.NewTenants(st.Catalog, st.Lifecycle, clk.Now).Create(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
-	keys := service.NewAPIKeys(st, clk.Now)
+	keys := service.NewAPIKeys(st.Catalog, clk.Now)
 	var want []string
 	for _, name := range []string{"a", "b", "c", "d", "e"} {
 		k, err := keys.Create(ctx, "acme", name)

@@ -5,19 +5,19 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/observe"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // withBreaker adds to a single subscription's view the breaker of its
 // destination as the running hubs report it in their heartbeats.
-func (s *Subscriptions) withBreaker(ctx context.Context, sub store.Subscription, view hubapi.Subscription) (hubapi.Subscription, error) {
+func (s *Subscriptions) withBreaker(ctx context.Context, sub catalog.Subscription, view hubapi.Subscription) (hubapi.Subscription, error) {
 	if sub.SinkType == sinkPull || sub.Destination == "" {
 		return view, nil
 	}
 	now := s.now()
-	states, err := s.store.OnCall.BreakerStates(ctx, sub.TenantID, sub.Destination, now, observe.StaleAfter)
+	states, err := s.breakers.BreakerStates(ctx, sub.TenantID, sub.Destination, now, observe.StaleAfter)
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}

@@ -9,8 +9,9 @@ import (
 
 // As is the control plane as caller may use it: every operation first
 // settles what the caller may act on, so no front end can forget to.
-// The admin acts on any existing tenant it names; a tenant API key on its
-// own tenant only ("" naming it), and on no admin operation.
+// The admin acts on any existing tenant it names; a tenant API key or a
+// tenant's portal session on its own tenant only ("" naming it), and on
+// no admin operation; a read-only session changes nothing.
 func (c *ControlPlane) As(caller hubapi.Caller) hubapi.ControlPlane {
 	return &callerView{cp: c, caller: caller}
 }
@@ -32,8 +33,12 @@ var (
 		Message: "a tenant API key cannot call the admin API; use the admin token"}
 	errOtherTenant = &hubapi.ForbiddenError{Code: hubapi.CodeForbidden,
 		Message: "an API key acts on its own tenant only"}
+	errPortalOnAdmin = &hubapi.ForbiddenError{Code: hubapi.CodeForbidden,
+		Message: "a tenant's portal session cannot use the operator's operations; the operator signs in with a console link (hubctl portal without --tenant)"}
+	errReadOnly = &hubapi.ForbiddenError{Code: hubapi.CodeForbidden,
+		Message: "this portal session is read-only: it can look but change nothing; ask for a link without read-only to make changes"}
 	errUnknownCaller = &hubapi.ForbiddenError{Code: hubapi.CodeForbidden,
-		Message: "the caller is neither the admin nor a tenant API key"}
+		Message: "the caller is neither the admin, a tenant API key nor a portal session"}
 	errNoTenant = &hubapi.ValidationError{Field: "tenant", Code: hubapi.CodeInvalidRequest,
 		Message: "the admin acts on a named tenant: name the tenant whose resources to act on"}
 )
@@ -51,10 +56,39 @@ func (v *callerView) admin() error {
 	switch v.caller.Kind {
 	case hubapi.CallerAdmin:
 		return nil
-	case hubapi.CallerTenantKey, hubapi.CallerPortal:
+	case hubapi.CallerTenantKey:
 		return errTenantKeyOnAdmin
+	case hubapi.CallerPortal:
+		return errPortalOnAdmin
 	}
 	return errUnknownCaller
+}
+
+// changing refuses a read-only session any operation that changes
+// something. Every such operation calls it, so no front end needs to
+// remember which buttons to hide for the refusal to hold.
+func (v *callerView) changing() error {
+	if v.caller.ReadOnly {
+		return errReadOnly
+	}
+	return nil
+}
+
+// adminChanging is admin and changing together, the admin's refusal first.
+func (v *callerView) adminChanging() error {
+	if err := v.admin(); err != nil {
+		return err
+	}
+	return v.changing()
+}
+
+// changingUnless is changing for an operation that changes nothing when
+// dryRun: a read-only session may count what a replay would do.
+func (v *callerView) changingUnless(dryRun bool) error {
+	if dryRun {
+		return nil
+	}
+	return v.changing()
 }
 
 // tenant is the tenant an operation acts on when the caller names named.
@@ -95,8 +129,17 @@ func (v *callerView) subscriptions(ctx context.Context, named string) (*Subscrip
 	return subs.By(opevents.ActorOf(v.caller)), tenant, nil
 }
 
+// changingSubscriptions is subscriptions for an operation that changes
+// one.
+func (v *callerView) changingSubscriptions(ctx context.Context, named string) (*Subscriptions, string, error) {
+	if err := v.changing(); err != nil {
+		return nil, "", err
+	}
+	return v.subscriptions(ctx, named)
+}
+
 func (v *callerView) CreateTenant(ctx context.Context, id string) (hubapi.Tenant, error) {
-	if err := v.admin(); err != nil {
+	if err := v.adminChanging(); err != nil {
 		return hubapi.Tenant{}, err
 	}
 	return v.cp.Tenants.Create(ctx, id)
@@ -117,21 +160,21 @@ func (v *callerView) GetTenant(ctx context.Context, id string) (hubapi.Tenant, e
 }
 
 func (v *callerView) SetTenantStatus(ctx context.Context, id, status string) (hubapi.Tenant, error) {
-	if err := v.admin(); err != nil {
+	if err := v.adminChanging(); err != nil {
 		return hubapi.Tenant{}, err
 	}
 	return v.cp.Tenants.SetStatus(ctx, id, status)
 }
 
 func (v *callerView) PurgeTenant(ctx context.Context, id string) (hubapi.TenantPurgeResult, error) {
-	if err := v.admin(); err != nil {
+	if err := v.adminChanging(); err != nil {
 		return hubapi.TenantPurgeResult{}, err
 	}
 	return v.cp.Tenants.Purge(ctx, id)
 }
 
 func (v *callerView) CreateAPIKey(ctx context.Context, tenantID, name string) (hubapi.CreatedAPIKey, error) {
-	if err := v.admin(); err != nil {
+	if err := v.adminChanging(); err != nil {
 		return hubapi.CreatedAPIKey{}, err
 	}
 	return v.cp.APIKeys.Create(ctx, tenantID, name)
@@ -145,7 +188,7 @@ func (v *callerView) ListAPIKeys(ctx context.Context, tenantID string, p hubapi.
 }
 
 func (v *callerView) RevokeAPIKey(ctx context.Context, tenantID, keyID string) (hubapi.APIKey, error) {
-	if err := v.admin(); err != nil {
+	if err := v.adminChanging(); err != nil {
 		return hubapi.APIKey{}, err
 	}
 	return v.cp.APIKeys.Revoke(ctx, tenantID, keyID)
@@ -176,11 +219,14 @@ func (v *callerView) PruneStorage(ctx context.Context, dryRun bool) (hubapi.Stor
 	if err := v.admin(); err != nil {
 		return hubapi.StoragePruneResult{}, err
 	}
+	if err := v.changingUnless(dryRun); err != nil {
+		return hubapi.StoragePruneResult{}, err
+	}
 	return v.cp.Storage.Prune(ctx, dryRun)
 }
 
 func (v *callerView) CreateSubscription(ctx context.Context, named string, in hubapi.SubscriptionCreate) (hubapi.CreatedSubscription, error) {
-	subs, tenant, err := v.subscriptions(ctx, named)
+	subs, tenant, err := v.changingSubscriptions(ctx, named)
 	if err != nil {
 		return hubapi.CreatedSubscription{}, err
 	}
@@ -208,7 +254,7 @@ func (v *callerView) GetSubscription(ctx context.Context, named, id string) (hub
 }
 
 func (v *callerView) UpdateSubscription(ctx context.Context, named, id string, in hubapi.SubscriptionUpdate) (hubapi.UpdatedSubscription, error) {
-	subs, tenant, err := v.subscriptions(ctx, named)
+	subs, tenant, err := v.changingSubscriptions(ctx, named)
 	if err != nil {
 		return hubapi.UpdatedSubscription{}, err
 	}
@@ -216,7 +262,7 @@ func (v *callerView) UpdateSubscription(ctx context.Context, named, id string, i
 }
 
 func (v *callerView) DeleteSubscription(ctx context.Context, named, id string) (hubapi.SubscriptionDeleted, error) {
-	subs, tenant, err := v.subscriptions(ctx, named)
+	subs, tenant, err := v.changingSubscriptions(ctx, named)
 	if err != nil {
 		return hubapi.SubscriptionDeleted{}, err
 	}
@@ -228,7 +274,7 @@ func (v *callerView) DeleteSubscription(ctx context.Context, named, id string) (
 }
 
 func (v *callerView) EnableSubscription(ctx context.Context, named, id string) (hubapi.Subscription, error) {
-	subs, tenant, err := v.subscriptions(ctx, named)
+	subs, tenant, err := v.changingSubscriptions(ctx, named)
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
@@ -236,7 +282,7 @@ func (v *callerView) EnableSubscription(ctx context.Context, named, id string) (
 }
 
 func (v *callerView) DisableSubscription(ctx context.Context, named, id string) (hubapi.Subscription, error) {
-	subs, tenant, err := v.subscriptions(ctx, named)
+	subs, tenant, err := v.changingSubscriptions(ctx, named)
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
@@ -244,7 +290,7 @@ func (v *callerView) DisableSubscription(ctx context.Context, named, id string) 
 }
 
 func (v *callerView) VerifySubscription(ctx context.Context, named, id string) (hubapi.Subscription, error) {
-	subs, tenant, err := v.subscriptions(ctx, named)
+	subs, tenant, err := v.changingSubscriptions(ctx, named)
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
@@ -252,7 +298,7 @@ func (v *callerView) VerifySubscription(ctx context.Context, named, id string) (
 }
 
 func (v *callerView) RotateSecret(ctx context.Context, named, id, signingSecret string) (hubapi.SecretRotation, error) {
-	subs, tenant, err := v.subscriptions(ctx, named)
+	subs, tenant, err := v.changingSubscriptions(ctx, named)
 	if err != nil {
 		return hubapi.SecretRotation{}, err
 	}
@@ -261,6 +307,9 @@ func (v *callerView) RotateSecret(ctx context.Context, named, id, signingSecret 
 
 // RecoverSubscription reports progress in the inbox seqs covered.
 func (v *callerView) RecoverSubscription(ctx context.Context, named, id string, in hubapi.SubscriptionRecover, progress func(done, total int64)) (hubapi.SubscriptionRecoverResult, error) {
+	if err := v.changingUnless(in.DryRun); err != nil {
+		return hubapi.SubscriptionRecoverResult{}, err
+	}
 	subs, tenant, err := v.subscriptions(ctx, named)
 	if err != nil {
 		return hubapi.SubscriptionRecoverResult{}, err
@@ -297,6 +346,9 @@ func (v *callerView) ListDeadLetters(ctx context.Context, named string, p hubapi
 }
 
 func (v *callerView) ReplayDeadLetters(ctx context.Context, named string, in hubapi.DeadLetterReplay) (hubapi.DeadLetterReplayResult, error) {
+	if err := v.changingUnless(in.DryRun); err != nil {
+		return hubapi.DeadLetterReplayResult{}, err
+	}
 	tenant, err := v.tenant(ctx, named)
 	if err != nil {
 		return hubapi.DeadLetterReplayResult{}, err
@@ -320,10 +372,43 @@ func (v *callerView) GetEvent(ctx context.Context, named, id string) (hubapi.Eve
 	return v.cp.Deliveries.GetEvent(ctx, tenant, id)
 }
 
+// ReadEvents changes something: reading a pull page is its ack.
 func (v *callerView) ReadEvents(ctx context.Context, named, subscriptionID string, p hubapi.PullParams) (hubapi.PullPage, error) {
+	if err := v.changing(); err != nil {
+		return hubapi.PullPage{}, err
+	}
 	tenant, err := v.tenant(ctx, named)
 	if err != nil {
 		return hubapi.PullPage{}, err
 	}
 	return v.cp.Pull.Read(ctx, tenant, subscriptionID, p)
+}
+
+func (v *callerView) CreatePortalLink(ctx context.Context, named string, in hubapi.PortalLinkCreate) (hubapi.PortalLink, error) {
+	if err := v.changing(); err != nil {
+		return hubapi.PortalLink{}, err
+	}
+	tenant, err := v.tenant(ctx, named)
+	if err != nil {
+		return hubapi.PortalLink{}, err
+	}
+	return v.cp.Portal.CreateLink(ctx, tenant, in)
+}
+
+func (v *callerView) CreateConsoleLink(ctx context.Context, in hubapi.PortalLinkCreate) (hubapi.PortalLink, error) {
+	if err := v.adminChanging(); err != nil {
+		return hubapi.PortalLink{}, err
+	}
+	return v.cp.Portal.CreateLink(ctx, "", in)
+}
+
+func (v *callerView) EndPortalSessions(ctx context.Context, named string) (hubapi.PortalSessionsEnded, error) {
+	if err := v.adminChanging(); err != nil {
+		return hubapi.PortalSessionsEnded{}, err
+	}
+	tenant, err := v.tenant(ctx, named)
+	if err != nil {
+		return hubapi.PortalSessionsEnded{}, err
+	}
+	return v.cp.Portal.EndSessions(ctx, tenant)
 }

@@ -4,7 +4,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
+	portalstore "github.com/hubctl/hubctl/internal/store/portal"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
 // ControlPlane is every use case of the hub over one store, assembled in
@@ -18,6 +21,7 @@ type ControlPlane struct {
 	Deliveries *Deliveries
 	Pull       *Pull
 	Storage    *Storage
+	Portal     *Portal
 
 	subscriptions func() (*Subscriptions, error)
 	mu            sync.Mutex
@@ -27,7 +31,8 @@ type ControlPlane struct {
 // ControlPlaneOptions are what the use cases need beyond the store.
 type ControlPlaneOptions struct {
 	Now       func() time.Time // default time.Now
-	Retention store.RetentionPolicy
+	Retention lifecycle.RetentionPolicy
+	Portal    PortalOptions
 	// NewSubscriptions builds the subscription use cases. They need the
 	// key-encryption key and the sinks, which tenant, key and storage
 	// commands must not require, so it runs on first use, once. release,
@@ -35,18 +40,20 @@ type ControlPlaneOptions struct {
 	NewSubscriptions func() (subs *Subscriptions, release func(), err error)
 }
 
-// NewControlPlane assembles the use cases over st.
-func NewControlPlane(st *store.Store, o ControlPlaneOptions) *ControlPlane {
+// NewControlPlane assembles the use cases over the statements of each
+// concern of the store.
+func NewControlPlane(jobs *queue.Store, cat *catalog.Store, life *lifecycle.Store, o ControlPlaneOptions) *ControlPlane {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	c := &ControlPlane{
-		Tenants:    NewTenants(st, o.Now),
-		APIKeys:    NewAPIKeys(st, o.Now),
-		Quarantine: NewQuarantine(st),
-		Deliveries: NewDeliveries(st),
-		Pull:       NewPull(st),
-		Storage:    NewStorage(st, o.Retention, o.Now),
+		Tenants:    NewTenants(cat, life, o.Now),
+		APIKeys:    NewAPIKeys(cat, o.Now),
+		Quarantine: NewQuarantine(cat),
+		Deliveries: NewDeliveries(cat),
+		Pull:       NewPull(jobs),
+		Storage:    NewStorage(life, o.Retention, o.Now),
+		Portal:     NewPortal(portalstore.New(cat.Pool), o.Now, o.Portal),
 	}
 	c.subscriptions = sync.OnceValues(func() (*Subscriptions, error) {
 		subs, release, err := o.NewSubscriptions()

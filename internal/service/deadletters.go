@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -28,7 +28,7 @@ func (s *Deliveries) ListDeadLetters(ctx context.Context, tenantID string, p hub
 	if err != nil {
 		return hubapi.Page[hubapi.DeadLetter]{}, err
 	}
-	return pageOf(rows, more, deadLetterView, deadLettersCursor, func(last store.DeadLetter) string {
+	return pageOf(rows, more, deadLetterView, deadLettersCursor, func(last catalog.DeadLetter) string {
 		return formatDeadLetterPosition(last.DeadAt, last.ID)
 	}), nil
 }
@@ -52,80 +52,80 @@ func (s *Deliveries) ReplayDeadLetters(ctx context.Context, tenantID string, in 
 
 // checkDeadLetterList validates a listing's input before any I/O and turns
 // it into the store's query.
-func checkDeadLetterList(tenantID string, p hubapi.DeadLetterListParams) (store.DeadLetterQuery, error) {
+func checkDeadLetterList(tenantID string, p hubapi.DeadLetterListParams) (catalog.DeadLetterQuery, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
-		return store.DeadLetterQuery{}, err
+		return catalog.DeadLetterQuery{}, err
 	}
 	f, err := checkDeadLetterFilter(tenantID, p.DeadLetterFilter)
 	if err != nil {
-		return store.DeadLetterQuery{}, err
+		return catalog.DeadLetterQuery{}, err
 	}
-	q := store.DeadLetterQuery{DeadLetterFilter: f, Limit: limit}
+	q := catalog.DeadLetterQuery{DeadLetterFilter: f, Limit: limit}
 	if p.Cursor != "" {
 		position, err := decodeCursor(deadLettersCursor, p.Cursor)
 		if err != nil {
-			return store.DeadLetterQuery{}, err
+			return catalog.DeadLetterQuery{}, err
 		}
 		at, id, err := parseDeadLetterPosition(position)
 		if err != nil {
-			return store.DeadLetterQuery{}, err
+			return catalog.DeadLetterQuery{}, err
 		}
-		q.After = &store.DeadLetterPosition{DeadAt: at, ID: id}
+		q.After = &catalog.DeadLetterPosition{DeadAt: at, ID: id}
 	}
 	return q, nil
 }
 
 // checkDeadLetterReplay validates a replay body before any I/O.
-func checkDeadLetterReplay(tenantID string, in hubapi.DeadLetterReplay) (store.DeadLetterFilter, error) {
+func checkDeadLetterReplay(tenantID string, in hubapi.DeadLetterReplay) (catalog.DeadLetterFilter, error) {
 	f, err := checkDeadLetterFilter(tenantID, hubapi.DeadLetterFilter{
 		SubscriptionID: in.SubscriptionID, Reason: in.Reason, Since: in.Since, Until: in.Until,
 	})
 	if err != nil {
-		return store.DeadLetterFilter{}, err
+		return catalog.DeadLetterFilter{}, err
 	}
 	if len(in.IDs) > MaxReplayIDs {
-		return store.DeadLetterFilter{}, invalid("ids", "too many ids (%d): replay at most %d per request", len(in.IDs), MaxReplayIDs)
+		return catalog.DeadLetterFilter{}, invalid("ids", "too many ids (%d): replay at most %d per request", len(in.IDs), MaxReplayIDs)
 	}
 	// An "ids" given as an empty list would otherwise select everything,
 	// the opposite of what a client that filtered down to nothing meant.
 	if in.IDs != nil && len(in.IDs) == 0 {
-		return store.DeadLetterFilter{}, invalid("ids", "ids is empty: leave it out to select by the filters alone")
+		return catalog.DeadLetterFilter{}, invalid("ids", "ids is empty: leave it out to select by the filters alone")
 	}
 	for _, id := range in.IDs {
 		parsed, err := uuid.Parse(id)
 		if err != nil {
-			return store.DeadLetterFilter{}, invalid("ids", "invalid id %q: dead letter ids are UUIDs", id)
+			return catalog.DeadLetterFilter{}, invalid("ids", "invalid id %q: dead letter ids are UUIDs", id)
 		}
 		f.IDs = append(f.IDs, parsed)
 	}
 	return f, nil
 }
 
-func checkDeadLetterFilter(tenantID string, in hubapi.DeadLetterFilter) (store.DeadLetterFilter, error) {
+func checkDeadLetterFilter(tenantID string, in hubapi.DeadLetterFilter) (catalog.DeadLetterFilter, error) {
 	if err := hubapi.CheckTenantID(tenantID); err != nil {
-		return store.DeadLetterFilter{}, err
+		return catalog.DeadLetterFilter{}, err
 	}
-	f := store.DeadLetterFilter{TenantID: tenantID, Reason: in.Reason}
+	f := catalog.DeadLetterFilter{TenantID: tenantID, Reason: in.Reason}
 	if in.SubscriptionID != "" {
 		id, err := uuid.Parse(in.SubscriptionID)
 		if err != nil {
-			return store.DeadLetterFilter{}, invalid("subscription_id", "invalid subscription_id %q: subscription ids are UUIDs", in.SubscriptionID)
+			return catalog.DeadLetterFilter{}, invalid("subscription_id", "invalid subscription_id %q: subscription ids are UUIDs", in.SubscriptionID)
 		}
 		f.SubscriptionID = id
 	}
 	if in.Reason != "" && !slices.Contains(hubapi.DeadReasons, in.Reason) {
-		return store.DeadLetterFilter{}, invalid("reason", "invalid reason %q: use one of %s", in.Reason, strings.Join(hubapi.DeadReasons, ", "))
+		return catalog.DeadLetterFilter{}, invalid("reason", "invalid reason %q: use one of %s", in.Reason, strings.Join(hubapi.DeadReasons, ", "))
 	}
 	var err error
 	if f.Since, err = parseBound("since", in.Since); err != nil {
-		return store.DeadLetterFilter{}, err
+		return catalog.DeadLetterFilter{}, err
 	}
 	if f.Until, err = parseBound("until", in.Until); err != nil {
-		return store.DeadLetterFilter{}, err
+		return catalog.DeadLetterFilter{}, err
 	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
-		return store.DeadLetterFilter{}, invalid("until", "until (%s) must be after since (%s)", in.Until, in.Since)
+		return catalog.DeadLetterFilter{}, invalid("until", "until (%s) must be after since (%s)", in.Until, in.Since)
 	}
 	return f, nil
 }
@@ -142,7 +142,7 @@ func parseBound(field, value string) (time.Time, error) {
 	return t, nil
 }
 
-func deadLetterView(d store.DeadLetter) hubapi.DeadLetter {
+func deadLetterView(d catalog.DeadLetter) hubapi.DeadLetter {
 	return hubapi.DeadLetter{
 		ID:             d.ID.String(),
 		SubscriptionID: d.SubscriptionID.String(),

@@ -88,7 +88,7 @@ func TestDeadLettersPageAndReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	svc := service.NewDeliveries(st)
+	svc := service.NewDeliveries(st.Catalog)
 	var ids []string
 	p := hubapi.DeadLetterListParams{ListParams: hubapi.ListParams{Limit: 2}}
 	for {

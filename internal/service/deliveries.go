@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -20,11 +20,11 @@ import (
 // answers exactly like a missing one. Reading needs no key-encryption key:
 // nothing here is sealed.
 type Deliveries struct {
-	store *store.Store
+	store *catalog.Store
 }
 
 // NewDeliveries returns the delivery use cases over st.
-func NewDeliveries(st *store.Store) *Deliveries {
+func NewDeliveries(st *catalog.Store) *Deliveries {
 	return &Deliveries{store: st}
 }
 
@@ -44,7 +44,7 @@ func (s *Deliveries) List(ctx context.Context, tenantID, subscriptionID string, 
 	if err != nil {
 		return hubapi.Page[hubapi.Delivery]{}, subscriptionError(subscriptionID, err)
 	}
-	return pageOf(rows, more, deliveryView, deliveriesCursor, func(last store.Delivery) string {
+	return pageOf(rows, more, deliveryView, deliveriesCursor, func(last catalog.Delivery) string {
 		return strconv.FormatInt(last.EventSeq, 10)
 	}), nil
 }
@@ -73,7 +73,7 @@ func (s *Deliveries) Get(ctx context.Context, tenantID, id string) (hubapi.Deliv
 	return *deliveryDetailView(row, attempts), nil
 }
 
-func deliveryDetailView(row store.Delivery, attempts []store.DeliveryAttempt) *hubapi.DeliveryDetail {
+func deliveryDetailView(row catalog.Delivery, attempts []catalog.DeliveryAttempt) *hubapi.DeliveryDetail {
 	detail := &hubapi.DeliveryDetail{Delivery: deliveryView(row), AttemptHistory: make([]hubapi.DeliveryAttempt, len(attempts))}
 	for i, a := range attempts {
 		detail.AttemptHistory[i] = attemptView(a)
@@ -83,18 +83,18 @@ func deliveryDetailView(row store.Delivery, attempts []store.DeliveryAttempt) *h
 
 // checkDeliveryList validates a listing's input before any I/O and turns
 // it into the store's query, less the scope.
-func checkDeliveryList(p hubapi.DeliveryListParams) (store.DeliveryQuery, error) {
+func checkDeliveryList(p hubapi.DeliveryListParams) (catalog.DeliveryQuery, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
-		return store.DeliveryQuery{}, err
+		return catalog.DeliveryQuery{}, err
 	}
 	if p.State != "" && !slices.Contains(hubapi.DeliveryStates, p.State) {
-		return store.DeliveryQuery{}, invalid("state", "invalid state %q: use one of %s", p.State, strings.Join(hubapi.DeliveryStates, ", "))
+		return catalog.DeliveryQuery{}, invalid("state", "invalid state %q: use one of %s", p.State, strings.Join(hubapi.DeliveryStates, ", "))
 	}
-	q := store.DeliveryQuery{Limit: limit, State: p.State}
+	q := catalog.DeliveryQuery{Limit: limit, State: p.State}
 	if p.Cursor != "" {
 		if q.BeforeSeq, err = parseDeliveriesPosition(p.Cursor); err != nil {
-			return store.DeliveryQuery{}, err
+			return catalog.DeliveryQuery{}, err
 		}
 	}
 	return q, nil
@@ -109,7 +109,7 @@ func deliveryError(id string, err error) error {
 	return err
 }
 
-func deliveryView(d store.Delivery) hubapi.Delivery {
+func deliveryView(d catalog.Delivery) hubapi.Delivery {
 	v := hubapi.Delivery{
 		ID:             d.ID.String(),
 		SubscriptionID: d.SubscriptionID.String(),
@@ -139,7 +139,7 @@ func deliveryView(d store.Delivery) hubapi.Delivery {
 	return v
 }
 
-func attemptView(a store.DeliveryAttempt) hubapi.DeliveryAttempt {
+func attemptView(a catalog.DeliveryAttempt) hubapi.DeliveryAttempt {
 	v := hubapi.DeliveryAttempt{
 		ID:         a.ID.String(),
 		Attempt:    a.Number,

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -53,7 +53,8 @@ func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
 // listCursorOf returns a real cursor of the tenant listing.
 func listCursorOf(t *testing.T) string {
 	t.Helper()
-	svc := service.NewTenants(openStore(t), newClock().Now)
+	st := openStore(t)
+	svc := service.NewTenants(st.Catalog, st.Lifecycle, newClock().Now)
 	for _, id := range []string{"a", "b"} {
 		if _, err := svc.Create(context.Background(), id); err != nil {
 			t.Fatal(err)
@@ -68,7 +69,7 @@ func listCursorOf(t *testing.T) string {
 
 // deliveryFixture is a subscription of acme with deliveries in every state.
 type deliveryFixture struct {
-	st   *store.Store
+	st   *storetest.Store
 	svc  *service.Deliveries
 	sub  string
 	jobs map[string]string // state -> job id
@@ -80,7 +81,7 @@ func newDeliveryFixture(t *testing.T) *deliveryFixture {
 	t.Helper()
 	st := openStore(t)
 	ctx := context.Background()
-	f := &deliveryFixture{st: st, svc: service.NewDeliveries(st), sub: uuid.Must(uuid.NewV7()).String(), jobs: map[string]string{}}
+	f := &deliveryFixture{st: st, svc: service.NewDeliveries(st.Catalog), sub: uuid.Must(uuid.NewV7()).String(), jobs: map[string]string{}}
 	exec := func(sql string, args ...any) {
 		t.Helper()
 		if _, err := st.Pool.Exec(ctx, sql, args...); err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/match"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -37,7 +37,7 @@ func (s *Deliveries) ListEvents(ctx context.Context, tenantID string, p hubapi.E
 	if err != nil {
 		return hubapi.Page[hubapi.InboxEvent]{}, err
 	}
-	return pageOf(rows, more, inboxEventView, eventsCursor, func(last store.InboxEvent) string {
+	return pageOf(rows, more, inboxEventView, eventsCursor, func(last catalog.InboxEvent) string {
 		return strconv.FormatInt(last.Seq, 10)
 	}), nil
 }
@@ -74,44 +74,44 @@ func (s *Deliveries) GetEvent(ctx context.Context, tenantID, id string) (hubapi.
 	return detail, nil
 }
 
-func checkEventList(tenantID string, p hubapi.EventListParams) (store.InboxQuery, error) {
+func checkEventList(tenantID string, p hubapi.EventListParams) (catalog.InboxQuery, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
-		return store.InboxQuery{}, err
+		return catalog.InboxQuery{}, err
 	}
 	if err := hubapi.CheckTenantID(tenantID); err != nil {
-		return store.InboxQuery{}, err
+		return catalog.InboxQuery{}, err
 	}
-	q := store.InboxQuery{TenantID: tenantID, Key: p.Type, Source: p.Source, Subject: p.Subject, Limit: limit}
+	q := catalog.InboxQuery{TenantID: tenantID, Key: p.Type, Source: p.Source, Subject: p.Subject, Limit: limit}
 	for _, f := range []struct{ name, value string }{{"type", p.Type}, {"source", p.Source}, {"subject", p.Subject}} {
 		if len(f.value) > maxFilterLength {
-			return store.InboxQuery{}, invalid(f.name, "%s is longer than %d bytes: no stored event has one that long", f.name, maxFilterLength)
+			return catalog.InboxQuery{}, invalid(f.name, "%s is longer than %d bytes: no stored event has one that long", f.name, maxFilterLength)
 		}
 	}
 	// A type may be a pattern as event_types take them: "hub.*" is the
 	// tenant's activity (docs/operational-events.md), "*" every type.
 	if prefix, ok := strings.CutSuffix(p.Type, "*"); ok {
 		if err := match.ValidatePattern(p.Type); err != nil {
-			return store.InboxQuery{}, invalid("type", "invalid type %q: an event key, or a pattern such as hub.* or *", p.Type)
+			return catalog.InboxQuery{}, invalid("type", "invalid type %q: an event key, or a pattern such as hub.* or *", p.Type)
 		}
 		q.Key, q.KeyPrefix = "", prefix
 	}
 	if q.Since, err = parseBound("since", p.Since); err != nil {
-		return store.InboxQuery{}, err
+		return catalog.InboxQuery{}, err
 	}
 	if q.Until, err = parseBound("until", p.Until); err != nil {
-		return store.InboxQuery{}, err
+		return catalog.InboxQuery{}, err
 	}
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
-		return store.InboxQuery{}, invalid("until", "until (%s) must be after since (%s)", p.Until, p.Since)
+		return catalog.InboxQuery{}, invalid("until", "until (%s) must be after since (%s)", p.Until, p.Since)
 	}
 	if p.Cursor != "" {
 		position, err := decodeCursor(eventsCursor, p.Cursor)
 		if err != nil {
-			return store.InboxQuery{}, err
+			return catalog.InboxQuery{}, err
 		}
 		if q.BeforeSeq, err = strconv.ParseInt(position, 10, 64); err != nil || q.BeforeSeq < 1 {
-			return store.InboxQuery{}, errBadCursor()
+			return catalog.InboxQuery{}, errBadCursor()
 		}
 	}
 	return q, nil
@@ -126,7 +126,7 @@ func eventError(id string, err error) error {
 	return err
 }
 
-func inboxEventView(e store.InboxEvent) hubapi.InboxEvent {
+func inboxEventView(e catalog.InboxEvent) hubapi.InboxEvent {
 	return hubapi.InboxEvent{
 		ID:              e.ID.String(),
 		Seq:             e.Seq,
@@ -151,7 +151,7 @@ func inboxEventView(e store.InboxEvent) hubapi.InboxEvent {
 
 // headerView shows a record header as text where it is valid UTF-8, else
 // base64, like a quarantined record's.
-func headerView(h store.RawHeader) hubapi.QuarantineHeader {
+func headerView(h catalog.RawHeader) hubapi.QuarantineHeader {
 	var v hubapi.QuarantineHeader
 	v.Key, v.KeyEncoding = textOrBase64(h.Key)
 	v.Value, v.Encoding = textOrBase64(h.Value)

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/crypto"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
@@ -29,13 +29,13 @@ const raceRetries = 3
 // directly, with the keyring of the process running it (see
 // docs/operating.md, "Rotating the key-encryption key").
 type KEK struct {
-	store *store.Store
+	store *catalog.Store
 	keys  *crypto.Keyring
 }
 
 // NewKEK returns the key-encryption key use cases; keys is the keyring to
 // decrypt with, its active key the one to seal under.
-func NewKEK(st *store.Store, keys *crypto.Keyring) *KEK {
+func NewKEK(st *catalog.Store, keys *crypto.Keyring) *KEK {
 	return &KEK{store: st, keys: keys}
 }
 
@@ -55,7 +55,7 @@ type KEKStatus struct {
 // Status reads every envelope's key id; it decrypts nothing.
 func (k *KEK) Status(ctx context.Context) (KEKStatus, error) {
 	status := KEKStatus{ActiveKeyID: k.keys.ActiveKeyID(), Envelopes: map[string]int{}}
-	err := k.walk(ctx, defaultKEKBatch, func(row store.SealedSecrets) error {
+	err := k.walk(ctx, defaultKEKBatch, func(row catalog.SealedSecrets) error {
 		for _, f := range sealedFields(&row) {
 			if *f.value == "" {
 				continue
@@ -120,7 +120,7 @@ func (k *KEK) Reencrypt(ctx context.Context, opts ReencryptOptions) (ReencryptRe
 	if batch <= 0 {
 		batch = defaultKEKBatch
 	}
-	err := k.walk(ctx, batch, func(row store.SealedSecrets) error {
+	err := k.walk(ctx, batch, func(row catalog.SealedSecrets) error {
 		return k.reencryptRow(ctx, row, opts.DryRun, &result)
 	})
 	sort.Slice(result.Failed, func(i, j int) bool {
@@ -130,7 +130,7 @@ func (k *KEK) Reencrypt(ctx context.Context, opts ReencryptOptions) (ReencryptRe
 	return result, err
 }
 
-func (k *KEK) reencryptRow(ctx context.Context, row store.SealedSecrets, dryRun bool, result *ReencryptResult) error {
+func (k *KEK) reencryptRow(ctx context.Context, row catalog.SealedSecrets, dryRun bool, result *ReencryptResult) error {
 	for attempt := 0; ; attempt++ {
 		next, tally := k.reseal(row)
 		if tally.changed == 0 || dryRun {
@@ -172,7 +172,7 @@ func (r *ReencryptResult) add(t rowTally) {
 }
 
 // reseal computes the row's envelopes under the active key.
-func (k *KEK) reseal(row store.SealedSecrets) (store.SealedSecrets, rowTally) {
+func (k *KEK) reseal(row catalog.SealedSecrets) (catalog.SealedSecrets, rowTally) {
 	next := row
 	var t rowTally
 	for _, f := range sealedFields(&next) {
@@ -201,16 +201,16 @@ type sealedField struct {
 
 // sealedFields lists a row's envelope columns with the names their
 // envelopes are bound to.
-func sealedFields(row *store.SealedSecrets) []sealedField {
+func sealedFields(row *catalog.SealedSecrets) []sealedField {
 	return []sealedField{
-		{store.ColumnSinkCredentials, &row.SinkCredentials},
-		{store.ColumnSigningSecret, &row.SigningSecret},
-		{store.ColumnPreviousSecret, &row.PreviousSecret},
+		{catalog.ColumnSinkCredentials, &row.SinkCredentials},
+		{catalog.ColumnSigningSecret, &row.SigningSecret},
+		{catalog.ColumnPreviousSecret, &row.PreviousSecret},
 	}
 }
 
 // walk calls fn for every row holding an envelope, in id order.
-func (k *KEK) walk(ctx context.Context, batch int, fn func(store.SealedSecrets) error) error {
+func (k *KEK) walk(ctx context.Context, batch int, fn func(catalog.SealedSecrets) error) error {
 	after := uuid.Nil
 	for {
 		page, err := k.store.SealedSecretsPage(ctx, after, batch)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -57,7 +57,7 @@ func TestKEKRotation(t *testing.T) {
 	before := map[string]rawRow{webhook.ID: f.raw(t, webhook.ID), queue.ID: f.raw(t, queue.ID)}
 
 	rotating := keyringOf(t, "new:"+keyValue("new")+","+oldID+":"+base64.StdEncoding.EncodeToString(testKeyMaterial()))
-	kek := service.NewKEK(f.st, rotating)
+	kek := service.NewKEK(f.st.Catalog, rotating)
 
 	status, err := kek.Status(ctx)
 	if err != nil {
@@ -99,10 +99,10 @@ func TestKEKRotation(t *testing.T) {
 	// row and column it belongs to, and the rows' versions did not move.
 	newOnly := keyringOf(t, "new:"+keyValue("new"))
 	w := f.raw(t, webhook.ID)
-	assertOpens(t, newOnly, *w.secret, webhook.ID, store.ColumnSigningSecret, rotation.SigningSecret)
-	assertOpens(t, newOnly, *w.previous, webhook.ID, store.ColumnPreviousSecret, secret)
+	assertOpens(t, newOnly, *w.secret, webhook.ID, catalog.ColumnSigningSecret, rotation.SigningSecret)
+	assertOpens(t, newOnly, *w.previous, webhook.ID, catalog.ColumnPreviousSecret, secret)
 	q := f.raw(t, queue.ID)
-	assertOpens(t, newOnly, *q.credentials, queue.ID, store.ColumnSinkCredentials, `{"token":"tok-123"}`)
+	assertOpens(t, newOnly, *q.credentials, queue.ID, catalog.ColumnSinkCredentials, `{"token":"tok-123"}`)
 	for id, row := range before {
 		if after := f.raw(t, id); !after.updatedAt.Equal(*row.updatedAt) {
 			t.Errorf("re-encryption moved updated_at of %s from %v to %v", id, row.updatedAt, after.updatedAt)
@@ -127,7 +127,7 @@ func TestKEKReencryptReportsWhatItCannotOpen(t *testing.T) {
 	// A secret sealed under a key nobody configured (lost, or from another
 	// hub's database restored here).
 	strayKeys := keyringOf(t, "stray:"+keyValue("stray"))
-	envelope, err := strayKeys.Encrypt([]byte("whsec_x"), stray.ID, store.ColumnSigningSecret)
+	envelope, err := strayKeys.Encrypt([]byte("whsec_x"), stray.ID, catalog.ColumnSigningSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestKEKReencryptReportsWhatItCannotOpen(t *testing.T) {
 	}
 	strayBefore := *f.raw(t, stray.ID).secret
 
-	kek := service.NewKEK(f.st, keyringOf(t, "new:"+keyValue("new")+","+oldID+":"+base64.StdEncoding.EncodeToString(testKeyMaterial())))
+	kek := service.NewKEK(f.st.Catalog, keyringOf(t, "new:"+keyValue("new")+","+oldID+":"+base64.StdEncoding.EncodeToString(testKeyMaterial())))
 	result, err := kek.Reencrypt(ctx, service.ReencryptOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestKEKReencryptReportsWhatItCannotOpen(t *testing.T) {
 		t.Fatalf("result = %+v; want the good secret moved and the stray one reported", result)
 	}
 	failure := result.Failed[0]
-	if failure.SubscriptionID != stray.ID || failure.Column != store.ColumnSigningSecret || !strings.Contains(failure.Reason, `"stray" is not in the keyring`) {
+	if failure.SubscriptionID != stray.ID || failure.Column != catalog.ColumnSigningSecret || !strings.Contains(failure.Reason, `"stray" is not in the keyring`) {
 		t.Errorf("failure = %+v; want subscription %s, signing_secret, naming the unknown key", failure, stray.ID)
 	}
 	if got := *f.raw(t, stray.ID).secret; got != strayBefore {

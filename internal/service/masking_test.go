@@ -14,7 +14,7 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -46,7 +46,7 @@ func (f *subsFixture) storedCredentials(t *testing.T, id string) string {
 	if row.credentials == nil {
 		t.Fatalf("subscription %s has no stored credentials", id)
 	}
-	plain, err := f.keys.Decrypt(*row.credentials, id, store.ColumnSinkCredentials)
+	plain, err := f.keys.Decrypt(*row.credentials, id, catalog.ColumnSinkCredentials)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func newRabbitFixture(t *testing.T) *rabbitFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.rabbit = service.NewSubscriptions(f.st, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now})
+	f.rabbit = service.NewSubscriptions(f.st.Catalog, f.st.Queue, f.st.OnCall, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now})
 	return f
 }
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -21,11 +21,11 @@ import (
 // that returns events advances the subscription's durable cursor in the same
 // transaction. Every read is scoped to one tenant.
 type Pull struct {
-	store *store.Store
+	store *queue.Store
 }
 
 // NewPull returns the pull use case over st.
-func NewPull(st *store.Store) *Pull {
+func NewPull(st *queue.Store) *Pull {
 	return &Pull{store: st}
 }
 
@@ -45,7 +45,7 @@ func (s *Pull) Read(ctx context.Context, tenantID, subscriptionID string, p huba
 	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
 		return hubapi.PullPage{}, pullError(subscriptionID, pg.ErrNotFound)
 	}
-	res, err := s.store.ReadPull(ctx, store.PullQuery{TenantID: tenantID, SubscriptionID: subID, Limit: limit, After: p.After})
+	res, err := s.store.ReadPull(ctx, queue.PullQuery{TenantID: tenantID, SubscriptionID: subID, Limit: limit, After: p.After})
 	if err != nil {
 		return hubapi.PullPage{}, pullError(subscriptionID, err)
 	}
@@ -57,7 +57,7 @@ func (s *Pull) Read(ctx context.Context, tenantID, subscriptionID string, p huba
 	return page, nil
 }
 
-func seqs(events []store.PulledEvent) []int64 {
+func seqs(events []queue.PulledEvent) []int64 {
 	out := make([]int64, len(events))
 	for i, e := range events {
 		out[i] = e.Seq
@@ -79,14 +79,14 @@ func NextPullCursor(seqs []int64, limit int) *int64 {
 // service's errors: missing (or another tenant's, or deleted) is
 // subscription_not_found, a push subscription not_a_pull_subscription.
 func pullError(id string, err error) error {
-	if errors.Is(err, store.ErrNotPull) {
+	if errors.Is(err, queue.ErrNotPull) {
 		return &hubapi.ConflictError{Code: CodeNotAPullSubscription,
 			Message: fmt.Sprintf("subscription %q is not a pull subscription: its events are pushed to its sink, not read here", id), Err: err}
 	}
 	return subscriptionError(id, err)
 }
 
-func pullEventView(e store.PulledEvent) hubapi.PullEvent {
+func pullEventView(e queue.PulledEvent) hubapi.PullEvent {
 	v := hubapi.PullEvent{
 		Seq:             e.Seq,
 		CEID:            e.ID,

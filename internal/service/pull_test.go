@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -91,7 +91,7 @@ func TestPullPayload(t *testing.T) {
 // pullFixture is acme with two pull subscriptions and a webhook one, and
 // globex with a pull subscription of its own.
 type pullFixture struct {
-	st                        *store.Store
+	st                        *storetest.Store
 	svc                       *service.Pull
 	orders, audit, hook, glbx string
 }
@@ -99,7 +99,7 @@ type pullFixture struct {
 func newPullFixture(t *testing.T) *pullFixture {
 	t.Helper()
 	st := openStore(t)
-	f := &pullFixture{st: st, svc: service.NewPull(st)}
+	f := &pullFixture{st: st, svc: service.NewPull(st.Queue)}
 	exec := func(sql string, args ...any) {
 		t.Helper()
 		if _, err := st.Pool.Exec(context.Background(), sql, args...); err != nil {

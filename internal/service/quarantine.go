@@ -12,18 +12,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/hubctl/hubctl/internal/event"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Quarantine reads the poison records ingest kept (docs/concepts.md, Verdicts).
 type Quarantine struct {
-	store *store.Store
+	store *catalog.Store
 }
 
 // NewQuarantine returns the quarantine use cases over st.
-func NewQuarantine(st *store.Store) *Quarantine {
+func NewQuarantine(st *catalog.Store) *Quarantine {
 	return &Quarantine{store: st}
 }
 
@@ -44,7 +44,7 @@ func (s *Quarantine) List(ctx context.Context, p hubapi.QuarantineListParams) (h
 		}
 		return hubapi.Page[hubapi.QuarantineSummary]{}, invalid("reason", "invalid reason %q: use one of %s", p.Reason, strings.Join(names, ", "))
 	}
-	q := store.QuarantineQuery{Limit: limit, Reason: p.Reason, Topic: p.Topic}
+	q := catalog.QuarantineQuery{Limit: limit, Reason: p.Reason, Topic: p.Topic}
 	if p.Cursor != "" {
 		position, err := decodeCursor(quarantineCursor, p.Cursor)
 		if err != nil {
@@ -54,13 +54,13 @@ func (s *Quarantine) List(ctx context.Context, p hubapi.QuarantineListParams) (h
 		if err != nil {
 			return hubapi.Page[hubapi.QuarantineSummary]{}, err
 		}
-		q.After = &store.QuarantinePosition{ReceivedAt: at, ID: id}
+		q.After = &catalog.QuarantinePosition{ReceivedAt: at, ID: id}
 	}
 	rows, more, err := s.store.ListQuarantine(ctx, q)
 	if err != nil {
 		return hubapi.Page[hubapi.QuarantineSummary]{}, err
 	}
-	return pageOf(rows, more, quarantineSummaryView, quarantineCursor, func(last store.QuarantineSummary) string {
+	return pageOf(rows, more, quarantineSummaryView, quarantineCursor, func(last catalog.QuarantineSummary) string {
 		return formatQuarantinePosition(last.ReceivedAt, last.ID)
 	}), nil
 }
@@ -89,7 +89,7 @@ func (s *Quarantine) Get(ctx context.Context, id string) (hubapi.QuarantineItem,
 	return quarantineView(r, v), nil
 }
 
-func quarantineView(r store.QuarantinedRecord, v store.ValueInfo) hubapi.QuarantineItem {
+func quarantineView(r catalog.QuarantinedRecord, v pg.ValueInfo) hubapi.QuarantineItem {
 	item := hubapi.QuarantineItem{
 		QuarantineOrigin: origin(r.QuarantineOrigin),
 		Headers:          make([]hubapi.QuarantineHeader, len(r.Headers)),
@@ -107,7 +107,7 @@ func quarantineView(r store.QuarantinedRecord, v store.ValueInfo) hubapi.Quarant
 	return item
 }
 
-func quarantineSummaryView(r store.QuarantineSummary) hubapi.QuarantineSummary {
+func quarantineSummaryView(r catalog.QuarantineSummary) hubapi.QuarantineSummary {
 	item := hubapi.QuarantineSummary{
 		QuarantineOrigin:  origin(r.QuarantineOrigin),
 		KeySize:           r.KeySize,
@@ -133,11 +133,11 @@ func quarantineSummaryView(r store.QuarantineSummary) hubapi.QuarantineSummary {
 	return item
 }
 
-func origin(o store.QuarantineOrigin) hubapi.QuarantineOrigin {
+func origin(o catalog.QuarantineOrigin) hubapi.QuarantineOrigin {
 	return hubapi.QuarantineOrigin{ID: o.ID, Reason: o.Reason, Detail: o.Detail, Topic: o.Topic, Partition: o.Partition, Offset: o.Offset}
 }
 
-func valueView(v store.ValueInfo) hubapi.QuarantineValue {
+func valueView(v pg.ValueInfo) hubapi.QuarantineValue {
 	return hubapi.QuarantineValue{ValueSize: v.Size, ValueSHA256: hex.EncodeToString(v.SHA256), ValueTruncated: v.Truncated}
 }
 

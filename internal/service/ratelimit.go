@@ -4,13 +4,13 @@ import (
 	"context"
 	"math"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // withRate adds the rate limiter's reading to a single read of a
 // subscription with a rate_limit (docs/api.md, Rate limits).
-func (s *Subscriptions) withRate(ctx context.Context, sub store.Subscription, view hubapi.Subscription) (hubapi.Subscription, error) {
+func (s *Subscriptions) withRate(ctx context.Context, sub catalog.Subscription, view hubapi.Subscription) (hubapi.Subscription, error) {
 	if sub.RateLimit <= 0 {
 		return view, nil
 	}

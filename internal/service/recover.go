@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -15,8 +16,8 @@ import (
 // would never be read.
 const CodeNotAPushSubscription = "not_a_push_subscription"
 
-// RecoverProgress reports a recover's progress (store.RecoverProgress).
-type RecoverProgress = store.RecoverProgress
+// RecoverProgress reports a recover's progress (queue.RecoverProgress).
+type RecoverProgress = queue.RecoverProgress
 
 // Recover gives the subscription a pending job for every event received in
 // the range that matches it now and was never delivered to it (docs/api.md,
@@ -40,7 +41,7 @@ func (s *Subscriptions) Recover(ctx context.Context, tenantID, id string, in hub
 		return hubapi.SubscriptionRecoverResult{}, &hubapi.ConflictError{Code: hubapi.CodeSubscriptionDisabled,
 			Message: fmt.Sprintf("subscription %q is disabled: enable it first, or pass dry_run to only count", id)}
 	}
-	res, err := s.store.Recover(ctx, r, s.now(), in.DryRun, store.DefaultRecoverBatch, progress)
+	res, err := s.jobs.Recover(ctx, r, recoverRoute, s.now(), in.DryRun, queue.DefaultRecoverBatch, progress)
 	if err != nil {
 		return hubapi.SubscriptionRecoverResult{}, subscriptionError(id, err)
 	}
@@ -48,27 +49,32 @@ func (s *Subscriptions) Recover(ctx context.Context, tenantID, id string, in hub
 }
 
 // checkRecover validates a recover before any I/O.
-func (s *Subscriptions) checkRecover(tenantID, id string, in hubapi.SubscriptionRecover) (store.RecoverRange, error) {
+func (s *Subscriptions) checkRecover(tenantID, id string, in hubapi.SubscriptionRecover) (queue.RecoverRange, error) {
 	if in.Since == "" {
-		return store.RecoverRange{}, invalid("since", "since is required: the RFC 3339 time to recover from, e.g. 2026-01-02T15:04:05Z")
+		return queue.RecoverRange{}, invalid("since", "since is required: the RFC 3339 time to recover from, e.g. 2026-01-02T15:04:05Z")
 	}
 	since, err := parseBound("since", in.Since)
 	if err != nil {
-		return store.RecoverRange{}, err
+		return queue.RecoverRange{}, err
 	}
 	until, err := parseBound("until", in.Until)
 	if err != nil {
-		return store.RecoverRange{}, err
+		return queue.RecoverRange{}, err
 	}
 	if until.IsZero() {
 		until = s.now()
 	}
 	if !since.Before(until) {
-		return store.RecoverRange{}, invalid("until", "until (%s) must be after since (%s)", until.UTC().Format(time.RFC3339), in.Since)
+		return queue.RecoverRange{}, invalid("until", "until (%s) must be after since (%s)", until.UTC().Format(time.RFC3339), in.Since)
 	}
 	subID, err := s.scope(tenantID, id)
 	if err != nil {
-		return store.RecoverRange{}, err
+		return queue.RecoverRange{}, err
 	}
-	return store.RecoverRange{TenantID: tenantID, SubscriptionID: subID, Since: since, Until: until}, nil
+	return queue.RecoverRange{TenantID: tenantID, SubscriptionID: subID, Since: since, Until: until}, nil
 }
+
+// recoverRoute matches a recover's events as ingest matched them, without
+// ingest's filter limits: a recover is an operator's request, run once,
+// and not a neighbour of other tenants' ingest.
+var recoverRoute = match.Router(match.FilterLimits{})

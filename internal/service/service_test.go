@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-func openStore(t *testing.T) *store.Store {
+func openStore(t *testing.T) *storetest.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), pgtest.DSN(t), pg.Options{})
+	st, err := storetest.Connect(context.Background(), pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -35,7 +35,8 @@ func newClock() *clock { return &clock{now: time.Date(2025, 6, 1, 12, 0, 0, 0, t
 func TestTenantLifecycle(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
-	svc := service.NewTenants(openStore(t), clk.Now)
+	st := openStore(t)
+	svc := service.NewTenants(st.Catalog, st.Lifecycle, clk.Now)
 
 	created, err := svc.Create(ctx, "acme")
 	if err != nil {
@@ -65,7 +66,8 @@ func TestTenantLifecycle(t *testing.T) {
 
 func TestTenantErrors(t *testing.T) {
 	ctx := context.Background()
-	svc := service.NewTenants(openStore(t), newClock().Now)
+	st := openStore(t)
+	svc := service.NewTenants(st.Catalog, st.Lifecycle, newClock().Now)
 	if _, err := svc.Create(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func codeOf(err error) (code, field string) {
 
 func TestValidationComesBeforeTheDatabase(t *testing.T) {
 	// No store at all: a malformed request must be turned away without one.
-	tenants := service.NewTenants(nil, time.Now)
+	tenants := service.NewTenants(nil, nil, time.Now)
 	if _, err := tenants.Create(context.Background(), "bad id"); err == nil {
 		t.Error("bad id accepted")
 	}
@@ -129,7 +131,8 @@ func TestValidationComesBeforeTheDatabase(t *testing.T) {
 
 func TestListTenantsFollowsCursors(t *testing.T) {
 	ctx := context.Background()
-	svc := service.NewTenants(openStore(t), newClock().Now)
+	st := openStore(t)
+	svc := service.NewTenants(st.Catalog, st.Lifecycle, newClock().Now)
 	for _, id := range []string{"e", "b", "d", "a", "c"} {
 		if _, err := svc.Create(ctx, id); err != nil {
 			t.Fatal(err)
@@ -170,7 +173,7 @@ func TestQuarantineListPagesAndShowsItemsAsSpecified(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	svc := service.NewQuarantine(st)
+	svc := service.NewQuarantine(st.Catalog)
 
 	var offsets []int64
 	params := hubapi.QuarantineListParams{ListParams: hubapi.ListParams{Limit: 2}}

@@ -5,20 +5,20 @@ import (
 	"errors"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // Storage reports and prunes what retention manages (docs/architecture.md,
 // "Storage lifecycle"), for `hubctl storage` and /admin/storage.
 type Storage struct {
-	store  *store.Store
-	policy store.RetentionPolicy
+	store  *lifecycle.Store
+	policy lifecycle.RetentionPolicy
 	now    func() time.Time
 }
 
 // NewStorage returns the storage use cases over st under policy.
-func NewStorage(st *store.Store, policy store.RetentionPolicy, now func() time.Time) *Storage {
+func NewStorage(st *lifecycle.Store, policy lifecycle.RetentionPolicy, now func() time.Time) *Storage {
 	return &Storage{store: st, policy: policy, now: now}
 }
 
@@ -53,7 +53,7 @@ func (s *Storage) Status(ctx context.Context) (hubapi.StorageStatus, error) {
 // Prune runs retention now (or reports what it would remove), one process
 // at a time: while another holds the retention lock it is a conflict.
 func (s *Storage) Prune(ctx context.Context, dryRun bool) (hubapi.StoragePruneResult, error) {
-	var rep store.PruneReport
+	var rep lifecycle.PruneReport
 	err := s.store.WithRetentionLock(ctx, func() error {
 		now := s.now()
 		// A prune run makes sure the days ahead have their partitions, as
@@ -68,7 +68,7 @@ func (s *Storage) Prune(ctx context.Context, dryRun bool) (hubapi.StoragePruneRe
 		rep, err = s.store.Prune(ctx, now, s.policy, dryRun)
 		return err
 	})
-	if errors.Is(err, store.ErrRetentionBusy) {
+	if errors.Is(err, lifecycle.ErrRetentionBusy) {
 		return hubapi.StoragePruneResult{}, &hubapi.ConflictError{Code: CodeRetentionBusy,
 			Message: "another process is running retention now; try again in a moment", Err: err}
 	}
@@ -87,7 +87,7 @@ func (s *Storage) Prune(ctx context.Context, dryRun bool) (hubapi.StoragePruneRe
 // CodeRetentionBusy answers a prune while another process runs retention.
 const CodeRetentionBusy = "retention_busy"
 
-func keptView(kept []store.Kept) []hubapi.StorageKept {
+func keptView(kept []lifecycle.Kept) []hubapi.StorageKept {
 	out := make([]hubapi.StorageKept, 0, len(kept))
 	for _, k := range kept {
 		out = append(out, hubapi.StorageKept{Table: k.Table, Partition: k.Partition, Reason: k.Reason})

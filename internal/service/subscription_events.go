@@ -6,11 +6,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/catalog"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/opevents"
-	"github.com/hubctl/hubctl/internal/store"
 	opstore "github.com/hubctl/hubctl/internal/store/opevents"
 )
 
@@ -37,7 +38,7 @@ type reportedEvent struct {
 // of their own. What the hub keeps about the row for itself (verification
 // bookkeeping, the failure span, the version) is no field a tenant
 // changed.
-func changeEvents(before, after store.Subscription) []reportedEvent {
+func changeEvents(before, after catalog.Subscription) []reportedEvent {
 	switch {
 	case before.ID == [16]byte{}:
 		return []reportedEvent{{opevents.SubscriptionCreated, map[string]any{"sink_type": after.SinkType, "event_types": after.EventTypes}}}
@@ -68,7 +69,7 @@ func changeEvents(before, after store.Subscription) []reportedEvent {
 
 // changedFields names, as the API does, the fields a tenant set that
 // differ between before and after. A new secret is its own event.
-func changedFields(before, after store.Subscription) []string {
+func changedFields(before, after catalog.Subscription) []string {
 	var changed []string
 	add := func(name string, differs bool) {
 		if differs {
@@ -93,8 +94,8 @@ func changedFields(before, after store.Subscription) []string {
 // report writes a change's operational events in its transaction, stamped
 // at: a change is never reported without having happened, and never
 // happens unreported.
-func (s *Subscriptions) report(at time.Time) store.Report {
-	return func(ctx context.Context, tx pgx.Tx, before, after store.Subscription) error {
+func (s *Subscriptions) report(at time.Time) catalog.Report {
+	return func(ctx context.Context, tx pgx.Tx, before, after catalog.Subscription) error {
 		reported := changeEvents(before, after)
 		if len(reported) == 0 {
 			return nil

@@ -6,49 +6,50 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/catalog"
+
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/opevents"
-	"github.com/hubctl/hubctl/internal/store"
 )
 
 func TestChangeEvents(t *testing.T) {
 	expires := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
-	row := store.Subscription{
+	row := catalog.Subscription{
 		ID: uuid.MustParse("0190b6a2-7c1e-7d3a-9f00-000000000001"), TenantID: "acme", Name: "orders", SinkType: "webhook",
 		SinkConfig: json.RawMessage(`{"url":"https://a.example"}`), Destination: "https://a.example:443",
 		EventTypes: []string{"transaction.*"}, SchemaMajor: 1, Enabled: true, VerificationState: "active",
 		SigningSecret: "v1:k:old", AttemptTimeout: 10 * time.Second,
 	}
-	edit := func(f func(*store.Subscription)) store.Subscription {
+	edit := func(f func(*catalog.Subscription)) catalog.Subscription {
 		c := row
 		f(&c)
 		return c
 	}
 	for _, tc := range []struct {
 		name          string
-		before, after store.Subscription
+		before, after catalog.Subscription
 		want          string
 	}{
-		{"create", store.Subscription{}, row, "hub.subscription_created map[event_types:[transaction.*] sink_type:webhook]"},
-		{"delete", row, store.Subscription{}, "hub.subscription_deleted map[]"},
-		{"rename and new types", row, edit(func(s *store.Subscription) { s.Name, s.EventTypes = "o", []string{"hub.*"} }),
+		{"create", catalog.Subscription{}, row, "hub.subscription_created map[event_types:[transaction.*] sink_type:webhook]"},
+		{"delete", row, catalog.Subscription{}, "hub.subscription_deleted map[]"},
+		{"rename and new types", row, edit(func(s *catalog.Subscription) { s.Name, s.EventTypes = "o", []string{"hub.*"} }),
 			"hub.subscription_updated map[changed:[name event_types]]"},
-		{"a new sink credential is the sink, never its value", row, edit(func(s *store.Subscription) { s.SinkCredentials = "v1:k:new" }),
+		{"a new sink credential is the sink, never its value", row, edit(func(s *catalog.Subscription) { s.SinkCredentials = "v1:k:new" }),
 			"hub.subscription_updated map[changed:[sink]]"},
-		{"disable", row, edit(func(s *store.Subscription) { s.Enabled = false }),
+		{"disable", row, edit(func(s *catalog.Subscription) { s.Enabled = false }),
 			"hub.subscription_disabled map[failing_since:<nil> last_failure_at:<nil> trigger:manual]"},
-		{"enable", edit(func(s *store.Subscription) { s.Enabled = false }), row, "hub.subscription_enabled map[]"},
-		{"rotate", row, edit(func(s *store.Subscription) {
+		{"enable", edit(func(s *catalog.Subscription) { s.Enabled = false }), row, "hub.subscription_enabled map[]"},
+		{"rotate", row, edit(func(s *catalog.Subscription) {
 			s.SigningSecret, s.PreviousSecret, s.PreviousSecretExpiresAt = "v1:k:new", "v1:k:old", &expires
 		}),
 			fmt.Sprintf("hub.secret_rotated map[previous_secret_expires_at:%v]", &expires)},
-		{"verification fails", row, edit(func(s *store.Subscription) { s.VerificationState, s.VerificationError = "failed", "refused" }),
+		{"verification fails", row, edit(func(s *catalog.Subscription) { s.VerificationState, s.VerificationError = "failed", "refused" }),
 			"hub.verification_failed map[error:refused]"},
-		{"verification fails again the same way", edit(func(s *store.Subscription) { s.VerificationState, s.VerificationError = "failed", "refused" }),
-			edit(func(s *store.Subscription) { s.VerificationState, s.VerificationError = "failed", "refused" }), ""},
-		{"verification succeeds", edit(func(s *store.Subscription) { s.VerificationState = "pending" }), row, ""},
-		{"the hub's own bookkeeping", row, edit(func(s *store.Subscription) { s.VerifiedAt, s.UpdatedAt = &expires, expires }), ""},
+		{"verification fails again the same way", edit(func(s *catalog.Subscription) { s.VerificationState, s.VerificationError = "failed", "refused" }),
+			edit(func(s *catalog.Subscription) { s.VerificationState, s.VerificationError = "failed", "refused" }), ""},
+		{"verification succeeds", edit(func(s *catalog.Subscription) { s.VerificationState = "pending" }), row, ""},
+		{"the hub's own bookkeeping", row, edit(func(s *catalog.Subscription) { s.VerifiedAt, s.UpdatedAt = &expires, expires }), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got string

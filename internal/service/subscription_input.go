@@ -14,7 +14,7 @@ import (
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/schedule"
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -33,7 +33,7 @@ const (
 // createSpec is a validated hubapi.SubscriptionCreate: the row to insert,
 // less what Create assigns (id, tenant, time, sealed secrets).
 type createSpec struct {
-	row  store.Subscription
+	row  catalog.Subscription
 	sink sink.Parsed
 }
 
@@ -118,7 +118,7 @@ func (s *Subscriptions) checkCreate(in hubapi.SubscriptionCreate) (createSpec, e
 	if in.Enabled != nil {
 		enabled = *in.Enabled
 	}
-	return createSpec{sink: ps, row: store.Subscription{
+	return createSpec{sink: ps, row: catalog.Subscription{
 		Name:              in.Name,
 		SinkType:          ps.TypeName,
 		EventTypes:        eventTypes,

@@ -9,7 +9,7 @@ import (
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
 
@@ -24,8 +24,8 @@ func (s *Subscriptions) Sinks() *sinkopen.Opener { return s.opener }
 // the old way goes on accepting deliveries until the overlap ends
 // (docs/api.md, Signature schemes). Envelopes are bound to their column,
 // so the old secret is re-sealed for previous_secret rather than moved.
-func (s *Subscriptions) rotate(sub *store.Subscription, secret, scheme string, now time.Time) error {
-	sealed, err := s.seal(secret, sub.ID, store.ColumnSigningSecret)
+func (s *Subscriptions) rotate(sub *catalog.Subscription, secret, scheme string, now time.Time) error {
+	sealed, err := s.seal(secret, sub.ID, catalog.ColumnSigningSecret)
 	if err != nil {
 		return err
 	}
@@ -34,11 +34,11 @@ func (s *Subscriptions) rotate(sub *store.Subscription, secret, scheme string, n
 		if scheme != sub.SignatureScheme {
 			sub.PreviousSignatureScheme = sub.SignatureScheme
 		}
-		current, err := s.opener.Secret(sub.ID, sub.SigningSecret, store.ColumnSigningSecret)
+		current, err := s.opener.Secret(sub.ID, sub.SigningSecret, catalog.ColumnSigningSecret)
 		if err != nil {
 			return err
 		}
-		if sub.PreviousSecret, err = s.seal(current, sub.ID, store.ColumnPreviousSecret); err != nil {
+		if sub.PreviousSecret, err = s.seal(current, sub.ID, catalog.ColumnPreviousSecret); err != nil {
 			return err
 		}
 		expires := now.Add(s.overlap)
@@ -74,14 +74,14 @@ func (s *Subscriptions) seal(plaintext string, id uuid.UUID, column string) (str
 }
 
 // sealSink stores a parsed sink configuration on sub, credentials sealed.
-func (s *Subscriptions) sealSink(sub *store.Subscription, ps sink.Parsed) error {
+func (s *Subscriptions) sealSink(sub *catalog.Subscription, ps sink.Parsed) error {
 	sub.SinkConfig = ps.Config.Public
 	sub.Destination = ps.Config.Destination
 	sub.SinkCredentials, sub.SinkCredentialFields = "", ps.CredentialFields
 	if ps.Config.Credentials == nil {
 		return nil
 	}
-	sealed, err := s.keys.Encrypt(ps.Config.Credentials, sub.ID.String(), store.ColumnSinkCredentials)
+	sealed, err := s.keys.Encrypt(ps.Config.Credentials, sub.ID.String(), catalog.ColumnSinkCredentials)
 	if err != nil {
 		return fmt.Errorf("subscription %s: encrypt sink credentials: %w", sub.ID, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 )
 
 const (
@@ -23,13 +23,13 @@ const (
 // verifyChange runs the verification a new or re-pointed subscription gets
 // and records its outcome. A caller that went away leaves the row pending
 // (nothing was learnt about the destination); Verify can finish the job.
-func (s *Subscriptions) verifyChange(ctx context.Context, sub store.Subscription) (store.Subscription, error) {
+func (s *Subscriptions) verifyChange(ctx context.Context, sub catalog.Subscription) (catalog.Subscription, error) {
 	failure, err := s.probe(ctx, sub)
 	if ctx.Err() != nil {
 		return sub, nil
 	}
 	if err != nil {
-		return store.Subscription{}, err
+		return catalog.Subscription{}, err
 	}
 	recorded, err := s.recordVerification(ctx, sub, failure, false)
 	return recorded, subscriptionError(sub.ID.String(), err)
@@ -39,7 +39,7 @@ func (s *Subscriptions) verifyChange(ctx context.Context, sub store.Subscription
 // destination's answer, to be recorded; err is a failure of the hub's own
 // (a key it cannot decrypt with, a cancelled request), which says nothing
 // about the destination and must not be recorded.
-func (s *Subscriptions) probe(ctx context.Context, sub store.Subscription) (failure, err error) {
+func (s *Subscriptions) probe(ctx context.Context, sub catalog.Subscription) (failure, err error) {
 	snk, err := s.opener.Open(sub)
 	if sinkopen.IsRefused(err) {
 		return err, nil
@@ -62,9 +62,9 @@ func (s *Subscriptions) probe(ctx context.Context, sub store.Subscription) (fail
 // recordVerification stores a probe's outcome on the row it probed. If the
 // sink changed meanwhile, the outcome is about a destination no longer
 // configured and is dropped: the change's own verification decides.
-func (s *Subscriptions) recordVerification(ctx context.Context, probed store.Subscription, failure error, recover bool) (store.Subscription, error) {
+func (s *Subscriptions) recordVerification(ctx context.Context, probed catalog.Subscription, failure error, recover bool) (catalog.Subscription, error) {
 	now := s.now()
-	return s.store.UpdateSubscriptionReported(ctx, probed.TenantID, probed.ID, now, func(sub *store.Subscription) error {
+	return s.store.UpdateSubscriptionReported(ctx, probed.TenantID, probed.ID, now, func(sub *catalog.Subscription) error {
 		if sub.Destination == probed.Destination && string(sub.SinkConfig) == string(probed.SinkConfig) &&
 			sub.SinkCredentials == probed.SinkCredentials {
 			applyVerification(sub, failure, recover, now)
@@ -75,7 +75,7 @@ func (s *Subscriptions) recordVerification(ctx context.Context, probed store.Sub
 
 // applyVerification records a probe's outcome. recover is Verify's extra
 // on success (docs/concepts.md, Verification): enable and clear what auto-disable left behind.
-func applyVerification(sub *store.Subscription, failure error, recover bool, now time.Time) {
+func applyVerification(sub *catalog.Subscription, failure error, recover bool, now time.Time) {
 	if failure != nil {
 		sub.VerificationState, sub.VerificationError = match.VerificationFailed, probeMessage(failure)
 		return

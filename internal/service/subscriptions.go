@@ -16,8 +16,10 @@ import (
 	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 	whsign "github.com/hubctl/hubctl/pkg/webhook"
 )
@@ -51,12 +53,16 @@ type SubscriptionOptions struct {
 // scoped to one tenant: another tenant's subscription answers exactly like
 // a missing one.
 type Subscriptions struct {
-	store   *store.Store
-	keys    *crypto.Keyring
-	sinks   *sink.Registry
-	opener  *sinkopen.Opener
-	now     func() time.Time
-	overlap time.Duration
+	store *catalog.Store
+	// jobs queues the recovered events of Recover.
+	jobs *queue.Store
+	// breakers reads the breaker states the running hubs report.
+	breakers *oncall.Store
+	keys     *crypto.Keyring
+	sinks    *sink.Registry
+	opener   *sinkopen.Opener
+	now      func() time.Time
+	overlap  time.Duration
 	// maxPerTenant caps a tenant's live subscriptions; zero is no cap.
 	maxPerTenant int
 	// events makes the operational events of changes, which name actor.
@@ -64,9 +70,11 @@ type Subscriptions struct {
 	actor  opevents.Actor
 }
 
-// NewSubscriptions returns the subscription use cases. keys seals secrets
-// and credentials; sinks parses sink objects and runs verification probes.
-func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registry, opts SubscriptionOptions) *Subscriptions {
+// NewSubscriptions returns the subscription use cases over st, recovering
+// events into jobs through jobs and reading breakers from breakers. keys
+// seals secrets and credentials; sinks parses sink objects and runs
+// verification probes.
+func NewSubscriptions(st *catalog.Store, jobs *queue.Store, breakers *oncall.Store, keys *crypto.Keyring, sinks *sink.Registry, opts SubscriptionOptions) *Subscriptions {
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -75,7 +83,7 @@ func NewSubscriptions(st *store.Store, keys *crypto.Keyring, sinks *sink.Registr
 	if prefix == "" {
 		prefix = event.DefaultTypePrefix
 	}
-	return &Subscriptions{store: st, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now,
+	return &Subscriptions{store: st, jobs: jobs, breakers: breakers, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now,
 		overlap: max(opts.RotationOverlap, 0), maxPerTenant: max(opts.MaxPerTenant, 0),
 		events: opevents.Builder{TypePrefix: prefix, Relay: opts.RelayOperational}, actor: opevents.ActorOf(hubapi.Admin())}
 }
@@ -110,7 +118,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 		return hubapi.Subscription{}, "", err
 	}
 	if secret != "" {
-		if row.SigningSecret, err = s.seal(secret, id, store.ColumnSigningSecret); err != nil {
+		if row.SigningSecret, err = s.seal(secret, id, catalog.ColumnSigningSecret); err != nil {
 			return hubapi.Subscription{}, "", err
 		}
 	}
@@ -118,7 +126,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 	if errors.Is(err, pg.ErrNotFound) {
 		return hubapi.Subscription{}, "", tenantError(tenantID, err)
 	}
-	if limit := (*store.SubscriptionLimitError)(nil); errors.As(err, &limit) {
+	if limit := (*catalog.SubscriptionLimitError)(nil); errors.As(err, &limit) {
 		return hubapi.Subscription{}, "", &hubapi.ConflictError{Code: CodeSubscriptionLimitReached, Err: err,
 			Message: fmt.Sprintf("tenant %q already has %d subscriptions, the most allowed (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT); delete one to create another", tenantID, limit.Limit)}
 	}
@@ -200,7 +208,7 @@ func (s *Subscriptions) Update(ctx context.Context, tenantID, id string, in huba
 	}
 	var sinkChanged bool
 	var generated string
-	updated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, now time.Time) error {
+	updated, err := s.change(ctx, tenantID, id, subID, func(sub *catalog.Subscription, now time.Time) error {
 		var err error
 		sinkChanged, generated, err = s.applyPatch(sub, patch, now)
 		return err
@@ -255,7 +263,7 @@ func (s *Subscriptions) setEnabled(ctx context.Context, tenantID, id string, ena
 	if err != nil {
 		return hubapi.Subscription{}, err
 	}
-	updated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, _ time.Time) error {
+	updated, err := s.change(ctx, tenantID, id, subID, func(sub *catalog.Subscription, _ time.Time) error {
 		applyEnabled(sub, enabled)
 		return nil
 	})
@@ -265,7 +273,7 @@ func (s *Subscriptions) setEnabled(ctx context.Context, tenantID, id string, ena
 	return s.view(updated)
 }
 
-func applyEnabled(sub *store.Subscription, enabled bool) {
+func applyEnabled(sub *catalog.Subscription, enabled bool) {
 	sub.Enabled = enabled
 	if enabled {
 		sub.DisabledReason = ""
@@ -314,7 +322,7 @@ func (s *Subscriptions) RotateSecret(ctx context.Context, tenantID, id, signingS
 		return hubapi.SecretRotation{}, err
 	}
 	var secret string
-	rotated, err := s.change(ctx, tenantID, id, subID, func(sub *store.Subscription, now time.Time) error {
+	rotated, err := s.change(ctx, tenantID, id, subID, func(sub *catalog.Subscription, now time.Time) error {
 		if sub.SinkType != sinkWebhook {
 			return &hubapi.ConflictError{Code: CodeNotAWebhookSubscription,
 				Message: fmt.Sprintf("subscription %s has a %s sink, which does not sign: only webhook subscriptions have a signing secret", sub.ID, sub.SinkType)}
@@ -343,10 +351,10 @@ func (s *Subscriptions) scope(tenantID, id string) (uuid.UUID, error) {
 	return subID, nil
 }
 
-func (s *Subscriptions) read(ctx context.Context, tenantID, id string) (store.Subscription, error) {
+func (s *Subscriptions) read(ctx context.Context, tenantID, id string) (catalog.Subscription, error) {
 	subID, err := s.scope(tenantID, id)
 	if err != nil {
-		return store.Subscription{}, err
+		return catalog.Subscription{}, err
 	}
 	sub, err := s.store.GetSubscription(ctx, tenantID, subID)
 	return sub, subscriptionError(id, err)
@@ -354,9 +362,9 @@ func (s *Subscriptions) read(ctx context.Context, tenantID, id string) (store.Su
 
 // change runs edit on the locked row; edit gets the time the change is
 // stamped with.
-func (s *Subscriptions) change(ctx context.Context, tenantID, id string, subID uuid.UUID, edit func(*store.Subscription, time.Time) error) (store.Subscription, error) {
+func (s *Subscriptions) change(ctx context.Context, tenantID, id string, subID uuid.UUID, edit func(*catalog.Subscription, time.Time) error) (catalog.Subscription, error) {
 	now := s.now()
-	sub, err := s.store.UpdateSubscriptionReported(ctx, tenantID, subID, now, func(sub *store.Subscription) error {
+	sub, err := s.store.UpdateSubscriptionReported(ctx, tenantID, subID, now, func(sub *catalog.Subscription) error {
 		return edit(sub, now)
 	}, s.report(now))
 	return sub, subscriptionError(id, err)
@@ -364,7 +372,7 @@ func (s *Subscriptions) change(ctx context.Context, tenantID, id string, subID u
 
 // applyPatch edits sub as patch says and reports whether the sink changed,
 // and the secret it generated when a switch of scheme rotated to one.
-func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch, now time.Time) (sinkChanged bool, generated string, err error) {
+func (s *Subscriptions) applyPatch(sub *catalog.Subscription, p subscriptionPatch, now time.Time) (sinkChanged bool, generated string, err error) {
 	if p.sink != nil {
 		if p.sink.TypeName != sub.SinkType {
 			return false, "", &hubapi.ValidationError{Field: "sink.type", Code: CodeInvalidSink,
@@ -460,7 +468,7 @@ func (s *Subscriptions) applyPatch(sub *store.Subscription, p subscriptionPatch,
 
 // --- views -------------------------------------------------------------------
 
-func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error) {
+func (s *Subscriptions) view(sub catalog.Subscription) (hubapi.Subscription, error) {
 	sinkView, err := s.maskedSink(sub)
 	if err != nil {
 		return hubapi.Subscription{}, err
@@ -516,7 +524,7 @@ func (s *Subscriptions) view(sub store.Subscription) (hubapi.Subscription, error
 
 // maskedSink is the sink object as reads show it, credentials masked
 // (sink.Registry.Show).
-func (s *Subscriptions) maskedSink(sub store.Subscription) (map[string]any, error) {
+func (s *Subscriptions) maskedSink(sub catalog.Subscription) (map[string]any, error) {
 	view, err := s.sinks.Show(sub.SinkType, sub.SinkConfig, sub.SinkCredentialFields)
 	if err != nil {
 		return nil, fmt.Errorf("subscription %s: %w", sub.ID, err)
@@ -542,7 +550,7 @@ func formatSubscriptionPosition(at time.Time, id uuid.UUID) string {
 	return strconv.FormatInt(at.UnixMicro(), 10) + "." + id.String()
 }
 
-func parseSubscriptionPosition(position string) (*store.SubscriptionPosition, error) {
+func parseSubscriptionPosition(position string) (*catalog.SubscriptionPosition, error) {
 	microsText, idText, ok := strings.Cut(position, ".")
 	if !ok {
 		return nil, errBadCursor()
@@ -552,5 +560,5 @@ func parseSubscriptionPosition(position string) (*store.SubscriptionPosition, er
 	if err1 != nil || err2 != nil || micros < minCursorMicros || micros >= maxCursorMicros {
 		return nil, errBadCursor()
 	}
-	return &store.SubscriptionPosition{CreatedAt: time.UnixMicro(micros).UTC(), ID: id}, nil
+	return &catalog.SubscriptionPosition{CreatedAt: time.UnixMicro(micros).UTC(), ID: id}, nil
 }

@@ -17,8 +17,11 @@ import (
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/pull"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -103,7 +106,7 @@ func (s *testSink) Probe(_ context.Context, p sink.ProbeRequest) error {
 }
 
 type subsFixture struct {
-	st      *store.Store
+	st      *storetest.Store
 	keys    *crypto.Keyring
 	clk     *clock
 	webhook *testSinkType
@@ -136,16 +139,22 @@ func newSubsFixture(t *testing.T, withStore bool) *subsFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var (
+		cat      *catalog.Store
+		jobs     *queue.Store
+		breakers *oncall.Store
+	)
 	if withStore {
 		f.st = openStore(t)
-		tenants := service.NewTenants(f.st, f.clk.Now)
+		tenants := service.NewTenants(f.st.Catalog, f.st.Lifecycle, f.clk.Now)
 		for _, id := range []string{"acme", "globex"} {
 			if _, err := tenants.Create(context.Background(), id); err != nil {
 				t.Fatal(err)
 			}
 		}
+		cat, jobs, breakers = f.st.Catalog, f.st.Queue, f.st.OnCall
 	}
-	f.svc = service.NewSubscriptions(f.st, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now, RotationOverlap: rotationOverlap})
+	f.svc = service.NewSubscriptions(cat, jobs, breakers, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now, RotationOverlap: rotationOverlap})
 	return f
 }
 
@@ -509,9 +518,9 @@ func TestSecretsAreStoredEncryptedAndBoundToTheirColumn(t *testing.T) {
 		column   string
 		want     string
 	}{
-		{"signing secret", hookRow.secret, hook.ID, store.ColumnSigningSecret, "the-next-signing-secret-0003"},
-		{"previous secret", hookRow.previous, hook.ID, store.ColumnPreviousSecret, signingSecret},
-		{"credentials", queueRow.credentials, queue.ID, store.ColumnSinkCredentials, `{"token":"` + token + `"}`},
+		{"signing secret", hookRow.secret, hook.ID, catalog.ColumnSigningSecret, "the-next-signing-secret-0003"},
+		{"previous secret", hookRow.previous, hook.ID, catalog.ColumnPreviousSecret, signingSecret},
+		{"credentials", queueRow.credentials, queue.ID, catalog.ColumnSinkCredentials, `{"token":"` + token + `"}`},
 	}
 	for _, tc := range cases {
 		if tc.envelope == nil {
@@ -605,7 +614,7 @@ func TestRotationOverlap(t *testing.T) {
 func TestRotationWithoutOverlapKeepsOneSecret(t *testing.T) {
 	f := newSubsFixture(t, true)
 	registry, _ := sink.NewRegistry(f.webhook)
-	svc := service.NewSubscriptions(f.st, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now})
+	svc := service.NewSubscriptions(f.st.Catalog, f.st.Queue, f.st.OnCall, f.keys, registry, service.SubscriptionOptions{Now: f.clk.Now})
 	sub, _, err := svc.Create(context.Background(), "acme", webhookInput("https://hooks.test/a"))
 	if err != nil {
 		t.Fatal(err)
@@ -831,7 +840,7 @@ func TestUpdateCredentialsReencryptsAndReverifies(t *testing.T) {
 		t.Errorf("new credentials: %d probes, state %q", f.queue.probeCount()-probes, updated.VerificationState)
 	}
 	row := f.raw(t, queue.ID)
-	if plain, err := f.keys.Decrypt(*row.credentials, queue.ID, store.ColumnSinkCredentials); err != nil || string(plain) != `{"token":"new-token"}` {
+	if plain, err := f.keys.Decrypt(*row.credentials, queue.ID, catalog.ColumnSinkCredentials); err != nil || string(plain) != `{"token":"new-token"}` {
 		t.Errorf("stored credentials decrypt to %q, %v", plain, err)
 	}
 }
@@ -915,7 +924,7 @@ func TestListSubscriptionsFollowsCursors(t *testing.T) {
 		t.Errorf("listed %q in %d pages, want %q in 3", got, pages, want)
 	}
 
-	tenantsCursor, err := service.NewTenants(f.st, f.clk.Now).List(ctx, hubapi.ListParams{Limit: 1})
+	tenantsCursor, err := service.NewTenants(f.st.Catalog, f.st.Lifecycle, f.clk.Now).List(ctx, hubapi.ListParams{Limit: 1})
 	if err != nil || tenantsCursor.NextCursor == nil {
 		t.Fatal("no tenants cursor to replay", err)
 	}

@@ -4,24 +4,27 @@ import (
 	"context"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
-func tenantView(t store.Tenant) hubapi.Tenant {
+func tenantView(t catalog.Tenant) hubapi.Tenant {
 	return hubapi.Tenant{ID: t.ID, Status: string(t.Status), CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
 }
 
 // Tenants manages the tenant roster that ingest's gate reads (docs/concepts.md, Tenants).
 type Tenants struct {
-	store *store.Store
-	now   func() time.Time
+	store *catalog.Store
+	// purges removes a tenant's rows (Purge).
+	purges *lifecycle.Store
+	now    func() time.Time
 }
 
-// NewTenants returns the tenant use cases over st; now stamps created_at and
-// updated_at.
-func NewTenants(st *store.Store, now func() time.Time) *Tenants {
-	return &Tenants{store: st, now: now}
+// NewTenants returns the tenant use cases over st, purging through
+// purges; now stamps created_at and updated_at.
+func NewTenants(st *catalog.Store, purges *lifecycle.Store, now func() time.Time) *Tenants {
+	return &Tenants{store: st, purges: purges, now: now}
 }
 
 // Create adds an active tenant.
@@ -73,7 +76,7 @@ func (s *Tenants) List(ctx context.Context, p hubapi.ListParams) (hubapi.Page[hu
 	if err != nil {
 		return hubapi.Page[hubapi.Tenant]{}, err
 	}
-	return pageOf(rows, more, tenantView, tenantsCursor, func(last store.Tenant) string { return last.ID }), nil
+	return pageOf(rows, more, tenantView, tenantsCursor, func(last catalog.Tenant) string { return last.ID }), nil
 }
 
 // SetStatus makes a tenant active or inactive. Ingest instances see the
@@ -86,7 +89,7 @@ func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tena
 	if status != hubapi.TenantActive && status != hubapi.TenantInactive {
 		return hubapi.Tenant{}, invalid("status", "invalid status %q: must be %s or %s", status, hubapi.TenantActive, hubapi.TenantInactive)
 	}
-	t, err := s.store.SetTenantStatus(ctx, id, store.TenantStatus(status), s.now())
+	t, err := s.store.SetTenantStatus(ctx, id, catalog.TenantStatus(status), s.now())
 	if err != nil {
 		return hubapi.Tenant{}, tenantError(id, err)
 	}
@@ -94,14 +97,14 @@ func (s *Tenants) SetStatus(ctx context.Context, id, status string) (hubapi.Tena
 }
 
 // Purge removes every stored row of one tenant, the tenant included
-// (store.PurgeTenant lists them), once none of its deliveries is in
+// (lifecycle.PurgeTenant lists them), once none of its deliveries is in
 // flight: when it returns, nothing of the tenant is sent or stored.
 // Nothing of another tenant is touched.
 func (s *Tenants) Purge(ctx context.Context, id string) (hubapi.TenantPurgeResult, error) {
 	if err := hubapi.CheckTenantID(id); err != nil {
 		return hubapi.TenantPurgeResult{}, err
 	}
-	counts, err := s.store.PurgeTenant(ctx, id, s.now)
+	counts, err := s.purges.PurgeTenant(ctx, id, s.now)
 	if err != nil {
 		return hubapi.TenantPurgeResult{}, tenantError(id, err)
 	}

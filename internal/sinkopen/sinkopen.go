@@ -14,7 +14,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 )
 
 // Opener opens sinks of stored subscriptions. It holds no state of its own.
@@ -45,7 +45,7 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Open builds sub's sink with its credentials and signing secrets
 // decrypted. The caller closes it.
-func (o *Opener) Open(sub store.Subscription) (sink.Sink, error) {
+func (o *Opener) Open(sub catalog.Subscription) (sink.Sink, error) {
 	t, err := o.sinks.Lookup(sub.SinkType)
 	if err != nil {
 		return nil, fmt.Errorf("subscription %s: %w", sub.ID, err)
@@ -72,14 +72,14 @@ func IsRefused(err error) bool {
 }
 
 // Config is sub's sink configuration with its credentials decrypted.
-func (o *Opener) Config(sub store.Subscription) (sink.Config, error) {
+func (o *Opener) Config(sub catalog.Subscription) (sink.Config, error) {
 	cfg := sink.Config{Public: sub.SinkConfig, Destination: sub.Destination, SignatureScheme: sub.SignatureScheme}
 	if PreviousSecretSigns(sub, o.now()) {
 		cfg.PreviousSignatureScheme = sub.PreviousSignatureScheme
 	}
 	if sub.SinkCredentials != "" {
 		var err error
-		if cfg.Credentials, err = o.keys.Decrypt(sub.SinkCredentials, sub.ID.String(), store.ColumnSinkCredentials); err != nil {
+		if cfg.Credentials, err = o.keys.Decrypt(sub.SinkCredentials, sub.ID.String(), catalog.ColumnSinkCredentials); err != nil {
 			return sink.Config{}, fmt.Errorf("subscription %s: decrypt sink credentials: %w", sub.ID, err)
 		}
 	}
@@ -89,11 +89,11 @@ func (o *Opener) Config(sub store.Subscription) (sink.Config, error) {
 // SigningSecrets returns the secrets a delivery to sub is signed with,
 // newest first: the current one, and the previous one until its overlap
 // ends. Non-webhook subscriptions have none.
-func (o *Opener) SigningSecrets(sub store.Subscription) ([]string, error) {
+func (o *Opener) SigningSecrets(sub catalog.Subscription) ([]string, error) {
 	if sub.SigningSecret == "" {
 		return nil, nil
 	}
-	current, err := o.Secret(sub.ID, sub.SigningSecret, store.ColumnSigningSecret)
+	current, err := o.Secret(sub.ID, sub.SigningSecret, catalog.ColumnSigningSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (o *Opener) SigningSecrets(sub store.Subscription) ([]string, error) {
 	if !PreviousSecretSigns(sub, o.now()) {
 		return secrets, nil
 	}
-	previous, err := o.Secret(sub.ID, sub.PreviousSecret, store.ColumnPreviousSecret)
+	previous, err := o.Secret(sub.ID, sub.PreviousSecret, catalog.ColumnPreviousSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +119,6 @@ func (o *Opener) Secret(id uuid.UUID, envelope, column string) (string, error) {
 
 // PreviousSecretSigns reports whether sub's rotated-out secret still signs
 // at now: the rotation overlap has not ended.
-func PreviousSecretSigns(sub store.Subscription, now time.Time) bool {
+func PreviousSecretSigns(sub catalog.Subscription, now time.Time) bool {
 	return sub.PreviousSecret != "" && sub.PreviousSecretExpiresAt != nil && now.Before(*sub.PreviousSecretExpiresAt)
 }

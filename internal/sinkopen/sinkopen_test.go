@@ -13,7 +13,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/crypto"
 	"github.com/hubctl/hubctl/internal/sink"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 )
 
 // recordingType opens sinks that remember what they were opened with, or
@@ -71,11 +71,11 @@ func TestOpenDecryptsCredentialsAndLiveSecrets(t *testing.T) {
 	o := New(keys, reg, func() time.Time { return clock })
 	id := uuid.New()
 	expires := now.Add(time.Minute)
-	sub := store.Subscription{
+	sub := catalog.Subscription{
 		ID: id, SinkType: "rec", SinkConfig: json.RawMessage(`{"url":"u"}`), Destination: "u",
-		SinkCredentials:         seal(t, keys, `{"token":"t"}`, id, store.ColumnSinkCredentials),
-		SigningSecret:           seal(t, keys, "new-secret", id, store.ColumnSigningSecret),
-		PreviousSecret:          seal(t, keys, "old-secret", id, store.ColumnPreviousSecret),
+		SinkCredentials:         seal(t, keys, `{"token":"t"}`, id, catalog.ColumnSinkCredentials),
+		SigningSecret:           seal(t, keys, "new-secret", id, catalog.ColumnSigningSecret),
+		PreviousSecret:          seal(t, keys, "old-secret", id, catalog.ColumnPreviousSecret),
 		PreviousSecretExpiresAt: &expires,
 	}
 	if _, err := o.Open(sub); err != nil {
@@ -91,7 +91,7 @@ func TestOpenDecryptsCredentialsAndLiveSecrets(t *testing.T) {
 
 	// A credential sealed for another column is the hub's fault, not a refusal.
 	broken := sub
-	broken.SinkCredentials = seal(t, keys, `{"token":"t"}`, id, store.ColumnSigningSecret)
+	broken.SinkCredentials = seal(t, keys, `{"token":"t"}`, id, catalog.ColumnSigningSecret)
 	if _, err := o.Open(broken); err == nil || IsRefused(err) {
 		t.Errorf("undecryptable credentials: err %v, want a hub error", err)
 	}
@@ -120,10 +120,10 @@ func TestOpenPassesTheSchemes(t *testing.T) {
 	o := New(keys, reg, func() time.Time { return clock })
 	id := uuid.New()
 	expires := now.Add(time.Minute)
-	sub := store.Subscription{
+	sub := catalog.Subscription{
 		ID: id, SinkType: "rec", SinkConfig: json.RawMessage(`{"url":"u"}`), Destination: "u",
-		SigningSecret:           seal(t, keys, "new-secret", id, store.ColumnSigningSecret),
-		PreviousSecret:          seal(t, keys, "old-secret", id, store.ColumnPreviousSecret),
+		SigningSecret:           seal(t, keys, "new-secret", id, catalog.ColumnSigningSecret),
+		PreviousSecret:          seal(t, keys, "old-secret", id, catalog.ColumnPreviousSecret),
 		PreviousSecretExpiresAt: &expires,
 		SignatureScheme:         "standard-webhooks",
 		PreviousSignatureScheme: "lerian",

@@ -1,6 +1,6 @@
-// Package store owns every SQL statement of hubctl. Its statements live in
-// .sql files beside the Go that runs them; the layer they share (the pool,
-// transactions, typed errors, LISTEN, batches, migrations) is package pg.
+// Package store opens the database for a whole hub: one pool, and the
+// statements of each concern over it (queue, catalog, lifecycle, oncall;
+// the layer they share is package pg).
 package store
 
 import (
@@ -8,15 +8,23 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/store/queue"
 )
 
-// Store is the shared handle on the database: one pool, and the statements
-// of each concern over it.
+// Store is the handle a process opens on the database: one pool, and the
+// statements of each concern over it. Only what assembles a whole hub (the
+// hub, the CLI's direct mode, hubctl dev) holds it; each component it builds
+// takes the concerns it uses.
 type Store struct {
-	Pool   *pgxpool.Pool
-	OnCall *oncall.Store
+	Pool      *pgxpool.Pool
+	Queue     *queue.Store
+	Catalog   *catalog.Store
+	Lifecycle *lifecycle.Store
+	OnCall    *oncall.Store
 }
 
 // Open connects a pool and checks that the server answers.
@@ -30,7 +38,7 @@ func Open(ctx context.Context, dsn string, opts pg.Options) (*Store, error) {
 
 // New returns the handle over an open pool.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{Pool: pool, OnCall: oncall.New(pool)}
+	return &Store{Pool: pool, OnCall: oncall.New(pool), Queue: queue.New(pool), Catalog: catalog.New(pool), Lifecycle: lifecycle.New(pool)}
 }
 
 // Close releases every connection.

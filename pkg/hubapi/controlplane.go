@@ -30,6 +30,11 @@ type ControlPlane interface {
 	ListQuarantine(ctx context.Context, p QuarantineListParams) (Page[QuarantineSummary], error)
 	GetQuarantined(ctx context.Context, id string) (QuarantineItem, error)
 
+	// CreateConsoleLink signs the operator into the portal's console.
+	CreateConsoleLink(ctx context.Context, in PortalLinkCreate) (PortalLink, error)
+	// EndPortalSessions signs every browser of a tenant out of the portal.
+	EndPortalSessions(ctx context.Context, tenant string) (PortalSessionsEnded, error)
+
 	StorageStatus(ctx context.Context) (StorageStatus, error)
 	PruneStorage(ctx context.Context, dryRun bool) (StoragePruneResult, error)
 
@@ -50,6 +55,9 @@ type ControlPlane interface {
 	// time range (docs/api.md, Recover). progress, if not nil, is told how
 	// much of the work is done, in units of the implementation's own.
 	RecoverSubscription(ctx context.Context, tenant, id string, in SubscriptionRecover, progress func(done, total int64)) (SubscriptionRecoverResult, error)
+
+	// CreatePortalLink signs a tenant's people into the portal (SPEC §10).
+	CreatePortalLink(ctx context.Context, tenant string, in PortalLinkCreate) (PortalLink, error)
 
 	ListDeliveries(ctx context.Context, tenant, subscriptionID string, p DeliveryListParams) (Page[Delivery], error)
 	GetDelivery(ctx context.Context, tenant, id string) (DeliveryDetail, error)
@@ -74,7 +82,8 @@ const (
 	// CallerTenantKey is a tenant API key, acting on its own tenant only.
 	CallerTenantKey
 	// CallerPortal is a tenant's portal session (SPEC §10), acting on its
-	// own tenant only, and changing nothing when ReadOnly.
+	// own tenant only, and changing nothing when ReadOnly. (The operator
+	// console's session is CallerAdmin with Session set.)
 	CallerPortal
 )
 

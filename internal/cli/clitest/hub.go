@@ -1,6 +1,7 @@
 package clitest
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"maps"
 	"path/filepath"
@@ -66,6 +67,13 @@ func With(env map[string]string, extra map[string]string) map[string]string {
 func Serve(t testing.TB, dsn string) string {
 	t.Helper()
 	_, url := hubtest.Start(t, dsn, With(Direct(dsn), map[string]string{"STREAMING_HUB_ADMIN_TOKEN": AdminToken}))
+	return url
+}
+
+// ServeTLS is Serve over HTTPS with the certificate cert.
+func ServeTLS(t testing.TB, dsn string, cert tls.Certificate) string {
+	t.Helper()
+	_, url := hubtest.StartTLS(t, dsn, With(Direct(dsn), map[string]string{"STREAMING_HUB_ADMIN_TOKEN": AdminToken}), cert)
 	return url
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/service"
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -29,7 +29,7 @@ func TestExitCodeAgreesAcrossModes(t *testing.T) {
 		{"not found", &hubapi.NotFoundError{Err: pg.ErrNotFound}, apiErr(404), ExitNotFound},
 		{"conflict", &hubapi.ConflictError{Err: pg.ErrConflict}, apiErr(409), ExitFailure},
 		{"subscription limit", &hubapi.ConflictError{Code: service.CodeSubscriptionLimitReached,
-			Err: &store.SubscriptionLimitError{TenantID: "acme", Limit: 2}}, apiErr(409), ExitFailure},
+			Err: &catalog.SubscriptionLimitError{TenantID: "acme", Limit: 2}}, apiErr(409), ExitFailure},
 		{"verification failed", &hubapi.UnprocessableError{}, apiErr(422), ExitFailure},
 		{"forbidden", &hubapi.ForbiddenError{Code: hubapi.CodeForbidden}, apiErr(403), ExitUnauthorized},
 		{"unavailable", fmt.Errorf("query: %w", pg.ErrUnavailable), apiErr(503), ExitUnavailable},

@@ -39,8 +39,10 @@ type Factory struct {
 	cfg     *config.Config
 	cfgErr  error
 	cfgDone bool
-	// envWarned makes the environment warning once per invocation.
-	envWarned bool
+	// envWarned and deprecationsWarned make each warning once per
+	// invocation, however often the configuration is resolved.
+	envWarned          bool
+	deprecationsWarned bool
 }
 
 // New returns a factory over the process's real streams and environment.
@@ -73,6 +75,12 @@ func (f *Factory) Config() (*config.Config, error) {
 		if f.Environ != nil && !f.envWarned {
 			f.envWarned = true
 			for _, w := range config.UnknownEnvWarnings(f.Environ()) {
+				fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
+			}
+		}
+		if f.cfg != nil && !f.deprecationsWarned {
+			f.deprecationsWarned = true
+			for _, w := range f.cfg.Deprecations {
 				fmt.Fprintln(f.IOStreams.ErrOut, "warning: "+w)
 			}
 		}

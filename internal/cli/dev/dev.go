@@ -19,11 +19,14 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/profile"
+	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/devenv"
 	"github.com/hubctl/hubctl/internal/hub"
 	"github.com/hubctl/hubctl/internal/service"
 	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	portalstore "github.com/hubctl/hubctl/internal/store/portal"
+	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
 // DefaultTenant is seeded so a developer can produce events at once.
@@ -221,7 +224,9 @@ func run(ctx context.Context, f *cmdutil.Factory, opts options) error {
 			contextNote := storeDevContext(f, profile.Context{
 				Name: name, Server: api, Token: tenantKey, Tenant: DefaultTenant, Brokers: brokers,
 			})
+			portalLine := devPortalLink(ctx, cfg, postgres.DSN(), api)
 			printBanner(errOut, banner{
+				portal:     portalLine,
 				context:    contextNote,
 				brokers:    strings.Join(brokers, ","),
 				dsn:        postgres.DSN(),
@@ -278,11 +283,11 @@ func seedTenant(ctx context.Context, dsn, keyPath string) (string, error) {
 		return "", err
 	}
 	defer st.Close()
-	if _, err := service.NewTenants(st, time.Now).Create(ctx, DefaultTenant); err != nil && !errors.Is(err, pg.ErrConflict) {
+	if _, err := service.NewTenants(st.Catalog, st.Lifecycle, time.Now).Create(ctx, DefaultTenant); err != nil && !errors.Is(err, pg.ErrConflict) {
 		return "", fmt.Errorf("seed tenant %q: %w", DefaultTenant, err)
 	}
 	return keptSecret(keyPath, func() (string, error) {
-		key, err := service.NewAPIKeys(st, time.Now).Create(ctx, DefaultTenant, "hubctl dev")
+		key, err := service.NewAPIKeys(st.Catalog, time.Now).Create(ctx, DefaultTenant, "hubctl dev")
 		if err != nil {
 			return "", fmt.Errorf("issue an API key for tenant %q: %w", DefaultTenant, err)
 		}
@@ -300,8 +305,35 @@ func dialable(addr net.Addr) string {
 }
 
 type banner struct {
-	brokers, dsn, api, dataDir, tenant, adminToken, tenantKey, context string
-	duration                                                           time.Duration
+	brokers, dsn, api, dataDir, tenant, adminToken, tenantKey, context, portal string
+	duration                                                                   time.Duration
+}
+
+// devPortalTTL is how long the banner's portal link lasts: a working day.
+const devPortalTTL = "24h"
+
+// devPortalLink signs tenant default into the portal at api, for the
+// banner: the link, or why there is none. It is single-use, so the line
+// says how to get another.
+func devPortalLink(ctx context.Context, cfg *config.Config, dsn, api string) string {
+	if !cfg.Portal.Enabled {
+		return "off (STREAMING_HUB_PORTAL_ENABLED=false)"
+	}
+	st, err := store.Open(ctx, dsn, pg.Options{MaxConns: 1, AppName: "hubctl dev"})
+	if err != nil {
+		return "no link: " + err.Error()
+	}
+	defer st.Close()
+	base := cfg.Portal.PublicURL
+	if base == "" {
+		base = api
+	}
+	portal := service.NewPortal(portalstore.New(st.Pool), time.Now, service.PortalOptions{Enabled: true, BaseURL: base})
+	link, err := portal.CreateLink(ctx, DefaultTenant, hubapi.PortalLinkCreate{TTL: devPortalTTL})
+	if err != nil {
+		return "no link: " + err.Error()
+	}
+	return link.URL + "\n                  (tenant " + DefaultTenant + ", single use, " + devPortalTTL + "; another: hubctl portal)"
 }
 
 func printBanner(w io.Writer, b banner) {
@@ -313,6 +345,7 @@ hubctl dev is running (started in %s)
   HTTP API        %s
   tenant          %s
   data            %s
+  portal          %[10]s
 
 %[9]s
 Talk to it as tenant %[5]s (or as admin with HUBCTL_TOKEN=%[7]s); in a shell
@@ -327,7 +360,7 @@ Directly on the database, the commands need dev's key-encryption key too:
 
 Ctrl-C stops everything.
 
-`, b.duration.Round(time.Millisecond), b.brokers, b.dsn, b.api, b.tenant, b.dataDir, b.adminToken, b.tenantKey, b.context)
+`, b.duration.Round(time.Millisecond), b.brokers, b.dsn, b.api, b.tenant, b.dataDir, b.adminToken, b.tenantKey, b.context, b.portal)
 }
 
 // DefaultKafkaPort is dev's broker port on 127.0.0.1 unless --kafka-port

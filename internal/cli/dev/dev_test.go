@@ -74,6 +74,18 @@ func TestDevRunsTheHubEndToEnd(t *testing.T) {
 	if export == nil {
 		t.Fatalf("banner lacks the HUBCTL_SERVER/HUBCTL_TOKEN line:\n%s", dev.Stderr())
 	}
+	// The banner's portal link signs tenant default in.
+	portalLink := regexp.MustCompile(`portal +(` + regexp.QuoteMeta(export[1]) + `/portal/sign-in\?token=hpl_\S+)`).FindStringSubmatch(dev.Stderr())
+	if portalLink == nil {
+		t.Errorf("banner lacks a portal link on the printed server:\n%s", dev.Stderr())
+	} else if resp, err := http.Get(portalLink[1]); err != nil {
+		t.Errorf("open the banner's portal link: %v", err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Set-Cookie"), "hubctl_portal=hps_") {
+			t.Errorf("the banner's portal link answered %d, cookie %q", resp.StatusCode, resp.Header.Get("Set-Cookie"))
+		}
+	}
 	deliveries := make(chan *http.Request, 16)
 	bodies := make(chan []byte, 16)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -12,9 +12,9 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func seed(t *testing.T, dsn string, n int) string {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn, pg.Options{})
+	st, err := storetest.Connect(ctx, dsn, pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -27,8 +28,8 @@ const (
 // clientOptions connects to the configured cluster as a producer, with the
 // same TLS and SASL/SCRAM settings the hub itself uses. Topics are created
 // on first use where the broker allows it (hubctl dev's does).
-func clientOptions(k config.KafkaConfig) ([]kgo.Opt, error) {
-	opts, err := kafkaclient.Options(k, "hubctl-events-produce")
+func clientOptions(ctx context.Context, k config.KafkaConfig) ([]kgo.Opt, error) {
+	opts, err := kafkaclient.Options(ctx, k, "hubctl-events-produce")
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +38,24 @@ func clientOptions(k config.KafkaConfig) ([]kgo.Opt, error) {
 		kgo.AllowAutoTopicCreation(),
 	), nil
 }
+
+// unreachable explains a failed first contact in the words of the
+// settings, keeping the error for kafkaExitCode.
+type unreachable struct {
+	brokers string
+	problem kafkaclient.Problem
+	err     error
+}
+
+func newUnreachable(k config.KafkaConfig, err error) error {
+	return &unreachable{brokers: strings.Join(k.Brokers, ","), problem: kafkaclient.Diagnose(k, err), err: err}
+}
+
+func (u *unreachable) Error() string {
+	return "cannot reach Kafka at " + u.brokers + ": " + u.problem.String()
+}
+
+func (u *unreachable) Unwrap() error { return u.err }
 
 // kafkaExitCode maps a failure to reach or write to Kafka onto the exit codes
 // (README.md, Using it), so scripts can tell "retry later" from "fix the command".

@@ -50,10 +50,13 @@ func TestClientOptionsAcceptEveryConfiguration(t *testing.T) {
 	for _, k := range []config.KafkaConfig{
 		{Brokers: []string{"localhost:9092"}},
 		{Brokers: []string{"a:9092", "b:9092"}, TLSEnabled: true},
-		{Brokers: []string{"a:9092"}, SCRAMMechanism: config.SCRAMSHA256, SCRAMUsername: "u", SCRAMPassword: "p"},
-		{Brokers: []string{"a:9092"}, TLSEnabled: true, SCRAMMechanism: config.SCRAMSHA512, SCRAMUsername: "u", SCRAMPassword: "p"},
+		{Brokers: []string{"a:9092"}, SASLMechanism: config.SASLScramSHA256, SASLUsername: "u", SASLPassword: "p"},
+		{Brokers: []string{"a:9092"}, TLSEnabled: true, SASLMechanism: config.SASLScramSHA512, SASLUsername: "u", SASLPassword: "p"},
+		{Brokers: []string{"a:9092"}, TLSEnabled: true, SASLMechanism: config.SASLPlain, SASLUsername: "u", SASLPassword: "p"},
+		{Brokers: []string{"a:9092"}, SASLMechanism: config.SASLOAuthBearer,
+			OAuth: config.KafkaOAuthConfig{TokenURL: "https://idp.example/token", ClientID: "hub", ClientSecret: "s"}},
 	} {
-		opts, err := clientOptions(k)
+		opts, err := clientOptions(t.Context(), k)
 		if err != nil {
 			t.Errorf("%+v: %v", k, err)
 			continue

@@ -132,7 +132,7 @@ func produceRun(ctx context.Context, opts *ProduceOptions) error {
 		fmt.Fprintf(opts.Factory.IOStreams.ErrOut, "Warning: the hub does not consume topic %s (see STREAMING_HUB_KAFKA_TOPICS and STREAMING_HUB_KAFKA_TOPICS_EXCLUDE)\n", tmpl.topic)
 	}
 
-	kopts, err := clientOptions(cfg.Kafka)
+	kopts, err := clientOptions(ctx, cfg.Kafka)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, err)
 	}
@@ -141,9 +141,8 @@ func produceRun(ctx context.Context, opts *ProduceOptions) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("kafka client: %w", err))
 	}
 	defer client.Close()
-	brokers := strings.Join(cfg.Kafka.Brokers, ",")
 	if err := ping(ctx, client); err != nil {
-		return cmdutil.WithCode(kafkaExitCode(err), fmt.Errorf("cannot reach Kafka at %s: %w", brokers, err))
+		return cmdutil.WithCode(kafkaExitCode(err), newUnreachable(cfg.Kafka, err))
 	}
 
 	if !opts.Many {

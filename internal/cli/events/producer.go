@@ -3,7 +3,6 @@ package events
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -30,7 +29,7 @@ func NewProducer(ctx context.Context, cfg *config.Config, tenant, eventKey strin
 	if err != nil {
 		return nil, cmdutil.WithCode(cmdutil.ExitUsage, err)
 	}
-	kopts, err := clientOptions(cfg.Kafka)
+	kopts, err := clientOptions(ctx, cfg.Kafka)
 	if err != nil {
 		return nil, cmdutil.WithCode(cmdutil.ExitUsage, err)
 	}
@@ -40,8 +39,7 @@ func NewProducer(ctx context.Context, cfg *config.Config, tenant, eventKey strin
 	}
 	if err := ping(ctx, client); err != nil {
 		client.Close()
-		return nil, cmdutil.WithCode(kafkaExitCode(err),
-			fmt.Errorf("cannot reach Kafka at %s: %w", strings.Join(cfg.Kafka.Brokers, ","), err))
+		return nil, cmdutil.WithCode(kafkaExitCode(err), newUnreachable(cfg.Kafka, err))
 	}
 	return &Producer{client: client, tmpl: tmpl}, nil
 }

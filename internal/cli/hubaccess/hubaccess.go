@@ -8,9 +8,12 @@ package hubaccess
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
@@ -49,6 +52,10 @@ type Target struct {
 	// Brokers are the profile's Kafka brokers, for the commands that
 	// publish to the hub.
 	Brokers []string
+	// CAFile is a PEM bundle of authorities trusted for the server beside
+	// the system's (hubctl login --ca-file), for a hub whose certificate a
+	// private CA signed.
+	CAFile string
 }
 
 // Remote reports whether commands go through the API.
@@ -75,7 +82,7 @@ func Resolve(f *cmdutil.Factory) (Target, error) {
 	if err != nil || !ok {
 		return target, err
 	}
-	target.Server, target.Tenant, target.Context, target.Brokers = c.Server, c.Tenant, c.Name, c.Brokers
+	target.Server, target.Tenant, target.Context, target.Brokers, target.CAFile = c.Server, c.Tenant, c.Name, c.Brokers, c.CAFile
 	if target.Token == "" {
 		target.Token = c.Token
 	}
@@ -131,11 +138,38 @@ func openRemote(target Target) (*client.Client, error) {
 		return nil, &cmdutil.ExitError{Code: cmdutil.ExitUnauthorized,
 			Err: fmt.Errorf("no token for the hub at %s: pass --token or set %s (the admin token, or a tenant API key)", target.Server, EnvToken)}
 	}
-	c, err := client.New(target.Server, client.WithToken(target.Token), client.WithUserAgent(buildinfo.UserAgent()))
+	opts := []client.Option{client.WithToken(target.Token), client.WithUserAgent(buildinfo.UserAgent())}
+	if target.CAFile != "" {
+		hc, err := HTTPClientTrusting(target.CAFile)
+		if err != nil {
+			return nil, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("context %q: %w", target.Context, err))
+		}
+		opts = append(opts, client.WithHTTPClient(hc))
+	}
+	c, err := client.New(target.Server, opts...)
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("invalid --server (%s): %v", EnvServer, err)
 	}
 	return c, nil
+}
+
+// HTTPClientTrusting is the API client's HTTP client, trusting the
+// authorities of caFile beside the system's.
+func HTTPClientTrusting(caFile string) (*http.Client, error) {
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("CA file: %w", err)
+	}
+	roots, err := x509.SystemCertPool()
+	if err != nil {
+		roots = x509.NewCertPool()
+	}
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("CA file %s holds no PEM certificate", caFile)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	return &http.Client{Timeout: client.DefaultTimeout, Transport: transport}, nil
 }
 
 // openDirect assembles the use cases on the database the way `hubctl

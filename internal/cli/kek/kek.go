@@ -53,5 +53,5 @@ func withKEK(ctx context.Context, f *cmdutil.Factory, fn func(*service.KEK) erro
 		return err
 	}
 	defer st.Close()
-	return fn(service.NewKEK(st, keys))
+	return fn(service.NewKEK(st.Catalog, keys))
 }

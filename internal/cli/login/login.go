@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -29,6 +30,8 @@ type Options struct {
 	Server  string
 	Name    string
 	Tenant  string
+	// CAFile is trusted for the server beside the system's authorities.
+	CAFile string
 	// NoVerify stores the context without asking the hub first.
 	NoVerify bool
 }
@@ -92,6 +95,7 @@ store a hub that is not up yet).`,
 	cmd.Flags().StringVar(&opts.Server, hubaccess.FlagServer, "", "the hub's API address (required)")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "the context's name (default: the server's host name)")
 	cmd.Flags().StringVar(&opts.Tenant, hubaccess.FlagTenant, "", "tenant to act on with an admin token")
+	cmd.Flags().StringVar(&opts.CAFile, "ca-file", "", "PEM file of the authority that signed the hub's certificate, trusted beside the system's (stored as an absolute path)")
 	cmd.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "store the context without checking that the hub answers and takes the token")
 	return cmd
 }
@@ -103,9 +107,19 @@ func run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	server := strings.TrimRight(opts.Server, "/")
+	caFile := opts.CAFile
+	if caFile != "" {
+		// Later commands run from other directories.
+		if caFile, err = filepath.Abs(caFile); err != nil {
+			return err
+		}
+		if _, err := hubaccess.HTTPClientTrusting(caFile); err != nil {
+			return cmdutil.UsageErrorf("invalid --ca-file: %v", err)
+		}
+	}
 	if !opts.NoVerify {
 		checkCtx, cancel := context.WithTimeout(ctx, verifyTimeout)
-		err := hubaccess.Check(checkCtx, hubaccess.Target{Server: server, Token: token, Tenant: opts.Tenant})
+		err := hubaccess.Check(checkCtx, hubaccess.Target{Server: server, Token: token, Tenant: opts.Tenant, Context: opts.Name, CAFile: caFile})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("check %s: %w; nothing stored (--no-verify stores it unchecked)", server, err)
@@ -119,7 +133,7 @@ func run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	file.Set(profile.Context{Name: opts.Name, Server: server, Token: token, Tenant: opts.Tenant})
+	file.Set(profile.Context{Name: opts.Name, Server: server, Token: token, Tenant: opts.Tenant, CAFile: caFile})
 	if err := file.Use(opts.Name); err != nil {
 		return err
 	}

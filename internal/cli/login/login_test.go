@@ -2,6 +2,7 @@ package login_test
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/profile"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/testpki"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -126,5 +128,35 @@ func TestLoginThenCommandsNeedNoExport(t *testing.T) {
 	}
 	if r := clitest.RunWithStdin(t, fresh, "t\n", "login", "--server", "ftp://x"); r.Code != cmdutil.ExitUsage {
 		t.Errorf("login with a bad server: exit %d, want 2", r.Code)
+	}
+}
+
+// TestLoginTrustsACAFile: a hub whose certificate a private CA signed is
+// refused until login names the CA; the context keeps it, so later
+// commands reach the hub too.
+func TestLoginTrustsACAFile(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ca := testpki.MustCA(t, "login test CA")
+	url := clitest.ServeTLS(t, dsn, ca.Server(t, []net.IP{net.IPv4(127, 0, 0, 1)}).TLS)
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	testpki.WriteFile(t, caFile, ca.CertPEM)
+	fresh := map[string]string{profile.EnvConfigDir: dir}
+
+	if r := clitest.RunWithStdin(t, fresh, clitest.AdminToken+"\n", "login", "--server", url, "--name", "tls", "--tenant", "acme"); r.Code == 0 ||
+		!strings.Contains(r.Stderr, "certificate") {
+		t.Fatalf("login without the CA: exit %d, %q; want a refusal naming the certificate", r.Code, r.Stderr)
+	}
+	if r := clitest.Run(t, clitest.Direct(dsn), "tenants", "create", "acme"); r.Code != 0 {
+		t.Fatalf("create tenant: %s", r.Stderr)
+	}
+	if r := clitest.RunWithStdin(t, fresh, clitest.AdminToken+"\n", "login", "--server", url, "--name", "tls", "--tenant", "acme", "--ca-file", caFile); r.Code != 0 {
+		t.Fatalf("login with --ca-file: exit %d: %s", r.Code, r.Stderr)
+	}
+	if r := clitest.Run(t, fresh, "subs", "list", "-o", "json"); r.Code != 0 {
+		t.Fatalf("subs list through the context: exit %d: %s", r.Code, r.Stderr)
+	}
+	if r := clitest.RunWithStdin(t, fresh, clitest.AdminToken+"\n", "login", "--server", url, "--name", "bad", "--ca-file", filepath.Join(dir, "config.yaml")); r.Code != cmdutil.ExitUsage {
+		t.Fatalf("--ca-file without a certificate: exit %d, %q; want 2", r.Code, r.Stderr)
 	}
 }

@@ -41,6 +41,9 @@ type Context struct {
 	// publish to it (events produce, events trigger, bench) when neither
 	// --brokers nor STREAMING_HUB_KAFKA_BROKERS names any.
 	Brokers []string `yaml:"brokers,omitempty"`
+	// CAFile is a PEM bundle of authorities to trust for Server beside the
+	// system's (hubctl login --ca-file).
+	CAFile string `yaml:"ca_file,omitempty"`
 }
 
 // File is the profile file's content.

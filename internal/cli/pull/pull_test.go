@@ -17,10 +17,10 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/ingest"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
@@ -85,7 +85,7 @@ const (
 func seedEvents(t *testing.T, dsn, sub string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn, pg.Options{})
+	st, err := storetest.Connect(ctx, dsn, pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func cloudEvent(n int) *kgo.Record {
 // ends.
 func startIngest(t *testing.T, kafka *kafkatest.Cluster, dsn string) {
 	t.Helper()
-	st, err := store.Open(context.Background(), dsn, pg.Options{})
+	st, err := storetest.Connect(context.Background(), dsn, pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,8 +311,9 @@ func startIngest(t *testing.T, kafka *kafkatest.Cluster, dsn string) {
 			TopicsExclude:   regexp.MustCompile(`\.(commands|dlq)$`),
 			MetadataRefresh: time.Second,
 		},
-		Ingest: config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
-		Store:  st,
+		Ingest:  config.IngestConfig{TypePrefix: "studio.lerian.", MaxEventBytes: 1 << 20, RosterRefresh: 100 * time.Millisecond},
+		Queue:   st.Queue,
+		Catalog: st.Catalog,
 	})
 	if err != nil {
 		t.Fatal(err)

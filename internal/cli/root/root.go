@@ -21,6 +21,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/login"
 	"github.com/hubctl/hubctl/internal/cli/man"
 	"github.com/hubctl/hubctl/internal/cli/migrate"
+	"github.com/hubctl/hubctl/internal/cli/portal"
 	"github.com/hubctl/hubctl/internal/cli/pull"
 	"github.com/hubctl/hubctl/internal/cli/quarantine"
 	"github.com/hubctl/hubctl/internal/cli/serve"
@@ -102,6 +103,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		configcmd.NewCmd(f),
 		kek.NewCmd(f),
 		top.NewCmd(f, nil),
+		portal.NewCmd(f, nil),
 		bench.NewCmd(f, nil),
 		apicmd.NewCmd(f),
 		version.NewCmd(f),

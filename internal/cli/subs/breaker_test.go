@@ -9,9 +9,9 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/observe"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -38,7 +38,7 @@ func TestGetShowsTheBreakerAndFailureSpanInEveryMode(t *testing.T) {
 			}
 
 			ctx := context.Background()
-			st, err := store.Open(ctx, m.dsn, pg.Options{MaxConns: 2})
+			st, err := storetest.Connect(ctx, m.dsn, pg.Options{MaxConns: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

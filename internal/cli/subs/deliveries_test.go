@@ -8,8 +8,8 @@ import (
 
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 )
 
 // The seeded deliveries have fixed ids, so that every mode's database holds
@@ -26,7 +26,7 @@ const (
 func seedDeliveries(t *testing.T, dsn, sub string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn, pg.Options{})
+	st, err := storetest.Connect(ctx, dsn, pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 package subs
 
 import (
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"maps"
 	"slices"
@@ -164,7 +166,24 @@ func sinkExtras(sink map[string]any) [][2]string {
 	if auth, ok := sink["auth"].(map[string]any); ok {
 		rows = append(rows, [2]string{"auth", authSummary(auth)})
 	}
+	if ca, ok := sink["ca_cert"].(string); ok && ca != "" {
+		rows = append(rows, [2]string{"ca cert", pemSummary(ca)})
+	}
 	return rows
+}
+
+// pemSummary names the first certificate of a PEM text rather than
+// printing the text: its subject and when it expires.
+func pemSummary(text string) string {
+	block, _ := pem.Decode([]byte(text))
+	if block == nil {
+		return "PEM"
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return "PEM " + strings.ToLower(block.Type)
+	}
+	return cert.Subject.String() + ", expires " + cert.NotAfter.UTC().Format(time.RFC3339)
 }
 
 // authSummary is the auth's type and its other fields by name:
@@ -173,8 +192,12 @@ func authSummary(auth map[string]any) string {
 	out := jsonText(auth["type"])
 	var fields []string
 	for _, name := range slices.Sorted(maps.Keys(auth)) {
-		if name != "type" {
-			fields = append(fields, name+" "+jsonText(auth[name]))
+		switch value := jsonText(auth[name]); {
+		case name == "type":
+		case strings.HasPrefix(value, "-----BEGIN"):
+			fields = append(fields, name+" "+pemSummary(value))
+		default:
+			fields = append(fields, name+" "+value)
 		}
 	}
 	if len(fields) > 0 {

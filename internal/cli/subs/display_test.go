@@ -1,6 +1,7 @@
 package subs
 
 import (
+	"crypto/x509"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/testutil/testpki"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -84,6 +86,11 @@ func TestGetTableShowsMoreThanTheList(t *testing.T) {
 }
 
 func TestAuthSummary(t *testing.T) {
+	leaf := testpki.MustCA(t, "display CA").Client(t, "hubctl-delivery")
+	cert, err := x509.ParseCertificate(leaf.TLS.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		auth map[string]any
 		want string
@@ -92,6 +99,8 @@ func TestAuthSummary(t *testing.T) {
 		{map[string]any{"type": "basic", "username": "hub", "password": hubapi.Masked}, "basic (password ****, username hub)"},
 		{map[string]any{"type": "oauth2_client_credentials", "client_id": "c", "scopes": []any{"a", "b"}}, `oauth2_client_credentials (client_id c, scopes ["a","b"])`},
 		{map[string]any{"type": "none"}, "none"},
+		{map[string]any{"type": "mtls", "client_cert": string(leaf.CertPEM), "client_key": hubapi.Masked},
+			"mtls (client_cert CN=hubctl-delivery, expires " + cert.NotAfter.UTC().Format(time.RFC3339) + ", client_key ****)"},
 	}
 	for _, c := range cases {
 		if got := authSummary(c.auth); got != c.want {

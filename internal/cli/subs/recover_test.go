@@ -9,8 +9,8 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/clitest"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/subs"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 )
 
 // seedMissed stores n events of acme received in the last minutes, none
@@ -18,7 +18,7 @@ import (
 func seedMissed(t *testing.T, dsn string, n int) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dsn, pg.Options{})
+	st, err := storetest.Connect(ctx, dsn, pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/iostreams"
 	"github.com/hubctl/hubctl/internal/cli/top"
 	"github.com/hubctl/hubctl/internal/observe"
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/oncall"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -51,7 +51,7 @@ func TestFlagsReachTheOptions(t *testing.T) {
 }
 
 // heartbeat stores one instance's stats and breakers as serve does.
-func heartbeat(t *testing.T, st *store.Store, owner, role string, stats observe.Stats, breakers ...oncall.BreakerState) {
+func heartbeat(t *testing.T, st *storetest.Store, owner, role string, stats observe.Stats, breakers ...oncall.BreakerState) {
 	t.Helper()
 	raw, err := json.Marshal(stats)
 	if err != nil {
@@ -66,7 +66,7 @@ func heartbeat(t *testing.T, st *store.Store, owner, role string, stats observe.
 
 func TestDatabaseSourceSeesEveryInstance(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(t), pg.Options{MaxConns: 4})
+	st, err := storetest.Connect(ctx, pgtest.DSN(t), pg.Options{MaxConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestMetricsSourceReadsOneHub(t *testing.T) {
 // of every instance behind the database, plain text.
 func TestOnceFromTheDatabase(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	st, err := store.Open(context.Background(), dsn, pg.Options{MaxConns: 2})
+	st, err := storetest.Connect(context.Background(), dsn, pg.Options{MaxConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

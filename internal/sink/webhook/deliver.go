@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
+	"golang.org/x/oauth2"
 
 	"github.com/hubctl/hubctl/internal/clip"
 	"github.com/hubctl/hubctl/internal/netguard"
@@ -44,7 +45,10 @@ const (
 // hookSink is one subscription's webhook.
 type hookSink struct {
 	typ *Type
-	url string
+	// client is the Type's shared one, or one with this sink's own CA or
+	// client certificate.
+	client *http.Client
+	url    string
 	// lerian sign X-Webhook-Signature, standard webhook-signature; each
 	// newest first. Both have secrets only during the overlap of a switch
 	// of scheme. The X-Lerian-* headers are sent either way.
@@ -53,6 +57,8 @@ type hookSink struct {
 	// the hub sets; authorization is sink.auth's header value, "" for none.
 	headers       map[string]string
 	authorization string
+	// tokens supplies the bearer token of oauth2_client_credentials auth.
+	tokens *tokenCache
 }
 
 // Deliver makes one POST (docs/consuming.md, What a delivery looks like) within d.Timeout and reports it. Only
@@ -64,16 +70,45 @@ func (s *hookSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	req, err := s.newRequest(ctx, d)
-	if err != nil {
-		return sink.Outcome{Error: "cannot build the request: " + clip.String(err.Error(), maxErrorBytes), NotSent: true}
+	resp, token, out, ok := s.send(ctx, d, timeout)
+	if !ok {
+		return out
 	}
-	resp, err := s.typ.client.Do(req)
-	if err != nil {
-		return sink.Outcome{Error: describeError(ctx, err, timeout)}
+	if resp.StatusCode == http.StatusUnauthorized && token != nil {
+		// The receiver refused a token the hub thought valid (revoked,
+		// rotated keys): one more request of this attempt with a fresh
+		// one, as SPEC §4 says; a second 401 is the answer.
+		_, _ = io.CopyN(io.Discard, resp.Body, maxDrainBytes)
+		resp.Body.Close()
+		s.tokens.refused(token)
+		if resp, _, out, ok = s.send(ctx, d, timeout); !ok {
+			return out
+		}
 	}
 	defer resp.Body.Close()
 	return readOutcome(resp, s.typ.now())
+}
+
+// send makes one request of an attempt. ok is false when there is no
+// response to read, out then saying why.
+func (s *hookSink) send(ctx context.Context, d sink.Delivery, timeout time.Duration) (resp *http.Response, token *oauth2.Token, out sink.Outcome, ok bool) {
+	req, err := s.newRequest(ctx, d)
+	if err != nil {
+		return nil, nil, sink.Outcome{Error: "cannot build the request: " + clip.String(err.Error(), maxErrorBytes), NotSent: true}, false
+	}
+	if s.tokens != nil {
+		if token, err = s.tokens.get(ctx); err != nil {
+			// The endpoint's side of the integration failed: the breaker
+			// hears of it like any failed attempt.
+			return nil, nil, sink.Outcome{Error: "oauth2 token: " + describeError(ctx, err, timeout)}, false
+		}
+		req.Header.Set("Authorization", "Bearer "+token.AccessToken)
+	}
+	resp, err = s.client.Do(req)
+	if err != nil {
+		return nil, nil, sink.Outcome{Error: describeError(ctx, err, timeout)}, false
+	}
+	return resp, token, sink.Outcome{}, true
 }
 
 // newRequest builds the signed request. The timestamp is taken here, per

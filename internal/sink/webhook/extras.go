@@ -30,34 +30,78 @@ const (
 
 // Auth types of sink.auth.
 const (
-	AuthBasic  = "basic"
-	AuthBearer = "bearer"
+	AuthBasic             = "basic"
+	AuthBearer            = "bearer"
+	AuthClientCredentials = "oauth2_client_credentials"
+	AuthMTLS              = "mtls"
 )
 
 // Fields of the auth credentials: the one secret of each auth type.
 const (
-	passwordField = "password"
-	tokenField    = "token"
+	passwordField     = "password"
+	tokenField        = "token"
+	clientSecretField = "client_secret"
+	clientKeyField    = "client_key"
 )
 
 // publicAuth is the shown part of sink.auth.
 type publicAuth struct {
 	Type     string `json:"type"`
 	Username string `json:"username,omitempty"`
+	// oauth2_client_credentials
+	TokenURL string `json:"token_url,omitempty"`
+	ClientID string `json:"client_id,omitempty"`
+	Scope    string `json:"scope,omitempty"`
+	Audience string `json:"audience,omitempty"`
+	// mtls: the certificate is public; its key is a credential.
+	ClientCert string `json:"client_cert,omitempty"`
 }
 
 // authCredentials is the encrypted part of sink.auth.
 type authCredentials struct {
-	Password string `json:"password,omitempty"`
-	Token    string `json:"token,omitempty"`
+	Password     string `json:"password,omitempty"`
+	Token        string `json:"token,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	ClientKey    string `json:"client_key,omitempty"`
 }
 
 // secretField is the credential field of an auth type.
 func secretField(authType string) string {
-	if authType == AuthBearer {
+	switch authType {
+	case AuthBearer:
 		return tokenField
+	case AuthClientCredentials:
+		return clientSecretField
+	case AuthMTLS:
+		return clientKeyField
 	}
 	return passwordField
+}
+
+// secret is the credential of an auth type.
+func (c authCredentials) secret(authType string) string {
+	switch authType {
+	case AuthBearer:
+		return c.Token
+	case AuthClientCredentials:
+		return c.ClientSecret
+	case AuthMTLS:
+		return c.ClientKey
+	}
+	return c.Password
+}
+
+// setsAuthorization reports whether an auth type sends the Authorization
+// header, which sink.headers then may not.
+func setsAuthorization(pub *publicAuth) bool {
+	return pub != nil && pub.Type != AuthMTLS
+}
+
+// sameIdentity reports whether two auths of a type name the same
+// principal, so a masked credential may be carried from one to the other.
+func sameIdentity(a, b *publicAuth) bool {
+	return a.Type == b.Type && a.Username == b.Username && a.TokenURL == b.TokenURL &&
+		a.ClientID == b.ClientID && a.ClientCert == b.ClientCert
 }
 
 // reservedHeader reports whether the hub sets a header of this name itself
@@ -168,29 +212,45 @@ func validHeaderValue(value string) bool {
 	return strings.TrimSpace(value) == value
 }
 
+// authShapes is what sink.auth may be, for error messages.
+const authShapes = `must be {"type": "basic", "username", "password"}, {"type": "bearer", "token"}, ` +
+	`{"type": "oauth2_client_credentials", "token_url", "client_id", "client_secret", "scope"?, "audience"?} ` +
+	`or {"type": "mtls", "client_cert", "client_key"}`
+
+// authFields are the fields of each auth type, the required ones first.
+var authFields = map[string]struct{ required, optional []string }{
+	AuthBasic:             {required: []string{"type", "username", passwordField}},
+	AuthBearer:            {required: []string{"type", tokenField}},
+	AuthClientCredentials: {required: []string{"type", "token_url", "client_id", clientSecretField}, optional: []string{"scope", "audience"}},
+	AuthMTLS:              {required: []string{"type", "client_cert", clientKeyField}},
+}
+
 // parseAuth checks sink.auth and splits it into what reads show and what is
 // encrypted.
-func parseAuth(raw json.RawMessage) (*publicAuth, *authCredentials, error) {
+func (t *Type) parseAuth(raw json.RawMessage) (*publicAuth, *authCredentials, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return nil, nil, &sink.FieldError{Field: "sink.auth", Message: `must be {"type": "basic", "username", "password"} or {"type": "bearer", "token"}`}
+		return nil, nil, &sink.FieldError{Field: "sink.auth", Message: authShapes}
 	}
 	var authType string
-	if json.Unmarshal(fields["type"], &authType) != nil || (authType != AuthBasic && authType != AuthBearer) {
-		return nil, nil, &sink.FieldError{Field: "sink.auth.type", Message: `must be "basic" or "bearer"`}
+	_ = json.Unmarshal(fields["type"], &authType)
+	shape, known := authFields[authType]
+	if !known {
+		return nil, nil, &sink.FieldError{Field: "sink.auth.type", Message: `must be "basic", "bearer", "oauth2_client_credentials" or "mtls"`}
 	}
-	allowed := []string{"type", "username", "password"}
-	if authType == AuthBearer {
-		allowed = []string{"type", "token"}
-	}
+	allowed := append(slices.Clone(shape.required), shape.optional...)
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.Contains(allowed, name) {
 			return nil, nil, &sink.FieldError{Field: "sink.auth." + name, Message: fmt.Sprintf("unknown field; %s auth has only %s", authType, strings.Join(allowed, ", "))}
 		}
 	}
-	text := func(name string) (string, error) {
+	text := func(name string, required bool) (string, error) {
+		raw, present := fields[name]
+		if !present && !required {
+			return "", nil
+		}
 		var v string
-		if err := json.Unmarshal(fields[name], &v); err != nil || v == "" {
+		if err := json.Unmarshal(raw, &v); err != nil || v == "" {
 			return "", &sink.FieldError{Field: "sink.auth." + name, Message: "is required, a non-empty string"}
 		}
 		if !validHeaderValue(v) || len(v) > MaxHeaderValueBytes {
@@ -198,8 +258,9 @@ func parseAuth(raw json.RawMessage) (*publicAuth, *authCredentials, error) {
 		}
 		return v, nil
 	}
-	if authType == AuthBearer {
-		token, err := text(tokenField)
+	switch authType {
+	case AuthBearer:
+		token, err := text(tokenField, true)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -207,32 +268,40 @@ func parseAuth(raw json.RawMessage) (*publicAuth, *authCredentials, error) {
 			return nil, nil, &sink.FieldError{Field: "sink.auth.token", Message: "must not contain spaces"}
 		}
 		return &publicAuth{Type: AuthBearer}, &authCredentials{Token: token}, nil
+	case AuthClientCredentials:
+		return t.parseClientCredentials(fields, text)
+	case AuthMTLS:
+		return parseMTLS(fields)
 	}
-	username, err := text("username")
+	username, err := text("username", true)
 	if err != nil {
 		return nil, nil, err
 	}
 	if strings.Contains(username, ":") {
 		return nil, nil, &sink.FieldError{Field: "sink.auth.username", Message: "must not contain a colon (RFC 7617)"}
 	}
-	password, err := text(passwordField)
+	password, err := text(passwordField, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	return &publicAuth{Type: AuthBasic, Username: username}, &authCredentials{Password: password}, nil
 }
 
-// authorization is the Authorization header value of a stored auth.
+// authorization is the fixed Authorization header value of a stored auth:
+// "" for none, and for the auth types that set it per request or not at
+// all.
 func authorization(pub *publicAuth, creds authCredentials) (string, error) {
 	switch {
 	case pub == nil:
 		return "", nil
-	case pub.Type == AuthBasic && creds.Password != "":
+	case creds.secret(pub.Type) == "":
+		return "", errors.New("webhook sink: stored auth has no credential")
+	case pub.Type == AuthBasic:
 		return "Basic " + base64.StdEncoding.EncodeToString([]byte(pub.Username+":"+creds.Password)), nil
-	case pub.Type == AuthBearer && creds.Token != "":
+	case pub.Type == AuthBearer:
 		return "Bearer " + creds.Token, nil
 	}
-	return "", errors.New("webhook sink: stored auth has no credential")
+	return "", nil
 }
 
 // Reads show the auth's password or token masked inside sink.auth, where
@@ -285,20 +354,17 @@ func (t *Type) RestoreMasked(raw json.RawMessage, current *sink.Config) (json.Ra
 	if json.Unmarshal(current.Public, &pub) != nil || json.Unmarshal(current.Credentials, &creds) != nil {
 		return nil, errors.New("webhook sink: stored configuration or credentials are not JSON objects")
 	}
-	var username string
-	_ = json.Unmarshal(auth["username"], &username)
+	var given publicAuth
+	_ = json.Unmarshal(fields["auth"], &given) // the secret's field is not in it
 	_ = json.Unmarshal(fields["url"], &target)
 	u, err := url.Parse(target)
 	if err != nil || u.Host == "" {
 		return raw, nil // Parse says what is wrong with the url
 	}
-	if pub.Auth == nil || pub.Auth.Type != authType || pub.Auth.Username != username || Destination(u) != current.Destination {
-		return nil, refuse("which keeps the current one only for the same destination, auth type and user name")
+	if pub.Auth == nil || !sameIdentity(pub.Auth, &given) || Destination(u) != current.Destination {
+		return nil, refuse("which keeps the current one only for the same destination, auth type and identity (user name, token URL and client id, or client certificate)")
 	}
-	secret := creds.Password
-	if authType == AuthBearer {
-		secret = creds.Token
-	}
+	secret := creds.secret(authType)
 	if auth[field], err = json.Marshal(secret); err != nil {
 		return nil, &sink.FieldError{Field: "sink.auth", Message: "cannot be stored"}
 	}

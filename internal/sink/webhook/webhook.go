@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
@@ -61,6 +62,12 @@ type Type struct {
 	now          func() time.Time
 	transport    *http.Transport
 	client       *http.Client
+
+	// Clients with a sink's own authorities or certificate, and token
+	// caches, by credential version (auth.go).
+	cacheMu    sync.Mutex
+	tlsClients map[[32]byte]*http.Client
+	tokens     map[[32]byte]*tokenCache
 }
 
 var _ sink.Type = (*Type)(nil)
@@ -90,6 +97,8 @@ func NewType(opts Options) *Type {
 			// redirect would send a signed event somewhere nobody verified.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
+		tlsClients: make(map[[32]byte]*http.Client),
+		tokens:     make(map[[32]byte]*tokenCache),
 	}
 	if t.userAgent == "" {
 		t.userAgent = buildinfo.UserAgent()
@@ -105,13 +114,23 @@ func (t *Type) Name() string { return Name }
 
 // CloseIdleConnections closes the kept-alive connections of every sink of
 // this type; call it at shutdown.
-func (t *Type) CloseIdleConnections() { t.transport.CloseIdleConnections() }
+func (t *Type) CloseIdleConnections() {
+	t.transport.CloseIdleConnections()
+	t.cacheMu.Lock()
+	defer t.cacheMu.Unlock()
+	for _, c := range t.tlsClients {
+		c.CloseIdleConnections()
+	}
+}
 
 // publicConfig is the stored, shown configuration of a webhook sink.
 type publicConfig struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Auth    *publicAuth       `json:"auth,omitempty"`
+	// CACert is PEM: the authorities trusted for this destination instead
+	// of the system's.
+	CACert string `json:"ca_cert,omitempty"`
 }
 
 // Parse validates {"type":"webhook","url":"…"}, with optional headers and
@@ -122,7 +141,7 @@ type publicConfig struct {
 // Hostnames are judged at dial time only. The URL is stored as given; the
 // destination is its normalised scheme://host:port.
 func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
-	fields, err := sink.DecodeObject(raw, Name, "url", "headers", "auth")
+	fields, err := sink.DecodeObject(raw, Name, "url", "headers", "auth", "ca_cert")
 	if err != nil {
 		return sink.Config{}, err
 	}
@@ -146,12 +165,17 @@ func (t *Type) Parse(raw json.RawMessage) (sink.Config, error) {
 	cfg := publicConfig{URL: target}
 	var creds *authCredentials
 	if rawAuth, ok := fields["auth"]; ok {
-		if cfg.Auth, creds, err = parseAuth(rawAuth); err != nil {
+		if cfg.Auth, creds, err = t.parseAuth(rawAuth); err != nil {
 			return sink.Config{}, err
 		}
 	}
 	if rawHeaders, ok := fields["headers"]; ok {
-		if cfg.Headers, err = parseHeaders(rawHeaders, cfg.Auth != nil); err != nil {
+		if cfg.Headers, err = parseHeaders(rawHeaders, setsAuthorization(cfg.Auth)); err != nil {
+			return sink.Config{}, err
+		}
+	}
+	if rawCA, ok := fields["ca_cert"]; ok {
+		if cfg.CACert, err = parseCACert(rawCA); err != nil {
 			return sink.Config{}, err
 		}
 	}
@@ -229,7 +253,14 @@ func (t *Type) Open(cfg sink.Config, signingSecrets []string) (sink.Sink, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &hookSink{typ: t, url: c.URL, headers: c.Headers, authorization: auth}
+	client, err := t.clientFor(c.CACert, c.Auth, creds)
+	if err != nil {
+		return nil, err
+	}
+	s := &hookSink{typ: t, client: client, url: c.URL, headers: c.Headers, authorization: auth}
+	if c.Auth != nil && c.Auth.Type == AuthClientCredentials {
+		s.tokens = t.tokensFor(c.Auth, creds)
+	}
 	for i, secret := range signingSecrets {
 		if secret == "" {
 			return nil, errors.New("webhook sink: empty signing secret")

@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // MaxDeadLetterIDs is how many event ids one report of dead letters names.
@@ -49,7 +49,7 @@ type DeadLetterReport struct {
 // that follow within the window gather into one report when it ends
 // (FlushDeadLetters), or with the first dead letters after it. report
 // writes a report in tx; the caller holds the ingest lock
-// (store.ShareIngestLock).
+// (pg.ShareIngestLock).
 func AddDeadLetters(ctx context.Context, tx pgx.Tx, d DeadLetters, window time.Duration, report func(context.Context, pgx.Tx, []DeadLetterReport) error) error {
 	ids := d.EventIDs[:min(len(d.EventIDs), MaxDeadLetterIDs)]
 	if ids == nil {
@@ -91,10 +91,10 @@ func AddDeadLetters(ctx context.Context, tx pgx.Tx, d DeadLetters, window time.D
 // limit windows that had run their course at now, and hands report those
 // that gathered dead letters. Two instances flushing at once take
 // different windows. It returns how many windows it ended.
-func FlushDeadLetters(ctx context.Context, st *store.Store, now time.Time, window time.Duration, limit int, report func(context.Context, pgx.Tx, []DeadLetterReport) error) (int, error) {
+func FlushDeadLetters(ctx context.Context, pool *pgxpool.Pool, now time.Time, window time.Duration, limit int, report func(context.Context, pgx.Tx, []DeadLetterReport) error) (int, error) {
 	var n int
-	err := pg.InTx(ctx, st.Pool, func(tx pgx.Tx) error {
-		if err := store.ShareIngestLock(ctx, tx); err != nil {
+	err := pg.InTx(ctx, pool, func(tx pgx.Tx) error {
+		if err := pg.ShareIngestLock(ctx, tx); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, takeDueDeadLetterWindowsSQL, pgx.StrictNamedArgs{"opened_before": now.Add(-window), "limit": limit})

@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // MarkSpanReported records in tx that the subscription's open failure
@@ -33,13 +33,13 @@ type ClosedSpan struct {
 
 // CloseReportedSpan closes, in one transaction with its report, the span
 // reported failing that a success finished at `finished` closes (the
-// successes' own statement leaves such a span open: store.CompleteResult's
+// successes' own statement leaves such a span open: queue.CompleteResult's
 // ReportedSpanOpen). Nothing happens when the span is no longer open or a
 // failure came after the success. report writes the recovery.
-func CloseReportedSpan(ctx context.Context, st *store.Store, subscription uuid.UUID, finished time.Time, report func(context.Context, pgx.Tx, ClosedSpan) error) (closed bool, err error) {
-	err = pg.InTx(ctx, st.Pool, func(tx pgx.Tx) error {
+func CloseReportedSpan(ctx context.Context, pool *pgxpool.Pool, subscription uuid.UUID, finished time.Time, report func(context.Context, pgx.Tx, ClosedSpan) error) (closed bool, err error) {
+	err = pg.InTx(ctx, pool, func(tx pgx.Tx) error {
 		closed = false
-		if err := store.ShareIngestLock(ctx, tx); err != nil {
+		if err := pg.ShareIngestLock(ctx, tx); err != nil {
 			return err
 		}
 		span := ClosedSpan{SubscriptionID: subscription, RecoveredAt: finished}

@@ -15,13 +15,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // What every operational event carries (SPEC §11).
 const (
-	Source          = store.OperationalSource
+	Source          = pg.OperationalSource
 	SchemaVersion   = "1.0.0"
 	SchemaMajor     = 1
 	DataContentType = "application/json"
@@ -83,7 +82,7 @@ type Router func(events []Stored, candidates []Candidate) []Target
 // Write stores events in tx: each an inbox event with a seq drawn under
 // ingest's protocol, the delivery jobs and pull entries route gives it,
 // and a notification of the new jobs at commit. The caller has taken the
-// ingest lock (store.ShareIngestLock) before locking any row; Write takes
+// ingest lock (pg.ShareIngestLock) before locking any row; Write takes
 // it again, which costs nothing, so a caller that forgot cannot draw a seq
 // without it.
 func Write(ctx context.Context, tx pgx.Tx, events []Event, route Router) ([]Stored, error) {
@@ -101,13 +100,13 @@ func Write(ctx context.Context, tx pgx.Tx, events []Event, route Router) ([]Stor
 		seqs       []int64
 	)
 	pipe := &pgx.Batch{}
-	pg.OnExec(pipe.Queue(store.Inbox.ShareIngestLock, pgx.StrictNamedArgs{"ingest_lock_key": store.Inbox.IngestLockKey}), "take the ingest lock", nil)
-	pg.OnExec(pipe.Queue(store.Inbox.TakeHorizonBound), "take the horizon bound", nil)
-	pg.OnRows(pipe.Queue(store.Inbox.SelectCandidates, pgx.StrictNamedArgs{"tenants": tenants}), "load subscriptions", func(rows pgx.Rows) (err error) {
+	pg.OnExec(pipe.Queue(pg.Inbox.ShareIngestLock, pgx.StrictNamedArgs{"ingest_lock_key": pg.Inbox.IngestLockKey}), "take the ingest lock", nil)
+	pg.OnExec(pipe.Queue(pg.Inbox.TakeHorizonBound), "take the horizon bound", nil)
+	pg.OnRows(pipe.Queue(pg.Inbox.SelectCandidates, pgx.StrictNamedArgs{"tenants": tenants}), "load subscriptions", func(rows pgx.Rows) (err error) {
 		candidates, err = scanCandidates(rows)
 		return err
 	})
-	pg.OnRows(pipe.Queue(store.Inbox.ReserveSeqs, pgx.StrictNamedArgs{"count": len(events)}), "reserve seqs", func(rows pgx.Rows) (err error) {
+	pg.OnRows(pipe.Queue(pg.Inbox.ReserveSeqs, pgx.StrictNamedArgs{"count": len(events)}), "reserve seqs", func(rows pgx.Rows) (err error) {
 		seqs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 		return err
 	})
@@ -127,7 +126,7 @@ func Write(ctx context.Context, tx pgx.Tx, events []Event, route Router) ([]Stor
 	queueOutbox(pipe, stored)
 	jobs := queueRoutes(pipe, route(stored, candidates))
 	if jobs > 0 {
-		pipe.Queue(store.Inbox.NotifyJobs, pgx.StrictNamedArgs{"jobs_channel": store.JobsChannel})
+		pipe.Queue(pg.Inbox.NotifyJobs, pgx.StrictNamedArgs{"jobs_channel": pg.JobsChannel})
 	}
 	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return nil, fmt.Errorf("write operational events: %w", err)
@@ -149,10 +148,10 @@ func queueEvents(pipe *pgx.Batch, events []Stored) {
 	)
 	for i, e := range events {
 		tenants[i], ids[i], seqs[i], keys[i], types[i] = e.TenantID, e.ID, e.Seq, e.Key, e.Type
-		days[i], _ = store.IDDay(e.ID.String())
+		days[i], _ = pg.IDDay(e.ID.String())
 		times[i], subjects[i], payloads[i] = e.Time, e.About.String(), e.Data
 	}
-	pg.OnRows(pipe.Queue(store.Inbox.ClaimEventIDs, pgx.StrictNamedArgs{"tenants": tenants, "ids": ids, "seqs": seqs, "days": days, "id_day_slot": store.OperationalIDDaySlot}),
+	pg.OnRows(pipe.Queue(pg.Inbox.ClaimEventIDs, pgx.StrictNamedArgs{"tenants": tenants, "ids": ids, "seqs": seqs, "days": days, "id_day_slot": pg.OperationalIDDaySlot}),
 		"claim the events' ids", func(rows pgx.Rows) error {
 			taken, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 			if err == nil && len(taken) != n {
@@ -214,13 +213,13 @@ func queueRoutes(pipe *pgx.Batch, targets []Target) int {
 			"create the delivery jobs", nil)
 	}
 	if len(pullSubs) > 0 {
-		pg.OnExec(pipe.Queue(store.Inbox.QueuePullEntries, pgx.StrictNamedArgs{"pull_subscriptions": pullSubs, "pull_seqs": pullSeqs}),
+		pg.OnExec(pipe.Queue(pg.Inbox.QueuePullEntries, pgx.StrictNamedArgs{"pull_subscriptions": pullSubs, "pull_seqs": pullSeqs}),
 			"create the pull entries", nil)
 	}
 	return len(jobIDs)
 }
 
-// scanCandidates reads store.Inbox.SelectCandidates' rows.
+// scanCandidates reads pg.Inbox.SelectCandidates' rows.
 func scanCandidates(rows pgx.Rows) ([]Candidate, error) {
 	var (
 		out         []Candidate

@@ -14,7 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hubctl/hubctl/internal/store"
+	"github.com/hubctl/hubctl/internal/store/lifecycle"
+	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
 // Days is how many days before now the history spans.
@@ -30,13 +31,13 @@ const Days = 7
 // first day, empty then, is narrowed to end where the history starts, so
 // that the history's days get partitions of their own (a migrated hub's
 // past starts on its migration day).
-func Seed(ctx context.Context, st *store.Store, tenant string, n int, now time.Time) error {
+func Seed(ctx context.Context, st *lifecycle.Store, tenant string, n int, now time.Time) error {
 	var subscription string
 	err := st.Pool.QueryRow(ctx, createHistorySubscriptionSQL, pgx.StrictNamedArgs{"tenant": tenant}).Scan(&subscription)
 	if err != nil {
 		return fmt.Errorf("create the history's subscription: %w", err)
 	}
-	first := store.DaySeqBase(now.Add(-Days * 24 * time.Hour))
+	first := pg.DaySeqBase(now.Add(-Days * 24 * time.Hour))
 	for _, t := range []string{"events", "pull_entries"} {
 		legacy := t + "_legacy"
 		if _, err := st.Pool.Exec(ctx, "DROP TABLE "+pgx.Identifier{legacy}.Sanitize()); err != nil {
@@ -54,8 +55,8 @@ func Seed(ctx context.Context, st *store.Store, tenant string, n int, now time.T
 	}
 	perDay := n / Days
 	for k := Days; k >= 1; k-- {
-		dayStart := store.DayStart(now.Add(-time.Duration(k) * 24 * time.Hour))
-		base := store.DaySeqBase(dayStart)
+		dayStart := pg.DayStart(now.Add(-time.Duration(k) * 24 * time.Hour))
+		base := pg.DaySeqBase(dayStart)
 		_, err := st.Pool.Exec(ctx, seedDaySQL, pgx.StrictNamedArgs{
 			"base": base, "tenant": tenant, "per_day": perDay, "day_start": dayStart, "subscription": subscription,
 		})

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/store"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/internal/testutil/history"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -19,18 +19,18 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // where the history starts.
 func TestSeedSpreadsTheHistoryOverItsDays(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, pgtest.DSN(t), pg.Options{})
+	st, err := storetest.Connect(ctx, pgtest.DSN(t), pg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
 	const perDay = 10
 	now := time.Now()
-	if err := history.Seed(ctx, st, "t-history", perDay*history.Days, now); err != nil {
+	if err := history.Seed(ctx, st.Lifecycle, "t-history", perDay*history.Days, now); err != nil {
 		t.Fatal(err)
 	}
 	for k := 1; k <= history.Days; k++ {
-		suffix := "_p" + store.DayStart(now.Add(-time.Duration(k)*24*time.Hour)).Format("20060102")
+		suffix := "_p" + pg.DayStart(now.Add(-time.Duration(k)*24*time.Hour)).Format("20060102")
 		for _, table := range []string{"events", "event_ids", "delivery_jobs"} {
 			var n int
 			if err := st.Pool.QueryRow(ctx, `SELECT count(*) FROM `+table+suffix).Scan(&n); err != nil {
@@ -48,7 +48,7 @@ func TestSeedSpreadsTheHistoryOverItsDays(t *testing.T) {
 	if attempts != perDay*history.Days {
 		t.Errorf("%d attempts, want %d", attempts, perDay*history.Days)
 	}
-	first := store.DaySeqBase(now.Add(-history.Days * 24 * time.Hour))
+	first := pg.DaySeqBase(now.Add(-history.Days * 24 * time.Hour))
 	for _, legacy := range []string{"events_legacy", "pull_entries_legacy"} {
 		var bound string
 		if err := st.Pool.QueryRow(ctx, `SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE relname = $1`, legacy).Scan(&bound); err != nil {

@@ -5,6 +5,7 @@ package hubtest
 
 import (
 	"context"
+	"crypto/tls"
 	"net/http/httptest"
 	"testing"
 
@@ -22,6 +23,17 @@ import (
 // the server's URL. Both stop with the test.
 func Start(t testing.TB, dsn string, env map[string]string) (*service.ControlPlane, string) {
 	t.Helper()
+	return start(t, dsn, env, nil)
+}
+
+// StartTLS is Start serving HTTPS with the certificate cert.
+func StartTLS(t testing.TB, dsn string, env map[string]string, cert tls.Certificate) (*service.ControlPlane, string) {
+	t.Helper()
+	return start(t, dsn, env, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+}
+
+func start(t testing.TB, dsn string, env map[string]string, tlsConfig *tls.Config) (*service.ControlPlane, string) {
+	t.Helper()
 	lookupEnv := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
 	cfg, err := config.Load(config.LoadOptions{LookupEnv: lookupEnv})
 	if err != nil {
@@ -36,9 +48,24 @@ func Start(t testing.TB, dsn string, env map[string]string) (*service.ControlPla
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The listener comes first, so that portal links name its address.
+	server := httptest.NewUnstartedServer(nil)
+	if cfg.Portal.PublicURL == "" {
+		scheme := "http://"
+		if tlsConfig != nil {
+			scheme = "https://"
+		}
+		cfg.Portal.PublicURL = scheme + server.Listener.Addr().String()
+	}
 	control := hub.NewControlPlane(cfg, st, func() (*crypto.Keyring, error) { return keys, nil })
 	t.Cleanup(control.Close)
-	server := httptest.NewServer(hub.NewAPI(cfg, st, control, keys, api.Options{}))
 	t.Cleanup(server.Close)
+	server.Config.Handler = hub.NewAPI(cfg, st, control, keys, api.Options{})
+	if tlsConfig != nil {
+		server.TLS = tlsConfig
+		server.StartTLS()
+	} else {
+		server.Start()
+	}
 	return control, server.URL
 }

@@ -36,9 +36,9 @@
 // binaries are dropped safely. Advisory locks are scoped to a database, so
 // every process takes them through the same administrative database.
 //
-// pgtest deliberately does not import internal/store, so that store's own
-// tests can use it; it applies the migrations with golang-migrate exactly as
-// the store does.
+// pgtest deliberately does not import internal/store/..., so that the
+// store's own tests can use it; it applies the migrations with
+// golang-migrate exactly as the store does.
 package pgtest
 
 import (
@@ -328,7 +328,7 @@ func (s *server) buildTemplate(ctx context.Context, name string, leftover bool) 
 	return nil
 }
 
-// migrateUp applies the embedded migrations the way store.MigrateUp does.
+// migrateUp applies the embedded migrations the way pg.MigrateUp does.
 func migrateUp(dsn string) error {
 	src, err := iofs.New(migrations.FS, ".")
 	if err != nil {

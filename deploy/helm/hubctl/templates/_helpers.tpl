@@ -50,7 +50,7 @@ integers.
 
 {{/* Settings the chart owns: set in `config`, they would be overridden or conflict. */}}
 {{- define "hubctl.reservedSettings" -}}
-ROLE HTTP_LISTEN_ADDR SHUTDOWN_TIMEOUT KAFKA_INSTANCE_ID POSTGRES_DSN KEK_REF KEK_SOURCE DEV_KEK ADMIN_TOKEN KAFKA_SCRAM_PASSWORD
+ROLE HTTP_LISTEN_ADDR SHUTDOWN_TIMEOUT KAFKA_INSTANCE_ID POSTGRES_DSN KEK_REF KEK_SOURCE DEV_KEK ADMIN_TOKEN KAFKA_SCRAM_PASSWORD KAFKA_SASL_PASSWORD KAFKA_OAUTH_CLIENT_SECRET HTTP_TLS_CERT_FILE HTTP_TLS_KEY_FILE
 {{- end }}
 
 {{/* The database connection string, for serve and for migrations. */}}
@@ -84,6 +84,12 @@ The environment of `hubctl serve` for one role. Called with
   value: {{ printf ":%d" (int $root.Values.service.port) | quote }}
 - name: STREAMING_HUB_SHUTDOWN_TIMEOUT
   value: {{ $root.Values.shutdownTimeout | quote }}
+{{- if $root.Values.tls.secretName }}
+- name: STREAMING_HUB_HTTP_TLS_CERT_FILE
+  value: /etc/hubctl/tls/tls.crt
+- name: STREAMING_HUB_HTTP_TLS_KEY_FILE
+  value: /etc/hubctl/tls/tls.key
+{{- end }}
 {{- if and (ne .name "delivery") $root.Values.kafka.staticMembership }}
 - name: STREAMING_HUB_KAFKA_INSTANCE_ID
   value: "$(POD_NAMESPACE).$(POD_NAME)"
@@ -112,6 +118,19 @@ The environment of `hubctl serve` for one role. Called with
       name: {{ include "hubctl.secretName" $root }}
       key: admin-token
       optional: true
+- name: STREAMING_HUB_KAFKA_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "hubctl.secretName" $root }}
+      key: kafka-sasl-password
+      optional: true
+- name: STREAMING_HUB_KAFKA_OAUTH_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "hubctl.secretName" $root }}
+      key: kafka-oauth-client-secret
+      optional: true
+{{- /* The revision-1 key, for Secrets made before KAFKA_SASL_*. */}}
 - name: STREAMING_HUB_KAFKA_SCRAM_PASSWORD
   valueFrom:
     secretKeyRef:
@@ -158,6 +177,11 @@ tolerations:
 affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end }}
+
+{{/* The listener's scheme: HTTPS once tls.secretName is given. */}}
+{{- define "hubctl.scheme" -}}
+{{- if .Values.tls.secretName }}HTTPS{{ else }}HTTP{{ end }}
 {{- end }}
 
 {{/* Roles in the order they are rendered. */}}

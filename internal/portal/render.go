@@ -1,0 +1,189 @@
+package portal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/hubctl/hubctl/pkg/hubapi"
+)
+
+// pageError is the error page's content.
+type pageError struct {
+	Title   string
+	Message string
+}
+
+// page is what every template receives: the session (nil on pages shown
+// signed out) and the page's own data.
+type page struct {
+	Session *sessionView
+	Data    any
+}
+
+// sessionView is what the layout shows of the session.
+type sessionView struct {
+	Tenant   string
+	Console  bool
+	ReadOnly bool
+	CSRF     string
+}
+
+var funcs = template.FuncMap{
+	"path": func(id string) string { return url.PathEscape(id) },
+	"time": formatTime,
+	"timep": func(t *time.Time) template.HTML {
+		if t == nil {
+			return "—"
+		}
+		return formatTime(*t)
+	},
+	"strp": func(s *string) string {
+		if s == nil {
+			return "—"
+		}
+		return *s
+	},
+	"intp": func(n *int) string {
+		if n == nil {
+			return "—"
+		}
+		return fmt.Sprint(*n)
+	},
+	"boolp": func(b *bool) bool { return b != nil && *b },
+	"join":  strings.Join,
+	// short is the start of an id, enough to tell rows apart; the page
+	// it links to shows it whole.
+	"short": func(id string) string {
+		if len(id) <= 13 {
+			return id
+		}
+		return id[:13] + "…"
+	},
+	"sink": sinkSummary,
+}
+
+// formatTime shows a time in UTC, marked up so the portal's script can
+// show it in the viewer's zone, with UTC on hover. Without scripts it
+// stays UTC, which is still right.
+func formatTime(t time.Time) template.HTML {
+	if t.IsZero() {
+		return "—"
+	}
+	utc := t.UTC()
+	return template.HTML(fmt.Sprintf(`<time datetime="%s" title="%s">%s</time>`,
+		utc.Format(time.RFC3339Nano), utc.Format("2006-01-02 15:04:05 UTC"), utc.Format("2006-01-02 15:04:05 UTC")))
+}
+
+// sinkSummary is one line naming where a subscription's events go.
+func sinkSummary(sink map[string]any) string {
+	kind, _ := sink["type"].(string)
+	for _, key := range []string{"url", "queue_url", "exchange", "event_bus", "subject"} {
+		if v, ok := sink[key].(string); ok && v != "" {
+			return kind + " → " + v
+		}
+	}
+	return kind
+}
+
+// mustParsePages parses each page template with the layout, so every
+// page is one template set of its own.
+func mustParsePages() map[string]*template.Template {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range names {
+		base := strings.TrimSuffix(path.Base(name), ".html")
+		if base == "layout" {
+			continue
+		}
+		pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", name))
+	}
+	return pages
+}
+
+// render writes a page of a signed-in session with status 200.
+func (h *Handler) render(req *request, name string, data any) error {
+	h.write(req.w, http.StatusOK, name, page{Session: req.view(), Data: data})
+	return nil
+}
+
+// renderStatus writes a page outside a session.
+func (h *Handler) renderStatus(w http.ResponseWriter, _ *http.Request, status int, name string, data any) {
+	h.write(w, status, name, page{Data: data})
+}
+
+func (h *Handler) write(w http.ResponseWriter, status int, name string, p page) {
+	t, ok := h.pages[name]
+	if !ok {
+		h.log.Error("portal: no such page template", "page", name)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	// Rendered whole first, so a template error becomes an error page
+	// rather than half a page.
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, p); err != nil {
+		h.log.Error("portal: render page", "page", name, "error", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (req *request) view() *sessionView {
+	return &sessionView{
+		Tenant:   req.caller.Tenant,
+		Console:  req.caller.Kind == hubapi.CallerAdmin,
+		ReadOnly: req.caller.ReadOnly,
+		CSRF:     req.csrf,
+	}
+}
+
+// fail answers an error of the control plane with its status and its
+// message, which the hub writes for people; anything else is logged and
+// answered without detail.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, title := statusOf(err)
+	message := err.Error()
+	if status == http.StatusInternalServerError {
+		h.log.Error("portal: page failed", "path_pattern", r.Pattern, "error", err)
+		message = "Something went wrong on the hub. Try again in a moment; if it keeps failing, tell the hub's operator."
+	}
+	h.renderStatus(w, r, status, "error", pageError{Title: title, Message: message})
+}
+
+// statusOf maps the control plane's typed errors to a status and a title.
+func statusOf(err error) (int, string) {
+	var (
+		invalid       *hubapi.ValidationError
+		forbidden     *hubapi.ForbiddenError
+		notFound      *hubapi.NotFoundError
+		conflict      *hubapi.ConflictError
+		unprocessable *hubapi.UnprocessableError
+	)
+	switch {
+	case errors.As(err, &invalid):
+		return http.StatusBadRequest, "That input was not accepted"
+	case errors.As(err, &forbidden):
+		return http.StatusForbidden, "Not allowed"
+	case errors.As(err, &notFound):
+		return http.StatusNotFound, "Not found"
+	case errors.As(err, &conflict):
+		return http.StatusConflict, "That cannot be done now"
+	case errors.As(err, &unprocessable):
+		return http.StatusUnprocessableEntity, "That did not work"
+	}
+	return http.StatusInternalServerError, "Something went wrong"
+}

@@ -1,0 +1,187 @@
+package catalog
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hubctl/hubctl/internal/store/pg"
+)
+
+// Delivery is one delivery job as reads show it: its state machine fields
+// and the identity of the event it carries.
+type Delivery struct {
+	ID             uuid.UUID
+	TenantID       string
+	SubscriptionID uuid.UUID
+	EventSeq       int64
+	// EventID (the CloudEvents id) and EventKey are "" when the inbox no
+	// longer holds the event; dispatch dead-letters such a job as poison.
+	EventID  string
+	EventKey string
+	State    string
+	Attempts int
+	// NextAttemptAt is nil while the job is parked behind an earlier job
+	// of its ordering key: it is due when that one ends, at no time known
+	// now (docs/concepts.md, Ordered delivery).
+	NextAttemptAt *time.Time
+	DeadReason    string
+	LastError     string
+	LastStatus    *int
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	SucceededAt   *time.Time
+	DeadAt        *time.Time
+	// ShedReason says why the job was last handed back without an attempt
+	// (breaker_open), at ShedAt; "" once it has been claimed since.
+	ShedReason string
+	ShedAt     *time.Time
+}
+
+// DeliveryAttempt is one recorded attempt of a delivery job.
+type DeliveryAttempt struct {
+	// ID is the X-Lerian-Delivery-Id the destination saw.
+	ID         uuid.UUID
+	Number     int
+	StartedAt  time.Time
+	Duration   time.Duration
+	Outcome    string // succeeded or failed
+	StatusCode *int
+	Error      string
+	// Response is the first bytes of the destination's answer (at most
+	// 1 KiB), nil when there were none.
+	Response []byte
+}
+
+// DeliveryQuery selects a page of one subscription's deliveries, newest
+// first (by event arrival).
+type DeliveryQuery struct {
+	TenantID       string
+	SubscriptionID uuid.UUID
+	// Limit is the most deliveries returned; at least 1.
+	Limit int
+	// BeforeSeq continues a listing past the delivery of this event seq;
+	// 0 starts with the newest.
+	BeforeSeq int64
+	// State, when not empty, keeps only deliveries in that state.
+	State string
+}
+
+// deliveryFields lists the scan targets of a delivery row, in the order the
+// statements that read deliveries select its columns.
+func deliveryFields(d *Delivery) []any {
+	return []any{&d.ID, &d.TenantID, &d.SubscriptionID, &d.EventSeq, &d.EventID, &d.EventKey,
+		&d.State, &d.Attempts, &d.NextAttemptAt, &d.DeadReason, &d.LastError, &d.LastStatus,
+		&d.CreatedAt, &d.UpdatedAt, &d.SucceededAt, &d.DeadAt, &d.ShedReason, &d.ShedAt}
+}
+
+// ListDeliveries returns a page of a subscription's deliveries, newest
+// first, and whether older ones follow. A subscription that tenantID does
+// not own is an pg.ErrNotFound exactly like a missing one. A deleted
+// subscription still answers: its deliveries are history that outlives it.
+func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries []Delivery, more bool, err error) {
+	if q.Limit < 1 {
+		return nil, false, fmt.Errorf("list deliveries: limit %d must be at least 1", q.Limit)
+	}
+	// Walks the unique (subscription_id, event_seq) index backwards from
+	// the position: each page is one range scan however deep the listing
+	// goes. A state filter is applied to the rows the scan meets rather
+	// than through an index of its own, since every index on delivery_jobs
+	// is paid for on the ingest path.
+	rows, err := s.Pool.Query(ctx, listDeliveriesSQL,
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID, "before_seq": q.BeforeSeq, "state": q.State, "limit": q.Limit + 1})
+	if err != nil {
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+	}
+	deliveries, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Delivery, error) {
+		var d Delivery
+		return d, row.Scan(deliveryFields(&d)...)
+	})
+	if err != nil {
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+	}
+	if len(deliveries) > 0 {
+		// A job exists only under its subscription (foreign key), so rows
+		// prove the subscription; only an empty page needs to ask.
+		if len(deliveries) > q.Limit {
+			return deliveries[:q.Limit], true, nil
+		}
+		return deliveries, false, nil
+	}
+	var exists bool
+	err = s.Pool.QueryRow(ctx, subscriptionOfTenantExistsSQL,
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID}).Scan(&exists)
+	switch {
+	case err != nil:
+		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+	case !exists:
+		return nil, false, pg.SubscriptionNotFound(q.SubscriptionID)
+	}
+	return []Delivery{}, false, nil
+}
+
+// GetDelivery reads one delivery of tenantID with its attempts in order.
+// Another tenant's delivery is an pg.ErrNotFound exactly like a missing one.
+func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) (Delivery, []DeliveryAttempt, error) {
+	// One statement, so the job and its attempts come from one snapshot:
+	// the attempt count always matches the attempts listed. The job's
+	// columns repeat on each attempt row; a job has a handful of attempts.
+	rows, err := s.Pool.Query(ctx, getDeliverySQL,
+		pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID})
+	if err != nil {
+		return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
+	}
+	defer rows.Close()
+	var (
+		d        Delivery
+		attempts = []DeliveryAttempt{}
+		found    bool
+	)
+	for rows.Next() {
+		var (
+			attemptID             *uuid.UUID
+			number                *int
+			startedAt             *time.Time
+			durationMillis        *int64
+			outcome, attemptError *string
+			a                     DeliveryAttempt
+		)
+		dest := append(deliveryFields(&d), &attemptID, &number, &startedAt, &durationMillis, &outcome,
+			&a.StatusCode, &attemptError, &a.Response)
+		if err := rows.Scan(dest...); err != nil {
+			return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
+		}
+		found = true
+		if attemptID == nil { // the left join's row for a job without attempts
+			continue
+		}
+		a.ID, a.Number, a.StartedAt, a.Outcome = *attemptID, *number, *startedAt, *outcome
+		a.Duration = time.Duration(*durationMillis) * time.Millisecond
+		a.Error = pg.ValueOrZero(attemptError)
+		attempts = append(attempts, a)
+	}
+	if err := rows.Err(); err != nil {
+		return Delivery{}, nil, pg.Classify(fmt.Errorf("read delivery %s: %w", id, err))
+	}
+	if !found {
+		return Delivery{}, nil, deliveryNotFound(id)
+	}
+	return d, attempts, nil
+}
+
+func deliveryNotFound(id uuid.UUID) error {
+	return fmt.Errorf("%w: delivery %s", pg.ErrNotFound, id)
+}
+
+//go:embed sql/subscription_of_tenant_exists.sql
+var subscriptionOfTenantExistsSQL string
+
+//go:embed sql/get_delivery.sql
+var getDeliverySQL string
+
+//go:embed sql/list_deliveries.sql
+var listDeliveriesSQL string

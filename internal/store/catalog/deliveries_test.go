@@ -1,0 +1,256 @@
+package catalog_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubctl/hubctl/internal/store/catalog"
+	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/testutil/storetest"
+)
+
+// deliveryBase is when the seeded deliveries were created.
+var deliveryBase = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// seedSubscription inserts a webhook subscription of tenant (and the
+// tenant) and returns its id.
+func seedSubscription(t *testing.T, st *storetest.Store, tenant string) uuid.UUID {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := st.Pool.Exec(ctx, `INSERT INTO tenants (id) VALUES ($1) ON CONFLICT DO NOTHING`, tenant); err != nil {
+		t.Fatalf("insert tenant: %v", err)
+	}
+	id := uuid.Must(uuid.NewV7())
+	_, err := st.Pool.Exec(ctx, `
+		INSERT INTO subscriptions (id, tenant_id, name, sink_type, destination, event_types, verification_state, signing_secret)
+		VALUES ($1, $2, 'hook', 'webhook', 'https://hooks.test:443', '{*}', 'active', 'sealed')`, id, tenant)
+	if err != nil {
+		t.Fatalf("insert subscription: %v", err)
+	}
+	return id
+}
+
+// seedDelivery stores event n of tenant and a job for it under sub in
+// state; a dead job is dead as exhausted. It returns the job's id and the
+// event's seq.
+func seedDelivery(t *testing.T, st *storetest.Store, tenant string, sub uuid.UUID, n int, state string) (uuid.UUID, int64) {
+	t.Helper()
+	ctx := context.Background()
+	var seq int64
+	err := st.Pool.QueryRow(ctx, `
+		INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
+		                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+		VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted', $3,
+		        '{}', '{}', '{}', 'topic', 0, $4)
+		RETURNING seq`, tenant, eventID(n), deliveryBase, n).Scan(&seq)
+	if err != nil {
+		t.Fatalf("insert event: %v", err)
+	}
+	id := uuid.Must(uuid.NewV7())
+	_, err = st.Pool.Exec(ctx, `
+		INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, next_attempt_at, lease_until,
+		                           dead_reason, dead_at, succeeded_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6,
+		        CASE WHEN $5 = 'in_flight' THEN $6::timestamptz END,
+		        CASE WHEN $5 = 'dead' THEN 'exhausted' END,
+		        CASE WHEN $5 = 'dead' THEN $6::timestamptz END,
+		        CASE WHEN $5 = 'succeeded' THEN $6::timestamptz END,
+		        $6, $6)`,
+		id, tenant, sub, seq, state, deliveryBase.Add(time.Duration(n)*time.Minute))
+	if err != nil {
+		t.Fatalf("insert job: %v", err)
+	}
+	return id, seq
+}
+
+func eventID(n int) string { return fmt.Sprintf("0190b6a2-7c1e-7d3a-9f00-%012x", n) }
+
+// seedAttempt records attempt number of job.
+func seedAttempt(t *testing.T, st *storetest.Store, job uuid.UUID, number int, status *int, errText *string, response []byte) uuid.UUID {
+	t.Helper()
+	outcome := "failed"
+	if errText == nil {
+		outcome = "succeeded"
+	}
+	id := uuid.Must(uuid.NewV7())
+	_, err := st.Pool.Exec(context.Background(), `
+		INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error, response_snippet)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		id, job, number, deliveryBase.Add(time.Duration(number)*time.Second), 10*number, outcome, status, errText, response)
+	if err != nil {
+		t.Fatalf("insert attempt: %v", err)
+	}
+	return id
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestListDeliveriesPagesNewestFirst(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	sub := seedSubscription(t, st, "acme")
+	states := []string{"succeeded", "dead", "pending", "in_flight", "dead", "canceled", "pending"}
+	var seqs []int64
+	for n, state := range states {
+		_, seq := seedDelivery(t, st, "acme", sub, n+1, state)
+		seqs = append(seqs, seq)
+	}
+	// Another subscription's deliveries never show.
+	seedDelivery(t, st, "acme", seedSubscription(t, st, "acme"), 100, "pending")
+
+	cases := []struct {
+		name  string
+		state string
+		limit int
+		want  []int64 // event seqs, in listing order
+	}{
+		{"all, two at a time", "", 2, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
+		{"all in one page", "", 100, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
+		{"dead only", "dead", 1, []int64{seqs[4], seqs[1]}},
+		{"pending only", "pending", 5, []int64{seqs[6], seqs[2]}},
+		{"succeeded only", "succeeded", 3, []int64{seqs[0]}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int64
+			q := catalog.DeliveryQuery{TenantID: "acme", SubscriptionID: sub, Limit: tc.limit, State: tc.state}
+			for range len(states) + 1 {
+				page, more, err := st.ListDeliveries(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) > tc.limit {
+					t.Fatalf("page of %d for limit %d", len(page), tc.limit)
+				}
+				for _, d := range page {
+					got = append(got, d.EventSeq)
+					if tc.state != "" && d.State != tc.state {
+						t.Errorf("state %s in a listing of %s", d.State, tc.state)
+					}
+				}
+				if !more {
+					break
+				}
+				q.BeforeSeq = page[len(page)-1].EventSeq
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("listed seqs %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestListDeliveriesScope(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	acme := seedSubscription(t, st, "acme")
+	seedDelivery(t, st, "acme", acme, 1, "pending")
+	empty := seedSubscription(t, st, "acme")
+	deleted := seedSubscription(t, st, "acme")
+	seedDelivery(t, st, "acme", deleted, 2, "canceled")
+	if _, err := st.Pool.Exec(ctx, `UPDATE subscriptions SET deleted_at = now(), signing_secret = NULL WHERE id = $1`, deleted); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name     string
+		tenant   string
+		sub      uuid.UUID
+		wantN    int
+		notFound bool
+	}{
+		{"own subscription", "acme", acme, 1, false},
+		{"own subscription without deliveries", "acme", empty, 0, false},
+		{"deleted subscription keeps its history", "acme", deleted, 1, false},
+		{"another tenant's subscription", "globex", acme, 0, true},
+		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), 0, true},
+	}
+	for _, tc := range cases {
+		page, more, err := st.ListDeliveries(ctx, catalog.DeliveryQuery{TenantID: tc.tenant, SubscriptionID: tc.sub, Limit: 10})
+		if tc.notFound {
+			if !errors.Is(err, pg.ErrNotFound) || page != nil {
+				t.Errorf("%s: got %v, %v; want ErrNotFound", tc.name, page, err)
+			}
+			continue
+		}
+		if err != nil || len(page) != tc.wantN || more || page == nil {
+			t.Errorf("%s: got %d deliveries (more %t), %v; want %d", tc.name, len(page), more, err, tc.wantN)
+		}
+	}
+	if _, _, err := st.ListDeliveries(ctx, catalog.DeliveryQuery{TenantID: "acme", SubscriptionID: acme}); err == nil {
+		t.Error("a limit of 0 was accepted")
+	}
+}
+
+func TestGetDeliveryWithAttempts(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	sub := seedSubscription(t, st, "acme")
+	job, seq := seedDelivery(t, st, "acme", sub, 7, "dead")
+	// Inserted out of order: the read orders them.
+	second := seedAttempt(t, st, job, 2, nil, ptr("connection refused"), nil)
+	first := seedAttempt(t, st, job, 1, ptr(503), ptr("HTTP 503"), []byte{0xff, 0x00})
+	if _, err := st.Pool.Exec(ctx, `UPDATE delivery_jobs SET attempts = 2, last_error = 'connection refused' WHERE id = $1`, job); err != nil {
+		t.Fatal(err)
+	}
+
+	d, attempts, err := st.GetDelivery(ctx, "acme", job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ID != job || d.SubscriptionID != sub || d.EventSeq != seq || d.EventID != eventID(7) || d.EventKey != "transaction.posted" ||
+		d.State != "dead" || d.DeadReason != "exhausted" || d.Attempts != 2 || d.LastError != "connection refused" ||
+		d.LastStatus != nil || d.DeadAt == nil || d.SucceededAt != nil {
+		t.Errorf("delivery %+v", d)
+	}
+	if len(attempts) != 2 {
+		t.Fatalf("attempts %+v", attempts)
+	}
+	a1, a2 := attempts[0], attempts[1]
+	if a1.ID != first || a1.Number != 1 || a1.Outcome != "failed" || a1.StatusCode == nil || *a1.StatusCode != 503 ||
+		a1.Error != "HTTP 503" || !bytes.Equal(a1.Response, []byte{0xff, 0x00}) || a1.Duration != 10*time.Millisecond ||
+		!a1.StartedAt.Equal(deliveryBase.Add(time.Second)) {
+		t.Errorf("first attempt %+v", a1)
+	}
+	if a2.ID != second || a2.Number != 2 || a2.StatusCode != nil || a2.Response != nil || a2.Duration != 20*time.Millisecond {
+		t.Errorf("second attempt %+v", a2)
+	}
+}
+
+func TestGetDeliveryEdgeCases(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	sub := seedSubscription(t, st, "acme")
+	fresh, _ := seedDelivery(t, st, "acme", sub, 1, "pending")
+	orphan, _ := seedDelivery(t, st, "acme", sub, 2, "dead")
+	if _, err := st.Pool.Exec(ctx, `DELETE FROM events WHERE id = $1`, eventID(2)); err != nil {
+		t.Fatal(err)
+	}
+
+	d, attempts, err := st.GetDelivery(ctx, "acme", fresh)
+	if err != nil || d.State != "pending" || attempts == nil || len(attempts) != 0 {
+		t.Errorf("a delivery without attempts: %+v, %v, %v", d, attempts, err)
+	}
+	d, _, err = st.GetDelivery(ctx, "acme", orphan)
+	if err != nil || d.EventID != "" || d.EventKey != "" {
+		t.Errorf("a delivery whose event is gone: %+v, %v", d, err)
+	}
+	for name, tc := range map[string]struct {
+		tenant string
+		id     uuid.UUID
+	}{
+		"another tenant's delivery": {"globex", fresh},
+		"a missing delivery":        {"acme", uuid.Must(uuid.NewV7())},
+	} {
+		if _, _, err := st.GetDelivery(ctx, tc.tenant, tc.id); !errors.Is(err, pg.ErrNotFound) {
+			t.Errorf("%s: %v, want ErrNotFound", name, err)
+		}
+	}
+}

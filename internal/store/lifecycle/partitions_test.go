@@ -1,0 +1,5 @@
+package lifecycle
+
+import "time"
+
+func nowUTC() time.Time { return time.Now().UTC() }

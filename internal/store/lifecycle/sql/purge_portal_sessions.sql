@@ -1,0 +1,1 @@
+DELETE FROM portal_sessions WHERE tenant_id = @tenant_id

@@ -1,5 +1,0 @@
-package store
-
-import "time"
-
-func nowUTC() time.Time { return time.Now().UTC() }

@@ -1,0 +1,1 @@
+DELETE FROM portal_links WHERE expires_at <= @now

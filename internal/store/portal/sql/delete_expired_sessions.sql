@@ -1,0 +1,1 @@
+DELETE FROM portal_sessions WHERE expires_at <= @now

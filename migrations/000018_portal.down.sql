@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS portal_sessions;
+DROP TABLE IF EXISTS portal_links;
