@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -48,8 +49,11 @@ func newPullFixture(t *testing.T, configure ...func(*Options)) *pullFixture {
 	f := &pullFixture{h: h}
 	_, f.acmeKey = h.tenantWithKey(t, "acme")
 	_, f.globexKey = h.tenantWithKey(t, "globex")
-	f.feed = h.v1(t, http.StatusCreated, f.acmeKey, "POST", "/v1/subscriptions", pullBody).body["id"].(string)
-	f.globex = h.v1(t, http.StatusCreated, f.globexKey, "POST", "/v1/subscriptions", pullBody).body["id"].(string)
+	// The feeds want the seeded events, not the operational event of the
+	// webhook's creation.
+	feedBody := strings.Replace(pullBody, `["*"]`, `["transaction.*"]`, 1)
+	f.feed = h.v1(t, http.StatusCreated, f.acmeKey, "POST", "/v1/subscriptions", feedBody).body["id"].(string)
+	f.globex = h.v1(t, http.StatusCreated, f.globexKey, "POST", "/v1/subscriptions", feedBody).body["id"].(string)
 	f.hook = h.v1(t, http.StatusCreated, f.acmeKey, "POST", "/v1/subscriptions", webhookBody(newReceiver(t, http.StatusNoContent))).body["id"].(string)
 	return f
 }

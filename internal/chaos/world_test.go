@@ -86,6 +86,9 @@ type worldOptions struct {
 	// the tenant gets a subscription ordered by subject whose receiver
 	// fails at random (world.ordered).
 	subjects []string
+	// operationalTopic, when set, is created and is the hub's
+	// STREAMING_HUB_OPERATIONAL_TOPIC.
+	operationalTopic string
 }
 
 func newWorld(t *testing.T, opts worldOptions) *world {
@@ -109,6 +112,9 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 		t.Fatal(err)
 	}
 	w.kafkaOpt = devenv.KafkaOptions{Port: ports[0], DataDir: filepath.Join(w.dir, "kafka"), Topics: []string{topic}}
+	if opts.operationalTopic != "" {
+		w.kafkaOpt.Topics = append(w.kafkaOpt.Topics, opts.operationalTopic)
+	}
 	if w.kafka, err = devenv.StartKafka(w.kafkaOpt); err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +141,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 		// default 100 connections; at the default pool (25) a few hubs
 		// and the tests' own readers ran it out ("too many clients").
 		"STREAMING_HUB_POSTGRES_MAX_OPEN_CONNS=8",
+		"STREAMING_HUB_OPERATIONAL_TOPIC="+opts.operationalTopic,
 	)
 	if w.hubLog, err = os.Create(filepath.Join(w.dir, "hub.log")); err != nil {
 		t.Fatal(err)
@@ -336,7 +343,7 @@ func (w *world) watchRecovery(since time.Time) recovery {
 		}
 		if r.ingested == 0 {
 			var first *time.Time
-			if err := w.pool.QueryRow(context.Background(), `SELECT min(received_at) FROM events WHERE received_at > $1`, since).Scan(&first); err == nil && first != nil {
+			if err := w.pool.QueryRow(context.Background(), `SELECT min(received_at) FROM events WHERE received_at > $1 AND source <> 'hubctl'`, since).Scan(&first); err == nil && first != nil {
 				r.ingested = first.Sub(since)
 			}
 		}

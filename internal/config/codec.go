@@ -341,6 +341,14 @@ func optionalSecret(minChars int, field func(*Config) *string) codec {
 // name.
 var kafkaIDChars = regexp.MustCompile(`^[A-Za-z0-9._-]{1,249}$`)
 
+// kafkaTopic is empty or a legal Kafka topic name, whose characters and
+// length are those of an instance id.
+func kafkaTopic(field func(*Config) *string) codec {
+	c := kafkaInstanceID(field)
+	c.allowed = "empty or a Kafka topic name: 1 to 249 letters, digits, '.', '_' or '-'"
+	return c
+}
+
 func kafkaInstanceID(field func(*Config) *string) codec {
 	return codec{
 		allowed: "empty or 1 to 249 letters, digits, '.', '_' or '-'",

@@ -139,6 +139,10 @@ type KafkaConfig struct {
 	// AWSRegion is the region of AWS_MSK_IAM's credential chain, and of its
 	// signature where the broker's host name does not say.
 	AWSRegion string
+
+	// OperationalTopic is where every tenant's operational events are
+	// also produced; empty is off (docs/operational-events.md).
+	OperationalTopic string
 }
 
 // KafkaOAuthConfig is OAUTHBEARER by the client-credentials flow.

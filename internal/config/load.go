@@ -238,6 +238,12 @@ func (s Setting) problem(raw string, err error) Problem {
 // judges values that were themselves valid.
 func crossSettingProblems(c *Config) []Problem {
 	problems := inFlightCapProblems(c.Dispatch)
+	if topic := c.Kafka.OperationalTopic; topic != "" && c.Kafka.WantsTopic(topic) {
+		// The hub would read its own operational events back as a
+		// tenant's events (and quarantine or store them twice).
+		problems = append(problems, Problem{Setting: EnvPrefix + "OPERATIONAL_TOPIC", Value: topic,
+			Reason: "the hub consumes this topic itself: it matches " + EnvPrefix + "KAFKA_TOPICS and not " + EnvPrefix + "KAFKA_TOPICS_EXCLUDE; pick a topic outside them"})
+	}
 	problems = append(problems, pairProblems("HTTP_TLS_CERT_FILE", c.HTTPTLSCertFile, "HTTP_TLS_KEY_FILE", c.HTTPTLSKeyFile)...)
 	return append(problems, kafkaSecurityProblems(c)...)
 }

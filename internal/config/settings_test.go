@@ -44,6 +44,7 @@ func TestDefaultsMatchTheDocumentedValues(t *testing.T) {
 		{"STREAMING_HUB_KAFKA_METADATA_REFRESH", cfg.Kafka.MetadataRefresh, 30 * time.Second},
 		{"STREAMING_HUB_KAFKA_INSTANCE_ID", cfg.Kafka.InstanceID, ""},
 		{"STREAMING_HUB_KAFKA_SESSION_TIMEOUT", cfg.Kafka.SessionTimeout, 10 * time.Second},
+		{"STREAMING_HUB_OPERATIONAL_TOPIC", cfg.Kafka.OperationalTopic, ""},
 		{"STREAMING_HUB_KAFKA_TLS_ENABLED", cfg.Kafka.TLSEnabled, false},
 		{"STREAMING_HUB_KAFKA_TLS_CA_FILE", cfg.Kafka.TLSCAFile, ""},
 		{"STREAMING_HUB_KAFKA_TLS_CERT_FILE", cfg.Kafka.TLSCertFile, ""},

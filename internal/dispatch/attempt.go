@@ -110,7 +110,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		JobID: job.ID, SubscriptionID: sub.ID, Owner: d.owner, DeliveryID: deliveryID,
 		StartedAt: started, Duration: finished.Sub(started),
 		OK: out.OK, StatusCode: out.StatusCode, Error: out.Error, Response: out.Response,
-		OrderingKey: job.OrderingKey,
+		OrderingKey: job.OrderingKey, EventID: job.Event.ID,
 	}
 	if !out.OK {
 		result.Retry = nextRetry(job.curve, job.Attempts+1, out.RetryAfter, finished, d.rnd)
@@ -194,7 +194,7 @@ func (d *Dispatcher) shed(ctx context.Context, job queuedJob, retryAt time.Time,
 // unavailable and the job's lease lasts.
 func (d *Dispatcher) record(ctx context.Context, a queue.Attempt, leaseUntil time.Time) (res queue.CompleteResult, err error) {
 	err = d.retryWhileLeased(ctx, leaseUntil, func() error {
-		res, err = d.jobs.Complete(ctx, a, d.autoDisable)
+		res, err = d.jobs.CompleteReported(ctx, a, d.autoDisable, d.report.failure)
 		return err
 	})
 	return res, err

@@ -20,6 +20,8 @@ import (
 	"github.com/hubctl/hubctl/internal/backoff"
 	"github.com/hubctl/hubctl/internal/breaker"
 	"github.com/hubctl/hubctl/internal/config"
+	"github.com/hubctl/hubctl/internal/event"
+	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/lifecycle"
@@ -113,6 +115,15 @@ type Options struct {
 	Rand func() float64
 	// Tracing receives a span per attempt; nil is tracing off.
 	Tracing *tracing.Tracing
+	// TypePrefix starts the ce type of operational events
+	// (STREAMING_HUB_TYPE_PREFIX); "" is the default prefix.
+	TypePrefix string
+	// DeadLetterWindow is how long dead letters gather into one report;
+	// 0 means DefaultDeadLetterWindow.
+	DeadLetterWindow time.Duration
+	// RelayOperational keeps operational events for the operational
+	// topic's relay (STREAMING_HUB_OPERATIONAL_TOPIC is set).
+	RelayOperational bool
 }
 
 // Dispatcher claims due delivery jobs and attempts them. Build it with New
@@ -126,6 +137,7 @@ type Dispatcher struct {
 	owner       string
 	cfg         config.DispatchConfig
 	autoDisable queue.AutoDisable
+	report      reporter
 	margin      time.Duration
 	drain       time.Duration
 	rnd         func() float64
@@ -211,6 +223,8 @@ func New(opts Options) (*Dispatcher, error) {
 		successes:   make(chan success, successQueue),
 		wake:        make(chan struct{}, 1),
 	}
+	d.report = reporter{events: opevents.Builder{TypePrefix: typePrefix(opts.TypePrefix), Relay: opts.RelayOperational},
+		failingAfter: opts.Breaker.Failures, window: positiveOr(opts.DeadLetterWindow, DefaultDeadLetterWindow)}
 	d.breakers = breaker.New(breaker.Config{
 		Failures: opts.Breaker.Failures,
 		Cooldown: opts.Breaker.Cooldown,
@@ -625,6 +639,13 @@ func (d *Dispatcher) jitter() float64 {
 		return d.rnd()
 	}
 	return rand.Float64()
+}
+
+func typePrefix(prefix string) string {
+	if prefix == "" {
+		return event.DefaultTypePrefix
+	}
+	return prefix
 }
 
 // autoDisableBy is policy as the store's complete path asks for it.

@@ -71,6 +71,9 @@ func (d *Dispatcher) recordBatch(ctx context.Context, batch []success) {
 		results, err = d.jobs.CompleteSuccesses(ctx, attempts)
 		return err
 	})
+	if err == nil {
+		d.closeReportedSpans(ctx, batch, results)
+	}
 	unblocked := false
 	for i, s := range batch {
 		unblocked = unblocked || s.ordered && err == nil

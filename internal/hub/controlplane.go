@@ -34,7 +34,8 @@ func NewControlPlane(cfg *config.Config, st *store.Store, keyring func() (*crypt
 				return nil, nil, err
 			}
 			return service.NewSubscriptions(st.Catalog, st.Queue, st.OnCall, keys, sinks.Registry, service.SubscriptionOptions{
-				RotationOverlap: cfg.RotationOverlap, MaxPerTenant: cfg.MaxSubscriptionsPerTenant}), sinks.Close, nil
+				RotationOverlap: cfg.RotationOverlap, MaxPerTenant: cfg.MaxSubscriptionsPerTenant, TypePrefix: cfg.Ingest.TypePrefix,
+				RelayOperational: cfg.Kafka.OperationalTopic != ""}), sinks.Close, nil
 		},
 	})
 }

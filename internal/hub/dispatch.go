@@ -30,5 +30,8 @@ func newDispatch(cfg *config.Config, st *store.Store, subs *service.Subscription
 		Owner:        owner,
 		Tracing:      tracer,
 		DrainTimeout: cfg.ShutdownTimeout,
+		TypePrefix:   cfg.Ingest.TypePrefix,
+		// Operational events are kept for the topic's relay when it is on.
+		RelayOperational: cfg.Kafka.OperationalTopic != "",
 	})
 }

@@ -146,6 +146,14 @@ func Run(ctx context.Context, opts Options) error {
 			return nil
 		}
 	}
+	if cfg.Kafka.OperationalTopic != "" {
+		relay, producer, err := newRelay(cfg, st, log, metrics)
+		if err != nil {
+			return err
+		}
+		defer producer.Close() // after the parts stopped
+		parts = append(parts, relay)
+	}
 	upkeep, err := newMaintenance(cfg, st, log, metrics, metrics, owner, upkeepFor)
 	if err != nil {
 		return err

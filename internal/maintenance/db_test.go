@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/queue"
+
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -387,8 +390,12 @@ func TestHeartbeatStoresTheInstanceAndLeavesAtStop(t *testing.T) {
 // breakers is a dispatcher whose open breakers are fixed.
 type breakers []oncall.BreakerState
 
-func (b breakers) Wake()                                                 {}
-func (b breakers) ReleaseOutwaited(context.Context, time.Time)           {}
-func (b breakers) ForgetUnusedBreakers(context.Context, time.Time) error { return nil }
-func (b breakers) EvictIdleCaches(time.Time)                             {}
-func (b breakers) Breakers() []oncall.BreakerState                       { return b }
+func (b breakers) Wake()                                                     {}
+func (b breakers) ReleaseOutwaited(context.Context, time.Time)               {}
+func (b breakers) ForgetUnusedBreakers(context.Context, time.Time) error     { return nil }
+func (b breakers) EvictIdleCaches(time.Time)                                 {}
+func (b breakers) ReportDeadLetters(context.Context, time.Time) (int, error) { return 0, nil }
+func (b breakers) ReportPoisoned(context.Context, pgx.Tx, []queue.Poisoned, time.Time) error {
+	return nil
+}
+func (b breakers) Breakers() []oncall.BreakerState { return b }

@@ -6,13 +6,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/store/queue"
+
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hubctl/hubctl/internal/store/oncall"
 )
 
 // calls records what the services asked of the dispatcher.
 type calls struct {
-	outwaitedBy, forgotAt, evictedAt time.Time
-	forgetErr                        error
+	outwaitedBy, forgotAt, evictedAt, reportedAt time.Time
+	forgetErr                                    error
 }
 
 func (c *calls) Wake() {}
@@ -25,6 +29,13 @@ func (c *calls) ForgetUnusedBreakers(_ context.Context, now time.Time) error {
 }
 func (c *calls) EvictIdleCaches(now time.Time)   { c.evictedAt = now }
 func (c *calls) Breakers() []oncall.BreakerState { return nil }
+func (c *calls) ReportPoisoned(context.Context, pgx.Tx, []queue.Poisoned, time.Time) error {
+	return nil
+}
+func (c *calls) ReportDeadLetters(_ context.Context, now time.Time) (int, error) {
+	c.reportedAt = now
+	return 0, c.forgetErr
+}
 
 // The services of the dispatcher's own state hand it the time it needs.
 func TestDispatcherServicesCallTheDispatcher(t *testing.T) {
@@ -46,5 +57,8 @@ func TestDispatcherServicesCallTheDispatcher(t *testing.T) {
 	}
 	if evict.Interval != cacheEvictionInterval {
 		t.Errorf("cache eviction every %s, want %s", evict.Interval, cacheEvictionInterval)
+	}
+	if err := deadLetterReports(o).RunOnce(context.Background(), now); !errors.Is(err, c.forgetErr) || !c.reportedAt.Equal(now) {
+		t.Errorf("dead letter reports at %s returned %v, want %s and the dispatcher's error", c.reportedAt, err, now)
 	}
 }

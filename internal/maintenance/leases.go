@@ -26,7 +26,7 @@ func leaseRecovery(o Options) (Service, error) {
 	return Service{
 		Name: "lease_recovery", Interval: o.ReapInterval, Leader: EveryInstance,
 		RunOnce: func(ctx context.Context, now time.Time) error {
-			rec, err := o.Queue.RecoverExpiredLeases(ctx, now, o.PoisonThreshold)
+			rec, err := o.Queue.RecoverExpiredLeasesReported(ctx, now, o.PoisonThreshold, o.Dispatcher.ReportPoisoned)
 			if err != nil {
 				return err
 			}

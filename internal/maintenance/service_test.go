@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -189,7 +190,7 @@ func TestRunnerRefusesAnIncompleteService(t *testing.T) {
 func TestServicesOfEachRole(t *testing.T) {
 	base := Options{Queue: &queue.Store{}, Lifecycle: &lifecycle.Store{}, Dispatcher: nopDispatcher{}, RetentionInterval: time.Minute}
 	storage := []string{"partition_creation", "inbox_sequence_move", "retention_prune", "storage_gauges"}
-	delivery := []string{"lease_recovery", "stranded_key_release", "outwaited_release", "unused_breakers", "backlog_count", "cache_eviction"}
+	delivery := []string{"lease_recovery", "stranded_key_release", "outwaited_release", "unused_breakers", "backlog_count", "cache_eviction", "dead_letter_reports"}
 	for role, want := range map[string][]string{
 		"ingest":   append([]string{"heartbeat"}, storage...),
 		"delivery": slices.Concat([]string{"heartbeat"}, delivery, storage),
@@ -219,11 +220,15 @@ func TestServicesOfEachRole(t *testing.T) {
 // nopDispatcher stands for a dispatcher where only the list matters.
 type nopDispatcher struct{}
 
-func (nopDispatcher) Wake()                                                 {}
-func (nopDispatcher) ReleaseOutwaited(context.Context, time.Time)           {}
-func (nopDispatcher) ForgetUnusedBreakers(context.Context, time.Time) error { return nil }
-func (nopDispatcher) EvictIdleCaches(time.Time)                             {}
-func (nopDispatcher) Breakers() []oncall.BreakerState                       { return nil }
+func (nopDispatcher) Wake()                                                     {}
+func (nopDispatcher) ReleaseOutwaited(context.Context, time.Time)               {}
+func (nopDispatcher) ForgetUnusedBreakers(context.Context, time.Time) error     { return nil }
+func (nopDispatcher) EvictIdleCaches(time.Time)                                 {}
+func (nopDispatcher) ReportDeadLetters(context.Context, time.Time) (int, error) { return 0, nil }
+func (nopDispatcher) ReportPoisoned(context.Context, pgx.Tx, []queue.Poisoned, time.Time) error {
+	return nil
+}
+func (nopDispatcher) Breakers() []oncall.BreakerState { return nil }
 
 // value reads a counter or gauge.
 func value(c prometheus.Metric) float64 {

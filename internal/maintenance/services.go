@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubctl/hubctl/internal/config"
@@ -31,6 +32,8 @@ type Dispatcher interface {
 	ForgetUnusedBreakers(ctx context.Context, now time.Time) error
 	EvictIdleCaches(now time.Time)
 	Breakers() []oncall.BreakerState
+	ReportDeadLetters(ctx context.Context, now time.Time) (int, error)
+	ReportPoisoned(ctx context.Context, tx pgx.Tx, poisoned []queue.Poisoned, at time.Time) error
 }
 
 // Options are what the services need.
@@ -128,7 +131,7 @@ func Delivery(o Options) ([]Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Service{leases, stranded, outwaitedRelease(o), unusedBreakers(o), backlog, cacheEviction(o)}, nil
+	return []Service{leases, stranded, outwaitedRelease(o), unusedBreakers(o), backlog, cacheEviction(o), deadLetterReports(o)}, nil
 }
 
 func storageServices(o Options) ([]Service, error) {

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -125,7 +126,7 @@ func (v *callerView) subscriptions(ctx context.Context, named string) (*Subscrip
 	if err != nil {
 		return nil, "", err
 	}
-	return subs, tenant, nil
+	return subs.By(opevents.ActorOf(v.caller)), tenant, nil
 }
 
 // changingSubscriptions is subscriptions for an operation that changes

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
+	"github.com/hubctl/hubctl/internal/match"
 	"github.com/hubctl/hubctl/internal/store/catalog"
 	"github.com/hubctl/hubctl/internal/store/pg"
 	"github.com/hubctl/hubctl/pkg/hubapi"
@@ -85,6 +87,14 @@ func checkEventList(tenantID string, p hubapi.EventListParams) (catalog.InboxQue
 		if len(f.value) > maxFilterLength {
 			return catalog.InboxQuery{}, invalid(f.name, "%s is longer than %d bytes: no stored event has one that long", f.name, maxFilterLength)
 		}
+	}
+	// A type may be a pattern as event_types take them: "hub.*" is the
+	// tenant's activity (docs/operational-events.md), "*" every type.
+	if prefix, ok := strings.CutSuffix(p.Type, "*"); ok {
+		if err := match.ValidatePattern(p.Type); err != nil {
+			return catalog.InboxQuery{}, invalid("type", "invalid type %q: an event key, or a pattern such as hub.* or *", p.Type)
+		}
+		q.Key, q.KeyPrefix = "", prefix
 	}
 	if q.Since, err = parseBound("since", p.Since); err != nil {
 		return catalog.InboxQuery{}, err

@@ -145,6 +145,9 @@ func TestListEventsSearchesAndPages(t *testing.T) {
 		{"by subject", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Subject: "acct-7"}}, "[3 1]"},
 		{"by type", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Type: "account.created"}}, "[4 3 2 1 0]"},
 		{"other type", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Type: "account.deleted"}}, "[]"},
+		{"by type pattern", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Type: "account.*"}}, "[4 3 2 1 0]"},
+		{"by another type pattern", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Type: "hub.*"}}, "[]"},
+		{"every type", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Type: "*"}}, "[4 3 2 1 0]"},
 		{"time window", hubapi.EventListParams{EventFilter: hubapi.EventFilter{Since: at(1), Until: at(3)}}, "[2 1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,6 +166,8 @@ func TestListEventsSearchesAndPages(t *testing.T) {
 		{EventFilter: hubapi.EventFilter{Since: at(3), Until: at(1)}},
 		{ListParams: hubapi.ListParams{Cursor: encodeTestCursor("deliveries:5")}},
 		{EventFilter: hubapi.EventFilter{Source: strings.Repeat("s", 2000)}},
+		{EventFilter: hubapi.EventFilter{Type: "Account.*"}},
+		{EventFilter: hubapi.EventFilter{Type: "acc*"}},
 	} {
 		if code, _ := codeOf(func() error { _, err := f.svc.ListEvents(ctx, "acme", p); return err }()); code != hubapi.CodeInvalidRequest {
 			t.Errorf("ListEvents(%+v) code %q, want invalid_request", p, code)

@@ -64,13 +64,13 @@ func (s *Subscriptions) probe(ctx context.Context, sub catalog.Subscription) (fa
 // configured and is dropped: the change's own verification decides.
 func (s *Subscriptions) recordVerification(ctx context.Context, probed catalog.Subscription, failure error, recover bool) (catalog.Subscription, error) {
 	now := s.now()
-	return s.store.UpdateSubscription(ctx, probed.TenantID, probed.ID, now, func(sub *catalog.Subscription) error {
+	return s.store.UpdateSubscriptionReported(ctx, probed.TenantID, probed.ID, now, func(sub *catalog.Subscription) error {
 		if sub.Destination == probed.Destination && string(sub.SinkConfig) == string(probed.SinkConfig) &&
 			sub.SinkCredentials == probed.SinkCredentials {
 			applyVerification(sub, failure, recover, now)
 		}
 		return nil
-	})
+	}, s.report(now))
 }
 
 // applyVerification records a probe's outcome. recover is Verify's extra

@@ -11,7 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubctl/hubctl/internal/crypto"
+	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/match"
+	"github.com/hubctl/hubctl/internal/opevents"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sinkopen"
 	"github.com/hubctl/hubctl/internal/store/catalog"
@@ -39,6 +41,12 @@ type SubscriptionOptions struct {
 	// MaxPerTenant caps a tenant's live subscriptions
 	// (STREAMING_HUB_MAX_SUBSCRIPTIONS_PER_TENANT); zero is no cap.
 	MaxPerTenant int
+	// TypePrefix starts the ce type of operational events
+	// (STREAMING_HUB_TYPE_PREFIX); "" is the default prefix.
+	TypePrefix string
+	// RelayOperational keeps operational events for the operational
+	// topic's relay (STREAMING_HUB_OPERATIONAL_TOPIC is set).
+	RelayOperational bool
 }
 
 // Subscriptions manages a tenant's subscriptions (docs/concepts.md, Subscriptions). Every method is
@@ -57,6 +65,9 @@ type Subscriptions struct {
 	overlap  time.Duration
 	// maxPerTenant caps a tenant's live subscriptions; zero is no cap.
 	maxPerTenant int
+	// events makes the operational events of changes, which name actor.
+	events opevents.Builder
+	actor  opevents.Actor
 }
 
 // NewSubscriptions returns the subscription use cases over st, recovering
@@ -68,8 +79,13 @@ func NewSubscriptions(st *catalog.Store, jobs *queue.Store, breakers *oncall.Sto
 	if now == nil {
 		now = time.Now
 	}
+	prefix := opts.TypePrefix
+	if prefix == "" {
+		prefix = event.DefaultTypePrefix
+	}
 	return &Subscriptions{store: st, jobs: jobs, breakers: breakers, keys: keys, sinks: sinks, opener: sinkopen.New(keys, sinks, now), now: now,
-		overlap: max(opts.RotationOverlap, 0), maxPerTenant: max(opts.MaxPerTenant, 0)}
+		overlap: max(opts.RotationOverlap, 0), maxPerTenant: max(opts.MaxPerTenant, 0),
+		events: opevents.Builder{TypePrefix: prefix, Relay: opts.RelayOperational}, actor: opevents.ActorOf(hubapi.Admin())}
 }
 
 // Create validates in, stores the subscription and verifies it at once. The
@@ -106,7 +122,7 @@ func (s *Subscriptions) Create(ctx context.Context, tenantID string, in hubapi.S
 			return hubapi.Subscription{}, "", err
 		}
 	}
-	created, err := s.store.CreateSubscription(ctx, row, s.maxPerTenant)
+	created, err := s.store.CreateSubscriptionReported(ctx, row, s.maxPerTenant, s.report(row.CreatedAt))
 	if errors.Is(err, pg.ErrNotFound) {
 		return hubapi.Subscription{}, "", tenantError(tenantID, err)
 	}
@@ -224,7 +240,8 @@ func (s *Subscriptions) Delete(ctx context.Context, tenantID, id string) (cancel
 	if err != nil {
 		return 0, err
 	}
-	canceledJobs, err = s.store.DeleteSubscription(ctx, tenantID, subID, s.now())
+	now := s.now()
+	canceledJobs, err = s.store.DeleteSubscriptionReported(ctx, tenantID, subID, now, s.report(now))
 	return canceledJobs, subscriptionError(id, err)
 }
 
@@ -347,9 +364,9 @@ func (s *Subscriptions) read(ctx context.Context, tenantID, id string) (catalog.
 // stamped with.
 func (s *Subscriptions) change(ctx context.Context, tenantID, id string, subID uuid.UUID, edit func(*catalog.Subscription, time.Time) error) (catalog.Subscription, error) {
 	now := s.now()
-	sub, err := s.store.UpdateSubscription(ctx, tenantID, subID, now, func(sub *catalog.Subscription) error {
+	sub, err := s.store.UpdateSubscriptionReported(ctx, tenantID, subID, now, func(sub *catalog.Subscription) error {
 		return edit(sub, now)
-	})
+	}, s.report(now))
 	return sub, subscriptionError(id, err)
 }
 

@@ -121,8 +121,10 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 		wantExact  *string
 		wantStderr string
 	}{
+		// Seqs start at 2: creating feed wrote its operational event
+		// (docs/operational-events.md) at 1.
 		{args: []string{"pull", "{feed}", "-o", "jsonl"}, wantLines: 3, wantStdout: []string{
-			`{"seq":1,"ceId":"0190b6a2-7c1e-7d3a-9f00-000000000001","type":"transaction.posted","ceType":"studio.lerian.midaz.transaction.posted",` +
+			`{"seq":2,"ceId":"0190b6a2-7c1e-7d3a-9f00-000000000001","type":"transaction.posted","ceType":"studio.lerian.midaz.transaction.posted",` +
 				`"source":"midaz","tenantId":"acme","schemaVersion":"1.0.0","time":"2026-01-02T03:04:05Z","receivedAt":"2026-01-02T03:04:06Z",` +
 				`"dataContentType":"application/json","payload":{"n":1}}` + "\n",
 			`"payload":"/wA=","payloadEncoding":"base64"}`}},
@@ -131,10 +133,10 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 		// --after re-reads without moving the cursor, page by page.
 		{args: []string{"pull", "{feed}", "--after", "0", "--limit", "3", "-o", "table"}, wantLines: 4, wantStdout: []string{
 			"SEQ               TIME                  TYPE                          CE ID                                 SOURCE\n",
-			"3                 2026-01-02T03:04:05Z  transaction.posted            0190b6a2-7c1e-7d3a-9f00-000000000003  midaz\n"}},
-		{args: []string{"pull", "{feed}", "--after", "2", "-o", "json"}, wantStdout: []string{"{\n  \"seq\": 3,\n"}},
+			"4                 2026-01-02T03:04:05Z  transaction.posted            0190b6a2-7c1e-7d3a-9f00-000000000003  midaz\n"}},
+		{args: []string{"pull", "{feed}", "--after", "3", "-o", "json"}, wantStdout: []string{"{\n  \"seq\": 4,\n"}},
 		// --limit N prints at most N, and --jq picks from each event.
-		{args: []string{"pull", "{feed}", "--after", "0", "--limit", "2", "--jq", ".seq"}, wantExact: new("1\n2\n")},
+		{args: []string{"pull", "{feed}", "--after", "0", "--limit", "2", "--jq", ".seq"}, wantExact: new("2\n3\n")},
 		{args: []string{"pull", "{feed}", "--jq", ".items["}, wantCode: cmdutil.ExitUsage},
 		{args: []string{"pull", "{feed}", "--jq", ".seq", "-o", "table"}, wantCode: cmdutil.ExitUsage},
 		{args: []string{"pull", "{feed}"}},
@@ -143,7 +145,7 @@ func TestPullBehavesTheSameInEveryMode(t *testing.T) {
 		{args: []string{"pull", hookID}, wantCode: cmdutil.ExitFailure},
 		// A name is as good as the id: the webhook's says what it is.
 		{args: []string{"pull", "hook"}, wantCode: cmdutil.ExitFailure, wantStderr: "is not a pull subscription"},
-		{args: []string{"pull", "feed", "--after", "0", "--limit", "1", "--jq", ".seq"}, wantExact: new("1\n")},
+		{args: []string{"pull", "feed", "--after", "0", "--limit", "1", "--jq", ".seq"}, wantExact: new("2\n")},
 		{args: []string{"pull", "nobody"}, wantCode: cmdutil.ExitNotFound, wantStderr: `subscription "nobody" not found`},
 		{args: []string{"pull", "{feed}", "--limit", "0"}, wantCode: cmdutil.ExitUsage},
 		{args: []string{"pull", "{feed}", "--limit", "1001"}, wantCode: cmdutil.ExitUsage},

@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hubctl/hubctl/internal/buildinfo"
+	"github.com/hubctl/hubctl/internal/cli/activity"
 	"github.com/hubctl/hubctl/internal/cli/apicmd"
 	"github.com/hubctl/hubctl/internal/cli/bench"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
@@ -96,6 +97,7 @@ Exit codes: 0 ok, 1 failure or a value the hub rejected, 2 usage error,
 		sig.NewCmd(f),
 		listen.NewCmd(f),
 		pull.NewCmd(f, nil),
+		activity.NewCmd(f, nil),
 		login.NewCmd(f, nil),
 		contextcmd.NewCmd(f),
 		configcmd.NewCmd(f),

@@ -55,6 +55,10 @@ type InboxQuery struct {
 	BeforeSeq int64
 	// Limit is the most events returned; at least 1.
 	Limit int
+
+	// KeyPrefix keeps the events whose key starts with it ("hub." for
+	// the pattern hub.*); "" keeps every key.
+	KeyPrefix string
 }
 
 func inboxFields(e *InboxEvent) []any {
@@ -73,7 +77,7 @@ func (s *Store) ListInboxEvents(ctx context.Context, q InboxQuery) (events []Inb
 	}
 	rows, err := s.Pool.Query(ctx, listInboxEventsSQL,
 		pgx.NamedArgs{
-			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "source": q.Source, "subject": q.Subject,
+			"tenant": q.TenantID, "before": q.BeforeSeq, "key": q.Key, "key_prefix": q.KeyPrefix, "source": q.Source, "subject": q.Subject,
 			"since": pg.NullIfZero(q.Since), "until": pg.NullIfZero(q.Until), "limit": q.Limit + 1,
 		})
 	if err != nil {

@@ -168,8 +168,27 @@ func (e *SubscriptionLimitError) Is(target error) bool { return target == pg.Err
 // limit live subscriptions (deleted ones do not count) it is a
 // *SubscriptionLimitError; limit 0 is no cap.
 func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit int) (Subscription, error) {
+	return s.CreateSubscriptionReported(ctx, sub, limit, nil)
+}
+
+// Report writes, in the transaction of a change to a subscription, how the
+// change is reported (operational events, docs/operational-events.md):
+// before is the row as it was, zero for a create; after is the row as it
+// is now, zero for a delete. It runs only when the row changed, and its
+// error rolls the change back. A transaction that reports takes the ingest
+// lock shared before it locks the row (pg.ShareIngestLock).
+type Report func(ctx context.Context, tx pgx.Tx, before, after Subscription) error
+
+// CreateSubscriptionReported is CreateSubscription with its report, nil
+// for none.
+func (s *Store) CreateSubscriptionReported(ctx context.Context, sub Subscription, limit int, report Report) (Subscription, error) {
 	var created Subscription
 	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		if report != nil {
+			if err := pg.ShareIngestLock(ctx, tx); err != nil {
+				return err
+			}
+		}
 		if limit > 0 {
 			if err := checkSubscriptionLimit(ctx, tx, sub.TenantID, limit); err != nil {
 				return err
@@ -181,11 +200,15 @@ func (s *Store) CreateSubscription(ctx context.Context, sub Subscription, limit 
 		if err != nil {
 			return err
 		}
-		if sub.SinkType != pg.PullSinkType {
+		if sub.SinkType == pg.PullSinkType {
+			if _, err = tx.Exec(ctx, insertPullCursorSQL, pgx.StrictNamedArgs{"id": sub.ID, "created_at": sub.CreatedAt}); err != nil {
+				return err
+			}
+		}
+		if report == nil {
 			return nil
 		}
-		_, err = tx.Exec(ctx, insertPullCursorSQL, pgx.StrictNamedArgs{"id": sub.ID, "created_at": sub.CreatedAt})
-		return err
+		return report(ctx, tx, Subscription{}, created)
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign_key_violation: tenants is the only parent
@@ -300,9 +323,20 @@ func (s *Store) ListSubscriptions(ctx context.Context, tenantID string, after *S
 // because pull cursors and signing secrets hang off it. updated_at becomes
 // `at` only when change altered something.
 func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time, change func(*Subscription) error) (Subscription, error) {
+	return s.UpdateSubscriptionReported(ctx, tenantID, id, at, change, nil)
+}
+
+// UpdateSubscriptionReported is UpdateSubscription with its report, nil
+// for none.
+func (s *Store) UpdateSubscriptionReported(ctx context.Context, tenantID string, id uuid.UUID, at time.Time, change func(*Subscription) error, report Report) (Subscription, error) {
 	var updated Subscription
 	var changeErr error
 	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		if report != nil {
+			if err := pg.ShareIngestLock(ctx, tx); err != nil {
+				return err
+			}
+		}
 		current, err := scanSubscription(tx.QueryRow(ctx, lockSubscriptionSQL,
 			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID}))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -329,10 +363,15 @@ func (s *Store) UpdateSubscription(ctx context.Context, tenantID string, id uuid
 				return err
 			}
 		}
-		if next.RateLimit == current.RateLimit {
+		if next.RateLimit != current.RateLimit {
+			if err := resetRateLimiter(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		if report == nil {
 			return nil
 		}
-		return resetRateLimiter(ctx, tx, id)
+		return report(ctx, tx, current, updated)
 	})
 	switch {
 	case changeErr != nil:
@@ -382,10 +421,22 @@ func cloneTime(t *time.Time) *time.Time {
 // and credentials are erased: a deleted subscription never delivers again,
 // so keeping them would only keep something to leak.
 func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid.UUID, at time.Time) (canceledJobs int64, err error) {
+	return s.DeleteSubscriptionReported(ctx, tenantID, id, at, nil)
+}
+
+// DeleteSubscriptionReported is DeleteSubscription with its report, nil
+// for none; the report's before holds the deleted row's id, tenant, name
+// and destination.
+func (s *Store) DeleteSubscriptionReported(ctx context.Context, tenantID string, id uuid.UUID, at time.Time, report Report) (canceledJobs int64, err error) {
 	err = pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		var destination string
+		if report != nil {
+			if err := pg.ShareIngestLock(ctx, tx); err != nil {
+				return err
+			}
+		}
+		var destination, name string
 		err := tx.QueryRow(ctx, markSubscriptionDeletedSQL,
-			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID, "at": at}).Scan(&destination)
+			pgx.StrictNamedArgs{"id": id, "tenant_id": tenantID, "at": at}).Scan(&destination, &name)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return pg.SubscriptionNotFound(id)
 		}
@@ -398,7 +449,10 @@ func (s *Store) DeleteSubscription(ctx context.Context, tenantID string, id uuid
 		tag, err := tx.Exec(ctx, cancelSubscriptionJobsSQL,
 			pgx.StrictNamedArgs{"id": id, "at": at})
 		canceledJobs = tag.RowsAffected()
-		return err
+		if err != nil || report == nil {
+			return err
+		}
+		return report(ctx, tx, Subscription{ID: id, TenantID: tenantID, Name: name, Destination: destination}, Subscription{})
 	})
 	if errors.Is(err, pg.ErrNotFound) {
 		return 0, err

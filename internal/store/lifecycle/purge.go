@@ -80,6 +80,8 @@ var purgeSteps = []struct{ table, sql string }{
 	{"subscriptions", purgeSubscriptionsSQL},
 	{"tenant_api_keys", purgeTenantApiKeysSQL},
 	{"breaker_states", purgeBreakerStatesSQL},
+	{"dead_letter_reports", purgeDeadLetterReportsSQL},
+	{"operational_outbox", purgeOperationalOutboxSQL},
 	{"idempotency_keys", purgeIdempotencyKeysSQL},
 	{"portal_sessions", purgePortalSessionsSQL},
 	{"portal_links", purgePortalLinksSQL},
@@ -118,6 +120,12 @@ var purgeTenantApiKeysSQL string
 
 //go:embed sql/purge_breaker_states.sql
 var purgeBreakerStatesSQL string
+
+//go:embed sql/purge_operational_outbox.sql
+var purgeOperationalOutboxSQL string
+
+//go:embed sql/purge_dead_letter_reports.sql
+var purgeDeadLetterReportsSQL string
 
 //go:embed sql/purge_idempotency_keys.sql
 var purgeIdempotencyKeysSQL string

@@ -42,6 +42,11 @@ func seedTenant(t *testing.T, st *testStore, tenant string) {
 		FROM (SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM ev) e
 		JOIN (VALUES (1, 'pending'), (2, 'in_flight'), (3, 'succeeded'), (4, 'dead'), (5, 'canceled')) s (n, state) USING (n)`,
 		`INSERT INTO subscription_rates (subscription_id, tat, busy_since) SELECT $3, now(), now() WHERE $1::text IS NOT NULL AND $2::uuid IS NOT NULL`,
+		`INSERT INTO dead_letter_reports (subscription_id, reason, tenant_id, window_start, dead, event_ids)
+		 SELECT $3, 'exhausted', $1, now(), 1, ARRAY[gen_random_uuid()] WHERE $2::uuid IS NOT NULL`,
+		`INSERT INTO operational_outbox (seq, tenant_id, id, event_key, type, subject, time, payload)
+		 SELECT max(seq), $1, gen_random_uuid(), 'hub.subscription_created', 'studio.lerian.hub.subscription_created', $3::text, now(), '{}'
+		 FROM events WHERE tenant_id = $1 AND $2::uuid IS NOT NULL`,
 	} {
 		if _, err := st.Pool.Exec(ctx, sql, tenant, pull, push); err != nil {
 			t.Fatalf("seed tenant %s: %v\n%s", tenant, err, sql)

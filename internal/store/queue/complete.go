@@ -38,6 +38,9 @@ type Attempt struct {
 	// OrderingKey is the claimed job's (ClaimedJob.OrderingKey): a success
 	// releases the next job of its key. A failure reads it from the job.
 	OrderingKey *string
+	// EventID is the job's event's id, which a dead letter is reported
+	// by (FailureReport).
+	EventID string
 }
 
 // Retry is the schedule's verdict after a failed attempt.
@@ -60,6 +63,37 @@ type FailureSpan struct {
 // so the decision and its writes are one step. The dispatcher passes its
 // auto-disable policy; the store keeps no rule of its own.
 type AutoDisable func(span FailureSpan, finished time.Time) (FailureSpan, bool)
+
+// FailureReport writes, in the transaction of a failure that Complete
+// records, how what it did is reported (operational events,
+// docs/operational-events.md); its error rolls the failure back. A
+// transaction that reports takes the ingest lock shared first
+// (ShareIngestLock).
+type FailureReport func(ctx context.Context, tx pgx.Tx, f RecordedFailure) error
+
+// RecordedFailure is what a failure did, for its report.
+type RecordedFailure struct {
+	Attempt          Attempt
+	TenantID         string
+	SubscriptionName string
+	// Live says the subscription was enabled and not deleted when the
+	// failure was recorded.
+	Live bool
+	// Span is the failure span after the failure; SpanFailures the failed
+	// attempts in it, this one included; SpanReported whether the span
+	// was already reported failing.
+	Span         FailureSpan
+	SpanFailures int
+	SpanReported bool
+	Result       CompleteResult
+	// ShedSeqs are the seqs of the first MaxReportedShed jobs an
+	// auto-disable shed (Result.ShedJobs in all), in seq order.
+	ShedSeqs []int64
+}
+
+// MaxReportedShed is how many of the jobs an auto-disable sheds are named
+// to its report.
+const MaxReportedShed = 100
 
 // CompleteResult says what Complete did.
 type CompleteResult struct {
@@ -84,6 +118,10 @@ type CompleteResult struct {
 	// Gone reports that the job no longer exists (its tenant was purged):
 	// nothing was written, and there is nothing to retry.
 	Gone bool
+	// ReportedSpanOpen, on a success, says its subscription's failure
+	// span was reported failing and is still open: the span is closed,
+	// with its recovery reported, by the caller's own transaction.
+	ReportedSpanOpen bool
 }
 
 // Complete records one attempt in ONE transaction: the delivery_attempts
@@ -96,6 +134,11 @@ type CompleteResult struct {
 // queued jobs dead-lettered (subscription_disabled) in the same
 // transaction.
 func (s *Store) Complete(ctx context.Context, a Attempt, autoDisable AutoDisable) (CompleteResult, error) {
+	return s.CompleteReported(ctx, a, autoDisable, nil)
+}
+
+// CompleteReported is Complete with a failure's report, nil for none.
+func (s *Store) CompleteReported(ctx context.Context, a Attempt, autoDisable AutoDisable, report FailureReport) (CompleteResult, error) {
 	if a.OK {
 		res, err := s.CompleteSuccesses(ctx, []Attempt{a})
 		if err != nil {
@@ -106,7 +149,7 @@ func (s *Store) Complete(ctx context.Context, a Attempt, autoDisable AutoDisable
 	var res CompleteResult
 	err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error
-		res, err = completeFailure(ctx, tx, a, autoDisable)
+		res, err = completeFailure(ctx, tx, a, autoDisable, report)
 		return err
 	})
 	if err != nil {
@@ -250,7 +293,10 @@ var recordSuccesses string
 // also one whose lease had lapsed: the destination works either way. A
 // success that finished before the span's last failure does not: recorded
 // late, it must not hide a failure that came after it. Rows are locked in
-// id order.
+// id order. A span reported failing is left open and returned: its close
+// is reported as a recovery, which its caller writes in a transaction of
+// its own (store/opevents CloseReportedSpan), so the statement that
+// records every success stays one statement.
 //
 //go:embed sql/close_spans.sql
 var closeSpans string
@@ -284,7 +330,13 @@ func queueSuccessRound(pipe *pgx.Batch, attempts []Attempt, round []int, results
 		"ids": ids, "job_ids": jobs, "owners": owners, "started": started, "finished": finished,
 		"durations_ms": durations, "statuses": statuses, "errors": errs, "responses": responses,
 	}), "record the successes", func(rows pgx.Rows) error { return scanSuccessRound(rows, attempts, round, results) })
-	pipe.Queue(closeSpans, pgx.StrictNamedArgs{"subs": subs, "finished": finished})
+	pg.OnRows(pipe.Queue(closeSpans, pgx.StrictNamedArgs{"subs": subs, "finished": finished}), "close the failure spans", func(rows pgx.Rows) error {
+		reported, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		for _, i := range round {
+			results[i].ReportedSpanOpen = results[i].ReportedSpanOpen || slices.Contains(reported, attempts[i].SubscriptionID)
+		}
+		return err
+	})
 }
 
 // scanSuccessRound reads the rows of one round's recordSuccesses into
@@ -330,15 +382,25 @@ func responseSnippet(body []byte) []byte {
 	return body[:min(len(body), 1024)]
 }
 
-func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable AutoDisable) (CompleteResult, error) {
+func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable AutoDisable, report FailureReport) (CompleteResult, error) {
 	finished := a.StartedAt.Add(a.Duration)
 	var (
 		res                  CompleteResult
 		live                 bool
 		failingSince, lastAt *time.Time
 		orderingKey          *string
+		rec                  = RecordedFailure{Attempt: a}
 	)
-	err := tx.QueryRow(ctx, lockFailedJobSQL, pgx.StrictNamedArgs{"job_id": a.JobID, "owner": a.Owner}).Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey)
+	// A failure that reports takes the ingest lock before its row locks,
+	// in the same round trip.
+	lock := &pgx.Batch{}
+	if report != nil {
+		pg.OnExec(lock.Queue(shareIngestLockSQL, pgx.StrictNamedArgs{"ingest_lock_key": pg.IngestLockKey}), "take the ingest lock", nil)
+	}
+	lock.Queue(lockFailedJobSQL, pgx.StrictNamedArgs{"job_id": a.JobID, "owner": a.Owner}).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&res.Owned, &live, &failingSince, &lastAt, &orderingKey, &rec.TenantID, &rec.SubscriptionName, &rec.SpanFailures, &rec.SpanReported)
+	})
+	err := tx.SendBatch(ctx, lock).Close()
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Only a tenant purge deletes jobs; an attempt of one is not kept.
 		return CompleteResult{Gone: true}, nil
@@ -348,6 +410,11 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable Auto
 	}
 	span, disable := autoDisable(FailureSpan{FailingSince: pg.ValueOrZero(failingSince), LastFailureAt: pg.ValueOrZero(lastAt)}, finished)
 	res.AutoDisabled = live && disable
+	rec.Live, rec.Span = live, span
+	if failingSince == nil {
+		rec.SpanFailures, rec.SpanReported = 0, false
+	}
+	rec.SpanFailures++
 
 	pipe := &pgx.Batch{}
 	var status *int
@@ -372,15 +439,12 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable Auto
 	}
 	pg.OnRow(pipe.Queue(recordFailure, args), "record the attempt", func(row pgx.Row) error { return row.Scan(&res.Number) })
 	if res.AutoDisabled {
-		pipe.Queue(autoDisableSubscriptionSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt})
-		pg.OnExec(pipe.Queue(completeFailureShedPendingSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "finished": finished}),
-			"shed the pending jobs", func(tag pgconn.CommandTag) error {
-				res.ShedJobs = tag.RowsAffected()
-				return nil
-			})
+		pipe.Queue(autoDisableSubscriptionSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt, "span_failures": rec.SpanFailures})
+		pg.OnRow(pipe.Queue(completeFailureShedPendingSQL, pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "finished": finished, "first_seqs": MaxReportedShed}),
+			"shed the pending jobs", func(row pgx.Row) error { return row.Scan(&res.ShedJobs, &rec.ShedSeqs) })
 	} else {
 		pipe.Queue(extendFailureSpanSQL,
-			pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt})
+			pgx.StrictNamedArgs{"subscription_id": a.SubscriptionID, "failing_since": span.FailingSince, "last_failure_at": span.LastFailureAt, "span_failures": rec.SpanFailures})
 	}
 	// The job left in_flight: its key's head may now be a job parked
 	// behind it (dead-lettered), or one it held from in flight (a replayed
@@ -394,6 +458,12 @@ func completeFailure(ctx context.Context, tx pgx.Tx, a Attempt, autoDisable Auto
 	}
 	if err := tx.SendBatch(ctx, pipe).Close(); err != nil {
 		return CompleteResult{}, err
+	}
+	if report != nil {
+		rec.Result = res
+		if err := report(ctx, tx, rec); err != nil {
+			return CompleteResult{}, fmt.Errorf("report the failure: %w", err)
+		}
 	}
 	return res, nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"time"
 
@@ -346,16 +345,12 @@ func lockAndLoad(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []int
 // takeHorizonBound holds, until the transaction ends, the shared lock that
 // ingest_horizon reads: keyed by -2^62 + the sequence's next value, which
 // no seq this transaction draws afterwards can be below.
-//
-//go:embed sql/take_horizon_bound.sql
-var takeHorizonBound string
+var takeHorizonBound = pg.Inbox.TakeHorizonBound
 
 // reserveSeqs draws one seq per candidate. Each draw is a nextval of its
 // own: concurrent batches draw from the same sequence, and a run of seqs
 // moved on in one step could hand the same numbers to two of them.
-//
-//go:embed sql/reserve_seqs.sql
-var reserveSeqs string
+var reserveSeqs = pg.Inbox.ReserveSeqs
 
 // countBelow counts the records below offset; records are ascending.
 func countBelow(records []IngestRecord, offset int64) int {
@@ -420,20 +415,10 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 // @days each id's UTC day, @id_day_slot the batch's idDaySlot) and returns the seqs of
 // those it took. Ids go in in one order, whatever the batch's, so two
 // batches that share ids wait for each other in turn, never in a circle.
-//
-//go:embed sql/claim_event_ids.sql
-var claimEventIDs string
-
-// idDaySlots is how many rows of event_id_days a day has at most: batches
-// of partitions in different slots never wait for each other's row.
-const idDaySlots = 64
+var claimEventIDs = pg.Inbox.ClaimEventIDs
 
 // idDaySlot is the event_id_days row a partition's batches keep.
-func idDaySlot(topic string, partition int32) int32 {
-	h := fnv.New32a()
-	h.Write([]byte(topic))
-	return int32((h.Sum32() + uint32(partition)) % idDaySlots)
-}
+var idDaySlot = pg.IDDaySlot
 
 // finalVerdicts applies rule 7's outcome to the pre-database verdicts: an
 // accepted record the inbox did not take is a duplicate, of a stored event or
@@ -459,9 +444,7 @@ var filters = filter.NewCache()
 
 // selectCandidates narrows by what the partial index subscriptions_matchable
 // covers; the batch's Route makes the decision.
-//
-//go:embed sql/select_candidates.sql
-var selectCandidates string
+var selectCandidates = pg.Inbox.SelectCandidates
 
 func scanCandidates(rows pgx.Rows) (map[string][]routing.Candidate, map[[16]byte]candidateLease, error) {
 	subs := make(map[string][]routing.Candidate)
@@ -696,8 +679,7 @@ func newJobID(at time.Time) [16]byte {
 	return id
 }
 
-//go:embed sql/share_ingest_lock.sql
-var shareIngestLockSQL string
+var shareIngestLockSQL = pg.Inbox.ShareIngestLock
 
 //go:embed sql/ensure_stored_offset.sql
 var ensureStoredOffsetSQL string
@@ -705,8 +687,7 @@ var ensureStoredOffsetSQL string
 //go:embed sql/lock_stored_offset.sql
 var lockStoredOffsetSQL string
 
-//go:embed sql/queue_pull_entries.sql
-var queuePullEntriesSQL string
+var queuePullEntriesSQL = pg.Inbox.QueuePullEntries
 
 //go:embed sql/queue_filter_dead_letters.sql
 var queueFilterDeadLettersSQL string

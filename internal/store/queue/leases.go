@@ -82,6 +82,26 @@ type Recovered struct {
 // that kills its worker cannot hold workers forever. Rows a completing
 // worker has locked are left for the next pass.
 func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonThreshold int) (Recovered, error) {
+	return s.RecoverExpiredLeasesReported(ctx, now, poisonThreshold, nil)
+}
+
+// Poisoned is a job lease recovery dead-lettered as poison.
+type Poisoned struct {
+	SubscriptionID uuid.UUID
+	TenantID       string
+	EventSeq       int64
+}
+
+// PoisonReport writes, in the transaction of a lease recovery, how its
+// poisoned jobs are reported (operational events,
+// docs/operational-events.md); its error rolls the recovery back. A
+// recovery that reports takes the ingest lock shared first
+// (ShareIngestLock).
+type PoisonReport func(ctx context.Context, tx pgx.Tx, poisoned []Poisoned, at time.Time) error
+
+// RecoverExpiredLeasesReported is RecoverExpiredLeases with the report
+// of its poisoned jobs, nil for none.
+func (s *Store) RecoverExpiredLeasesReported(ctx context.Context, now time.Time, poisonThreshold int, report PoisonReport) (Recovered, error) {
 	poisonThreshold = max(poisonThreshold, 1)
 	var total Recovered
 	for {
@@ -90,22 +110,31 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 			step Recovered
 		)
 		err := pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+			if report != nil {
+				if err := pg.ShareIngestLock(ctx, tx); err != nil {
+					return err
+				}
+			}
 			rows, err := tx.Query(ctx, recoverExpiredLeasesSQL, pgx.StrictNamedArgs{"now": now, "poison_threshold": poisonThreshold, "batch": recoverBatch})
 			if err != nil {
 				return err
 			}
 			var (
-				keys  orderingKeys
-				state string
-				sub   uuid.UUID
-				key   *string
+				keys     orderingKeys
+				state    string
+				sub      uuid.UUID
+				key      *string
+				tenant   string
+				seq      int64
+				poisoned []Poisoned
 			)
 			n, step = 0, Recovered{}
-			_, err = pgx.ForEachRow(rows, []any{&state, &sub, &key}, func() error {
+			_, err = pgx.ForEachRow(rows, []any{&state, &sub, &key, &tenant, &seq}, func() error {
 				n++
 				keys.add(sub, key)
 				if state == pg.JobDead {
 					step.Poisoned++
+					poisoned = append(poisoned, Poisoned{SubscriptionID: sub, TenantID: tenant, EventSeq: seq})
 				} else {
 					step.Retried++
 				}
@@ -116,7 +145,10 @@ func (s *Store) RecoverExpiredLeases(ctx context.Context, now time.Time, poisonT
 			}
 			// A job recovered to pending is its key's head again; one
 			// dead-lettered as poison lets the next go.
-			return releaseHeads(ctx, tx, keys, now)
+			if err := releaseHeads(ctx, tx, keys, now); err != nil || report == nil || len(poisoned) == 0 {
+				return err
+			}
+			return report(ctx, tx, poisoned, now)
 		})
 		if err != nil {
 			return total, pg.Classify(fmt.Errorf("recover expired leases: %w", err))

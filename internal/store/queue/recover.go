@@ -143,6 +143,10 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 //go:embed sql/recover_events.sql
 var recoverEvents string
 
+// OperationalSource is the source of the hub's own operational events
+// (pg.OperationalSource).
+const OperationalSource = pg.OperationalSource
+
 // recoverStep does one transaction's share of a recover: the tenant's
 // events after seq after (up to batch of them, below hi). It returns how
 // many events it read and the last seq read.
@@ -179,6 +183,9 @@ func recoverStep(ctx context.Context, tx pgx.Tx, r RecoverRange, route routing.R
 	rows, err := tx.Query(ctx, recoverEvents, pgx.NamedArgs{
 		"from": after + 1, "hi": hi, "tenant": r.TenantID, "since": r.Since, "until": r.Until,
 		"major": sub.SchemaMajor, "origin": sub.Origin, "payload": expr != "", "batch": batch,
+		// An operational event is never delivered to the subscription it
+		// is about (internal/opevents Receives), recovered or not.
+		"operational_source": OperationalSource, "subscription": r.SubscriptionID.String(),
 	})
 	if err != nil {
 		return RecoverResult{}, 0, after, err

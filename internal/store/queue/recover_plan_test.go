@@ -22,6 +22,7 @@ func TestRecoverReadsOnlyTheDaysOfItsRange(t *testing.T) {
 	plan := explain(t, st, true, recoverEvents, pgx.NamedArgs{
 		"from": pg.DaySeqBase(now), "hi": pg.DaySeqBase(now) + 2<<pg.SeqDayBits, "tenant": "acme",
 		"since": pg.DayStart(now), "until": now.Add(day), "major": 1, "origin": "", "payload": false, "batch": DefaultRecoverBatch,
+		"operational_source": OperationalSource, "subscription": "0190b6a2-7c1e-7d3a-9f00-000000000001",
 	})
 	// Pruned at executor start-up, yesterday's partition is not in the
 	// plan at all; pruned later, it shows as never executed.

@@ -5,6 +5,7 @@ FROM events e
 WHERE e.tenant_id = @tenant
   AND (@before::bigint = 0 OR e.seq < @before)
   AND (@key = '' OR e.event_key = @key)
+  AND (@key_prefix = '' OR starts_with(e.event_key, @key_prefix))
   AND (@source = '' OR e.source = @source)
   AND (@subject = '' OR e.subject = @subject)
   AND (@since::timestamptz IS NULL OR e.received_at >= @since)

@@ -4,4 +4,4 @@ SET deleted_at = @at, updated_at = greatest(@at::timestamptz, updated_at + inter
     previous_secret = NULL, previous_secret_expires_at = NULL,
     previous_signature_scheme = NULL
 WHERE id = @id AND tenant_id = @tenant_id AND deleted_at IS NULL
-RETURNING destination
+RETURNING destination, name

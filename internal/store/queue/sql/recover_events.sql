@@ -4,5 +4,6 @@ FROM events
 WHERE seq >= @from AND seq < @hi AND tenant_id = @tenant
   AND received_at >= @since AND received_at < @until
   AND schema_major = @major AND (@origin = '' OR source = @origin)
+  AND NOT (source = @operational_source AND subject = @subscription)
 ORDER BY seq
 LIMIT @batch

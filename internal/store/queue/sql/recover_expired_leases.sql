@@ -13,4 +13,4 @@ WHERE j.id IN (
     ORDER BY lease_until
     LIMIT @batch
     FOR UPDATE SKIP LOCKED)
-RETURNING j.state, j.subscription_id, j.ordering_key
+RETURNING j.state, j.subscription_id, j.ordering_key, j.tenant_id, j.event_seq

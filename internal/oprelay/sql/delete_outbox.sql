@@ -1,0 +1,1 @@
+DELETE FROM operational_outbox WHERE seq = ANY(@seqs)

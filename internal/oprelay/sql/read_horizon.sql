@@ -1,0 +1,1 @@
+SELECT ingest_horizon()

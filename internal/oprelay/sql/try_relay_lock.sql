@@ -1,0 +1,1 @@
+SELECT pg_try_advisory_lock(@relay_lock_key)

@@ -1,0 +1,1 @@
+DELETE FROM dead_letter_reports WHERE tenant_id = @tenant_id

@@ -1,0 +1,1 @@
+DELETE FROM operational_outbox WHERE tenant_id = @tenant_id

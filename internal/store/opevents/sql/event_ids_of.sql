@@ -1,0 +1,1 @@
+SELECT id FROM events WHERE seq = ANY(@seqs) ORDER BY seq

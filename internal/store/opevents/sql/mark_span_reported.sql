@@ -1,0 +1,1 @@
+UPDATE subscriptions SET span_reported = true WHERE id = @subscription_id

@@ -1,0 +1,1 @@
+SELECT name FROM subscriptions WHERE id = @subscription_id
