@@ -24,8 +24,8 @@ func Pool(file string) *Watched[x509.CertPool] {
 }
 
 // Watched is the value parsed from some files, parsed again when any of
-// them changes (its modification time or size; a stat per call, which is
-// nothing beside a TLS handshake). Files that no longer parse give their
+// them changes (its inode, modification time or size; a stat per call,
+// which is nothing beside a TLS handshake). Files that no longer parse give their
 // error until they are fixed: going on with the stale value would hide
 // that they are broken, and a renewal that writes the certificate and the
 // key one after the other is read again once both are in place.
@@ -40,6 +40,7 @@ type Watched[T any] struct {
 }
 
 type stamp struct {
+	id      uint64
 	modTime time.Time
 	size    int64
 }
@@ -54,7 +55,7 @@ func (w *Watched[T]) Get() (*T, error) {
 		if err != nil {
 			return nil, err
 		}
-		stamps[i] = stamp{modTime: info.ModTime(), size: info.Size()}
+		stamps[i] = stamp{id: fileID(info), modTime: info.ModTime(), size: info.Size()}
 	}
 	if w.stamps != nil && equal(stamps, w.stamps) {
 		return w.value, w.err
@@ -74,7 +75,7 @@ func (w *Watched[T]) Get() (*T, error) {
 
 func equal(a, b []stamp) bool {
 	for i := range a {
-		if !a[i].modTime.Equal(b[i].modTime) || a[i].size != b[i].size {
+		if a[i].id != b[i].id || !a[i].modTime.Equal(b[i].modTime) || a[i].size != b[i].size {
 			return false
 		}
 	}
