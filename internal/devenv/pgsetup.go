@@ -163,7 +163,10 @@ func initdbArgs(dataDir string, ephemeral bool) []string {
 }
 
 // serverArgs starts postgres on 127.0.0.1 only. Ephemeral servers trade
-// crash safety for speed; what they hold is thrown away anyway.
+// crash safety for speed; what they hold is thrown away anyway. They also
+// take more connections than the default 100: a test cluster serves many
+// hubs side by side (the chaos scenarios share one), each with its pool,
+// its LISTEN connections and its lock sessions.
 func serverArgs(dataDir, socketDir string, port int, ephemeral bool) []string {
 	args := []string{
 		"-D", dataDir,
@@ -176,6 +179,7 @@ func serverArgs(dataDir, socketDir string, port int, ephemeral bool) []string {
 			"-c", "fsync=off",
 			"-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off",
+			"-c", "max_connections=400",
 		)
 	}
 	return args
