@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -152,7 +153,7 @@ func TestChaosOperationalTopicUnderSIGKILL(t *testing.T) {
 		}
 	}
 	acked := c.halt()
-	waitUntil(t, "the outbox relayed", func() bool { return w.count(`SELECT count(*) FROM operational_outbox`) == 0 })
+	wait.Poll{Patience: patience}.Until(t, "the outbox relayed", func() bool { return w.count(`SELECT count(*) FROM operational_outbox`) == 0 })
 
 	got := w.readTopic(t.Context())
 	firsts := map[string][]string{} // subject → keys at their first arrival, in topic order
@@ -182,16 +183,4 @@ func TestChaosOperationalTopicUnderSIGKILL(t *testing.T) {
 	}
 	t.Logf("%d kills: %d acknowledged changes of %d subscriptions; %d records on the topic, %d distinct",
 		n, events, len(acked), len(got), len(seen))
-}
-
-// waitUntil polls done until it holds, failing the test after patience.
-func waitUntil(t *testing.T, what string, done func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(patience)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, patience)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"io"
 	"net"
 	"net/http"
@@ -140,20 +141,14 @@ func serve(t *testing.T) *served {
 		"STREAMING_HUB_PUBLIC_URL":             base,
 	}, "serve", "--listen", addr)
 	t.Cleanup(func() { proc.Stop(browserPatience) })
-	deadline := time.Now().Add(browserPatience)
-	for {
+	wait.Poll{Patience: browserPatience, Explain: proc.Stderr}.Until(t, "serve to be ready", func() bool {
 		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve not ready:\n%s", proc.Stderr())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 	return &served{base: base, brokers: strings.Join(kafka.Brokers(), ","), admin: clitest.Remote(base, browserAdmin)}
 }
 
@@ -273,13 +268,10 @@ func (p *page) waitText(selector, want string) {
 		p.t.Fatal(err)
 	}
 	read := `(document.querySelector(` + string(quoted) + `) || {innerText: ""}).innerText`
-	deadline := time.Now().Add(browserPatience)
-	for !strings.Contains(value(p, chromedp.Evaluate[string](read)), want) {
-		if time.Now().After(deadline) {
-			p.t.Fatalf("%s never showed %q; last:\n%s", selector, want, p.text("main"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	wait.Poll{Patience: browserPatience, Interval: 100 * time.Millisecond, Explain: func() string { return p.text("main") }}.
+		Until(p.t, fmt.Sprintf("%s to show %q", selector, want), func() bool {
+			return strings.Contains(value(p, chromedp.Evaluate[string](read)), want)
+		})
 }
 
 // until reloads the page until the element selector picks holds want.
@@ -290,18 +282,11 @@ func (p *page) until(url, selector, want string) {
 		p.t.Fatal(err)
 	}
 	read := `(document.querySelector(` + string(quoted) + `) || {innerText: ""}).innerText`
-	deadline := time.Now().Add(browserPatience)
-	for {
-		p.open(url)
-		got := value(p, chromedp.Evaluate[string](read))
-		if strings.Contains(got, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("%s never showed %q in %s; last:\n%s", url, want, selector, p.text("main"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	wait.Poll{Patience: browserPatience, Interval: 100 * time.Millisecond, Explain: func() string { return p.text("main") }}.
+		Until(p.t, fmt.Sprintf("%s to show %q in %s", url, want, selector), func() bool {
+			p.open(url)
+			return strings.Contains(value(p, chromedp.Evaluate[string](read)), want)
+		})
 }
 
 type axeResult struct {
