@@ -36,6 +36,7 @@ type Result struct {
 	Ratio  float64 `json:"ratio"`
 	CPU    CPU     `json:"cpu"`
 	Memory Memory  `json:"memory"`
+	WAL    WAL     `json:"wal"`
 }
 
 // Memory is the hub process's memory; nil where it could not be read.

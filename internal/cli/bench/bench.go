@@ -92,7 +92,9 @@ It prints deliveries/s, the produce→delivered latency p50/p95/p99/max as
 the receiver saw it, the ratio of the hub's rate to the bare loop's, and
 CPU per delivery: the hub's with --hub-pid, PostgreSQL's (every postgres
 process on this machine) when the configured database is local;
-"unavailable" otherwise. --url sends deliveries and the bare loop to a
+"unavailable" otherwise; and the WAL the database server wrote per
+delivery when the configured database answers (the whole server's WAL:
+the hub's alone on a server nothing else writes to, as hubctl dev's). --url sends deliveries and the bare loop to a
 receiver of yours instead, unverified; delivery is then read from the hub's
 delivery records and latency ends at their succeeded_at.
 
@@ -269,6 +271,11 @@ func table(r benchmark.Result) func(*output.TableWriter) {
 			peak = fmt.Sprintf("%.0f MiB", *r.Memory.HubPeakRSSMiB)
 		}
 		t.Row("hub peak RSS", peak)
+		wal := unavailable
+		if r.WAL.BytesPerDelivery != nil {
+			wal = fmt.Sprintf("%.0f bytes/delivery", *r.WAL.BytesPerDelivery)
+		}
+		t.Row("PostgreSQL WAL", wal)
 	}
 }
 

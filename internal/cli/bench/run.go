@@ -103,15 +103,22 @@ func (b *bencher) run(ctx context.Context, cfg *config.Config) error {
 	}
 
 	cpu := newCPUProbe(b.opts.HubPID, cfg.Postgres.DSN)
+	wal := openWALProbe(ctx, cfg.Postgres.DSN)
+	defer wal.close()
+	walBefore := wal.read(ctx)
 	before := cpu.read()
 	timedOut, err := b.measure(ctx, producer, sub.ID)
 	if err != nil {
 		return err
 	}
 	after := cpu.read()
+	walAfter := wal.read(ctx)
 
 	result := b.result(bare, timedOut, before, after)
 	result.Memory.HubPeakRSSMiB = cpu.hubPeakRSS()
+	if walBefore.ok && walAfter.ok {
+		result.WAL = benchmark.WALPerDelivery(walBefore.lsn, walAfter.lsn, result.Delivered)
+	}
 	if err := output.New(f.IOStreams, b.opts.Format).Print(result, table(result)); err != nil {
 		return err
 	}
