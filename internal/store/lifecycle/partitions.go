@@ -36,6 +36,9 @@ type managedTable struct {
 	// catchAll is the partition for what no daily one covers: the default
 	// partition, or events' and pull entries' range below the first day.
 	catchAll string
+	// fillFactor is the new partitions' fill factor, 0 for the server's
+	// default (migration 22 says why jobs have one).
+	fillFactor int
 }
 
 func (t managedTable) hasDefault() bool { return t.kind != bySeq }
@@ -55,10 +58,15 @@ var (
 	eventsTable     = managedTable{Name: TableEvents, parent: "events", kind: bySeq, key: "seq", catchAll: "events_legacy"}
 	pullTable       = managedTable{Name: TablePullEntries, parent: "pull_entries", kind: bySeq, key: "event_seq", catchAll: "pull_entries_legacy"}
 	eventIDsTable   = managedTable{Name: TableEventIDs, parent: "event_ids", kind: byID, key: "id", catchAll: "event_ids_default"}
-	jobsTable       = managedTable{Name: TableDeliveryJobs, parent: "delivery_jobs", kind: byID, key: "id", catchAll: "delivery_jobs_default"}
+	jobsTable       = managedTable{Name: TableDeliveryJobs, parent: "delivery_jobs", kind: byID, key: "id", catchAll: "delivery_jobs_default", fillFactor: jobsFillFactor}
 	attemptsTable   = managedTable{Name: TableDeliveryAttempts, parent: "delivery_attempts", kind: byTime, key: "started_at", catchAll: "delivery_attempts_default"}
 	quarantineTable = managedTable{Name: TableQuarantine, parent: "quarantine", kind: byTime, key: "received_at", catchAll: "quarantine_default"}
 )
+
+// jobsFillFactor leaves half of each page of delivery jobs for the
+// versions their updates write: migration 22 gives the reason, and sets the
+// same figure on the partitions that existed before it.
+const jobsFillFactor = 50
 
 // managedTables in the order status lists them.
 var managedTables = []managedTable{eventsTable, eventIDsTable, pullTable, jobsTable, attemptsTable, quarantineTable}
@@ -151,7 +159,7 @@ func bounds(t managedTable, d time.Time) (lo, hi string) {
 const lockTimeout = "5s"
 
 // createPartition adds day d's partition to t, through
-// hubctl_create_partition (migration 17): created on its own and then
+// hubctl_create_partition (migrations 17 and 22): created on its own and then
 // attached, so that for the inbox and pull entries, which have no default
 // partition, ingest and dispatch never wait for it. Tables with a default
 // partition are locked exclusively instead, briefly, while the rows the
@@ -168,12 +176,17 @@ func (s *Store) createPartition(ctx context.Context, t managedTable, d time.Time
 	if t.hasDefault() {
 		catchAll = t.catchAll
 	}
+	var fillFactor any // NULL: the server's default
+	if t.fillFactor > 0 {
+		fillFactor = t.fillFactor
+	}
 	return pg.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, setLockTimeoutSQL, pgx.StrictNamedArgs{"lock_timeout": lockTimeout}); err != nil {
 			return fmt.Errorf("create partition %s: %w", name, err)
 		}
 		_, err := tx.Exec(ctx, createPartitionSQL, pgx.StrictNamedArgs{
 			"parent": t.parent, "partition": name, "catch_all": catchAll, "key": t.key, "lo": lo, "hi": hi,
+			"fillfactor": fillFactor,
 		})
 		if err != nil {
 			return fmt.Errorf("create partition %s: %w", name, err)

@@ -1,1 +1,1 @@
-SELECT hubctl_create_partition(parent => @parent, part => @partition, catch_all => NULL, key => NULL, lo => NULL, hi => @hi)
+SELECT hubctl_create_partition(parent => @parent, part => @partition, catch_all => NULL, key => NULL, lo => NULL, hi => @hi, fillfactor => NULL)
