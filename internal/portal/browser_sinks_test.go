@@ -2,6 +2,7 @@ package portal_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,14 @@ func (c *saslCluster) waitForRecord(t *testing.T, topic string) *kgo.Record {
 	return got
 }
 
+// choose picks an option of a select as a person does: the page hears
+// the change.
+func (p *page) choose(selector, option string) {
+	p.t.Helper()
+	p.do(chromedp.SetValue(chromedp.CSS(selector), option))
+	value(p, chromedp.Evaluate[bool](`document.querySelector(`+strconv.Quote(selector)+`).dispatchEvent(new Event("change"))`))
+}
+
 // TestPortalSinkFormsInABrowser creates a NATS and a Kafka subscription
 // with the portal's forms, edits the Kafka one without typing its SASL
 // password again, and shows that the stored password still signs in: the
@@ -95,12 +104,22 @@ func TestPortalSinkFormsInABrowser(t *testing.T) {
 		t.Errorf("the SASL password input is of type %q", kind)
 	}
 	p.audit("subscription-new-kafka")
+	// The script shows the login's fields once a mechanism is chosen.
+	const loginHidden = `document.querySelector("#sink-sasl-username").closest("fieldset").hidden`
+	if !value(p, chromedp.Evaluate[bool](loginHidden)) {
+		t.Error("the SASL login's fields show before a mechanism is chosen")
+	}
 	p.do(
 		chromedp.SendKeys(chromedp.CSS("#name"), "orders to kafka"),
 		chromedp.SetValue(chromedp.CSS("#event_types"), "transaction.*"),
 		chromedp.SendKeys(chromedp.CSS("#sink-brokers"), strings.Join(kafka.brokers, ", ")),
 		chromedp.SendKeys(chromedp.CSS("#sink-topic"), "orders"),
-		chromedp.SetValue(chromedp.CSS("#sink-sasl-mechanism"), "SCRAM-SHA-512"),
+	)
+	p.choose("#sink-sasl-mechanism", "SCRAM-SHA-512")
+	if value(p, chromedp.Evaluate[bool](loginHidden)) {
+		t.Error("the SASL login's fields stay hidden once a mechanism is chosen")
+	}
+	p.do(
 		chromedp.SendKeys(chromedp.CSS("#sink-sasl-username"), saslUser),
 		chromedp.SendKeys(chromedp.CSS("#sink-sasl-password"), saslPassword),
 		chromedp.Click(chromedp.CSS(`#subscription-form button[type="submit"]`)),

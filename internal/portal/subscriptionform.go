@@ -49,6 +49,17 @@ type formField struct {
 	RequiredInput bool
 }
 
+// Requirement is what the label says of the field's being required.
+func (f formField) Requirement() string {
+	switch {
+	case !f.Required || f.Stored:
+		return ""
+	case f.When != nil:
+		return "required for this choice"
+	}
+	return "required"
+}
+
 // WhenInput and WhenValues are a conditional group's choice, for the
 // script that shows only the chosen group's fields.
 func (g fieldGroup) WhenInput() string  { return inputName(g.When.Path) }
