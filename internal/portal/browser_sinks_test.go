@@ -113,7 +113,7 @@ func TestPortalSinkFormsInABrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#name"), "orders to kafka"),
 		chromedp.SetValue(chromedp.CSS("#event_types"), "transaction.*"),
 		chromedp.SendKeys(chromedp.CSS("#sink-brokers"), strings.Join(kafka.brokers, ", ")),
-		chromedp.SendKeys(chromedp.CSS("#sink-topic"), "orders"),
+		chromedp.SendKeys(chromedp.CSS("#sink-topic"), "orders and more"),
 	)
 	p.choose("#sink-sasl-mechanism", "SCRAM-SHA-512")
 	if value(p, chromedp.Evaluate[bool](loginHidden)) {
@@ -121,6 +121,21 @@ func TestPortalSinkFormsInABrowser(t *testing.T) {
 	}
 	p.do(
 		chromedp.SendKeys(chromedp.CSS("#sink-sasl-username"), saslUser),
+		chromedp.SendKeys(chromedp.CSS("#sink-sasl-password"), saslPassword),
+		chromedp.Click(chromedp.CSS(`#subscription-form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#sink-topic-error")),
+	)
+	// The hub refuses the topic: its message and code show beside the
+	// field, what was typed stays but the password.
+	if got := p.text("#sink-topic-error"); !strings.Contains(got, "invalid sink") || !strings.Contains(got, "invalid_sink") {
+		t.Errorf("the topic's error shows %q", got)
+	}
+	if typed := value(p, chromedp.Evaluate[string](`document.querySelector("#sink-sasl-password").value`)); typed != "" {
+		t.Errorf("the refused form shows the password back: %q", typed)
+	}
+	p.audit("subscription-refused")
+	p.do(
+		chromedp.SetValue(chromedp.CSS("#sink-topic"), "orders"),
 		chromedp.SendKeys(chromedp.CSS("#sink-sasl-password"), saslPassword),
 		chromedp.Click(chromedp.CSS(`#subscription-form button[type="submit"]`)),
 	)
