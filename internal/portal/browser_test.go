@@ -393,11 +393,13 @@ func TestPortalInABrowser(t *testing.T) {
 
 	// Create a webhook subscription against the local receiver; a single
 	// attempt, so a failure is a dead letter at once.
-	p.click(`a[href="/portal/subscriptions/new"]`, "#name")
+	p.click(`a[href="/portal/subscriptions/new"]`, `a[href="/portal/subscriptions/new?type=webhook"]`)
+	p.audit("subscription-types")
+	p.click(`a[href="/portal/subscriptions/new?type=webhook"]`, "#name")
 	p.audit("subscription-new")
 	p.do(
 		chromedp.SendKeys(chromedp.CSS("#name"), "orders"),
-		chromedp.SendKeys(chromedp.CSS("#url"), dest.URL),
+		chromedp.SendKeys(chromedp.CSS("#sink-url"), dest.URL),
 		chromedp.SetValue(chromedp.CSS("#event_types"), "transaction.*"),
 		chromedp.SendKeys(chromedp.CSS("#retry_schedule"), "0s"),
 		chromedp.Submit(chromedp.CSS("#name")),

@@ -38,6 +38,9 @@ func startHub(t *testing.T) *hub {
 		"STREAMING_HUB_POSTGRES_DSN": dsn,
 		"STREAMING_HUB_ENV":          "local",
 		"STREAMING_HUB_DEV_KEK":      testKEK,
+		// The form tests name destinations on loopback, where nothing
+		// listens: no traffic leaves the machine.
+		"STREAMING_HUB_ALLOW_PRIVATE_SINKS": "true",
 	})
 	h := &hub{t: t, control: control, url: serverURL}
 	admin := control.As(hubapi.Admin())

@@ -68,6 +68,15 @@ var funcs = template.FuncMap{
 		return id[:13] + "…"
 	},
 	"sink": sinkSummary,
+	// dict hands a shared template more than one value.
+	"dict": func(pairs ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(pairs); i += 2 {
+			key, _ := pairs[i].(string)
+			m[key] = pairs[i+1]
+		}
+		return m
+	},
 }
 
 // formatTime shows a time in UTC, marked up so the portal's script can
@@ -85,7 +94,7 @@ func formatTime(t time.Time) template.HTML {
 // sinkSummary is one line naming where a subscription's events go.
 func sinkSummary(sink map[string]any) string {
 	kind, _ := sink["type"].(string)
-	for _, key := range []string{"url", "queue_url", "exchange", "event_bus", "subject"} {
+	for _, key := range []string{"url", "queue_url", "exchange", "event_bus", "subject", "topic", "bucket"} {
 		if v, ok := sink[key].(string); ok && v != "" {
 			return kind + " → " + v
 		}
@@ -100,13 +109,19 @@ func mustParsePages() map[string]*template.Template {
 	if err != nil {
 		panic(err)
 	}
+	// Partials (named _*.html) define templates several pages share.
+	partials, err := fs.Glob(templateFS, "templates/_*.html")
+	if err != nil {
+		panic(err)
+	}
 	pages := map[string]*template.Template{}
 	for _, name := range names {
 		base := strings.TrimSuffix(path.Base(name), ".html")
-		if base == "layout" {
+		if base == "layout" || strings.HasPrefix(base, "_") {
 			continue
 		}
-		pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", name))
+		files := append([]string{"templates/layout.html", name}, partials...)
+		pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, files...))
 	}
 	return pages
 }
@@ -114,6 +129,13 @@ func mustParsePages() map[string]*template.Template {
 // render writes a page of a signed-in session with status 200.
 func (h *Handler) render(req *request, name string, data any) error {
 	h.write(req.w, http.StatusOK, name, page{Session: req.view(), Data: data})
+	return nil
+}
+
+// renderCode writes a page of a signed-in session with another status,
+// such as a form the hub refused, shown again with 400.
+func (h *Handler) renderCode(req *request, status int, name string, data any) error {
+	h.write(req.w, status, name, page{Session: req.view(), Data: data})
 	return nil
 }
 

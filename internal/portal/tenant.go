@@ -1,7 +1,6 @@
 package portal
 
 import (
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -31,6 +30,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /portal/dead-letters/replay", h.session(h.replay))
 	h.mux.HandleFunc("GET /portal/events", h.session(h.events))
 	h.mux.HandleFunc("GET /portal/events/{id}", h.session(h.event))
+	h.mux.HandleFunc("GET /portal/activity", h.session(h.activity))
 	h.consoleRoutes()
 	h.mux.HandleFunc("/portal/", h.session(func(req *request) error {
 		return &hubapi.NotFoundError{Code: "not_found", Message: "There is no such page in the portal."}
@@ -73,44 +73,10 @@ func nextLink(current *url.URL, cursor *string) string {
 	return current.Path + "?" + q.Encode()
 }
 
-type newSubscriptionPage struct {
-	Name, URL, EventTypes, RetrySchedule string
-}
-
-func (h *Handler) newSubscription(req *request) error {
-	if err := tenantOnly(req); err != nil {
-		return err
-	}
-	return h.render(req, "subscription-new", newSubscriptionPage{EventTypes: "*"})
-}
-
 type createdPage struct {
 	Subscription hubapi.Subscription
 	Secret       string
 	Rotated      bool
-}
-
-func (h *Handler) createSubscription(req *request) error {
-	if err := tenantOnly(req); err != nil {
-		return err
-	}
-	sink, err := json.Marshal(map[string]string{"type": "webhook", "url": strings.TrimSpace(req.r.PostFormValue("url"))})
-	if err != nil {
-		return err
-	}
-	in := hubapi.SubscriptionCreate{
-		Name:       strings.TrimSpace(req.r.PostFormValue("name")),
-		Sink:       sink,
-		EventTypes: splitList(req.r.PostFormValue("event_types")),
-	}
-	if steps := splitList(req.r.PostFormValue("retry_schedule")); len(steps) > 0 {
-		in.RetrySchedule = steps
-	}
-	created, err := req.hub.CreateSubscription(req.r.Context(), "", in)
-	if err != nil {
-		return err
-	}
-	return h.render(req, "secret", createdPage{Subscription: created.Subscription, Secret: created.SigningSecret})
 }
 
 // splitList reads items written one per line or comma-separated. None is
@@ -136,6 +102,13 @@ type subscriptionPage struct {
 	// Trial is the edit form's filter tried on recent events, nil until
 	// asked for.
 	Trial *FilterTrial
+	// Sink is the sink's settings, credentials masked as the API shows
+	// them.
+	Sink []sinkRow
+	// Form is the edit form, filled.
+	Form *subscriptionForm
+	// Activity is the latest operational events about the subscription.
+	Activity []activityRow
 }
 
 // filterTest shows the subscription with the edit form's filter tried on
@@ -183,9 +156,19 @@ func (h *Handler) subscriptionPage(req *request, sub hubapi.Subscription) (subsc
 	if err != nil {
 		return subscriptionPage{}, err
 	}
+	t, err := storedSinkType(sub)
+	if err != nil {
+		return subscriptionPage{}, err
+	}
+	activity, _, err := listActivity(req, sub.ID, subscriptionActivity, "")
+	if err != nil {
+		return subscriptionPage{}, err
+	}
 	buckets := Outcomes(recent.Items, h.opts.Now(), chartHours)
+	form := newForm(t, editValues(t, sub), sub.Sink, nil)
 	return subscriptionPage{Subscription: sub, Health: HealthOf(sub), Chart: OutcomeChart(buckets),
-		Summary: Summary(buckets), Sampled: recent.NextCursor != nil}, nil
+		Summary: Summary(buckets), Sampled: recent.NextCursor != nil, Sink: sinkRows(t.Name, sub.Sink),
+		Form: &form, Activity: activity}, nil
 }
 
 // subscriptionAction runs one of the buttons of a subscription's page.
@@ -205,7 +188,7 @@ func (h *Handler) subscriptionAction(req *request) error {
 	case "verify":
 		_, err = req.hub.VerifySubscription(ctx, "", id)
 	case "edit":
-		err = h.edit(req, id)
+		return h.edit(req, id)
 	case "recover":
 		return h.recover(req, id)
 	case "rotate-secret":
@@ -239,21 +222,6 @@ func (h *Handler) subscriptionAction(req *request) error {
 	}
 	http.Redirect(req.w, req.r, back, http.StatusSeeOther)
 	return nil
-}
-
-// edit changes what the edit form holds: the name, the event types and the
-// filter.
-func (h *Handler) edit(req *request, id string) error {
-	name := strings.TrimSpace(req.r.PostFormValue("name"))
-	filter := strings.TrimSpace(req.r.PostFormValue("filter"))
-	update := hubapi.SubscriptionUpdate{Name: &name, EventTypes: splitList(req.r.PostFormValue("event_types"))}
-	if filter == "" {
-		update.Filter = hubapi.Nullable[string]{Set: true, Null: true}
-	} else {
-		update.Filter = hubapi.Nullable[string]{Set: true, Value: filter}
-	}
-	_, err := req.hub.UpdateSubscription(req.r.Context(), "", id, update)
-	return err
 }
 
 // deliveryStates are the states a delivery list filters on.

@@ -7,13 +7,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hubctl/hubctl/internal/activitytext"
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
@@ -176,8 +176,7 @@ func newPrinter(f *cmdutil.Factory, fm output.Format) func(Item) error {
 		return func(it Item) error {
 			var d map[string]any
 			_ = json.Unmarshal(it.Data, &d)
-			return table.Row(it.Time.UTC().Format(time.RFC3339), strings.TrimPrefix(it.Type, "hub."), text(d["subscription_name"]),
-				actorText(d["actor"]), Summary(it.Type, d))
+			return table.Row(it.Time.UTC().Format(time.RFC3339), strings.TrimPrefix(it.Type, "hub."), subscriptionName(d), activitytext.Actor(d["actor"]), activitytext.Summary(it.Type, d))
 		}
 	case output.JSON:
 		if filter := f.IOStreams.JSONFilter; filter != nil {
@@ -200,48 +199,7 @@ var columns = []output.Column{
 	{Name: "detail", Priority: 6, Min: 10, Width: 60},
 }
 
-// Summary says in a few words what an event's data adds to its type.
-func Summary(key string, d map[string]any) string {
-	switch key {
-	case "hub.subscription_updated":
-		return "changed " + strings.Join(strings.Fields(strings.Trim(fmt.Sprint(d["changed"]), "[]")), ", ")
-	case "hub.subscription_disabled":
-		return text(d["trigger"])
-	case "hub.secret_rotated":
-		if at := text(d["previous_secret_expires_at"]); at != "" {
-			return "previous secret signs until " + at
-		}
-	case "hub.verification_failed":
-		return text(d["error"])
-	case "hub.subscription_failing":
-		return fmt.Sprintf("%v consecutive failures, last %s %s", d["consecutive_failures"], text(d["last_status"]), text(d["last_error"]))
-	case "hub.deliveries_dead_lettered":
-		return fmt.Sprintf("%v dead (%s) since %s", d["count"], text(d["reason"]), text(d["since"]))
-	}
-	return ""
-}
-
-func actorText(v any) string {
-	a, _ := v.(map[string]any)
-	switch kind := text(a["kind"]); kind {
-	case "api_key":
-		return "key " + text(a["id"])
-	case "portal":
-		return "portal"
-	default:
-		return kind
-	}
-}
-
-// text is v as a cell shows it: "" for nothing.
-func text(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	case float64:
-		return fmt.Sprintf("%g", v)
-	}
-	return fmt.Sprint(v)
+func subscriptionName(d map[string]any) string {
+	name, _ := d["subscription_name"].(string)
+	return name
 }

@@ -56,3 +56,18 @@ document.addEventListener("DOMContentLoaded", function () {
     if (fresh) { rows.insertBefore(row, rows.firstChild); }
   });
 });
+
+// Subscription forms: of the fields that belong to one choice (an auth
+// type, a SASL mechanism, a NATS login), show only the chosen one's.
+// Without scripts every group shows, each under a legend naming its
+// choice, and the hub ignores the groups not chosen.
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("fieldset.when[data-when]").forEach(function (group) {
+    var chooser = group.form && group.form.elements.namedItem(group.getAttribute("data-when"));
+    if (!chooser) { return; }
+    var values = group.getAttribute("data-values").split(" ");
+    var update = function () { group.hidden = values.indexOf(chooser.value) < 0; };
+    chooser.addEventListener("change", update);
+    update();
+  });
+});
