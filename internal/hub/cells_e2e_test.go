@@ -402,7 +402,7 @@ func TestTwoCellsSplitTenantsOverTheSameTopics(t *testing.T) {
 const markerKey = "cutover.marker"
 
 // TestATenantMovesBetweenCellsAtAQuietCutOver runs the cut-over of
-// docs/scaling.md ("Moving a tenant between cells") with the CLI: the
+// docs/scaling.md, "Moving a tenant between cells", with the CLI: the
 // tenant's events before the cut are delivered by the old cell only, those
 // after by the new cell only, each once, while the other tenants' traffic
 // goes on.
