@@ -275,28 +275,37 @@ type streamLog struct {
 }
 
 // produceRound writes perTenant well-formed events of every tenant, spread
-// over both topics, and one malformed record per topic.
+// over both topics, and one malformed record per topic, failing the test
+// if the broker does not take them.
 func produceRound(t *testing.T, ctx context.Context, kafka *kafkatest.Cluster, log *streamLog, perTenant int, tenants ...string) {
 	t.Helper()
-	byTopic := map[string][]*kgo.Record{}
+	if err := writeRound(ctx, kafka.Client(t), log, perTenant, tenants...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeRound is produceRound for a goroutine other than the test's: it
+// returns what went wrong instead of failing the test.
+func writeRound(ctx context.Context, producer *kgo.Client, log *streamLog, perTenant int, tenants ...string) error {
+	var records []*kgo.Record
 	for i := range perTenant {
 		for _, tenant := range tenants {
-			key := cellKeys[i%len(cellKeys)]
-			rec, id := cellRecord(key, tenant, false)
-			byTopic[rec.Topic] = append(byTopic[rec.Topic], rec)
+			rec, id := cellRecord(cellKeys[i%len(cellKeys)], tenant, false)
+			records = append(records, rec)
 			log.byTenant[tenant] = append(log.byTenant[tenant], id)
 			log.total++
 		}
 	}
 	for _, key := range cellKeys {
 		rec, _ := cellRecord(key, tenants[0], true)
-		byTopic[rec.Topic] = append(byTopic[rec.Topic], rec)
+		records = append(records, rec)
 		log.malformed++
 		log.total++
 	}
-	for topic, records := range byTopic {
-		kafka.Produce(t, ctx, topic, records...)
+	if err := producer.ProduceSync(ctx, records...).FirstErr(); err != nil {
+		return fmt.Errorf("produce a round of %d records: %w", len(records), err)
 	}
+	return nil
 }
 
 // idsOf is the set of the events of the given tenants.
@@ -333,23 +342,42 @@ func TestTwoCellsSplitTenantsOverTheSameTopics(t *testing.T) {
 	everyone := append(append(append([]string{}, aTenants...), bTenants...), stranger)
 	log := &streamLog{byTenant: map[string][]string{}}
 	const rounds, perRound = 6, 60
-	for round := range rounds {
-		if round == rounds/2 {
-			// The group of cell a rebalances while records are in flight.
-			a.addInstance()
+	// The rounds go out from a goroutine of their own while a second
+	// instance of cell a joins its group, so the group rebalances with
+	// records in flight.
+	producer := kafka.Client(t)
+	produced := make(chan error, 1)
+	go func() {
+		for range rounds {
+			if err := writeRound(ctx, producer, log, perRound, everyone...); err != nil {
+				produced <- err
+				return
+			}
 		}
-		produceRound(t, ctx, kafka, log, perRound, everyone...)
+		produced <- nil
+	}()
+	waitFor(t, "cell a to store its first records", a.procs[0], func() bool { return a.ingested(nil) > 0 })
+	a.addInstance()
+	if err := <-produced; err != nil {
+		t.Fatal(err)
 	}
+	// Should the rounds have ended before the rebalance gave the second
+	// instance partitions, more follow, each once cell a has judged the
+	// last, until it has stored some.
+	waitFor(t, "the second instance of cell a to store records of partitions it took over", a.procs[1], func() bool {
+		if metricSum(t, a.instances[1], "streaming_hub_ingest_records_total", nil) > 0 {
+			return true
+		}
+		if a.ingested(nil) >= float64(log.total) {
+			produceRound(t, ctx, kafka, log, 10, everyone...)
+		}
+		return false
+	})
 
 	for _, c := range []*cell{a, b} {
 		waitFor(t, fmt.Sprintf("cell %s to store a verdict for all %d records", c.name, log.total), c.procs[0], func() bool {
 			return c.ingested(nil) == float64(log.total)
 		})
-	}
-	for i, base := range a.instances {
-		if n := metricSum(t, base, "streaming_hub_ingest_records_total", nil); n == 0 {
-			t.Errorf("instance %d of cell a stored no verdict: the rebalance gave it no partition", i+1)
-		}
 	}
 	a.settled(ctx, log.idsOf(aTenants...))
 	b.settled(ctx, log.idsOf(bTenants...))
@@ -447,11 +475,16 @@ func TestATenantMovesBetweenCellsAtAQuietCutOver(t *testing.T) {
 		return false
 	})
 	produced += markers
-	// 5. The new cell admits the mover, with its subscription in place
+	// 5. The new cell has judged every record produced so far: none of the
+	// mover's is left for it to read once it knows the mover.
+	waitFor(t, "cell b to store a verdict for every record produced before the cut-over", b.procs[0], func() bool {
+		return b.ingested(nil) >= float64(produced)
+	})
+	// 6. The new cell admits the mover, with its subscription in place
 	// before the first event.
 	mustRun(t, clitest.Database(b.dsn), "", "tenants", "create", mover)
 	b.subscribe(mover)
-	// 6. The mover's producers resume.
+	// 7. The mover's producers resume.
 	produceRound(t, ctx, kafka, after, 100, "a1", "b1", mover)
 	produced += after.total
 
@@ -491,11 +524,11 @@ func TestATenantMovesBetweenCellsAtAQuietCutOver(t *testing.T) {
 			}
 		}
 	}
-	moved := b.countBy(ctx, `SELECT tenant_id, count(*) FROM events WHERE event_key NOT LIKE 'hub.%' GROUP BY tenant_id`)
+	moved := b.storedByTenant(ctx)
 	if moved[mover] != after.count(mover) {
 		t.Errorf("cell b stored %d events of %s, want the %d produced after the cut-over", moved[mover], mover, after.count(mover))
 	}
-	kept := a.countBy(ctx, `SELECT event_key, count(*) FROM events WHERE tenant_id = '` + mover + `' AND event_key NOT LIKE 'hub.%' GROUP BY event_key`)
+	kept := a.countBy(ctx, `SELECT event_key, count(*) FROM events WHERE tenant_id = '`+mover+`' AND event_key NOT LIKE 'hub.%' GROUP BY event_key`)
 	var keptEvents int
 	for key, n := range kept {
 		if key != markerKey {
