@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -408,7 +409,7 @@ func TestTwoCellsSplitTenantsOverTheSameTopics(t *testing.T) {
 		for _, tenant := range side.own {
 			wantStored[tenant] = log.count(tenant)
 		}
-		if fmt.Sprint(stored) != fmt.Sprint(wantStored) {
+		if !maps.Equal(stored, wantStored) {
 			t.Errorf("cell %s's inbox by tenant = %v, want %v: the others' events are discarded, nothing stored", c.name, stored, wantStored)
 		}
 		unknown := c.ingested(map[string]string{"verdict": "discard", "reason": "unknown_tenant"})
@@ -419,7 +420,7 @@ func TestTwoCellsSplitTenantsOverTheSameTopics(t *testing.T) {
 			t.Errorf("cell %s quarantined %v records, want the %d malformed ones", c.name, q, log.malformed)
 		}
 		attempts := c.countBy(ctx, `SELECT outcome, count(*) FROM delivery_attempts GROUP BY outcome`)
-		if want := map[string]int{"succeeded": len(own)}; fmt.Sprint(attempts) != fmt.Sprint(want) {
+		if want := map[string]int{"succeeded": len(own)}; !maps.Equal(attempts, want) {
 			t.Errorf("cell %s's attempts by outcome = %v, want %v", c.name, attempts, want)
 		}
 	}
