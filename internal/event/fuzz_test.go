@@ -394,6 +394,7 @@ func FuzzParse(f *testing.F) {
 		}
 		if ok {
 			checkAccepted(t, ev, headers, value, opts)
+			checkHeadersRestore(t, ev, headers)
 			return
 		}
 		wantKind, known := knownReasons[string(v.Reason)]
@@ -437,4 +438,21 @@ func refTraceContext(headers []Header, attrs map[string]string) map[string]strin
 		ts = ""
 	}
 	return map[string]string{"traceparent": tp, "tracestate": ts}
+}
+
+// checkHeadersRestore: the inbox's references to the columns give back every
+// header of an accepted record byte for byte.
+func checkHeadersRestore(t *testing.T, ev Event, headers []Header) {
+	t.Helper()
+	s := ev.Stored()
+	mask := DerivedHeaders(s, headers)
+	for i, h := range headers {
+		stored := h.Value
+		if mask&(1<<min(i, 63)) != 0 && i < MaxDerivedHeaders {
+			stored = nil
+		}
+		if got := RestoreHeader(s, mask, i, h.Key, stored); string(got) != string(h.Value) || (got == nil) != (h.Value == nil) {
+			t.Fatalf("header %d %q restored as %q, was %q", i, h.Key, got, h.Value)
+		}
+	}
 }

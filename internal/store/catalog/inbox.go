@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/store/pg"
 )
 
@@ -103,9 +104,10 @@ func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID
 	var (
 		e            InboxEvent
 		keys, values [][]byte
+		derived      int64
 	)
 	err := s.Pool.QueryRow(ctx, getInboxEventSQL, pgx.StrictNamedArgs{"tenant_id": tenantID, "id": id}).
-		Scan(append(inboxFields(&e), &keys, &values, &e.Payload)...)
+		Scan(append(inboxFields(&e), &keys, &values, &derived, &e.Payload)...)
 	if err == pgx.ErrNoRows {
 		return InboxEvent{}, fmt.Errorf("%w: event %s", pg.ErrNotFound, id)
 	}
@@ -113,7 +115,23 @@ func (s *Store) GetInboxEvent(ctx context.Context, tenantID string, id uuid.UUID
 		return InboxEvent{}, pg.Classify(fmt.Errorf("read event %s: %w", id, err))
 	}
 	e.Headers = pairHeaders(keys, values)
+	if derived != 0 {
+		stored := e.stored()
+		for i := range e.Headers {
+			e.Headers[i].Value = event.RestoreHeader(stored, uint64(derived), i, string(e.Headers[i].Key), e.Headers[i].Value)
+		}
+	}
 	return e, nil
+}
+
+// stored is e's attribute columns, which the headers ingest marked as
+// derived refer to.
+func (e *InboxEvent) stored() event.Stored {
+	return event.Stored{
+		ID: e.ID.String(), Source: e.Source, Type: e.Type, SchemaVersion: e.SchemaVersion, Key: e.Key, TenantID: e.TenantID,
+		Subject: e.Subject, DataContentType: e.DataContentType, DataSchema: e.DataSchema,
+		TraceParent: e.TraceParent, TraceState: e.TraceState, Time: e.Time,
+	}
 }
 
 // EventDelivery is what became of one event for one subscription: a push

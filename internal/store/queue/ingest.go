@@ -584,7 +584,7 @@ func queueQuarantine(pipe *pgx.Batch, b IngestBatch, skipped int) {
 // default unless the batch says when it was received.
 var eventColumns = []string{
 	"seq", "tenant_id", "id", "event_key", "schema_version", "schema_major", "source", "type", "time",
-	"subject", "datacontenttype", "dataschema", "traceparent", "tracestate", "header_keys", "header_values", "payload",
+	"subject", "datacontenttype", "dataschema", "traceparent", "tracestate", "header_keys", "header_values", "header_derived", "payload",
 	"topic", "kafka_partition", "kafka_offset",
 }
 
@@ -619,10 +619,16 @@ func (s *eventSource) Values() ([]any, error) {
 	r := &s.batch.Records[s.candidates[k]]
 	ev := &r.Event
 	keys, values := headerColumns(r.Headers)
+	derived := event.DerivedHeaders(ev.Stored(), r.Headers)
+	for i := range values {
+		if i < event.MaxDerivedHeaders && derived&(1<<i) != 0 {
+			values[i] = nil // the attribute columns hold it
+		}
+	}
 	s.row = append(s.row[:0],
 		s.seqs[k], ev.TenantID, ev.ID, ev.Key, ev.SchemaVersion, int32(ev.SchemaMajor), ev.Source, ev.Type, ev.Time,
 		pg.NullIfZero(ev.Subject), pg.NullIfZero(ev.DataContentType), pg.NullIfZero(ev.DataSchema), pg.NullIfZero(ev.TraceParent), pg.NullIfZero(ev.TraceState),
-		keys, values, notNull(ev.Data),
+		keys, values, pg.NullIfZero(int64(derived)), notNull(ev.Data),
 		s.batch.Topic, s.batch.Partition, r.Offset)
 	if !s.receivedAt.IsZero() {
 		s.row = append(s.row, s.receivedAt)
