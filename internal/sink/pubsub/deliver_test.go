@@ -1,0 +1,157 @@
+package pubsub
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubctl/hubctl/internal/sink"
+	"github.com/hubctl/hubctl/internal/sink/sinktest"
+	"github.com/hubctl/hubctl/internal/testutil/pubsubtest"
+)
+
+func emulatorSink(t *testing.T, server *pubsubtest.Server, topic string) sink.Sink {
+	return sinktest.Open(t, NewType(Options{AllowPrivate: true}), map[string]any{"project": pubsubtest.Project, "topic": topic, "endpoint": server.Endpoint()})
+}
+
+// An ordered subscription's job carries its ordering key to the message;
+// an unordered one's message has none.
+func TestOrderingKeyIsCarried(t *testing.T) {
+	server := pubsubtest.Start(t)
+	topic := server.NewTopic(t)
+	s := emulatorSink(t, server, topic)
+	var sent []sink.Delivery
+	for _, key := range []string{"account-1", "account-2", "account-1", ""} {
+		d := sinktest.NewDelivery()
+		d.OrderingKey = key
+		if out := s.Deliver(t.Context(), d); !out.OK {
+			t.Fatalf("Deliver: %s", out.Error)
+		}
+		sent = append(sent, d)
+	}
+	msgs := server.Messages(topic)
+	if len(msgs) != len(sent) {
+		t.Fatalf("topic holds %d messages, want %d", len(msgs), len(sent))
+	}
+	for i, m := range msgs {
+		if m.OrderingKey != sent[i].OrderingKey || m.Attributes[sink.AttrEventID] != sent[i].EventID {
+			t.Errorf("message %d: ordering key %q, event %s; want %q, %s", i, m.OrderingKey, m.Attributes[sink.AttrEventID], sent[i].OrderingKey, sent[i].EventID)
+		}
+	}
+}
+
+// A failed publish with an ordering key leaves the key usable: the library
+// pauses a key after an error, and dispatch's retry must be published.
+func TestARetryOfAFailedOrderedPublishIsPublished(t *testing.T) {
+	server := pubsubtest.Start(t)
+	topic := pubsubtest.UniqueTopic()
+	s := emulatorSink(t, server, topic)
+	d := sinktest.NewDelivery()
+	d.OrderingKey = "account-1"
+	out := s.Deliver(t.Context(), d)
+	if out.OK || !strings.Contains(out.Error, "does not exist") {
+		t.Fatalf("Deliver to a missing topic = %+v, want a failure saying so", out)
+	}
+	server.CreateTopic(t, topic)
+	retry := s.Deliver(t.Context(), d)
+	if !retry.OK {
+		t.Fatalf("the retry once the topic exists failed: %s", retry.Error)
+	}
+	msgs := server.Messages(topic)
+	if len(msgs) != 1 || msgs[0].OrderingKey != "account-1" {
+		t.Fatalf("topic holds %d messages, want the retry with its key", len(msgs))
+	}
+	var result publishResult
+	if err := json.Unmarshal(retry.Response, &result); err != nil || result.MessageID != msgs[0].ID {
+		t.Errorf("response %s does not record the message id %s (%v)", retry.Response, msgs[0].ID, err)
+	}
+}
+
+// The key never reaches an error: not when the endpoint cannot use it
+// (a plain-gRPC emulator given a key, reached over TLS), not when the
+// library cannot read it.
+func TestTheKeyNeverReachesAnError(t *testing.T) {
+	server := pubsubtest.Start(t)
+	topic := server.NewTopic(t)
+	good := testKey(t)
+	var fields map[string]string
+	if err := json.Unmarshal([]byte(good), &fields); err != nil {
+		t.Fatal(err)
+	}
+	const marker = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDmarker"
+	fields["private_key"] = "-----BEGIN PRIVATE KEY-----\n" + marker + "\n-----END PRIVATE KEY-----\n"
+	unreadable, _ := json.Marshal(fields)
+
+	for name, key := range map[string]string{"a usable key": good, "an unreadable key": string(unreadable)} {
+		t.Run(name, func(t *testing.T) {
+			var k serviceAccountKey
+			_ = json.Unmarshal([]byte(key), &k)
+			secrets := []string{key, k.PrivateKey, marker, fields["private_key_id"]}
+			for line := range strings.SplitSeq(k.PrivateKey, "\n") {
+				if len(line) >= 16 && !strings.HasPrefix(line, "-----") {
+					secrets = append(secrets, line)
+				}
+			}
+			s := sinktest.Open(t, NewType(Options{AllowPrivate: true}), map[string]any{
+				"project": pubsubtest.Project, "topic": topic, "endpoint": server.Endpoint(), "credentials_json": key})
+			d := sinktest.NewDelivery()
+			d.Timeout = 2 * time.Second
+			out := s.Deliver(t.Context(), d)
+			probe := s.Probe(t.Context(), sink.ProbeRequest{Timeout: 2 * time.Second})
+			t.Logf("deliver: %s; probe: %v", out.Error, probe)
+			if out.OK || probe == nil {
+				t.Fatalf("Deliver = %+v, Probe = %v; want both to fail on an endpoint that cannot take the key", out, probe)
+			}
+			for _, text := range []string{out.Error, string(out.Response), probe.Error()} {
+				for _, secret := range secrets {
+					if secret != "" && strings.Contains(text, secret) {
+						t.Errorf("%q quotes the key", text)
+					}
+				}
+			}
+		})
+	}
+	if n := len(server.Messages(topic)); n != 0 {
+		t.Errorf("%d messages published", n)
+	}
+}
+
+// fixedResolver answers every lookup with one address.
+type fixedResolver netip.Addr
+
+func (r fixedResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.Addr(r)}, nil
+}
+
+// TestAddressPolicy: an endpoint whose name resolves to a private address
+// is refused at dial time, before any connection is attempted.
+func TestAddressPolicy(t *testing.T) {
+	dialled := make(chan string, 8)
+	typ := NewType(Options{
+		Resolver: fixedResolver(netip.MustParseAddr("10.0.0.7")),
+		Dial: func(_ context.Context, _, address string) (net.Conn, error) {
+			dialled <- address
+			return nil, net.ErrClosed
+		},
+	})
+	s := sinktest.Open(t, typ, map[string]any{"project": "acme-prod", "topic": "orders", "endpoint": "pubsub.example.com:8085"})
+	d := sinktest.NewDelivery()
+	d.Timeout = 2 * time.Second
+	out := s.Deliver(t.Context(), d)
+	if out.OK || !strings.Contains(out.Error, "refused") || strings.Contains(out.Error, "10.0.0.7") {
+		t.Fatalf("Deliver = %+v, want the destination refused without the address it resolved to", out)
+	}
+	t.Logf("deliver: %s", out.Error)
+	if err := s.Probe(t.Context(), sink.ProbeRequest{Timeout: 2 * time.Second}); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("Probe = %v, want the destination refused", err)
+	}
+	select {
+	case address := <-dialled:
+		t.Fatalf("a refused address was dialled: %s", address)
+	default:
+	}
+}
