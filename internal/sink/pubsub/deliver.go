@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	iampb "cloud.google.com/go/iam/apiv1/iampb"
 	gpubsub "cloud.google.com/go/pubsub/v2"
@@ -63,11 +64,15 @@ func (s *topicSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 	timeout := sink.AttemptTimeout(d.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	msg, err := Message(d)
+	if err != nil {
+		return sink.Outcome{Error: err.Error(), NotSent: true}
+	}
 	p, err := s.publisher(ctx)
 	if err != nil {
 		return sink.Outcome{Error: s.describeError(ctx, err, timeout)}
 	}
-	id, err := p.Publish(ctx, Message(d)).Get(ctx)
+	id, err := p.Publish(ctx, msg).Get(ctx)
 	if err != nil {
 		if d.OrderingKey != "" {
 			// The library pauses a key after a failed publish so that
@@ -82,13 +87,22 @@ func (s *topicSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 	return sink.Outcome{OK: true, Response: response}
 }
 
+// Pub/Sub's limits on a message (cloud.google.com/pubsub/quotas).
+const (
+	MaxMessageBytes     = 10 << 20
+	maxAttributeBytes   = 1024
+	maxOrderingKeyBytes = 1024
+)
+
 // Message is the Pub/Sub message of one delivery (docs/concepts.md,
-// Sinks): the data is the event data byte for byte; the CloudEvents
-// attributes are ce-* attributes and the data content type content-type
-// (binary mode of the CloudEvents Pub/Sub binding); sink.Attributes are
-// attributes of their own; the ordering key is the job's, when its
-// subscription orders.
-func Message(d sink.Delivery) *gpubsub.Message {
+// Sinks), or why Pub/Sub could not take it; the reason is final for this
+// event, so it names the limit that was hit. The data is the event data
+// byte for byte; the CloudEvents attributes are ce-* attributes and the
+// data content type content-type (binary mode of the CloudEvents Pub/Sub
+// binding); sink.Attributes are attributes of their own; the ordering key
+// is the job's, when its subscription orders (an ordered job's key may be
+// "", an event without a subject: Pub/Sub then orders nothing for it).
+func Message(d sink.Delivery) (*gpubsub.Message, error) {
 	attrs := map[string]string{"content-type": d.ContentType()}
 	for _, attr := range sink.CloudEventsAttributes(d) {
 		attrs["ce-"+attr.Name] = attr.Value
@@ -96,7 +110,25 @@ func Message(d sink.Delivery) *gpubsub.Message {
 	for _, attr := range sink.Attributes(d) {
 		attrs[attr.Name] = attr.Value
 	}
-	return &gpubsub.Message{Data: d.Payload, Attributes: attrs, OrderingKey: d.OrderingKey}
+	size := len(d.Payload) + len(d.OrderingKey)
+	for name, value := range attrs {
+		switch {
+		case len(value) > maxAttributeBytes:
+			return nil, fmt.Errorf("attribute %s is %d bytes, longer than the %d bytes Pub/Sub allows", name, len(value), maxAttributeBytes)
+		case !utf8.ValidString(value):
+			return nil, fmt.Errorf("attribute %s is not valid UTF-8, which Pub/Sub requires", name)
+		}
+		size += len(name) + len(value)
+	}
+	switch {
+	case len(d.OrderingKey) > maxOrderingKeyBytes:
+		return nil, fmt.Errorf("ordering key is %d bytes, longer than the %d bytes Pub/Sub allows", len(d.OrderingKey), maxOrderingKeyBytes)
+	case !utf8.ValidString(d.OrderingKey):
+		return nil, errors.New("ordering key is not valid UTF-8, which Pub/Sub requires")
+	case size > MaxMessageBytes:
+		return nil, fmt.Errorf("message too large for Pub/Sub: %d bytes (event data plus attributes), the limit is %d bytes (10 MiB)", size, MaxMessageBytes)
+	}
+	return &gpubsub.Message{Data: d.Payload, Attributes: attrs, OrderingKey: d.OrderingKey}, nil
 }
 
 // Probe proves the topic exists and the key may publish to it, and

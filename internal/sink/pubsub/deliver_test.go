@@ -155,3 +155,52 @@ func TestAddressPolicy(t *testing.T) {
 	default:
 	}
 }
+
+func TestMessageRefusesWhatPubSubCannotCarry(t *testing.T) {
+	long := strings.Repeat("x", 1025)
+	for _, tc := range []struct {
+		name   string
+		change func(*sink.Delivery)
+		want   string // "" when the message is built
+	}{
+		{"a delivery as dispatch makes it", func(*sink.Delivery) {}, ""},
+		{"attribute and key at their limits", func(d *sink.Delivery) { d.Subject, d.OrderingKey = long[:1024], long[:1024] }, ""},
+		{"data at the limit beside its attributes", func(d *sink.Delivery) { d.Payload = make([]byte, MaxMessageBytes-2048) }, ""},
+		{"a subject over an attribute's limit", func(d *sink.Delivery) { d.Subject = long }, "attribute ce-subject is 1025 bytes"},
+		{"an ordering key over its limit", func(d *sink.Delivery) { d.OrderingKey = long }, "ordering key is 1025 bytes"},
+		{"an ordering key that is not UTF-8", func(d *sink.Delivery) { d.OrderingKey = "\xff" }, "not valid UTF-8"},
+		{"a subject that is not UTF-8", func(d *sink.Delivery) { d.Subject = "\xff" }, "attribute ce-subject is not valid UTF-8"},
+		{"data over the message limit", func(d *sink.Delivery) { d.Payload = make([]byte, MaxMessageBytes) }, "message too large for Pub/Sub"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := sinktest.NewDelivery()
+			tc.change(&d)
+			msg, err := Message(d)
+			if tc.want == "" {
+				if err != nil || msg.OrderingKey != d.OrderingKey || len(msg.Data) != len(d.Payload) {
+					t.Fatalf("Message = %v, %v; want the delivery's message", msg, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Message error = %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A message Pub/Sub cannot carry is refused before anything is sent: it
+// says nothing about the topic's health.
+func TestAMessagePubSubCannotCarryIsNotSent(t *testing.T) {
+	server := pubsubtest.Start(t)
+	topic := server.NewTopic(t)
+	d := sinktest.NewDelivery()
+	d.OrderingKey = strings.Repeat("k", 2000)
+	out := emulatorSink(t, server, topic).Deliver(t.Context(), d)
+	if out.OK || !out.NotSent || !strings.Contains(out.Error, "ordering key") {
+		t.Fatalf("Deliver = %+v, want a failure before sending that names the ordering key", out)
+	}
+	if n := len(server.Messages(topic)); n != 0 {
+		t.Errorf("%d messages published", n)
+	}
+}
