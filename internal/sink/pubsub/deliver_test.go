@@ -128,31 +128,40 @@ func (r fixedResolver) LookupNetIP(context.Context, string, string) ([]netip.Add
 }
 
 // TestAddressPolicy: an endpoint whose name resolves to a private address
-// is refused at dial time, before any connection is attempted.
+// is refused at dial time, before any connection is attempted: an
+// emulator's, and Google's own, which a key reaches through the same
+// dialler.
 func TestAddressPolicy(t *testing.T) {
-	dialled := make(chan string, 8)
-	typ := NewType(Options{
-		Resolver: fixedResolver(netip.MustParseAddr("10.0.0.7")),
-		Dial: func(_ context.Context, _, address string) (net.Conn, error) {
-			dialled <- address
-			return nil, net.ErrClosed
-		},
-	})
-	s := sinktest.Open(t, typ, map[string]any{"project": "acme-prod", "topic": "orders", "endpoint": "pubsub.example.com:8085"})
-	d := sinktest.NewDelivery()
-	d.Timeout = 2 * time.Second
-	out := s.Deliver(t.Context(), d)
-	if out.OK || !strings.Contains(out.Error, "refused") || strings.Contains(out.Error, "10.0.0.7") {
-		t.Fatalf("Deliver = %+v, want the destination refused without the address it resolved to", out)
-	}
-	t.Logf("deliver: %s", out.Error)
-	if err := s.Probe(t.Context(), sink.ProbeRequest{Timeout: 2 * time.Second}); err == nil || !strings.Contains(err.Error(), "refused") {
-		t.Fatalf("Probe = %v, want the destination refused", err)
-	}
-	select {
-	case address := <-dialled:
-		t.Fatalf("a refused address was dialled: %s", address)
-	default:
+	key := testKey(t)
+	for name, object := range map[string]map[string]any{
+		"an emulator":       {"project": "acme-prod", "topic": "orders", "endpoint": "pubsub.example.com:8085"},
+		"Google's endpoint": {"project": "acme-prod", "topic": "orders", "credentials_json": key},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dialled := make(chan string, 8)
+			typ := NewType(Options{
+				Resolver: fixedResolver(netip.MustParseAddr("10.0.0.7")),
+				Dial: func(_ context.Context, _, address string) (net.Conn, error) {
+					dialled <- address
+					return nil, net.ErrClosed
+				},
+			})
+			s := sinktest.Open(t, typ, object)
+			d := sinktest.NewDelivery()
+			d.Timeout = 2 * time.Second
+			out := s.Deliver(t.Context(), d)
+			if out.OK || !strings.Contains(out.Error, "refused") || strings.Contains(out.Error, "10.0.0.7") {
+				t.Fatalf("Deliver = %+v, want the destination refused without the address it resolved to", out)
+			}
+			if err := s.Probe(t.Context(), sink.ProbeRequest{Timeout: 2 * time.Second}); err == nil || !strings.Contains(err.Error(), "refused") {
+				t.Fatalf("Probe = %v, want the destination refused", err)
+			}
+			select {
+			case address := <-dialled:
+				t.Fatalf("a refused address was dialled: %s", address)
+			default:
+			}
+		})
 	}
 }
 
