@@ -12,6 +12,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/sinktest"
 	"github.com/hubctl/hubctl/internal/testutil/pubsubtest"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
 func emulatorSink(t *testing.T, server *pubsubtest.Server, topic string) sink.Sink {
@@ -212,4 +213,48 @@ func TestAMessagePubSubCannotCarryIsNotSent(t *testing.T) {
 	if n := len(server.Messages(topic)); n != 0 {
 		t.Errorf("%d messages published", n)
 	}
+}
+
+// Sinks of one endpoint and key share a client, whatever their topics; a
+// rotated key gets a client of its own; the last sink of a client closes it.
+func TestSinksShareAClientPerEndpointAndKey(t *testing.T) {
+	server := pubsubtest.Start(t)
+	typ := NewType(Options{AllowPrivate: true})
+	open := func(object map[string]any) sink.Sink {
+		cfg, err := typ.Parse(mustJSON(t, object))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := typ.Open(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	clients := func() int {
+		typ.mu.Lock()
+		defer typ.mu.Unlock()
+		return len(typ.clients)
+	}
+	orders := open(map[string]any{"type": Name, "project": pubsubtest.Project, "topic": server.NewTopic(t), "endpoint": server.Endpoint()})
+	payments := open(map[string]any{"type": Name, "project": "other-project", "topic": server.NewTopic(t), "endpoint": server.Endpoint()})
+	keyed := open(map[string]any{"type": Name, "project": pubsubtest.Project, "topic": "orders", "endpoint": server.Endpoint(), "credentials_json": testKey(t)})
+	if n := clients(); n != 2 {
+		t.Fatalf("%d clients for two sinks without a key and one with, want 2", n)
+	}
+	for _, s := range []sink.Sink{orders, payments, keyed} {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait.Poll{Patience: 10 * time.Second}.Until(t, "the clients of closed sinks to be released", func() bool { return clients() == 0 })
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
