@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 
 func TestPageShowsEachExampleAsTested(t *testing.T) {
 	blocks := fencedBlocks(t, readPage(t))
-	for _, file := range []string{"go-receiver/main.go", "receiver.py", "receiver.js", "consumers/nats/main.go", "consumers/kafka/main.go", "consumers/s3/main.go"} {
+	for _, file := range []string{"go-receiver/main.go", "receiver.py", "receiver.js", "consumers/nats/main.go", "consumers/kafka/main.go", "consumers/s3/main.go", "consumers/pubsub/main.go"} {
 		content, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -254,7 +254,17 @@ func delivery(job queuedJob, deliveryID string) sink.Delivery {
 		DataSchema:      e.DataSchema,
 		TraceParent:     e.TraceParent,
 		TraceState:      e.TraceState,
+		OrderingKey:     orderingKey(job.OrderingKey),
 		Payload:         e.Payload,
 		Timeout:         job.sub.AttemptTimeout,
 	}
+}
+
+// orderingKey is a claimed job's ordering key for the sink: "" when the
+// subscription does not order.
+func orderingKey(key *string) string {
+	if key == nil {
+		return ""
+	}
+	return *key
 }

@@ -35,6 +35,12 @@ type Delivery struct {
 	DataSchema      string
 	TraceParent     string
 	TraceState      string
+	// OrderingKey is the job's ordering key when the subscription orders
+	// its deliveries (docs/concepts.md, Ordering), else "". Dispatch
+	// already holds a key's next job until this one ends; a destination
+	// with ordering of its own (Pub/Sub) also carries it, so its
+	// consumers receive the key's events in order.
+	OrderingKey string
 	// Payload is the stored event data, byte for byte.
 	Payload []byte
 	// Timeout bounds the attempt (the subscription's attempt_timeout).

@@ -96,6 +96,8 @@ export function destination(sub: Subscription): string {
       return `s3://${sink.bucket}/${sink.prefix ?? ""}`;
     case "kafka":
       return `${sink.brokers.join(",")} topic ${sink.topic}`;
+    case "pubsub":
+      return `projects/${sink.project}/topics/${sink.topic}${sink.endpoint ? ` at ${sink.endpoint}` : ""}`;
   }
 }
 

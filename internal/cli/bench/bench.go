@@ -99,7 +99,7 @@ receiver of yours instead, unverified; delivery is then read from the hub's
 delivery records and latency ends at their succeeded_at.
 
 --sink TYPE with --sink-config FILE benchmarks another sink type (kafka,
-nats, s3, sqs, rabbitmq, eventbridge, …): FILE holds the rest of the sink
+nats, s3, pubsub, sqs, rabbitmq, eventbridge, …): FILE holds the rest of the sink
 object, as subs create takes it. Delivery is read from the hub's delivery
 records, as with --url, and the bare loop runs against the bench's own
 receiver, so the ratio compares the sink with a bare webhook loop on this
@@ -113,7 +113,10 @@ as hubctl dev does) for the bench's own receiver.`,
   hubctl bench -n 20000 --size 1024 --hub-pid "$(pgrep -f 'hubctl serve')" -o json
   hubctl bench -n 5000 --rate 1000   # latency at a steady rate
   echo '{"brokers": ["127.0.0.1:9092"], "topic": "bench-out"}' > kafka.json
-  hubctl bench --sink kafka --sink-config kafka.json`,
+  hubctl bench --sink kafka --sink-config kafka.json
+  gcloud beta emulators pubsub start --host-port 127.0.0.1:8085   # and create the topic
+  echo '{"project": "bench", "topic": "bench-out", "endpoint": "127.0.0.1:8085"}' > pubsub.json
+  hubctl bench --sink pubsub --sink-config pubsub.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fm, err := cmdutil.ResolveFormat(f, format)

@@ -20,6 +20,7 @@ import (
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
 	"github.com/hubctl/hubctl/internal/testutil/pgtest"
+	"github.com/hubctl/hubctl/internal/testutil/pubsubtest"
 	"github.com/hubctl/hubctl/internal/testutil/wait"
 )
 
@@ -268,5 +269,37 @@ func TestSinkFlagsReadTheSinkObject(t *testing.T) {
 	}
 	if got == nil || !strings.Contains(string(got.SinkObject), `"type":"kafka"`) {
 		t.Fatalf("options = %+v, want the kafka sink object read and delivery read from records", got)
+	}
+}
+
+// TestBenchPubSubSink runs hubctl bench --sink pubsub through a real hub
+// to the Pub/Sub client library's fake, as to an emulator: delivery is read
+// from the hub's records, and every event reaches the topic.
+func TestBenchPubSubSink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole hub")
+	}
+	server, brokers, _ := startHub(t)
+	admin := clitest.Remote(server, adminToken)
+	if r := clitest.Run(t, admin, "tenants", "create", tenant); r.Code != 0 {
+		t.Fatalf("tenants create exited %d: %s", r.Code, r.Stderr)
+	}
+	fake := pubsubtest.Start(t)
+	topic := fake.NewTopic(t)
+	config, _ := json.Marshal(map[string]string{"project": pubsubtest.Project, "topic": topic, "endpoint": fake.Endpoint()})
+	path := filepath.Join(t.TempDir(), "pubsub.json")
+	if err := os.WriteFile(path, config, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	env := clitest.With(admin, map[string]string{"STREAMING_HUB_KAFKA_BROKERS": brokers, "HUBCTL_TENANT": tenant})
+	got := runJSON(t, env, "bench", "-n", "100", "--bare-n", "20", "--sink", "pubsub", "--sink-config", path, "--timeout", "60s", "-o", "json")
+	if got.Events != 100 || got.Delivered != 100 || got.TimedOut || got.Latency == nil {
+		t.Errorf("events %d, delivered %d, timed out %v, latency %+v; want 100 delivered with latency figures", got.Events, got.Delivered, got.TimedOut, got.Latency)
+	}
+	t.Logf("pubsub bench: %.0f deliveries/s, latency %+v", got.DeliveriesPerSecond, got.Latency)
+	// The warm-up event and the 100.
+	if n := len(fake.Messages(topic)); n < 101 {
+		t.Errorf("topic holds %d messages, want at least 101", n)
 	}
 }

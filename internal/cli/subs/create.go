@@ -52,7 +52,7 @@ accepts duplicate names.`,
   hubctl subs create --name feed --type pull --origin midaz
   hubctl subs create --from-file orders.json -o json
 
-  # SQS, RabbitMQ, EventBridge, NATS, S3 and Kafka take the request body. Credentials are
+  # SQS, RabbitMQ, EventBridge, NATS, S3, Kafka and Pub/Sub take the request body. Credentials are
   # encrypted at rest and read back as "****" (an update that sends "****"
   # back keeps them):
   hubctl subs create --from-file - <<'EOF'
@@ -67,7 +67,9 @@ accepts duplicate names.`,
   # {"type": "nats", "url": "tls://nats.example.com:4222", "subject": "orders.events", "credentials": {"token": "..."}}
   # {"type": "s3", "bucket": "orders-archive", "region": "us-east-1", "prefix": "events/", "access_key_id": "AKIA...", "secret_access_key": "..."}
   # {"type": "kafka", "brokers": ["kafka-1.example.com:9093"], "topic": "orders", "tls": true,
-  #  "sasl": {"mechanism": "SCRAM-SHA-512", "username": "hub", "password": "..."}}`,
+  #  "sasl": {"mechanism": "SCRAM-SHA-512", "username": "hub", "password": "..."}}
+  # {"type": "pubsub", "project": "acme-prod", "topic": "orders",
+  #  "credentials_json": "{\"type\": \"service_account\", ...}"}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fm, err := cmdutil.ResolveFormat(f, format)

@@ -145,6 +145,8 @@ var fileOnlySinks = map[string]string{
             "access_key_id": "AKIA...", "secret_access_key": "..."}`,
 	"kafka": `{"type": "kafka", "brokers": ["kafka-1.example.com:9093"], "topic": "orders", "tls": true,
             "sasl": {"mechanism": "SCRAM-SHA-512", "username": "hub", "password": "..."}}`,
+	"pubsub": `{"type": "pubsub", "project": "acme-prod", "topic": "orders",
+            "credentials_json": "{\"type\": \"service_account\", ...}"}`,
 }
 
 // createBody is the SubscriptionCreate of the flags. Fields whose flags

@@ -82,10 +82,7 @@ type Entry struct {
 // as JSON when it is JSON (by content type and by content), so rules can
 // match on its fields; anything else travels as data_base64, byte for byte.
 func NewEnvelope(d sink.Delivery) Envelope {
-	contentType := d.DataContentType
-	if contentType == "" {
-		contentType = "application/json"
-	}
+	contentType := d.ContentType()
 	env := Envelope{
 		SpecVersion:     cloudEventsVersion,
 		ID:              d.EventID,

@@ -25,18 +25,18 @@ const (
 // kafkaIdentity maps the record headers (docs/concepts.md, Sinks) to the
 // suite's attributes.
 var kafkaIdentity = map[string]sinktest.Field{
-	HeaderEventID:       sinktest.EventID,
-	HeaderDeliveryID:    sinktest.DeliveryID,
-	HeaderTenantID:      sinktest.TenantID,
-	HeaderEventType:     sinktest.EventKey,
-	HeaderSchemaVersion: sinktest.SchemaVersion,
-	"ce_source":         sinktest.Source,
-	"ce_type":           sinktest.CloudEventType,
-	"ce_time":           sinktest.Time,
-	"ce_subject":        sinktest.Subject,
-	"content-type":      sinktest.DataContentType,
-	"traceparent":       sinktest.TraceParent,
-	"tracestate":        sinktest.TraceState,
+	sink.AttrEventID:       sinktest.EventID,
+	sink.AttrDeliveryID:    sinktest.DeliveryID,
+	sink.AttrTenantID:      sinktest.TenantID,
+	sink.AttrEventType:     sinktest.EventKey,
+	sink.AttrSchemaVersion: sinktest.SchemaVersion,
+	"ce_source":            sinktest.Source,
+	"ce_type":              sinktest.CloudEventType,
+	"ce_time":              sinktest.Time,
+	"ce_subject":           sinktest.Subject,
+	"content-type":         sinktest.DataContentType,
+	"traceparent":          sinktest.TraceParent,
+	"tracestate":           sinktest.TraceState,
 }
 
 // secureCluster is an in-process Kafka that requires TLS (a private CA)

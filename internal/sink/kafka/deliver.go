@@ -20,18 +20,6 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 )
 
-// Headers of a produced record (docs/concepts.md, Sinks): the CloudEvents
-// attributes as ce_* headers and the data content type as content-type
-// (binary mode of the CloudEvents Kafka protocol binding), and the
-// X-Lerian-* values under the names message attributes use.
-const (
-	HeaderEventID       = "lerian-event-id"
-	HeaderEventType     = "lerian-event-type"
-	HeaderTenantID      = "lerian-tenant-id"
-	HeaderDeliveryID    = "lerian-delivery-id"
-	HeaderSchemaVersion = "lerian-schema-version"
-)
-
 // maxErrorBytes keeps recorded errors short.
 const maxErrorBytes = 200
 
@@ -146,41 +134,25 @@ func (s *topicSink) Close() error {
 	return nil
 }
 
-// specVersion is the CloudEvents version of the ce_specversion header.
-const specVersion = "1.0"
-
-// Record is the Kafka record of one delivery on topic, keyed by keyBy
-// ("" or KeyTenant, KeySubject, KeyEventID, KeyNone): the value is the
-// event data byte for byte, the CloudEvents attributes are ce_* headers.
-// An empty key (no subject) leaves the partition to the partitioner.
+// Record is the Kafka record of one delivery on topic (docs/concepts.md,
+// Sinks), keyed by keyBy ("" or KeyTenant, KeySubject, KeyEventID,
+// KeyNone): the value is the event data byte for byte, the CloudEvents
+// attributes are ce_* headers and the data content type content-type
+// (binary mode of the CloudEvents Kafka protocol binding), and
+// sink.Attributes are headers of their own. An empty key (no subject)
+// leaves the partition to the partitioner.
 func Record(topic, keyBy string, d sink.Delivery) *kgo.Record {
-	contentType := d.DataContentType
-	if contentType == "" {
-		contentType = "application/json"
-	}
 	var headers []kgo.RecordHeader
 	add := func(name, value string) {
-		if value != "" {
-			headers = append(headers, kgo.RecordHeader{Key: name, Value: []byte(value)})
-		}
+		headers = append(headers, kgo.RecordHeader{Key: name, Value: []byte(value)})
 	}
-	add("ce_specversion", specVersion)
-	add("ce_id", d.EventID)
-	add("ce_source", d.Source)
-	add("ce_type", d.Type)
-	if !d.Time.IsZero() {
-		add("ce_time", d.Time.UTC().Format(time.RFC3339Nano))
+	for _, attr := range sink.CloudEventsAttributes(d) {
+		add("ce_"+attr.Name, attr.Value)
 	}
-	add("ce_subject", d.Subject)
-	add("ce_dataschema", d.DataSchema)
-	add("content-type", contentType)
-	add(HeaderEventID, d.EventID)
-	add(HeaderEventType, d.EventKey)
-	add(HeaderTenantID, d.TenantID)
-	add(HeaderDeliveryID, d.DeliveryID)
-	add(HeaderSchemaVersion, d.SchemaVersion)
-	add("traceparent", d.TraceParent)
-	add("tracestate", d.TraceState)
+	add("content-type", d.ContentType())
+	for _, attr := range sink.Attributes(d) {
+		add(attr.Name, attr.Value)
+	}
 	var key []byte
 	switch keyBy {
 	case "", KeyTenant:

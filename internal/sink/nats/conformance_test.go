@@ -13,18 +13,18 @@ import (
 // natsIdentity maps the message headers (docs/concepts.md, Sinks) to the
 // suite's attributes.
 var natsIdentity = map[string]sinktest.Field{
-	HeaderEventID:       sinktest.EventID,
-	HeaderDeliveryID:    sinktest.DeliveryID,
-	HeaderTenantID:      sinktest.TenantID,
-	HeaderEventType:     sinktest.EventKey,
-	HeaderSchemaVersion: sinktest.SchemaVersion,
-	"ce-source":         sinktest.Source,
-	"ce-type":           sinktest.CloudEventType,
-	"ce-time":           sinktest.Time,
-	"ce-subject":        sinktest.Subject,
-	"content-type":      sinktest.DataContentType,
-	"traceparent":       sinktest.TraceParent,
-	"tracestate":        sinktest.TraceState,
+	sink.AttrEventID:       sinktest.EventID,
+	sink.AttrDeliveryID:    sinktest.DeliveryID,
+	sink.AttrTenantID:      sinktest.TenantID,
+	sink.AttrEventType:     sinktest.EventKey,
+	sink.AttrSchemaVersion: sinktest.SchemaVersion,
+	"ce-source":            sinktest.Source,
+	"ce-type":              sinktest.CloudEventType,
+	"ce-time":              sinktest.Time,
+	"ce-subject":           sinktest.Subject,
+	"content-type":         sinktest.DataContentType,
+	"traceparent":          sinktest.TraceParent,
+	"tracestate":           sinktest.TraceState,
 }
 
 const (

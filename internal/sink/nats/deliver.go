@@ -19,18 +19,6 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 )
 
-// Headers of a published message (docs/concepts.md, Sinks): the X-Lerian-*
-// values under the names message attributes use. The CloudEvents
-// attributes travel as ce-* headers, binary mode of the CloudEvents NATS
-// binding, and the event id also as Nats-Msg-Id.
-const (
-	HeaderEventID       = "lerian-event-id"
-	HeaderEventType     = "lerian-event-type"
-	HeaderTenantID      = "lerian-tenant-id"
-	HeaderDeliveryID    = "lerian-delivery-id"
-	HeaderSchemaVersion = "lerian-schema-version"
-)
-
 // maxErrorBytes keeps recorded errors short.
 const maxErrorBytes = 200
 
@@ -99,39 +87,19 @@ func (s *natsSink) Close() error {
 	return nil
 }
 
-// specVersion is the CloudEvents version of the ce-* headers.
-const specVersion = "1.0"
-
-// message is the NATS message of one delivery: the event data as it is,
-// the CloudEvents attributes as ce-* headers, and the lerian-* values.
+// message is the NATS message of one delivery (docs/concepts.md, Sinks):
+// the event data as it is, the CloudEvents attributes as ce-* headers
+// (binary mode of the CloudEvents NATS binding), and sink.Attributes; the
+// event id also travels as Nats-Msg-Id.
 func message(subject string, d sink.Delivery) *natsgo.Msg {
-	contentType := d.DataContentType
-	if contentType == "" {
-		contentType = "application/json"
-	}
 	header := natsgo.Header{}
-	set := func(name, value string) {
-		if value != "" {
-			header.Set(name, value)
-		}
+	for _, attr := range sink.CloudEventsAttributes(d) {
+		header.Set("ce-"+attr.Name, attr.Value)
 	}
-	set("ce-specversion", specVersion)
-	set("ce-id", d.EventID)
-	set("ce-source", d.Source)
-	set("ce-type", d.Type)
-	if !d.Time.IsZero() {
-		set("ce-time", d.Time.UTC().Format(time.RFC3339Nano))
+	header.Set("content-type", d.ContentType())
+	for _, attr := range sink.Attributes(d) {
+		header.Set(attr.Name, attr.Value)
 	}
-	set("ce-subject", d.Subject)
-	set("ce-dataschema", d.DataSchema)
-	set("content-type", contentType)
-	set(HeaderEventID, d.EventID)
-	set(HeaderEventType, d.EventKey)
-	set(HeaderTenantID, d.TenantID)
-	set(HeaderDeliveryID, d.DeliveryID)
-	set(HeaderSchemaVersion, d.SchemaVersion)
-	set("traceparent", d.TraceParent)
-	set("tracestate", d.TraceState)
 	return &natsgo.Msg{Subject: subject, Header: header, Data: d.Payload}
 }
 

@@ -45,7 +45,7 @@ func TestRetriedEventIsStoredOnce(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("the stream holds %d messages, want 1", len(msgs))
 	}
-	if got := msgs[0].Header.Get(HeaderDeliveryID); got != first.DeliveryID {
+	if got := msgs[0].Header.Get(sink.AttrDeliveryID); got != first.DeliveryID {
 		t.Errorf("stored delivery id %q, want the first attempt's %q", got, first.DeliveryID)
 	}
 }

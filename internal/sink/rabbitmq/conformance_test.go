@@ -13,13 +13,13 @@ import (
 // rabbitIdentity maps the message headers (docs/concepts.md, Sinks) to the suite's
 // attributes; content type and timestamp are message properties.
 var rabbitIdentity = map[string]sinktest.Field{
-	HeaderEventID:       sinktest.EventID,
-	HeaderDeliveryID:    sinktest.DeliveryID,
-	HeaderTenantID:      sinktest.TenantID,
-	HeaderEventType:     sinktest.EventKey,
-	HeaderSchemaVersion: sinktest.SchemaVersion,
-	"traceparent":       sinktest.TraceParent,
-	"tracestate":        sinktest.TraceState,
+	sink.AttrEventID:       sinktest.EventID,
+	sink.AttrDeliveryID:    sinktest.DeliveryID,
+	sink.AttrTenantID:      sinktest.TenantID,
+	sink.AttrEventType:     sinktest.EventKey,
+	sink.AttrSchemaVersion: sinktest.SchemaVersion,
+	"traceparent":          sinktest.TraceParent,
+	"tracestate":           sinktest.TraceState,
 }
 
 func TestConformance(t *testing.T) {

@@ -16,16 +16,6 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 )
 
-// Headers of a published message (docs/concepts.md, Sinks): the X-Lerian-* values under the
-// names message attributes use.
-const (
-	HeaderEventID       = "lerian-event-id"
-	HeaderEventType     = "lerian-event-type"
-	HeaderTenantID      = "lerian-tenant-id"
-	HeaderDeliveryID    = "lerian-delivery-id"
-	HeaderSchemaVersion = "lerian-schema-version"
-)
-
 const (
 	// maxErrorBytes keeps recorded errors short.
 	maxErrorBytes = 200
@@ -93,26 +83,14 @@ func runBounded(ctx context.Context, attempt func() error) error {
 
 // publishing is the message of one delivery.
 func publishing(d sink.Delivery) amqp.Publishing {
-	contentType := d.DataContentType
-	if contentType == "" {
-		contentType = "application/json"
-	}
-	headers := amqp.Table{
-		HeaderEventID:       d.EventID,
-		HeaderEventType:     d.EventKey,
-		HeaderTenantID:      d.TenantID,
-		HeaderDeliveryID:    d.DeliveryID,
-		HeaderSchemaVersion: d.SchemaVersion,
-	}
-	if d.TraceParent != "" {
-		headers["traceparent"] = d.TraceParent
-	}
-	if d.TraceState != "" {
-		headers["tracestate"] = d.TraceState
+	// The headers are sink.Attributes (docs/concepts.md, Sinks).
+	headers := amqp.Table{}
+	for _, attr := range sink.Attributes(d) {
+		headers[attr.Name] = attr.Value
 	}
 	return amqp.Publishing{
 		Headers:      headers,
-		ContentType:  contentType,
+		ContentType:  d.ContentType(),
 		DeliveryMode: amqp.Persistent,
 		MessageId:    d.EventID,
 		Timestamp:    d.Time,

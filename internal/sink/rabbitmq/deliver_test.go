@@ -100,11 +100,11 @@ func TestDeliverPublishesConfirmedMessage(t *testing.T) {
 		{"content_type", msg.ContentType, d.DataContentType},
 		{"routing key", msg.RoutingKey, d.EventKey},
 		{"type", msg.Type, d.EventKey},
-		{HeaderEventID, fmt.Sprint(msg.Headers[HeaderEventID]), d.EventID},
-		{HeaderEventType, fmt.Sprint(msg.Headers[HeaderEventType]), d.EventKey},
-		{HeaderTenantID, fmt.Sprint(msg.Headers[HeaderTenantID]), d.TenantID},
-		{HeaderDeliveryID, fmt.Sprint(msg.Headers[HeaderDeliveryID]), d.DeliveryID},
-		{HeaderSchemaVersion, fmt.Sprint(msg.Headers[HeaderSchemaVersion]), d.SchemaVersion},
+		{sink.AttrEventID, fmt.Sprint(msg.Headers[sink.AttrEventID]), d.EventID},
+		{sink.AttrEventType, fmt.Sprint(msg.Headers[sink.AttrEventType]), d.EventKey},
+		{sink.AttrTenantID, fmt.Sprint(msg.Headers[sink.AttrTenantID]), d.TenantID},
+		{sink.AttrDeliveryID, fmt.Sprint(msg.Headers[sink.AttrDeliveryID]), d.DeliveryID},
+		{sink.AttrSchemaVersion, fmt.Sprint(msg.Headers[sink.AttrSchemaVersion]), d.SchemaVersion},
 		{"traceparent", fmt.Sprint(msg.Headers["traceparent"]), d.TraceParent},
 	}
 	for _, c := range checks {

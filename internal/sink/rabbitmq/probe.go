@@ -90,8 +90,8 @@ func verificationPublishing(p sink.ProbeRequest) (amqp.Publishing, error) {
 	}
 	return amqp.Publishing{
 		Headers: amqp.Table{
-			HeaderEventType: whsign.VerificationEventType,
-			HeaderTenantID:  p.TenantID,
+			sink.AttrEventType: whsign.VerificationEventType,
+			sink.AttrTenantID:  p.TenantID,
 		},
 		ContentType:  "application/json",
 		DeliveryMode: amqp.Transient,

@@ -77,8 +77,8 @@ func TestProbeChecksRouting(t *testing.T) {
 		t.Fatalf("queue got %d messages, want the 2 verification messages", len(msgs))
 	}
 	for _, msg := range msgs {
-		if msg.Type != "hub.verification" || msg.Headers[HeaderEventType] != "hub.verification" {
-			t.Errorf("message type %q, header %v; want hub.verification", msg.Type, msg.Headers[HeaderEventType])
+		if msg.Type != "hub.verification" || msg.Headers[sink.AttrEventType] != "hub.verification" {
+			t.Errorf("message type %q, header %v; want hub.verification", msg.Type, msg.Headers[sink.AttrEventType])
 		}
 		if msg.DeliveryMode == amqp.Persistent {
 			t.Errorf("verification message is persistent, want transient")

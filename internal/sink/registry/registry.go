@@ -10,6 +10,7 @@ import (
 	"github.com/hubctl/hubctl/internal/sink/eventbridge"
 	"github.com/hubctl/hubctl/internal/sink/kafka"
 	"github.com/hubctl/hubctl/internal/sink/nats"
+	"github.com/hubctl/hubctl/internal/sink/pubsub"
 	"github.com/hubctl/hubctl/internal/sink/pull"
 	"github.com/hubctl/hubctl/internal/sink/rabbitmq"
 	"github.com/hubctl/hubctl/internal/sink/s3"
@@ -28,7 +29,7 @@ type Options struct {
 type Sinks struct {
 	*sink.Registry
 	// idle close the kept-alive HTTP connections of the types that pool
-	// them; RabbitMQ, NATS and Kafka connections close with the last sink
+	// them; RabbitMQ, NATS, Kafka and Pub/Sub connections close with the last sink
 	// that uses them.
 	idle []func()
 }
@@ -48,6 +49,7 @@ func New(opts Options) (*Sinks, error) {
 		nats.NewType(nats.Options{AllowPrivate: opts.AllowPrivate}),
 		buckets,
 		kafka.NewType(kafka.Options{AllowPrivate: opts.AllowPrivate}),
+		pubsub.NewType(pubsub.Options{AllowPrivate: opts.AllowPrivate}),
 	)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ func TestNewRegistersEveryType(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, name := range []string{"webhook", "pull", "sqs", "rabbitmq", "eventbridge", "nats", "s3", "kafka"} {
+	for _, name := range []string{"webhook", "pull", "sqs", "rabbitmq", "eventbridge", "nats", "s3", "kafka", "pubsub"} {
 		if _, err := s.Lookup(name); err != nil {
 			t.Errorf("%s not registered: %v", name, err)
 		}

@@ -27,13 +27,13 @@ const (
 // s3Identity maps the object metadata (docs/concepts.md, Sinks) to the
 // suite's attributes; the SDK reads metadata keys back lowercased.
 var s3Identity = map[string]sinktest.Field{
-	MetaEventID:       sinktest.EventID,
-	MetaDeliveryID:    sinktest.DeliveryID,
-	MetaTenantID:      sinktest.TenantID,
-	MetaEventType:     sinktest.EventKey,
-	MetaSchemaVersion: sinktest.SchemaVersion,
-	MetaTraceParent:   sinktest.TraceParent,
-	MetaTraceState:    sinktest.TraceState,
+	sink.AttrEventID:       sinktest.EventID,
+	sink.AttrDeliveryID:    sinktest.DeliveryID,
+	sink.AttrTenantID:      sinktest.TenantID,
+	sink.AttrEventType:     sinktest.EventKey,
+	sink.AttrSchemaVersion: sinktest.SchemaVersion,
+	sink.AttrTraceParent:   sinktest.TraceParent,
+	sink.AttrTraceState:    sinktest.TraceState,
 }
 
 // fakeS3 is an in-process S3-compatible server on loopback.

@@ -27,20 +27,6 @@ import (
 	"github.com/hubctl/hubctl/internal/sink/awsclient"
 )
 
-// Object metadata keys (docs/concepts.md, Sinks): the X-Lerian-* values of
-// a webhook, as S3 user metadata (x-amz-meta-lerian-event-id, …).
-const (
-	MetaEventID       = "lerian-event-id"
-	MetaEventType     = "lerian-event-type"
-	MetaTenantID      = "lerian-tenant-id"
-	MetaDeliveryID    = "lerian-delivery-id"
-	MetaSchemaVersion = "lerian-schema-version"
-	// MetaTraceParent and MetaTraceState carry the W3C trace context when
-	// the event has one.
-	MetaTraceParent = "traceparent"
-	MetaTraceState  = "tracestate"
-)
-
 const (
 	// MaxKeyBytes is S3's limit on an object key.
 	MaxKeyBytes = 1024
@@ -83,26 +69,17 @@ func buildPut(bucket, prefix string, d sink.Delivery) (*s3api.PutObjectInput, er
 	if len(key) > MaxKeyBytes {
 		return nil, fmt.Errorf("object key too long for S3: %d bytes, the limit is %d", len(key), MaxKeyBytes)
 	}
-	contentType := d.DataContentType
-	if contentType == "" {
-		contentType = "application/json"
-	}
+	// The object metadata is sink.Attributes (docs/concepts.md, Sinks), as
+	// S3 user metadata (x-amz-meta-lerian-event-id, …).
 	metadata := map[string]string{}
 	size := 0
-	for name, value := range map[string]string{
-		MetaEventID: d.EventID, MetaEventType: d.EventKey, MetaTenantID: d.TenantID,
-		MetaDeliveryID: d.DeliveryID, MetaSchemaVersion: d.SchemaVersion,
-		MetaTraceParent: d.TraceParent, MetaTraceState: d.TraceState,
-	} {
-		if value == "" {
-			continue
-		}
+	for _, attr := range sink.Attributes(d) {
 		// Metadata travels as HTTP headers: printable ASCII only.
-		if strings.ContainsFunc(value, func(r rune) bool { return r > unicode.MaxASCII || unicode.IsControl(r) }) {
-			return nil, fmt.Errorf("metadata %s has characters an S3 header cannot carry", name)
+		if strings.ContainsFunc(attr.Value, func(r rune) bool { return r > unicode.MaxASCII || unicode.IsControl(r) }) {
+			return nil, fmt.Errorf("metadata %s has characters an S3 header cannot carry", attr.Name)
 		}
-		metadata[name] = value
-		size += len(name) + len(value)
+		metadata[attr.Name] = attr.Value
+		size += len(attr.Name) + len(attr.Value)
 	}
 	if size > maxMetadataBytes {
 		return nil, fmt.Errorf("object metadata too large for S3: %d bytes, the limit is %d", size, maxMetadataBytes)
@@ -112,7 +89,7 @@ func buildPut(bucket, prefix string, d sink.Delivery) (*s3api.PutObjectInput, er
 		Key:           aws.String(key),
 		Body:          bytes.NewReader(d.Payload),
 		ContentLength: aws.Int64(int64(len(d.Payload))),
-		ContentType:   aws.String(contentType),
+		ContentType:   aws.String(d.ContentType()),
 		Metadata:      metadata,
 	}, nil
 }

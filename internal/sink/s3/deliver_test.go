@@ -32,7 +32,7 @@ func TestRetryOverwritesTheSameObject(t *testing.T) {
 	if len(objects) != 1 {
 		t.Fatalf("the bucket holds %d objects, want 1", len(objects))
 	}
-	if got := objects[0].metadata[MetaDeliveryID]; got != retry.DeliveryID {
+	if got := objects[0].metadata[sink.AttrDeliveryID]; got != retry.DeliveryID {
 		t.Errorf("stored delivery id %q, want the retry's %q", got, retry.DeliveryID)
 	}
 }

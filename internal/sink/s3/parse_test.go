@@ -131,7 +131,7 @@ func TestBuildPutRefusesWhatS3CannotTake(t *testing.T) {
 		t.Errorf("buildPut of a %d-byte id = %v, want the key refused", MaxKeyBytes, err)
 	}
 	accented := sink.Delivery{TenantID: "t", EventID: "e", SchemaVersion: "1.0-é", Time: time.Now()}
-	if _, err := buildPut("orders", "", accented); err == nil || !strings.Contains(err.Error(), MetaSchemaVersion) {
+	if _, err := buildPut("orders", "", accented); err == nil || !strings.Contains(err.Error(), sink.AttrSchemaVersion) {
 		t.Errorf("buildPut of non-ASCII metadata = %v, want it refused naming the field", err)
 	}
 }

@@ -11,13 +11,13 @@ import (
 
 // sqsIdentity maps the message attributes (docs/concepts.md, Sinks) to the suite's.
 var sqsIdentity = map[string]sinktest.Field{
-	AttrEventID:       sinktest.EventID,
-	AttrDeliveryID:    sinktest.DeliveryID,
-	AttrTenantID:      sinktest.TenantID,
-	AttrEventType:     sinktest.EventKey,
-	AttrSchemaVersion: sinktest.SchemaVersion,
-	AttrTraceParent:   sinktest.TraceParent,
-	AttrTraceState:    sinktest.TraceState,
+	sink.AttrEventID:       sinktest.EventID,
+	sink.AttrDeliveryID:    sinktest.DeliveryID,
+	sink.AttrTenantID:      sinktest.TenantID,
+	sink.AttrEventType:     sinktest.EventKey,
+	sink.AttrSchemaVersion: sinktest.SchemaVersion,
+	sink.AttrTraceParent:   sinktest.TraceParent,
+	sink.AttrTraceState:    sinktest.TraceState,
 }
 
 func TestConformance(t *testing.T) {

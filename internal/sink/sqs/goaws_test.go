@@ -56,8 +56,8 @@ func stringAttributes(t *testing.T, m goawstest.Message) map[string]string {
 
 func wantAttributes(d sink.Delivery) map[string]string {
 	return map[string]string{
-		AttrEventID: d.EventID, AttrEventType: d.EventKey, AttrTenantID: d.TenantID,
-		AttrDeliveryID: d.DeliveryID, AttrSchemaVersion: d.SchemaVersion,
+		sink.AttrEventID: d.EventID, sink.AttrEventType: d.EventKey, sink.AttrTenantID: d.TenantID,
+		sink.AttrDeliveryID: d.DeliveryID, sink.AttrSchemaVersion: d.SchemaVersion,
 	}
 }
 

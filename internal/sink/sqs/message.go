@@ -13,19 +13,9 @@ import (
 	"github.com/hubctl/hubctl/internal/sink"
 )
 
-// Message attribute names (docs/concepts.md, Sinks): the X-Lerian-* values of a webhook,
-// lowercased the way SQS consumers conventionally spell attributes.
+// The message attributes are sink.Attributes (docs/concepts.md, Sinks),
+// plus one of SQS's own:
 const (
-	AttrEventID       = "lerian-event-id"
-	AttrEventType     = "lerian-event-type"
-	AttrTenantID      = "lerian-tenant-id"
-	AttrDeliveryID    = "lerian-delivery-id"
-	AttrSchemaVersion = "lerian-schema-version"
-	// AttrTraceParent and AttrTraceState carry the W3C trace context
-	// under the names W3C and OpenTelemetry's messaging instrumentation
-	// read from message attributes; absent when the event has none.
-	AttrTraceParent = "traceparent"
-	AttrTraceState  = "tracestate"
 	// AttrBodyEncoding is present, with the value BodyEncodingBase64, only
 	// when the body is the base64 encoding of the event data because the
 	// data itself is not text SQS can carry.
@@ -59,31 +49,18 @@ func buildMessage(queueURL string, fifo bool, d sink.Delivery) (*sqsapi.SendMess
 	}
 	body, encoded := messageBody(d.Payload)
 
-	attrs := map[string]string{
-		AttrEventID:       d.EventID,
-		AttrEventType:     d.EventKey,
-		AttrTenantID:      d.TenantID,
-		AttrDeliveryID:    d.DeliveryID,
-		AttrSchemaVersion: d.SchemaVersion,
-		AttrTraceParent:   d.TraceParent,
-		AttrTraceState:    d.TraceState,
-	}
+	attrs := sink.Attributes(d)
 	if encoded {
-		attrs[AttrBodyEncoding] = BodyEncodingBase64
+		attrs = append(attrs, sink.Attribute{Name: AttrBodyEncoding, Value: BodyEncodingBase64})
 	}
 	attributes := make(map[string]types.MessageAttributeValue, len(attrs))
 	size := len(body)
-	for name, value := range attrs {
-		// SQS refuses an empty attribute value; an absent attribute says
-		// the same thing to a consumer.
-		if value == "" {
-			continue
+	for _, attr := range attrs {
+		if !isSQSText(attr.Value) {
+			return nil, fmt.Errorf("message attribute %s contains characters SQS does not allow", attr.Name)
 		}
-		if !isSQSText(value) {
-			return nil, fmt.Errorf("message attribute %s contains characters SQS does not allow", name)
-		}
-		attributes[name] = types.MessageAttributeValue{DataType: aws.String(stringType), StringValue: aws.String(value)}
-		size += len(name) + len(stringType) + len(value)
+		attributes[attr.Name] = types.MessageAttributeValue{DataType: aws.String(stringType), StringValue: aws.String(attr.Value)}
+		size += len(attr.Name) + len(stringType) + len(attr.Value)
 	}
 	if size > MaxMessageBytes {
 		what := "event data"

@@ -27,8 +27,8 @@ func testDelivery(payload []byte) sink.Delivery {
 func attributeOverhead(d sink.Delivery) int {
 	n := 0
 	for name, value := range map[string]string{
-		AttrEventID: d.EventID, AttrEventType: d.EventKey, AttrTenantID: d.TenantID,
-		AttrDeliveryID: d.DeliveryID, AttrSchemaVersion: d.SchemaVersion,
+		sink.AttrEventID: d.EventID, sink.AttrEventType: d.EventKey, sink.AttrTenantID: d.TenantID,
+		sink.AttrDeliveryID: d.DeliveryID, sink.AttrSchemaVersion: d.SchemaVersion,
 	} {
 		n += len(name) + len(stringType) + len(value)
 	}
@@ -55,8 +55,8 @@ func TestBuildMessage(t *testing.T) {
 		{name: "text payload as is",
 			wantBody: `{"amount":100}`,
 			wantAttrs: map[string]string{
-				AttrEventID: base.EventID, AttrEventType: base.EventKey, AttrTenantID: base.TenantID,
-				AttrDeliveryID: base.DeliveryID, AttrSchemaVersion: base.SchemaVersion,
+				sink.AttrEventID: base.EventID, sink.AttrEventType: base.EventKey, sink.AttrTenantID: base.TenantID,
+				sink.AttrDeliveryID: base.DeliveryID, sink.AttrSchemaVersion: base.SchemaVersion,
 			}},
 		{name: "fifo gets group and dedup ids", fifo: true,
 			wantBody: `{"amount":100}`, wantGroup: "tenant-a", wantDedup: base.EventID},
@@ -67,7 +67,7 @@ func TestBuildMessage(t *testing.T) {
 		{name: "empty schema version is left out",
 			edit:       func(d *sink.Delivery) { d.SchemaVersion = "" },
 			wantBody:   `{"amount":100}`,
-			wantAbsent: []string{AttrSchemaVersion}},
+			wantAbsent: []string{sink.AttrSchemaVersion}},
 		{name: "exactly 256 KiB with attributes",
 			edit:     func(d *sink.Delivery) { d.Payload = fits },
 			wantBody: string(fits)},

@@ -119,10 +119,7 @@ func (s *hookSink) newRequest(ctx context.Context, d sink.Delivery) (*http.Reque
 		// http.NewRequest errors quote the URL, whose query may hold a token.
 		return nil, errors.New("the stored url is not usable")
 	}
-	contentType := d.DataContentType
-	if contentType == "" {
-		contentType = "application/json"
-	}
+	contentType := d.ContentType()
 	h := req.Header
 	for name, value := range s.headers {
 		h.Set(name, value)
