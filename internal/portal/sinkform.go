@@ -148,7 +148,8 @@ var sinkTypes = []sinkType{
 			{Path: "topic", Label: "Topic", Kind: fieldText, Required: true},
 			{Path: "credentials_json", Label: "Service account key (JSON)", Kind: fieldSecretText,
 				Help: "Optional: a key of a service account allowed to publish. Kept encrypted and never shown again."},
-			{Path: "endpoint", Label: "Endpoint", Kind: fieldText, Help: "Optional: an emulator or a private endpoint."},
+			{Path: "endpoint", Label: "Endpoint", Kind: fieldText, Placeholder: "pubsub-emulator:8085",
+				Help: "Optional: host:port of an emulator or a private endpoint. Without a service account key, the hub reaches it without authentication."},
 		}},
 	{Name: "nats", Label: "NATS JetStream", Help: "Each event is published to a subject a JetStream stream of yours captures.",
 		Fields: []sinkField{
