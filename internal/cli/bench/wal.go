@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	_ "embed"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,7 +40,7 @@ func (p walProbe) read(ctx context.Context) walReading {
 		return walReading{}
 	}
 	var text string
-	if err := p.conn.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&text); err != nil {
+	if err := p.conn.QueryRow(ctx, currentWALLSNSQL).Scan(&text); err != nil {
 		return walReading{}
 	}
 	lsn, err := benchmark.ParseLSN(text)
@@ -54,3 +55,6 @@ func (p walProbe) close() {
 		_ = p.conn.Close(context.Background())
 	}
 }
+
+//go:embed sql/current_wal_lsn.sql
+var currentWALLSNSQL string
