@@ -49,13 +49,16 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 		d.release(ctx, job, log)
 		return
 	}
-	attemptCtx, done, fenced := d.purges.start(ctx, job.ClaimedJob)
+	// A purge's fence cuts the delivery short, and only the delivery: a
+	// recording it cut would leave the job in flight under its lease, the
+	// purge waiting for it, and a failure's recording is what waits for
+	// the purge's fence (both take the ingest lock) until it is heard.
+	deliveryCtx, done, fenced := d.purges.start(ctx, job.ClaimedJob)
 	if fenced {
 		d.cancelPurged(ctx, job, log)
 		return
 	}
 	defer done()
-	ctx = attemptCtx
 
 	opened, openErr := d.sinks.acquire(sub, d.clock())
 	if openErr == nil {
@@ -86,14 +89,14 @@ func (d *Dispatcher) attempt(ctx context.Context, job queuedJob) {
 			d.shed(ctx, job, retryAt, log)
 			return
 		}
-		out = d.deliver(ctx, opened, job, sub, deliveryID.String())
+		out = d.deliver(deliveryCtx, opened, job, sub, deliveryID.String())
 	}
 	finished := d.clock()
-	if errors.Is(context.Cause(ctx), errPurged) {
+	if errors.Is(context.Cause(deliveryCtx), errPurged) {
 		d.cancelPurged(ctx, job, log)
 		return
 	}
-	if ctx.Err() != nil {
+	if deliveryCtx.Err() != nil {
 		// Cut short by the drain timeout: not the destination's doing.
 		log.Warn("attempt abandoned at shutdown; its lease will expire and the job be retried", "delivery_id", deliveryID)
 		return
