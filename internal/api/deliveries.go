@@ -22,6 +22,12 @@ func (s *Server) listSubscriptionDeliveries(w http.ResponseWriter, r *http.Reque
 	if params.State, err = filterParam(q, "state"); err != nil {
 		return err
 	}
+	if params.Since, err = filterParam(q, "since"); err != nil {
+		return err
+	}
+	if params.Until, err = filterParam(q, "until"); err != nil {
+		return err
+	}
 	deliveries, err := hub.ListDeliveries(r.Context(), tenant, r.PathValue("id"), params)
 	if err != nil {
 		return err

@@ -116,6 +116,16 @@ func TestListDeliveriesPagesNewestFirst(t *testing.T) {
 		}
 	}
 
+	// The window is on when each delivery was created: seeding created
+	// them all now.
+	hourAgo := url.QueryEscape(time.Now().Add(-time.Hour).UTC().Format(time.RFC3339))
+	if since := f.h.v1(t, http.StatusOK, f.acmeKey, "GET", f.deliveriesPath+"?state=dead&since="+hourAgo, ""); strings.Join(itemIDs(t, since), " ") != d[3]+" "+d[1] {
+		t.Errorf("dead deliveries since an hour ago %s", since.raw)
+	}
+	if until := f.h.v1(t, http.StatusOK, f.acmeKey, "GET", f.deliveriesPath+"?until="+hourAgo, ""); len(itemIDs(t, until)) != 0 {
+		t.Errorf("deliveries until an hour ago %s", until.raw)
+	}
+
 	// The admin token reaches the same listing through X-Tenant-Id.
 	admin := f.h.must(t, http.StatusOK, call{method: "GET", path: f.deliveriesPath, token: testAdminToken, header: map[string]string{"X-Tenant-Id": "acme"}})
 	if len(itemIDs(t, admin)) != 5 {
@@ -133,6 +143,11 @@ func TestListDeliveriesRejectsBadQueries(t *testing.T) {
 		{"?limit=0", "limit"},
 		{"?limit=1001", "limit"},
 		{"?cursor=forged", "cursor"},
+		{"?since=yesterday", "since"},
+		{"?since=1h", "since"},
+		{"?until=2026-01-02", "until"},
+		{"?since=2026-01-02T00:00:00Z&until=2026-01-02T00:00:00Z", "until"},
+		{"?since=2026-01-02T00:00:00Z&since=2026-01-03T00:00:00Z", "since"},
 	}
 	for _, tc := range cases {
 		r := f.h.v1(t, http.StatusBadRequest, f.acmeKey, "GET", f.deliveriesPath+tc.query, "")

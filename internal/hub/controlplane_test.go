@@ -346,6 +346,22 @@ func contractCases() []contractCase {
 			_, err := h.ListDeliveries(ctx, "", fx.globexSub, hubapi.DeliveryListParams{})
 			return "", err
 		}, "subscription_not_found"},
+		{"list deliveries created in a window", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			page, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{Since: "2020-01-01T00:00:00Z", Until: "2020-01-02T00:00:00Z"})
+			return fmt.Sprint(len(page.Items)), err
+		}, ""},
+		{"list another tenant's deliveries in a window", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.ListDeliveries(ctx, "", fx.globexSub, hubapi.DeliveryListParams{Since: "2020-01-01T00:00:00Z"})
+			return "", err
+		}, "subscription_not_found"},
+		{"list deliveries since a time that is not RFC 3339", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{Since: "yesterday"})
+			return "", err
+		}, "invalid_request"},
+		{"list deliveries until before since", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{Since: "2026-12-02T00:00:00Z", Until: "2026-12-01T00:00:00Z"})
+			return "", err
+		}, "invalid_request"},
 		{"list deliveries in an unknown state", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
 			_, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{State: "lost"})
 			return "", err

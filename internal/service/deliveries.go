@@ -92,6 +92,15 @@ func checkDeliveryList(p hubapi.DeliveryListParams) (catalog.DeliveryQuery, erro
 		return catalog.DeliveryQuery{}, invalid("state", "invalid state %q: use one of %s", p.State, strings.Join(hubapi.DeliveryStates, ", "))
 	}
 	q := catalog.DeliveryQuery{Limit: limit, State: p.State}
+	if q.Since, err = parseBound("since", p.Since); err != nil {
+		return catalog.DeliveryQuery{}, err
+	}
+	if q.Until, err = parseBound("until", p.Until); err != nil {
+		return catalog.DeliveryQuery{}, err
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return catalog.DeliveryQuery{}, invalid("until", "until (%s) must be after since (%s)", p.Until, p.Since)
+	}
 	if p.Cursor != "" {
 		if q.BeforeSeq, err = parseDeliveriesPosition(p.Cursor); err != nil {
 			return catalog.DeliveryQuery{}, err

@@ -37,6 +37,10 @@ func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
 		{"forged cursor", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: "not-a-cursor!"}}), hubapi.CodeInvalidRequest, "cursor"},
 		{"another listing's cursor", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: otherListing}}), hubapi.CodeInvalidRequest, "cursor"},
 		{"cursor at seq 0", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: encodeTestCursor("deliveries:0")}}), hubapi.CodeInvalidRequest, "cursor"},
+		{"since that is not RFC 3339", list("acme", validSub, hubapi.DeliveryListParams{Since: "1h"}), hubapi.CodeInvalidRequest, "since"},
+		{"until that is not RFC 3339", list("acme", validSub, hubapi.DeliveryListParams{Until: "2026-12-01"}), hubapi.CodeInvalidRequest, "until"},
+		{"empty window", list("acme", validSub, hubapi.DeliveryListParams{Since: "2026-12-01T00:00:00Z", Until: "2026-12-01T00:00:00Z"}), hubapi.CodeInvalidRequest, "until"},
+		{"window backwards", list("acme", validSub, hubapi.DeliveryListParams{Since: "2026-12-02T00:00:00Z", Until: "2026-12-01T00:00:00Z"}), hubapi.CodeInvalidRequest, "until"},
 		{"subscription id that is not a UUID", list("acme", "orders", hubapi.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
 		{"tenant id no tenant can have", list("a/b", validSub, hubapi.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
 		{"delivery id that is not a UUID", func() error { _, err := svc.Get(ctx, "acme", "42"); return err }, service.CodeDeliveryNotFound, ""},
@@ -142,6 +146,32 @@ func TestListDeliveriesFollowsCursorsNewestFirst(t *testing.T) {
 	}
 	if _, err := f.svc.List(ctx, "globex", f.sub, hubapi.DeliveryListParams{}); !isCode(err, service.CodeSubscriptionNotFound) {
 		t.Errorf("another tenant's subscription: %v", err)
+	}
+}
+
+func TestListDeliveriesInATimeWindow(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	at := func(d time.Duration) string { return fixtureTime.Add(d).Format(time.RFC3339Nano) }
+	cases := []struct {
+		name  string
+		p     hubapi.DeliveryListParams
+		wantN int
+	}{
+		{"since their creation", hubapi.DeliveryListParams{Since: at(0)}, len(hubapi.DeliveryStates)},
+		{"until their creation", hubapi.DeliveryListParams{Until: at(0)}, 0},
+		{"a window around it", hubapi.DeliveryListParams{Since: at(-time.Second), Until: at(time.Second)}, len(hubapi.DeliveryStates)},
+		{"after it", hubapi.DeliveryListParams{Since: at(time.Second)}, 0},
+		{"dead in the window", hubapi.DeliveryListParams{State: hubapi.DeliveryDead, Since: at(0), Until: at(time.Hour)}, 1},
+	}
+	for _, tc := range cases {
+		page, err := f.svc.List(ctx, "acme", f.sub, tc.p)
+		if err != nil || len(page.Items) != tc.wantN {
+			t.Errorf("%s: %d deliveries, %v; want %d", tc.name, len(page.Items), err, tc.wantN)
+		}
+	}
+	if _, err := f.svc.List(ctx, "globex", f.sub, hubapi.DeliveryListParams{Since: at(0)}); !isCode(err, service.CodeSubscriptionNotFound) {
+		t.Errorf("another tenant's subscription in a window: %v", err)
 	}
 }
 

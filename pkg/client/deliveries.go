@@ -18,6 +18,8 @@ func (c *Client) ListDeliveries(ctx context.Context, tenant, subscriptionID stri
 	}
 	q := pageQuery(p.ListParams)
 	setIfNotEmpty(q, "state", p.State)
+	setIfNotEmpty(q, "since", p.Since)
+	setIfNotEmpty(q, "until", p.Until)
 	err = c.on(tenant).call(ctx, http.MethodGet, path+"/deliveries", q, nil, &out)
 	return out, err
 }

@@ -105,22 +105,30 @@ func TestListDeliveriesPagesNewestFirst(t *testing.T) {
 	// Another subscription's deliveries never show.
 	seedDelivery(t, st, "acme", seedSubscription(t, st, "acme"), 100, "pending")
 
+	// Delivery n was created n minutes after deliveryBase.
+	minute := func(n int) time.Time { return deliveryBase.Add(time.Duration(n) * time.Minute) }
 	cases := []struct {
-		name  string
-		state string
-		limit int
-		want  []int64 // event seqs, in listing order
+		name         string
+		state        string
+		since, until time.Time
+		limit        int
+		want         []int64 // event seqs, in listing order
 	}{
-		{"all, two at a time", "", 2, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
-		{"all in one page", "", 100, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
-		{"dead only", "dead", 1, []int64{seqs[4], seqs[1]}},
-		{"pending only", "pending", 5, []int64{seqs[6], seqs[2]}},
-		{"succeeded only", "succeeded", 3, []int64{seqs[0]}},
+		{"all, two at a time", "", time.Time{}, time.Time{}, 2, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
+		{"all in one page", "", time.Time{}, time.Time{}, 100, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
+		{"dead only", "dead", time.Time{}, time.Time{}, 1, []int64{seqs[4], seqs[1]}},
+		{"pending only", "pending", time.Time{}, time.Time{}, 5, []int64{seqs[6], seqs[2]}},
+		{"succeeded only", "succeeded", time.Time{}, time.Time{}, 3, []int64{seqs[0]}},
+		{"created in a window, since inclusive, until exclusive", "", minute(2), minute(5), 2, []int64{seqs[3], seqs[2], seqs[1]}},
+		{"created since", "", minute(6), time.Time{}, 1, []int64{seqs[6], seqs[5]}},
+		{"created until", "", time.Time{}, minute(2), 1, []int64{seqs[0]}},
+		{"dead in a window", "dead", minute(3), time.Time{}, 1, []int64{seqs[4]}},
+		{"a window with none", "", minute(8), time.Time{}, 1, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []int64
-			q := catalog.DeliveryQuery{TenantID: "acme", SubscriptionID: sub, Limit: tc.limit, State: tc.state}
+			q := catalog.DeliveryQuery{TenantID: "acme", SubscriptionID: sub, Limit: tc.limit, State: tc.state, Since: tc.since, Until: tc.until}
 			for range len(states) + 1 {
 				page, more, err := st.ListDeliveries(ctx, q)
 				if err != nil {
@@ -133,6 +141,9 @@ func TestListDeliveriesPagesNewestFirst(t *testing.T) {
 					got = append(got, d.EventSeq)
 					if tc.state != "" && d.State != tc.state {
 						t.Errorf("state %s in a listing of %s", d.State, tc.state)
+					}
+					if d.CreatedAt.Before(tc.since) || !tc.until.IsZero() && !d.CreatedAt.Before(tc.until) {
+						t.Errorf("created at %s, outside [%s, %s)", d.CreatedAt, tc.since, tc.until)
 					}
 				}
 				if !more {
@@ -163,17 +174,20 @@ func TestListDeliveriesScope(t *testing.T) {
 		name     string
 		tenant   string
 		sub      uuid.UUID
+		since    time.Time
 		wantN    int
 		notFound bool
 	}{
-		{"own subscription", "acme", acme, 1, false},
-		{"own subscription without deliveries", "acme", empty, 0, false},
-		{"deleted subscription keeps its history", "acme", deleted, 1, false},
-		{"another tenant's subscription", "globex", acme, 0, true},
-		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), 0, true},
+		{"own subscription", "acme", acme, time.Time{}, 1, false},
+		{"own subscription without deliveries", "acme", empty, time.Time{}, 0, false},
+		{"own subscription, none created in the window", "acme", acme, deliveryBase.Add(time.Hour), 0, false},
+		{"deleted subscription keeps its history", "acme", deleted, time.Time{}, 1, false},
+		{"another tenant's subscription", "globex", acme, time.Time{}, 0, true},
+		{"another tenant's subscription in a window", "globex", acme, deliveryBase, 0, true},
+		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), time.Time{}, 0, true},
 	}
 	for _, tc := range cases {
-		page, more, err := st.ListDeliveries(ctx, catalog.DeliveryQuery{TenantID: tc.tenant, SubscriptionID: tc.sub, Limit: 10})
+		page, more, err := st.ListDeliveries(ctx, catalog.DeliveryQuery{TenantID: tc.tenant, SubscriptionID: tc.sub, Since: tc.since, Limit: 10})
 		if tc.notFound {
 			if !errors.Is(err, pg.ErrNotFound) || page != nil {
 				t.Errorf("%s: got %v, %v; want ErrNotFound", tc.name, page, err)
