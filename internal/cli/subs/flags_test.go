@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
