@@ -419,6 +419,24 @@ func TestPortalInABrowser(t *testing.T) {
 	p.waitText("#live-rows", "succeeded")
 	p.until(subURL+"/deliveries", "main table", "succeeded")
 	p.audit("deliveries")
+	// The form narrows the list to when deliveries were created, without
+	// a script, and says why when it cannot read a time.
+	p.do(chromedp.SetValue(chromedp.CSS("#until"), "1h"), chromedp.Submit(chromedp.CSS("#until")), chromedp.WaitVisible(chromedp.CSS(".empty")))
+	if got := p.text(".empty"); !strings.Contains(got, "created in that window") {
+		t.Errorf("deliveries until an hour ago: %q", got)
+	}
+	p.open(subURL + "/deliveries")
+	p.do(chromedp.SetValue(chromedp.CSS("#since"), "yesterday"),
+		chromedp.Submit(chromedp.CSS("#since")), chromedp.WaitVisible(chromedp.CSS(`[role="alert"]`)))
+	if got := p.text(`[role="alert"]`); !strings.Contains(got, `since "yesterday"`) {
+		t.Errorf("a window that is not a time: %q", got)
+	}
+	p.audit("deliveries-window-refused")
+	p.do(chromedp.SetValue(chromedp.CSS("#since"), "1h"), chromedp.Submit(chromedp.CSS("#since")), chromedp.WaitVisible(chromedp.CSS("main table")))
+	if got := p.text("main table"); !strings.Contains(got, "succeeded") {
+		t.Errorf("deliveries since an hour ago: %q", got)
+	}
+	p.audit("deliveries-window")
 	p.open(hub.base + "/portal/")
 	p.audit("subscriptions")
 	p.open(subURL)

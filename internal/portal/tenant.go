@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/when"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -232,7 +234,12 @@ type deliveriesPage struct {
 	Items        []hubapi.Delivery
 	State        string
 	States       []string
-	Next         string
+	// Since and Until are the window as typed (a duration back from now or
+	// an RFC 3339 time); Problem says why the hub or the form refused it,
+	// on Field.
+	Since, Until         string
+	Problem, Field, Code string
+	Next                 string
 }
 
 func (h *Handler) deliveries(req *request) error {
@@ -244,13 +251,57 @@ func (h *Handler) deliveries(req *request) error {
 	if err != nil {
 		return err
 	}
-	page, err := req.hub.ListDeliveries(ctx, "", id, hubapi.DeliveryListParams{
-		ListParams: hubapi.ListParams{Limit: pageSize, Cursor: q.Get("cursor")}, State: q.Get("state")})
-	if err != nil {
+	page := deliveriesPage{Subscription: sub, State: q.Get("state"), States: deliveryStates, Since: q.Get("since"), Until: q.Get("until")}
+	params := hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: pageSize, Cursor: q.Get("cursor")}, State: page.State}
+	if params.Since, params.Until, err = deliveryWindow(page.Since, page.Until, time.Now()); err == nil {
+		var list hubapi.Page[hubapi.Delivery]
+		if list, err = req.hub.ListDeliveries(ctx, "", id, params); err == nil {
+			page.Items = list.Items
+			// The next page repeats the window as the times it meant, so
+			// a duration does not slide while the pages are read.
+			next := *req.r.URL
+			query := next.Query()
+			setOrDelete(query, "since", params.Since)
+			setOrDelete(query, "until", params.Until)
+			next.RawQuery = query.Encode()
+			page.Next = nextLink(&next, list.NextCursor)
+			return h.render(req, "deliveries", page)
+		}
+	}
+	var invalid *hubapi.ValidationError
+	if !errors.As(err, &invalid) {
 		return err
 	}
-	return h.render(req, "deliveries", deliveriesPage{Subscription: sub, Items: page.Items, State: q.Get("state"),
-		States: deliveryStates, Next: nextLink(req.r.URL, page.NextCursor)})
+	page.Problem, page.Field, page.Code = invalid.Message, invalid.Field, invalid.Code
+	return h.renderCode(req, http.StatusBadRequest, "deliveries", page)
+}
+
+// deliveryWindow reads the deliveries form's window, each side a duration
+// back from now or an RFC 3339 time, into the times the hub takes; "" leaves
+// a side open.
+func deliveryWindow(since, until string, now time.Time) (sinceAt, untilAt string, err error) {
+	for _, bound := range []struct {
+		field, value string
+		at           *string
+	}{{"since", since, &sinceAt}, {"until", until, &untilAt}} {
+		if bound.value == "" {
+			continue
+		}
+		t, err := when.Parse(bound.value, now)
+		if err != nil {
+			return "", "", &hubapi.ValidationError{Field: bound.field, Code: hubapi.CodeInvalidRequest, Message: fmt.Sprintf("%s %q: %v", bound.field, bound.value, err)}
+		}
+		*bound.at = when.Format(t)
+	}
+	return sinceAt, untilAt, nil
+}
+
+func setOrDelete(q url.Values, name, value string) {
+	if value == "" {
+		q.Del(name)
+		return
+	}
+	q.Set(name, value)
 }
 
 func (h *Handler) delivery(req *request) error {
