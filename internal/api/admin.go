@@ -35,6 +35,7 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleTenant("GET /v1/subscriptions/{id}/deliveries", s.listSubscriptionDeliveries)
 	s.recoverRoutes()
 	s.handleTenant("GET /v1/deliveries/{id}", s.getDelivery)
+	s.handleTenant("GET /v1/delivery-counts", s.countDeliveries)
 	s.deadLetterRoutes()
 	s.inboxRoutes()
 	s.handleTenant("GET /v1/events", s.readEvents)

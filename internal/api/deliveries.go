@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -33,6 +34,23 @@ func (s *Server) listSubscriptionDeliveries(w http.ResponseWriter, r *http.Reque
 		return err
 	}
 	writeJSON(w, http.StatusOK, deliveries)
+	return nil
+}
+
+func (s *Server) countDeliveries(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
+	list, _, err := singleParam(r.URL.Query(), "subscription_ids")
+	if err != nil {
+		return err
+	}
+	var ids []string
+	if list != "" {
+		ids = strings.Split(list, ",")
+	}
+	counts, err := hub.CountDeliveries(r.Context(), tenant, ids)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, counts)
 	return nil
 }
 

@@ -218,3 +218,34 @@ func TestDeliveriesOfAnotherTenantAnswerLikeMissingOnes(t *testing.T) {
 	f.h.v1(t, http.StatusOK, f.globexKey, "GET", "/v1/deliveries/"+f.globexID, "")
 	f.h.v1(t, http.StatusOK, f.globexKey, "GET", fmt.Sprintf("/v1/subscriptions/%s/deliveries", f.globexSub), "")
 }
+
+func TestCountDeliveries(t *testing.T) {
+	f := newDeliveriesFixture(t, "succeeded", "dead", "pending")
+	r := f.h.v1(t, http.StatusOK, f.acmeKey, "GET", "/v1/delivery-counts?subscription_ids="+f.sub, "")
+	items, _ := r.body["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("counts %s", r.raw)
+	}
+	// Seeding created every delivery now; the pending one was never tried.
+	for field, want := range map[string]any{"subscription_id": f.sub, "delivered": float64(1), "failed": float64(0), "dead": float64(1), "sampled": false} {
+		if got := items[0].(map[string]any)[field]; got != want {
+			t.Errorf("%s = %v, want %v", field, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		query  string
+		status int
+		code   string
+	}{
+		{"", http.StatusBadRequest, "invalid_request"},
+		{"?subscription_ids=", http.StatusBadRequest, "invalid_request"},
+		{"?subscription_ids=" + f.sub + "&subscription_ids=" + f.sub, http.StatusBadRequest, "invalid_request"},
+		{"?subscription_ids=" + f.sub + "," + f.globexSub, http.StatusNotFound, "subscription_not_found"},
+		{"?subscription_ids=orders", http.StatusNotFound, "subscription_not_found"},
+	} {
+		r := f.h.v1(t, tc.status, f.acmeKey, "GET", "/v1/delivery-counts"+tc.query, "")
+		if r.body["code"] != tc.code {
+			t.Errorf("%q: %s, want %s", tc.query, r.raw, tc.code)
+		}
+	}
+}

@@ -203,6 +203,7 @@ var queryParams = map[string][]string{
 	"DELETE /admin/tenants/{id}":            {"purge"},
 	"GET /v1/subscriptions":                 listing,
 	"GET /v1/subscriptions/{id}/deliveries": append([]string{"state", "since", "until"}, listing...),
+	"GET /v1/delivery-counts":               {"subscription_ids"},
 	"GET /v1/dead-letters":                  append([]string{"subscription_id", "reason", "since", "until"}, listing...),
 	"GET /v1/inbox":                         append([]string{"type", "source", "subject", "since", "until"}, listing...),
 	"GET /v1/events":                        {"subscription_id", "limit", "after"},

@@ -366,6 +366,30 @@ func contractCases() []contractCase {
 			_, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{State: "lost"})
 			return "", err
 		}, "invalid_request"},
+		{"count deliveries", "CountDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			counts, err := h.CountDeliveries(ctx, "", []string{fx.acmeSub})
+			if err != nil {
+				return "", err
+			}
+			c := counts.Items[0]
+			return fmt.Sprint(len(counts.Items), c.Delivered, c.Failed, c.Dead, c.Sampled, c.SubscriptionID == fx.acmeSub), nil
+		}, ""},
+		{"the admin counts a tenant's deliveries", "CountDeliveries", asAdmin, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			counts, err := h.CountDeliveries(ctx, "acme", []string{fx.acmeSub})
+			return fmt.Sprint(len(counts.Items)), err
+		}, ""},
+		{"count another tenant's deliveries", "CountDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.CountDeliveries(ctx, "", []string{fx.acmeSub, fx.globexSub})
+			return "", err
+		}, "subscription_not_found"},
+		{"count deliveries of no subscription", "CountDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.CountDeliveries(ctx, "", nil)
+			return "", err
+		}, "invalid_request"},
+		{"count a subscription's deliveries twice", "CountDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.CountDeliveries(ctx, "", []string{fx.acmeSub, fx.acmeSub})
+			return "", err
+		}, "invalid_request"},
 		{"get a missing delivery", "GetDelivery", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
 			_, err := h.GetDelivery(ctx, "", fx.acmeSub)
 			return "", err

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -71,6 +72,61 @@ func (s *Deliveries) Get(ctx context.Context, tenantID, id string) (hubapi.Deliv
 		return hubapi.DeliveryDetail{}, deliveryError(id, err)
 	}
 	return *deliveryDetailView(row, attempts), nil
+}
+
+// Count counts the deliveries of the last day of each subscription named,
+// in the order named: the ones created since, among its latest
+// hubapi.DeliveryCountsSample. A subscription the tenant does not own
+// answers exactly like a missing one; a deleted one still counts its
+// history.
+func (s *Deliveries) Count(ctx context.Context, tenantID string, subscriptionIDs []string) (hubapi.DeliveryCounts, error) {
+	ids, err := checkCountedSubscriptions(subscriptionIDs)
+	if err != nil {
+		return hubapi.DeliveryCounts{}, err
+	}
+	if hubapi.CheckTenantID(tenantID) != nil {
+		return hubapi.DeliveryCounts{}, subscriptionError(subscriptionIDs[0], pg.ErrNotFound)
+	}
+	since := time.Now().Add(-hubapi.DeliveryCountsWindow).UTC()
+	rows, err := s.store.CountRecentDeliveries(ctx, tenantID, ids, since, hubapi.DeliveryCountsSample)
+	if err != nil {
+		return hubapi.DeliveryCounts{}, err
+	}
+	found := make(map[uuid.UUID]catalog.RecentDeliveryCounts, len(rows))
+	for _, r := range rows {
+		found[r.SubscriptionID] = r
+	}
+	out := hubapi.DeliveryCounts{Since: since, Items: make([]hubapi.SubscriptionDeliveryCounts, len(ids))}
+	for i, id := range ids {
+		r, ok := found[id]
+		if !ok {
+			return hubapi.DeliveryCounts{}, subscriptionError(subscriptionIDs[i], pg.ErrNotFound)
+		}
+		out.Items[i] = hubapi.SubscriptionDeliveryCounts{SubscriptionID: id.String(), Delivered: r.Delivered, Failed: r.Failed, Dead: r.Dead, Sampled: r.Sampled}
+	}
+	return out, nil
+}
+
+// checkCountedSubscriptions reads the ids of a count before any I/O: at
+// least one, at most hubapi.MaxDeliveryCountsSubscriptions, each named
+// once. An id that is not a UUID names no subscription: not found.
+func checkCountedSubscriptions(subscriptionIDs []string) ([]uuid.UUID, error) {
+	if len(subscriptionIDs) == 0 || len(subscriptionIDs) > hubapi.MaxDeliveryCountsSubscriptions {
+		return nil, invalid("subscription_ids", "name 1 to %d subscription ids, comma-separated", hubapi.MaxDeliveryCountsSubscriptions)
+	}
+	ids := make([]uuid.UUID, len(subscriptionIDs))
+	seen := make(map[uuid.UUID]bool, len(subscriptionIDs))
+	for i, raw := range subscriptionIDs {
+		id, err := uuid.Parse(raw)
+		if err != nil {
+			return nil, subscriptionError(raw, pg.ErrNotFound)
+		}
+		if seen[id] {
+			return nil, invalid("subscription_ids", "subscription %s is named twice", raw)
+		}
+		seen[id], ids[i] = true, id
+	}
+	return ids, nil
 }
 
 func deliveryDetailView(row catalog.Delivery, attempts []catalog.DeliveryAttempt) *hubapi.DeliveryDetail {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,9 @@ func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
 	list := func(tenant, sub string, p hubapi.DeliveryListParams) func() error {
 		return func() error { _, err := svc.List(ctx, tenant, sub, p); return err }
 	}
+	count := func(tenant string, subs []string) func() error {
+		return func() error { _, err := svc.Count(ctx, tenant, subs); return err }
+	}
 	cases := []struct {
 		name      string
 		call      func() error
@@ -41,6 +45,11 @@ func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
 		{"until that is not RFC 3339", list("acme", validSub, hubapi.DeliveryListParams{Until: "2026-12-01"}), hubapi.CodeInvalidRequest, "until"},
 		{"empty window", list("acme", validSub, hubapi.DeliveryListParams{Since: "2026-12-01T00:00:00Z", Until: "2026-12-01T00:00:00Z"}), hubapi.CodeInvalidRequest, "until"},
 		{"window backwards", list("acme", validSub, hubapi.DeliveryListParams{Since: "2026-12-02T00:00:00Z", Until: "2026-12-01T00:00:00Z"}), hubapi.CodeInvalidRequest, "until"},
+		{"count of no subscription", count("acme", nil), hubapi.CodeInvalidRequest, "subscription_ids"},
+		{"count of too many subscriptions", count("acme", slices.Repeat([]string{validSub}, hubapi.MaxDeliveryCountsSubscriptions+1)), hubapi.CodeInvalidRequest, "subscription_ids"},
+		{"count of a subscription named twice", count("acme", []string{validSub, validSub}), hubapi.CodeInvalidRequest, "subscription_ids"},
+		{"count of a subscription id that is not a UUID", count("acme", []string{validSub, "orders"}), service.CodeSubscriptionNotFound, ""},
+		{"count in a tenant id no tenant can have", count("a/b", []string{validSub}), service.CodeSubscriptionNotFound, ""},
 		{"subscription id that is not a UUID", list("acme", "orders", hubapi.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
 		{"tenant id no tenant can have", list("a/b", validSub, hubapi.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
 		{"delivery id that is not a UUID", func() error { _, err := svc.Get(ctx, "acme", "42"); return err }, service.CodeDeliveryNotFound, ""},
@@ -222,3 +231,25 @@ func TestDeliveryViewShowsOnlyWhatAppliesToItsState(t *testing.T) {
 // encodeTestCursor makes a cursor the way the hub encodes them, so a test
 // can forge a well-formed one with a position the hub must refuse.
 func encodeTestCursor(raw string) string { return base64.RawURLEncoding.EncodeToString([]byte(raw)) }
+
+func TestCountDeliveriesOfTheLastDay(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	// The fixture's deliveries are old; two are made recent.
+	if _, err := f.st.Pool.Exec(ctx, `UPDATE delivery_jobs SET created_at = now() - interval '1 hour' WHERE id = ANY($1)`,
+		[]string{f.jobs[hubapi.DeliverySucceeded], f.jobs[hubapi.DeliveryDead]}); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	counts, err := f.svc.Count(ctx, "acme", []string{f.sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []hubapi.SubscriptionDeliveryCounts{{SubscriptionID: f.sub, Delivered: 1, Dead: 1}}
+	if !slices.Equal(counts.Items, want) || counts.Since.Before(before.Add(-hubapi.DeliveryCountsWindow-time.Second)) || counts.Since.After(time.Now().Add(-hubapi.DeliveryCountsWindow)) {
+		t.Errorf("counts %+v, want %+v since a day ago", counts, want)
+	}
+	if _, err := f.svc.Count(ctx, "globex", []string{f.sub}); !isCode(err, service.CodeSubscriptionNotFound) {
+		t.Errorf("another tenant's subscription: %v", err)
+	}
+}

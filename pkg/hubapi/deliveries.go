@@ -92,3 +92,35 @@ type DeliveryAttempt struct {
 	Response         *string `json:"response"`
 	ResponseEncoding string  `json:"response_encoding,omitempty"`
 }
+
+// DeliveryCountsWindow is how far back DeliveryCounts look.
+const DeliveryCountsWindow = 24 * time.Hour
+
+// DeliveryCountsSample bounds the deliveries counted per subscription: its
+// latest ones, as many as the largest page of its deliveries, so a busy
+// subscription costs what a quiet one does.
+const DeliveryCountsSample = MaxPageLimit
+
+// MaxDeliveryCountsSubscriptions is the most subscriptions one
+// DeliveryCounts names: the default page of the subscription list.
+const MaxDeliveryCountsSubscriptions = DefaultPageLimit
+
+// DeliveryCounts is GET /v1/delivery-counts: for each subscription asked
+// for, in the order asked, its deliveries created at or after Since (24 h
+// before the answer) by where they stand now.
+type DeliveryCounts struct {
+	Since time.Time                    `json:"since"`
+	Items []SubscriptionDeliveryCounts `json:"items"`
+}
+
+// SubscriptionDeliveryCounts are one subscription's recent deliveries.
+type SubscriptionDeliveryCounts struct {
+	SubscriptionID string `json:"subscription_id"`
+	Delivered      int64  `json:"delivered"`
+	// Failed are still being tried after at least one failed attempt.
+	Failed int64 `json:"failed"`
+	Dead   int64 `json:"dead"`
+	// Sampled says only the latest DeliveryCountsSample deliveries were
+	// counted and all of them are recent: the window holds more.
+	Sampled bool `json:"sampled"`
+}

@@ -132,6 +132,47 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 	return []Delivery{}, false, nil
 }
 
+// RecentDeliveryCounts are one subscription's latest deliveries created
+// since a time, by where they stand now.
+type RecentDeliveryCounts struct {
+	SubscriptionID uuid.UUID
+	Delivered      int64
+	// Failed are still being tried after at least one failed attempt.
+	Failed int64
+	Dead   int64
+	// Sampled says every one of the latest sample deliveries was created
+	// since the time, so older ones of the window were not counted.
+	Sampled bool
+}
+
+// CountRecentDeliveries counts, for each of ids that tenantID owns, the
+// deliveries among its latest sample that were created at or after since.
+// Subscriptions of another tenant, or missing, are left out of the answer.
+func (s *Store) CountRecentDeliveries(ctx context.Context, tenantID string, ids []uuid.UUID, since time.Time, sample int) ([]RecentDeliveryCounts, error) {
+	if sample < 1 {
+		return nil, fmt.Errorf("count recent deliveries: sample %d must be at least 1", sample)
+	}
+	// One statement for the whole page of subscriptions, each a bounded
+	// backward range scan of the (subscription_id, event_seq) index:
+	// sample rows at most, however busy the subscription, so a page costs
+	// the same every time. Creation time is not what the index orders by
+	// (a recovered job is newer than its event), so the window filters
+	// the sample rather than bounding the scan.
+	rows, err := s.Pool.Query(ctx, countRecentDeliveriesSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID, "ids": ids, "since": since, "sample": sample})
+	if err != nil {
+		return nil, pg.Classify(fmt.Errorf("count recent deliveries: %w", err))
+	}
+	counts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (RecentDeliveryCounts, error) {
+		var c RecentDeliveryCounts
+		return c, row.Scan(&c.SubscriptionID, &c.Delivered, &c.Failed, &c.Dead, &c.Sampled)
+	})
+	if err != nil {
+		return nil, pg.Classify(fmt.Errorf("count recent deliveries: %w", err))
+	}
+	return counts, nil
+}
+
 // GetDelivery reads one delivery of tenantID with its attempts in order.
 // Another tenant's delivery is an pg.ErrNotFound exactly like a missing one.
 func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) (Delivery, []DeliveryAttempt, error) {
@@ -190,6 +231,9 @@ var subscriptionOfTenantExistsSQL string
 
 //go:embed sql/get_delivery.sql
 var getDeliverySQL string
+
+//go:embed sql/count_recent_deliveries.sql
+var countRecentDeliveriesSQL string
 
 //go:embed sql/list_deliveries.sql
 var listDeliveriesSQL string

@@ -268,3 +268,51 @@ func TestGetDeliveryEdgeCases(t *testing.T) {
 		}
 	}
 }
+
+func TestCountRecentDeliveries(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	busy := seedSubscription(t, st, "acme")
+	// Delivery n was created n minutes after deliveryBase; the window
+	// starts at minute 2, so the first is too old to count.
+	seedDelivery(t, st, "acme", busy, 1, "succeeded")
+	seedDelivery(t, st, "acme", busy, 2, "succeeded")
+	seedDelivery(t, st, "acme", busy, 3, "dead")
+	retrying, _ := seedDelivery(t, st, "acme", busy, 4, "pending")
+	seedDelivery(t, st, "acme", busy, 5, "pending") // not tried yet: neither failed nor anything else
+	seedDelivery(t, st, "acme", busy, 6, "succeeded")
+	if _, err := st.Pool.Exec(ctx, `UPDATE delivery_jobs SET recorded_attempts = 1 WHERE id = $1`, retrying); err != nil {
+		t.Fatal(err)
+	}
+	quiet := seedSubscription(t, st, "acme")
+	globex := seedSubscription(t, st, "globex")
+	seedDelivery(t, st, "globex", globex, 7, "succeeded")
+	since := deliveryBase.Add(2 * time.Minute)
+
+	counts, err := st.CountRecentDeliveries(ctx, "acme", []uuid.UUID{busy, quiet, globex, uuid.Must(uuid.NewV7())}, since, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uuid.UUID]catalog.RecentDeliveryCounts{}
+	for _, c := range counts {
+		got[c.SubscriptionID] = c
+	}
+	want := map[uuid.UUID]catalog.RecentDeliveryCounts{
+		busy:  {SubscriptionID: busy, Delivered: 2, Failed: 1, Dead: 1},
+		quiet: {SubscriptionID: quiet},
+	}
+	if len(got) != len(want) || got[busy] != want[busy] || got[quiet] != want[quiet] {
+		t.Errorf("counts %+v, want %+v (another tenant's and a missing subscription left out)", got, want)
+	}
+
+	// A sample of the latest two, both recent: the window holds more.
+	counts, err = st.CountRecentDeliveries(ctx, "acme", []uuid.UUID{busy}, since, 2)
+	if err != nil || len(counts) != 1 || counts[0] != (catalog.RecentDeliveryCounts{SubscriptionID: busy, Delivered: 1, Sampled: true}) {
+		t.Errorf("sampled counts %+v, %v", counts, err)
+	}
+	// A sample that reaches past the window says it holds no more.
+	counts, err = st.CountRecentDeliveries(ctx, "acme", []uuid.UUID{busy}, deliveryBase.Add(5*time.Minute), 3)
+	if err != nil || len(counts) != 1 || counts[0] != (catalog.RecentDeliveryCounts{SubscriptionID: busy, Delivered: 1}) {
+		t.Errorf("counts of a sample past the window %+v, %v", counts, err)
+	}
+}
