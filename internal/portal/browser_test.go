@@ -438,6 +438,9 @@ func TestPortalInABrowser(t *testing.T) {
 	}
 	p.audit("deliveries-window")
 	p.open(hub.base + "/portal/")
+	if got := p.text("main table"); !strings.Contains(got, "1 delivered") {
+		t.Errorf("the subscription list's last day: %q", got)
+	}
 	p.audit("subscriptions")
 	p.open(subURL)
 	p.audit("subscription")

@@ -18,7 +18,7 @@ import (
 
 var deliveryRow = regexp.MustCompile(`<a href="/portal/deliveries/`)
 
-func TestDeliveriesPageFiltersByCreationTime(t *testing.T) {
+func TestDeliveriesByCreationTimeAndTheLastDaysCounts(t *testing.T) {
 	h := startHub(t)
 	ctx := context.Background()
 	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -68,6 +68,15 @@ func TestDeliveriesPageFiltersByCreationTime(t *testing.T) {
 	empty := get(t, c, list+"?until=1h")
 	if empty.status != http.StatusOK || deliveryRow.MatchString(empty.body) || !strings.Contains(empty.body, "created in that window") {
 		t.Errorf("until 1h: %d\n%s", empty.status, empty.body)
+	}
+
+	// The subscription list shows each one's last day, linked to the
+	// deliveries of that day: of 60 consecutive seqs every tenth is dead.
+	home := get(t, c, h.url+"/portal/")
+	for _, want := range []string{`deliveries?since=24h">54 delivered</a>, <span class="badge bad">6 dead</span>`, `">0 delivered</a>`} {
+		if home.status != http.StatusOK || !strings.Contains(home.body, want) {
+			t.Errorf("the subscription list lacks %s\n%s", want, home.body)
+		}
 	}
 
 	for _, bad := range []struct{ query, field, want string }{

@@ -68,6 +68,9 @@ var funcs = template.FuncMap{
 		return id[:13] + "…"
 	},
 	"sink": sinkSummary,
+	// countsSample is how many of a subscription's latest deliveries its
+	// 24 h counts read.
+	"countsSample": func() int { return hubapi.DeliveryCountsSample },
 	// dict hands a shared template more than one value.
 	"dict": func(pairs ...any) map[string]any {
 		m := map[string]any{}

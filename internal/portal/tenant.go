@@ -49,19 +49,41 @@ func tenantOnly(req *request) error {
 }
 
 type subscriptionsPage struct {
-	Items []hubapi.Subscription
+	Items []subscriptionRow
 	Next  string
+}
+
+// subscriptionRow is a subscription of the list with its last day.
+type subscriptionRow struct {
+	hubapi.Subscription
+	Last24h hubapi.SubscriptionDeliveryCounts
 }
 
 func (h *Handler) home(req *request) error {
 	if req.caller.Kind == hubapi.CallerAdmin {
 		return h.console(req)
 	}
-	page, err := req.hub.ListSubscriptions(req.r.Context(), "", hubapi.ListParams{Limit: pageSize, Cursor: req.r.URL.Query().Get("cursor")})
+	ctx := req.r.Context()
+	page, err := req.hub.ListSubscriptions(ctx, "", hubapi.ListParams{Limit: pageSize, Cursor: req.r.URL.Query().Get("cursor")})
 	if err != nil {
 		return err
 	}
-	return h.render(req, "subscriptions", subscriptionsPage{Items: page.Items, Next: nextLink(req.r.URL, page.NextCursor)})
+	rows := make([]subscriptionRow, len(page.Items))
+	ids := make([]string, len(page.Items))
+	for i, sub := range page.Items {
+		rows[i].Subscription, ids[i] = sub, sub.ID
+	}
+	if len(ids) > 0 {
+		// One call for the page (pageSize is within what one counts).
+		counts, err := req.hub.CountDeliveries(ctx, "", ids)
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			rows[i].Last24h = counts.Items[i]
+		}
+	}
+	return h.render(req, "subscriptions", subscriptionsPage{Items: rows, Next: nextLink(req.r.URL, page.NextCursor)})
 }
 
 // nextLink is the URL of the page after this one, "" when there is none:

@@ -113,6 +113,12 @@ func TestListingsParseTheirPageFlags(t *testing.T) {
 	if want := (hubapi.ListParams{Limit: 7, Cursor: "c"}); list.Page != want || list.Next != "hubctl subs list --limit 7" {
 		t.Errorf("list options %+v", list)
 	}
+	if err := cmdtest.Exec(t, f, subs.NewCmdList(f, func(o *subs.ListOptions) error { list = o; return nil }), "--counts", "--limit", "7"); err != nil {
+		t.Fatal(err)
+	}
+	if !list.Counts || list.Next != "hubctl subs list --counts --limit 7" {
+		t.Errorf("list --counts options %+v", list)
+	}
 	if err := cmdtest.Exec(t, f, subs.NewCmdList(f, func(*subs.ListOptions) error { t.Error("ran"); return nil }), "--limit", "0"); err == nil {
 		t.Error("--limit 0 accepted")
 	}
