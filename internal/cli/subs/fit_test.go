@@ -41,7 +41,9 @@ func TestListWithCountsFitsAnEightyColumnTerminal(t *testing.T) {
 		counts := []hubapi.SubscriptionDeliveryCounts{{Delivered: 950, Failed: 3, Dead: 2}, {Delivered: 1000, Sampled: true}}
 		page := hubapi.Page[listedSubscription]{Items: []listedSubscription{{sub, &counts[0]}, {sub, &counts[1]}}}
 		if err := output.PrintPage(output.New(f.IOStreams, output.Table), page, func(t *output.TableWriter) { subscriptionColumns(t, countsColumn) },
-			func(t *output.TableWriter, row listedSubscription) { subscriptionRow(t, f, row.Subscription, countsCell(*row.Last24h)) }, "subscriptions", ""); err != nil {
+			func(t *output.TableWriter, row listedSubscription) {
+				subscriptionRow(t, f, row.Subscription, countsCell(*row.Last24h))
+			}, "subscriptions", ""); err != nil {
 			t.Fatal(err)
 		}
 		cmdtest.RequireFits(t, out.String(), width)
