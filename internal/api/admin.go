@@ -33,6 +33,7 @@ func (s *Server) controlPlaneRoutes() {
 	s.handleTenant("POST /v1/subscriptions/{id}/enable", s.enableSubscription)
 	s.handleTenant("POST /v1/subscriptions/{id}/disable", s.disableSubscription)
 	s.handleTenant("GET /v1/subscriptions/{id}/deliveries", s.listSubscriptionDeliveries)
+	s.handleTenant("GET /v1/subscriptions/{id}/latency", s.attemptLatency)
 	s.recoverRoutes()
 	s.handleTenant("GET /v1/deliveries/{id}", s.getDelivery)
 	s.handleTenant("GET /v1/delivery-counts", s.countDeliveries)

@@ -54,6 +54,15 @@ func (s *Server) countDeliveries(w http.ResponseWriter, r *http.Request, hub hub
 	return nil
 }
 
+func (s *Server) attemptLatency(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
+	latency, err := hub.AttemptLatency(r.Context(), tenant, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, latency)
+	return nil
+}
+
 func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
 	delivery, err := hub.GetDelivery(r.Context(), tenant, r.PathValue("id"))
 	if err != nil {

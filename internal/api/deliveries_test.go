@@ -249,3 +249,16 @@ func TestCountDeliveries(t *testing.T) {
 		}
 	}
 }
+
+func TestAttemptLatency(t *testing.T) {
+	f := newDeliveriesFixture(t, "succeeded")
+	r := f.h.v1(t, http.StatusOK, f.acmeKey, "GET", "/v1/subscriptions/"+f.sub+"/latency", "")
+	if hours, _ := r.body["hours"].([]any); len(hours) != 24 || r.body["sampled"] != false {
+		t.Errorf("latency %s", r.raw)
+	}
+	for _, path := range []string{"/v1/subscriptions/" + f.globexSub + "/latency", "/v1/subscriptions/orders/latency"} {
+		if r := f.h.v1(t, http.StatusNotFound, f.acmeKey, "GET", path, ""); r.body["code"] != "subscription_not_found" {
+			t.Errorf("%s: %s", path, r.raw)
+		}
+	}
+}

@@ -390,6 +390,18 @@ func contractCases() []contractCase {
 			_, err := h.CountDeliveries(ctx, "", []string{fx.acmeSub, fx.acmeSub})
 			return "", err
 		}, "invalid_request"},
+		{"a subscription's attempt latency", "AttemptLatency", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			latency, err := h.AttemptLatency(ctx, "", fx.acmeSub)
+			return fmt.Sprint(len(latency.Hours), latency.Sampled, latency.Hours[23].Start.Equal(latency.Since.Add(23*time.Hour))), err
+		}, ""},
+		{"another tenant's attempt latency", "AttemptLatency", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.AttemptLatency(ctx, "", fx.globexSub)
+			return "", err
+		}, "subscription_not_found"},
+		{"the attempt latency of an id that is not a UUID", "AttemptLatency", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.AttemptLatency(ctx, "", "orders")
+			return "", err
+		}, "subscription_not_found"},
 		{"get a missing delivery", "GetDelivery", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
 			_, err := h.GetDelivery(ctx, "", fx.acmeSub)
 			return "", err

@@ -32,6 +32,8 @@ var wireTypes = map[string]struct {
 	"Delivery":                   {"Delivery", reflect.TypeFor[hubapi.Delivery]()},
 	"DeliveryDetail":             {"DeliveryDetail", reflect.TypeFor[hubapi.DeliveryDetail]()},
 	"DeliveryAttempt":            {"DeliveryAttempt", reflect.TypeFor[hubapi.DeliveryAttempt]()},
+	"AttemptLatency":             {"AttemptLatency", reflect.TypeFor[hubapi.AttemptLatency]()},
+	"LatencyHour":                {"LatencyHour", reflect.TypeFor[hubapi.LatencyHour]()},
 	"DeliveryCounts":             {"DeliveryCounts", reflect.TypeFor[hubapi.DeliveryCounts]()},
 	"SubscriptionDeliveryCounts": {"SubscriptionDeliveryCounts", reflect.TypeFor[hubapi.SubscriptionDeliveryCounts]()},
 	"Error":                      {"Error", reflect.TypeFor[hubapi.Error]()},

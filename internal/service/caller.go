@@ -337,6 +337,14 @@ func (v *callerView) CountDeliveries(ctx context.Context, named string, subscrip
 	return v.cp.Deliveries.Count(ctx, tenant, subscriptionIDs)
 }
 
+func (v *callerView) AttemptLatency(ctx context.Context, named, subscriptionID string) (hubapi.AttemptLatency, error) {
+	tenant, err := v.tenant(ctx, named)
+	if err != nil {
+		return hubapi.AttemptLatency{}, err
+	}
+	return v.cp.Deliveries.Latency(ctx, tenant, subscriptionID)
+}
+
 func (v *callerView) GetDelivery(ctx context.Context, named, id string) (hubapi.DeliveryDetail, error) {
 	tenant, err := v.tenant(ctx, named)
 	if err != nil {

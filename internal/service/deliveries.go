@@ -107,6 +107,42 @@ func (s *Deliveries) Count(ctx context.Context, tenantID string, subscriptionIDs
 	return out, nil
 }
 
+// Latency is a subscription's attempt durations per hour of the last
+// hubapi.LatencyHours, the hour now in last, from the attempts of its latest
+// hubapi.DeliveryCountsSample deliveries. A deleted subscription still
+// answers: its attempts are history.
+func (s *Deliveries) Latency(ctx context.Context, tenantID, subscriptionID string) (hubapi.AttemptLatency, error) {
+	subID, err := uuid.Parse(subscriptionID)
+	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
+		return hubapi.AttemptLatency{}, subscriptionError(subscriptionID, pg.ErrNotFound)
+	}
+	until := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
+	since := until.Add(-hubapi.LatencyHours * time.Hour)
+	rows, sampled, err := s.store.AttemptLatency(ctx, tenantID, subID, since, until, hubapi.DeliveryCountsSample)
+	if err != nil {
+		return hubapi.AttemptLatency{}, subscriptionError(subscriptionID, err)
+	}
+	return latencyView(since, rows, sampled), nil
+}
+
+// latencyView lays the store's hours with attempts out as every hour of
+// the window.
+func latencyView(since time.Time, rows []catalog.LatencyHour, sampled bool) hubapi.AttemptLatency {
+	out := hubapi.AttemptLatency{Since: since, Sampled: sampled, Hours: make([]hubapi.LatencyHour, hubapi.LatencyHours)}
+	for i := range out.Hours {
+		out.Hours[i].Start = since.Add(time.Duration(i) * time.Hour)
+	}
+	for _, r := range rows {
+		if r.Hour < 0 || r.Hour >= hubapi.LatencyHours {
+			continue
+		}
+		p50, p95 := r.P50.Milliseconds(), r.P95.Milliseconds()
+		h := &out.Hours[r.Hour]
+		h.Attempts, h.P50MS, h.P95MS = r.Attempts, &p50, &p95
+	}
+	return out
+}
+
 // checkCountedSubscriptions reads the ids of a count before any I/O: at
 // least one, at most hubapi.MaxDeliveryCountsSubscriptions, each named
 // once. An id that is not a UUID names no subscription: not found.

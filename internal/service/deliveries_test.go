@@ -253,3 +253,34 @@ func TestCountDeliveriesOfTheLastDay(t *testing.T) {
 		t.Errorf("another tenant's subscription: %v", err)
 	}
 }
+
+func TestAttemptLatencyOfTheLastDay(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	// The fixture's attempts (1500 ms and 7 ms) are old; they are moved
+	// into the hour before this one.
+	if _, err := f.st.Pool.Exec(ctx, `UPDATE delivery_attempts SET started_at = now() - interval '1 hour'`); err != nil {
+		t.Fatal(err)
+	}
+	latency, err := f.svc.Latency(ctx, "acme", f.sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(latency.Hours) != hubapi.LatencyHours || !latency.Hours[0].Start.Equal(latency.Since) ||
+		!latency.Hours[23].Start.Equal(time.Now().UTC().Truncate(time.Hour)) || latency.Sampled {
+		t.Fatalf("hours from %v, the last at %v, sampled %t", latency.Since, latency.Hours[len(latency.Hours)-1].Start, latency.Sampled)
+	}
+	for i, h := range latency.Hours {
+		switch {
+		case i == 22 && (h.Attempts != 2 || h.P50MS == nil || *h.P50MS != 7 || *h.P95MS != 1500):
+			t.Errorf("the hour before this one: %+v, want 2 attempts, p50 7 ms, p95 1500 ms", h)
+		case i != 22 && (h.Attempts != 0 || h.P50MS != nil || h.P95MS != nil):
+			t.Errorf("hour %d: %+v, want none", i, h)
+		}
+	}
+	for _, tc := range []struct{ tenant, sub string }{{"globex", f.sub}, {"acme", "orders"}, {"a/b", f.sub}} {
+		if _, err := f.svc.Latency(ctx, tc.tenant, tc.sub); !isCode(err, service.CodeSubscriptionNotFound) {
+			t.Errorf("latency of %s as %s: %v", tc.sub, tc.tenant, err)
+		}
+	}
+}

@@ -37,6 +37,19 @@ func (c *Client) CountDeliveries(ctx context.Context, tenant string, subscriptio
 	return out, err
 }
 
+// AttemptLatency reads a subscription's attempt durations per hour of the
+// last day: GET /v1/subscriptions/{id}/latency. Another tenant's
+// subscription answers 404 subscription_not_found, like a missing one.
+func (c *Client) AttemptLatency(ctx context.Context, tenant, subscriptionID string) (hubapi.AttemptLatency, error) {
+	var out hubapi.AttemptLatency
+	path, err := subscriptionPath(subscriptionID)
+	if err != nil {
+		return out, err
+	}
+	err = c.on(tenant).call(ctx, http.MethodGet, path+"/latency", nil, nil, &out)
+	return out, err
+}
+
 // GetDelivery reads one delivery with every attempt it made, oldest first:
 // GET /v1/deliveries/{id}. Another tenant's delivery answers 404
 // delivery_not_found, like a missing one.

@@ -124,3 +124,28 @@ type SubscriptionDeliveryCounts struct {
 	// counted and all of them are recent: the window holds more.
 	Sampled bool `json:"sampled"`
 }
+
+// LatencyHours is how many hours AttemptLatency covers, an hour each.
+const LatencyHours = 24
+
+// AttemptLatency is GET /v1/subscriptions/{id}/latency: how long the
+// subscription's attempts took, per hour of the last LatencyHours, oldest
+// hour first, the current hour last. It reads the attempts of the
+// subscription's latest DeliveryCountsSample deliveries.
+type AttemptLatency struct {
+	// Since is the start of the first hour.
+	Since time.Time     `json:"since"`
+	Hours []LatencyHour `json:"hours"`
+	// Sampled says every delivery read is recent: the hours hold attempts
+	// of older deliveries that were not read.
+	Sampled bool `json:"sampled"`
+}
+
+// LatencyHour is one hour's attempts: how many, and the median and 95th
+// percentile of their durations in milliseconds (null without attempts).
+type LatencyHour struct {
+	Start    time.Time `json:"start"`
+	Attempts int64     `json:"attempts"`
+	P50MS    *int64    `json:"p50_ms"`
+	P95MS    *int64    `json:"p95_ms"`
+}

@@ -173,6 +173,61 @@ func (s *Store) CountRecentDeliveries(ctx context.Context, tenantID string, ids 
 	return counts, nil
 }
 
+// LatencyHour is one hour of a subscription's attempt durations.
+type LatencyHour struct {
+	// Hour counts from the window's start, 0 first.
+	Hour     int
+	Attempts int64
+	P50, P95 time.Duration
+}
+
+// AttemptLatency sorts the attempts that the latest sample deliveries of
+// a subscription made in [since, until) into hours from since, with each
+// hour's median and 95th percentile duration; hours without attempts are
+// left out. sampled says all sample deliveries were created since, so the
+// window holds attempts of older ones that were not read. A subscription
+// that tenantID does not own is an pg.ErrNotFound exactly like a missing
+// one.
+func (s *Store) AttemptLatency(ctx context.Context, tenantID string, subscriptionID uuid.UUID, since, until time.Time, sample int) (hours []LatencyHour, sampled bool, err error) {
+	if sample < 1 {
+		return nil, false, fmt.Errorf("attempt latency: sample %d must be at least 1", sample)
+	}
+	// The cost is bounded whatever the subscription's volume: sample rows
+	// of the (subscription_id, event_seq) index read backwards, then each
+	// one's attempts by the (job_id, attempt) index of the attempt
+	// partitions the window reaches.
+	rows, err := s.Pool.Query(ctx, attemptLatencySQL, pgx.StrictNamedArgs{"tenant_id": tenantID, "subscription_id": subscriptionID,
+		"since": since, "until": until, "sample": sample})
+	if err != nil {
+		return nil, false, pg.Classify(fmt.Errorf("attempt latency of subscription %s: %w", subscriptionID, err))
+	}
+	hours, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (LatencyHour, error) {
+		var (
+			h        LatencyHour
+			p50, p95 int64
+		)
+		err := row.Scan(&h.Hour, &h.Attempts, &p50, &p95, &sampled)
+		h.P50, h.P95 = time.Duration(p50)*time.Millisecond, time.Duration(p95)*time.Millisecond
+		return h, err
+	})
+	if err != nil {
+		return nil, false, pg.Classify(fmt.Errorf("attempt latency of subscription %s: %w", subscriptionID, err))
+	}
+	if len(hours) > 0 {
+		return hours, sampled, nil
+	}
+	var exists bool
+	err = s.Pool.QueryRow(ctx, subscriptionOfTenantExistsSQL,
+		pgx.StrictNamedArgs{"subscription_id": subscriptionID, "tenant_id": tenantID}).Scan(&exists)
+	switch {
+	case err != nil:
+		return nil, false, pg.Classify(fmt.Errorf("attempt latency of subscription %s: %w", subscriptionID, err))
+	case !exists:
+		return nil, false, pg.SubscriptionNotFound(subscriptionID)
+	}
+	return []LatencyHour{}, false, nil
+}
+
 // GetDelivery reads one delivery of tenantID with its attempts in order.
 // Another tenant's delivery is an pg.ErrNotFound exactly like a missing one.
 func (s *Store) GetDelivery(ctx context.Context, tenantID string, id uuid.UUID) (Delivery, []DeliveryAttempt, error) {
@@ -234,6 +289,9 @@ var getDeliverySQL string
 
 //go:embed sql/count_recent_deliveries.sql
 var countRecentDeliveriesSQL string
+
+//go:embed sql/attempt_latency.sql
+var attemptLatencySQL string
 
 //go:embed sql/list_deliveries.sql
 var listDeliveriesSQL string

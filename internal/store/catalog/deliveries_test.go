@@ -316,3 +316,58 @@ func TestCountRecentDeliveries(t *testing.T) {
 		t.Errorf("counts of a sample past the window %+v, %v", counts, err)
 	}
 }
+
+func TestAttemptLatencyByHour(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	sub := seedSubscription(t, st, "acme")
+	attempt := func(job uuid.UUID, number int, at time.Duration, ms int) {
+		t.Helper()
+		_, err := st.Pool.Exec(ctx, `
+			INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome)
+			VALUES ($1, $2, $3, $4, $5, 'succeeded')`, uuid.Must(uuid.NewV7()), job, number, deliveryBase.Add(at), ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Hour 0 of the window holds 1..20 ms, hour 2 one attempt, and one
+	// attempt falls before the window.
+	first, _ := seedDelivery(t, st, "acme", sub, 1, "succeeded")
+	for i := 1; i <= 20; i++ {
+		attempt(first, i, time.Duration(i)*time.Minute, i)
+	}
+	second, _ := seedDelivery(t, st, "acme", sub, 2, "succeeded")
+	attempt(second, 1, 2*time.Hour+time.Minute, 300)
+	attempt(second, 2, -time.Minute, 9000)
+	globex := seedSubscription(t, st, "globex")
+
+	hours, sampled, err := st.AttemptLatency(ctx, "acme", sub, deliveryBase, deliveryBase.Add(24*time.Hour), 100)
+	want := []catalog.LatencyHour{
+		{Hour: 0, Attempts: 20, P50: 10 * time.Millisecond, P95: 19 * time.Millisecond},
+		{Hour: 2, Attempts: 1, P50: 300 * time.Millisecond, P95: 300 * time.Millisecond},
+	}
+	if err != nil || sampled || !slices.Equal(hours, want) {
+		t.Errorf("hours %+v (sampled %t), %v; want %+v", hours, sampled, err, want)
+	}
+	// The latest delivery only, created in the window: sampled.
+	hours, sampled, err = st.AttemptLatency(ctx, "acme", sub, deliveryBase, deliveryBase.Add(24*time.Hour), 1)
+	if err != nil || !sampled || !slices.Equal(hours, want[1:]) {
+		t.Errorf("the latest delivery's hours %+v (sampled %t), %v", hours, sampled, err)
+	}
+
+	for _, tc := range []struct {
+		name     string
+		tenant   string
+		sub      uuid.UUID
+		notFound bool
+	}{
+		{"own subscription without attempts", "globex", globex, false},
+		{"another tenant's subscription", "globex", sub, true},
+		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), true},
+	} {
+		hours, _, err := st.AttemptLatency(ctx, tc.tenant, tc.sub, deliveryBase, deliveryBase.Add(24*time.Hour), 100)
+		if tc.notFound != errors.Is(err, pg.ErrNotFound) || !tc.notFound && (err != nil || hours == nil || len(hours) != 0) {
+			t.Errorf("%s: %v, %v", tc.name, hours, err)
+		}
+	}
+}
