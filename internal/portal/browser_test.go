@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -443,6 +444,15 @@ func TestPortalInABrowser(t *testing.T) {
 	}
 	p.audit("subscriptions")
 	p.open(subURL)
+	// The one delivery's attempt shows in the latency chart, and in its
+	// table for those who do not see the chart.
+	if got := p.text(`figure:has(svg[aria-labelledby="latency-title"]) figcaption`); !strings.Contains(got, "In the last 24 hours: 1 attempt;") {
+		t.Errorf("the latency chart says %q", got)
+	}
+	p.do(chromedp.Click(chromedp.CSS("details.latency-table summary")), chromedp.WaitVisible(chromedp.CSS("details.latency-table table")))
+	if got := p.text("details.latency-table tbody"); !regexp.MustCompile(`\t1\t\d+\t\d+`).MatchString(got) {
+		t.Errorf("the latency table has no hour with the attempt:\n%q", got)
+	}
 	p.audit("subscription")
 
 	// A filter is tried on the tenant's recent events before it is saved:

@@ -123,6 +123,11 @@ type subscriptionPage struct {
 	// Sampled says the chart shows only the latest chartSample
 	// deliveries, the subscription having more in the day.
 	Sampled bool
+	// Latency is the last day's attempt durations per hour, LatencyChart
+	// its drawing and LatencySummary its sentence.
+	Latency        hubapi.AttemptLatency
+	LatencyChart   template.HTML
+	LatencySummary string
 	// Trial is the edit form's filter tried on recent events, nil until
 	// asked for.
 	Trial *FilterTrial
@@ -188,10 +193,15 @@ func (h *Handler) subscriptionPage(req *request, sub hubapi.Subscription) (subsc
 	if err != nil {
 		return subscriptionPage{}, err
 	}
+	latency, err := req.hub.AttemptLatency(req.r.Context(), "", sub.ID)
+	if err != nil {
+		return subscriptionPage{}, err
+	}
 	buckets := Outcomes(recent.Items, h.opts.Now(), chartHours)
 	form := newForm(t, editValues(t, sub), sub.Sink, nil)
 	return subscriptionPage{Subscription: sub, Health: HealthOf(sub), Chart: OutcomeChart(buckets),
-		Summary: Summary(buckets), Sampled: recent.NextCursor != nil, Sink: sinkRows(t.Name, sub.Sink),
+		Summary: Summary(buckets), Sampled: recent.NextCursor != nil,
+		Latency: latency, LatencyChart: LatencyChart(latency), LatencySummary: LatencySummary(latency), Sink: sinkRows(t.Name, sub.Sink),
 		Form: &form, Activity: activity}, nil
 }
 
