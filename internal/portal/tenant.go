@@ -422,11 +422,19 @@ type recoverPage struct {
 	Subscription hubapi.Subscription
 	Since        string
 	Result       hubapi.SubscriptionRecoverResult
+	// Progress is set when the page is streamed because the recover runs
+	// long: it yields how much of the range is read, in per cent, until
+	// the recover ends; then Result, or Problem, says how it ended.
+	Progress <-chan int64
+	Problem  string
 }
 
 // recover sends again what the subscription missed since a time, counted
 // first: a dry run answers how many events would be queued, with the
-// button that queues them.
+// button that queues them. Both read every event of the range, a batch
+// at a time; one that runs longer than RecoverStreamAfter is answered as
+// it goes, its progress streamed into the page (no script needed), so a
+// long range shows it is moving and outlives the listener's write timeout.
 func (h *Handler) recover(req *request, id string) error {
 	ctx := req.r.Context()
 	since, err := sinceValue(req.r.PostFormValue("since"))
@@ -437,12 +445,78 @@ func (h *Handler) recover(req *request, id string) error {
 	if err != nil {
 		return err
 	}
-	res, err := req.hub.RecoverSubscription(ctx, "", id, hubapi.SubscriptionRecover{
-		Since: since, DryRun: req.r.PostFormValue("dry_run") != "false"}, nil)
-	if err != nil {
-		return err
+	in := hubapi.SubscriptionRecover{Since: since, DryRun: req.r.PostFormValue("dry_run") != "false"}
+	page := &recoverPage{Subscription: sub, Since: since}
+	progress := make(chan int64, 1)
+	var recoverErr error
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		page.Result, recoverErr = req.hub.RecoverSubscription(ctx, "", id, in, func(done, total int64) {
+			latest(progress, percentOf(done, total))
+		})
+	}()
+	wait := time.NewTimer(h.opts.RecoverStreamAfter)
+	defer wait.Stop()
+	select {
+	case <-finished:
+		if recoverErr != nil {
+			return recoverErr
+		}
+		return h.render(req, "recover", page)
+	case <-wait.C:
 	}
-	return h.render(req, "recover", recoverPage{Subscription: sub, Since: since, Result: res})
+	// From here the page is on its way: what ends the recover is said in
+	// it. Progress closes once the recover has ended, so the template's
+	// range over it ends with Result and Problem set.
+	steps := make(chan int64)
+	page.Progress = steps
+	go func() {
+		defer close(steps)
+		for {
+			select {
+			case p := <-progress:
+				steps <- p
+			case <-finished:
+				select { // the last report, if the recover ended before it was taken
+				case p := <-progress:
+					steps <- p
+				default:
+				}
+				if recoverErr != nil {
+					page.Problem = h.messageOf(req.r, recoverErr)
+				}
+				return
+			}
+		}
+	}()
+	h.stream(req, "recover", page)
+	for range steps { // a page cut short leaves progress nobody reads
+	}
+	return nil
+}
+
+// latest hands v over, replacing a value not yet taken: a reader that
+// falls behind sees the newest progress, and the recover never waits.
+func latest(ch chan int64, v int64) {
+	for {
+		select {
+		case ch <- v:
+			return
+		default:
+			select {
+			case <-ch:
+			default:
+			}
+		}
+	}
+}
+
+func percentOf(done, total int64) int64 {
+	if total <= 0 {
+		return 100
+	}
+	return min(100, done*100/total)
 }
 
 // sinceValue reads the recover form's time: RFC 3339, or what a
