@@ -109,8 +109,8 @@ func newDeliveryFixture(t *testing.T) *deliveryFixture {
 		f.jobs[state] = job
 		exec(`WITH ev AS (
 			INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
-			                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
-			VALUES ('acme', $1, 'account.created', '1.0.0', 1, 'midaz', 'studio.lerian.account.created', $2, '{}', '{}', '{}', 't', 0, $3)
+			                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset, received_at)
+			VALUES ('acme', $1, 'account.created', '1.0.0', 1, 'midaz', 'studio.lerian.account.created', $2, '{}', '{}', '{}', 't', 0, $3, $2)
 			RETURNING seq)
 			INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, attempts, next_attempt_at, lease_until,
 			                           dead_reason, dead_at, succeeded_at, last_status, created_at, updated_at)

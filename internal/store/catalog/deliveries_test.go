@@ -38,7 +38,8 @@ func seedSubscription(t *testing.T, st *storetest.Store, tenant string) uuid.UUI
 }
 
 // seedDelivery stores event n of tenant and a job for it under sub in
-// state; a dead job is dead as exhausted. It returns the job's id and the
+// state, both n minutes after deliveryBase (as ingest writes them: the job
+// created in its event's transaction); a dead job is dead as exhausted. It returns the job's id and the
 // event's seq.
 func seedDelivery(t *testing.T, st *storetest.Store, tenant string, sub uuid.UUID, n int, state string) (uuid.UUID, int64) {
 	t.Helper()
@@ -46,10 +47,10 @@ func seedDelivery(t *testing.T, st *storetest.Store, tenant string, sub uuid.UUI
 	var seq int64
 	err := st.Pool.QueryRow(ctx, `
 		INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
-		                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+		                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset, received_at)
 		VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted', $3,
-		        '{}', '{}', '{}', 'topic', 0, $4)
-		RETURNING seq`, tenant, eventID(n), deliveryBase, n).Scan(&seq)
+		        '{}', '{}', '{}', 'topic', 0, $4, $5)
+		RETURNING seq`, tenant, eventID(n), deliveryBase, n, deliveryBase.Add(time.Duration(n)*time.Minute)).Scan(&seq)
 	if err != nil {
 		t.Fatalf("insert event: %v", err)
 	}
@@ -368,6 +369,70 @@ func TestAttemptLatencyByHour(t *testing.T) {
 		hours, _, err := st.AttemptLatency(ctx, tc.tenant, tc.sub, deliveryBase, deliveryBase.Add(24*time.Hour), 100)
 		if tc.notFound != errors.Is(err, pg.ErrNotFound) || !tc.notFound && (err != nil || hours == nil || len(hours) != 0) {
 			t.Errorf("%s: %v, %v", tc.name, hours, err)
+		}
+	}
+}
+
+// TestListDeliveriesUntilEndsTheScanWithoutLosingRecoveredOnes: a window's
+// end bounds the scan by seq, from when the events were received; a job
+// recovered for an older event is still listed by its own creation time.
+func TestListDeliveriesUntilEndsTheScanWithoutLosingRecoveredOnes(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	sub := seedSubscription(t, st, "acme")
+	t0 := deliveryBase
+	// Events in seq order as ingest writes them, each job created in its
+	// event's transaction, but the first one's, which a recover made
+	// later.
+	jobs := map[string]uuid.UUID{}
+	for i, e := range []struct {
+		name              string
+		received, created time.Time
+	}{
+		{"recovered", t0.Add(-time.Hour), t0.Add(30 * time.Minute)},
+		{"first", t0, t0},
+		{"second", t0.Add(time.Hour), t0.Add(time.Hour)},
+		{"third", t0.Add(2 * time.Hour), t0.Add(2 * time.Hour)},
+	} {
+		var seq int64
+		err := st.Pool.QueryRow(ctx, `
+			INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
+			                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset, received_at)
+			VALUES ('acme', $1, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted', $2,
+			        '{}', '{}', '{}', 'topic', 0, $3, $2)
+			RETURNING seq`, eventID(200+i), e.received, i).Scan(&seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[e.name] = uuid.Must(uuid.NewV7())
+		if _, err := st.Pool.Exec(ctx, `
+			INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, succeeded_at, created_at, updated_at)
+			VALUES ($1, 'acme', $2, $3, 'succeeded', $4, $4, $4)`, jobs[e.name], sub, seq, e.created); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name         string
+		since, until time.Time
+		want         []string
+	}{
+		{"until between the first and the second", time.Time{}, t0.Add(45 * time.Minute), []string{"first", "recovered"}},
+		{"until before the recover", time.Time{}, t0.Add(15 * time.Minute), []string{"first"}},
+		{"until after all", time.Time{}, t0.Add(3 * time.Hour), []string{"third", "second", "first", "recovered"}},
+		{"until before all", time.Time{}, t0.Add(-2 * time.Hour), nil},
+		{"a window around the recover", t0.Add(20 * time.Minute), t0.Add(40 * time.Minute), []string{"recovered"}},
+	} {
+		page, _, err := st.ListDeliveries(ctx, catalog.DeliveryQuery{TenantID: "acme", SubscriptionID: sub, Since: tc.since, Until: tc.until, Limit: 10})
+		var got []string
+		for _, d := range page {
+			for name, id := range jobs {
+				if id == d.ID {
+					got = append(got, name)
+				}
+			}
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
 }
