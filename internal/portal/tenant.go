@@ -285,7 +285,7 @@ func (h *Handler) deliveries(req *request) error {
 	}
 	page := deliveriesPage{Subscription: sub, State: q.Get("state"), States: deliveryStates, Since: q.Get("since"), Until: q.Get("until")}
 	params := hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: pageSize, Cursor: q.Get("cursor")}, State: page.State}
-	if params.Since, params.Until, err = deliveryWindow(page.Since, page.Until, time.Now()); err == nil {
+	if params.Since, params.Until, err = deliveryWindow(page.Since, page.Until, h.opts.Now()); err == nil {
 		var list hubapi.Page[hubapi.Delivery]
 		if list, err = req.hub.ListDeliveries(ctx, "", id, params); err == nil {
 			page.Items = list.Items
