@@ -12,7 +12,13 @@ SELECT floor(extract(epoch FROM a.started_at - @since::timestamptz) / 3600)::int
        percentile_disc(0.95) WITHIN GROUP (ORDER BY a.duration_ms),
        (SELECT s.sampled FROM sampled s)
 FROM recent r
-JOIN delivery_attempts a ON a.job_id = r.id
-WHERE a.started_at >= @since AND a.started_at < @until
+-- Each job's attempts by the (job_id, attempt) index: OFFSET 0 keeps the
+-- subquery from being flattened into a join the planner could hash over
+-- every attempt of the window, whose cost grows with the whole hub.
+CROSS JOIN LATERAL (
+    SELECT a.started_at, a.duration_ms
+    FROM delivery_attempts a
+    WHERE a.job_id = r.id AND a.started_at >= @since AND a.started_at < @until
+    OFFSET 0) a
 GROUP BY 1
 ORDER BY 1
