@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -22,11 +23,43 @@ func (s *Server) listSubscriptionDeliveries(w http.ResponseWriter, r *http.Reque
 	if params.State, err = filterParam(q, "state"); err != nil {
 		return err
 	}
+	if params.Since, err = filterParam(q, "since"); err != nil {
+		return err
+	}
+	if params.Until, err = filterParam(q, "until"); err != nil {
+		return err
+	}
 	deliveries, err := hub.ListDeliveries(r.Context(), tenant, r.PathValue("id"), params)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, deliveries)
+	return nil
+}
+
+func (s *Server) countDeliveries(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
+	list, _, err := singleParam(r.URL.Query(), "subscription_ids")
+	if err != nil {
+		return err
+	}
+	var ids []string
+	if list != "" {
+		ids = strings.Split(list, ",")
+	}
+	counts, err := hub.CountDeliveries(r.Context(), tenant, ids)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, counts)
+	return nil
+}
+
+func (s *Server) attemptLatency(w http.ResponseWriter, r *http.Request, hub hubapi.ControlPlane, tenant string) error {
+	latency, err := hub.AttemptLatency(r.Context(), tenant, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, latency)
 	return nil
 }
 

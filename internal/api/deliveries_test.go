@@ -116,6 +116,16 @@ func TestListDeliveriesPagesNewestFirst(t *testing.T) {
 		}
 	}
 
+	// The window is on when each delivery was created: seeding created
+	// them all now.
+	hourAgo := url.QueryEscape(time.Now().Add(-time.Hour).UTC().Format(time.RFC3339))
+	if since := f.h.v1(t, http.StatusOK, f.acmeKey, "GET", f.deliveriesPath+"?state=dead&since="+hourAgo, ""); strings.Join(itemIDs(t, since), " ") != d[3]+" "+d[1] {
+		t.Errorf("dead deliveries since an hour ago %s", since.raw)
+	}
+	if until := f.h.v1(t, http.StatusOK, f.acmeKey, "GET", f.deliveriesPath+"?until="+hourAgo, ""); len(itemIDs(t, until)) != 0 {
+		t.Errorf("deliveries until an hour ago %s", until.raw)
+	}
+
 	// The admin token reaches the same listing through X-Tenant-Id.
 	admin := f.h.must(t, http.StatusOK, call{method: "GET", path: f.deliveriesPath, token: testAdminToken, header: map[string]string{"X-Tenant-Id": "acme"}})
 	if len(itemIDs(t, admin)) != 5 {
@@ -133,6 +143,11 @@ func TestListDeliveriesRejectsBadQueries(t *testing.T) {
 		{"?limit=0", "limit"},
 		{"?limit=1001", "limit"},
 		{"?cursor=forged", "cursor"},
+		{"?since=yesterday", "since"},
+		{"?since=1h", "since"},
+		{"?until=2026-01-02", "until"},
+		{"?since=2026-01-02T00:00:00Z&until=2026-01-02T00:00:00Z", "until"},
+		{"?since=2026-01-02T00:00:00Z&since=2026-01-03T00:00:00Z", "since"},
 	}
 	for _, tc := range cases {
 		r := f.h.v1(t, http.StatusBadRequest, f.acmeKey, "GET", f.deliveriesPath+tc.query, "")
@@ -202,4 +217,48 @@ func TestDeliveriesOfAnotherTenantAnswerLikeMissingOnes(t *testing.T) {
 	// Its owner sees it.
 	f.h.v1(t, http.StatusOK, f.globexKey, "GET", "/v1/deliveries/"+f.globexID, "")
 	f.h.v1(t, http.StatusOK, f.globexKey, "GET", fmt.Sprintf("/v1/subscriptions/%s/deliveries", f.globexSub), "")
+}
+
+func TestCountDeliveries(t *testing.T) {
+	f := newDeliveriesFixture(t, "succeeded", "dead", "pending")
+	r := f.h.v1(t, http.StatusOK, f.acmeKey, "GET", "/v1/delivery-counts?subscription_ids="+f.sub, "")
+	items, _ := r.body["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("counts %s", r.raw)
+	}
+	// Seeding created every delivery now; the pending one was never tried.
+	for field, want := range map[string]any{"subscription_id": f.sub, "delivered": float64(1), "failed": float64(0), "dead": float64(1), "sampled": false} {
+		if got := items[0].(map[string]any)[field]; got != want {
+			t.Errorf("%s = %v, want %v", field, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		query  string
+		status int
+		code   string
+	}{
+		{"", http.StatusBadRequest, "invalid_request"},
+		{"?subscription_ids=", http.StatusBadRequest, "invalid_request"},
+		{"?subscription_ids=" + f.sub + "&subscription_ids=" + f.sub, http.StatusBadRequest, "invalid_request"},
+		{"?subscription_ids=" + f.sub + "," + f.globexSub, http.StatusNotFound, "subscription_not_found"},
+		{"?subscription_ids=orders", http.StatusNotFound, "subscription_not_found"},
+	} {
+		r := f.h.v1(t, tc.status, f.acmeKey, "GET", "/v1/delivery-counts"+tc.query, "")
+		if r.body["code"] != tc.code {
+			t.Errorf("%q: %s, want %s", tc.query, r.raw, tc.code)
+		}
+	}
+}
+
+func TestAttemptLatency(t *testing.T) {
+	f := newDeliveriesFixture(t, "succeeded")
+	r := f.h.v1(t, http.StatusOK, f.acmeKey, "GET", "/v1/subscriptions/"+f.sub+"/latency", "")
+	if hours, _ := r.body["hours"].([]any); len(hours) != 24 || r.body["sampled"] != false {
+		t.Errorf("latency %s", r.raw)
+	}
+	for _, path := range []string{"/v1/subscriptions/" + f.globexSub + "/latency", "/v1/subscriptions/orders/latency"} {
+		if r := f.h.v1(t, http.StatusNotFound, f.acmeKey, "GET", path, ""); r.body["code"] != "subscription_not_found" {
+			t.Errorf("%s: %s", path, r.raw)
+		}
+	}
 }

@@ -346,10 +346,62 @@ func contractCases() []contractCase {
 			_, err := h.ListDeliveries(ctx, "", fx.globexSub, hubapi.DeliveryListParams{})
 			return "", err
 		}, "subscription_not_found"},
+		{"list deliveries created in a window", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			page, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{Since: "2020-01-01T00:00:00Z", Until: "2020-01-02T00:00:00Z"})
+			return fmt.Sprint(len(page.Items)), err
+		}, ""},
+		{"list another tenant's deliveries in a window", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.ListDeliveries(ctx, "", fx.globexSub, hubapi.DeliveryListParams{Since: "2020-01-01T00:00:00Z"})
+			return "", err
+		}, "subscription_not_found"},
+		{"list deliveries since a time that is not RFC 3339", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{Since: "yesterday"})
+			return "", err
+		}, "invalid_request"},
+		{"list deliveries until before since", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{Since: "2026-12-02T00:00:00Z", Until: "2026-12-01T00:00:00Z"})
+			return "", err
+		}, "invalid_request"},
 		{"list deliveries in an unknown state", "ListDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
 			_, err := h.ListDeliveries(ctx, "", fx.acmeSub, hubapi.DeliveryListParams{State: "lost"})
 			return "", err
 		}, "invalid_request"},
+		{"count deliveries", "CountDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			counts, err := h.CountDeliveries(ctx, "", []string{fx.acmeSub})
+			if err != nil {
+				return "", err
+			}
+			c := counts.Items[0]
+			return fmt.Sprint(len(counts.Items), c.Delivered, c.Failed, c.Dead, c.Sampled, c.SubscriptionID == fx.acmeSub), nil
+		}, ""},
+		{"the admin counts a tenant's deliveries", "CountDeliveries", asAdmin, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			counts, err := h.CountDeliveries(ctx, "acme", []string{fx.acmeSub})
+			return fmt.Sprint(len(counts.Items)), err
+		}, ""},
+		{"count another tenant's deliveries", "CountDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.CountDeliveries(ctx, "", []string{fx.acmeSub, fx.globexSub})
+			return "", err
+		}, "subscription_not_found"},
+		{"count deliveries of no subscription", "CountDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.CountDeliveries(ctx, "", nil)
+			return "", err
+		}, "invalid_request"},
+		{"count a subscription's deliveries twice", "CountDeliveries", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.CountDeliveries(ctx, "", []string{fx.acmeSub, fx.acmeSub})
+			return "", err
+		}, "invalid_request"},
+		{"a subscription's attempt latency", "AttemptLatency", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			latency, err := h.AttemptLatency(ctx, "", fx.acmeSub)
+			return fmt.Sprint(len(latency.Hours), latency.Sampled, latency.Hours[23].Start.Equal(latency.Since.Add(23*time.Hour))), err
+		}, ""},
+		{"another tenant's attempt latency", "AttemptLatency", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.AttemptLatency(ctx, "", fx.globexSub)
+			return "", err
+		}, "subscription_not_found"},
+		{"the attempt latency of an id that is not a UUID", "AttemptLatency", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
+			_, err := h.AttemptLatency(ctx, "", "orders")
+			return "", err
+		}, "subscription_not_found"},
 		{"get a missing delivery", "GetDelivery", asAcme, func(ctx context.Context, h hubapi.ControlPlane, fx *contractFixture) (string, error) {
 			_, err := h.GetDelivery(ctx, "", fx.acmeSub)
 			return "", err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"testing"
@@ -27,8 +28,10 @@ var nextPage = regexp.MustCompile(`href="([^"]+)" rel="next"`)
 // BenchmarkDeliveriesPage renders a subscription's deliveries page on the
 // server, through the API's middleware and the session's lookup, for a
 // subscription with 100,000 deliveries: its first page and a page deep in
-// its history, which the cursor makes as cheap as the first. It reports
-// the p50 and p99 of a page's time (docs/benchmarks.md, Portal deliveries page).
+// its history, which the cursor makes as cheap as the first, and the first
+// page of a time window: one that fills it and two that match nothing.
+// It reports the p50 and p99 of a page's time (docs/benchmarks.md, Portal
+// deliveries page).
 //
 //	go test -run '^$' -bench DeliveriesPage -benchtime 200x ./internal/portal/
 func BenchmarkDeliveriesPage(b *testing.B) {
@@ -80,7 +83,15 @@ func BenchmarkDeliveriesPage(b *testing.B) {
 	for range deliveries / 50 / 2 {
 		deep = base + nextPage.FindStringSubmatch(fetch(b, c, deep))[1]
 	}
-	for _, page := range []struct{ name, url string }{{"first", first}, {"deep", deep}} {
+	// A window: since an hour ago fills the first page at once; until an
+	// hour ago matches none of the 100,000, and the seq bound from when
+	// their events were received ends the scan at once; since a time after
+	// all of them matches none either, and nothing bounds that scan, which
+	// reads all 100,000 (a quiet subscription's recent window over a long
+	// history costs the same).
+	later := url.QueryEscape(time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	for _, page := range []struct{ name, url string }{{"first", first}, {"deep", deep},
+		{"since-1h", first + "?since=1h"}, {"until-1h-none", first + "?until=1h"}, {"since-later-none", first + "?since=" + later}} {
 		b.Run(page.name, func(b *testing.B) {
 			times := make([]time.Duration, 0, b.N)
 			for b.Loop() {

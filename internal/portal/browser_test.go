@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -419,9 +420,39 @@ func TestPortalInABrowser(t *testing.T) {
 	p.waitText("#live-rows", "succeeded")
 	p.until(subURL+"/deliveries", "main table", "succeeded")
 	p.audit("deliveries")
+	// The form narrows the list to when deliveries were created, without
+	// a script, and says why when it cannot read a time.
+	p.do(chromedp.SetValue(chromedp.CSS("#until"), "1h"), chromedp.Submit(chromedp.CSS("#until")), chromedp.WaitVisible(chromedp.CSS(".empty")))
+	if got := p.text(".empty"); !strings.Contains(got, "created in that window") {
+		t.Errorf("deliveries until an hour ago: %q", got)
+	}
+	p.open(subURL + "/deliveries")
+	p.do(chromedp.SetValue(chromedp.CSS("#since"), "yesterday"),
+		chromedp.Submit(chromedp.CSS("#since")), chromedp.WaitVisible(chromedp.CSS(`[role="alert"]`)))
+	if got := p.text(`[role="alert"]`); !strings.Contains(got, `since "yesterday"`) {
+		t.Errorf("a window that is not a time: %q", got)
+	}
+	p.audit("deliveries-window-refused")
+	p.do(chromedp.SetValue(chromedp.CSS("#since"), "1h"), chromedp.Submit(chromedp.CSS("#since")), chromedp.WaitVisible(chromedp.CSS("main table")))
+	if got := p.text("main table"); !strings.Contains(got, "succeeded") {
+		t.Errorf("deliveries since an hour ago: %q", got)
+	}
+	p.audit("deliveries-window")
 	p.open(hub.base + "/portal/")
+	if got := p.text("main table"); !strings.Contains(got, "1 delivered") {
+		t.Errorf("the subscription list's last day: %q", got)
+	}
 	p.audit("subscriptions")
 	p.open(subURL)
+	// The one delivery's attempt shows in the latency chart, and in its
+	// table for those who do not see the chart.
+	if got := p.text(`figure:has(svg[aria-labelledby="latency-title"]) figcaption`); !strings.Contains(got, "In the last 24 hours: 1 attempt;") {
+		t.Errorf("the latency chart says %q", got)
+	}
+	p.do(chromedp.Click(chromedp.CSS("details.latency-table summary")), chromedp.WaitVisible(chromedp.CSS("details.latency-table table")))
+	if got := p.text("details.latency-table tbody"); !regexp.MustCompile(`\t1\t\d+\t\d+`).MatchString(got) {
+		t.Errorf("the latency table has no hour with the attempt:\n%q", got)
+	}
 	p.audit("subscription")
 
 	// A filter is tried on the tenant's recent events before it is saved:

@@ -110,3 +110,62 @@ func OutcomeChart(buckets []HourBucket) template.HTML {
 	svg.WriteString(`</svg>`)
 	return template.HTML(svg.String())
 }
+
+// LatencySummary is the latency chart's sentence: how many attempts, and
+// the slowest hour by its 95th percentile.
+func LatencySummary(l hubapi.AttemptLatency) string {
+	var attempts int64
+	var slowest *hubapi.LatencyHour
+	for i, h := range l.Hours {
+		attempts += h.Attempts
+		if h.P95MS != nil && (slowest == nil || *h.P95MS > *slowest.P95MS) {
+			slowest = &l.Hours[i]
+		}
+	}
+	if slowest == nil {
+		return fmt.Sprintf("No attempts in the last %d hours.", len(l.Hours))
+	}
+	noun := "attempts"
+	if attempts == 1 {
+		noun = "attempt"
+	}
+	return fmt.Sprintf("In the last %d hours: %d %s; the slowest hour, from %s UTC, took %d ms at the median and %d ms at the 95th percentile.",
+		len(l.Hours), attempts, noun, slowest.Start.UTC().Format("15:04"), *slowest.P50MS, *slowest.P95MS)
+}
+
+// LatencyChart draws each hour's median and 95th percentile attempt
+// duration as a pair of bars in SVG, on a scale up to the slowest 95th
+// percentile. Like OutcomeChart it holds numbers and fixed words only.
+func LatencyChart(l hubapi.AttemptLatency) template.HTML {
+	const width, height, top, bottom = 720, 160, 10, 20
+	var most int64 = 1
+	for _, h := range l.Hours {
+		if h.P95MS != nil {
+			most = max(most, *h.P95MS)
+		}
+	}
+	slot := float64(width) / float64(max(len(l.Hours), 1))
+	scale := float64(height-top-bottom) / float64(most)
+	var svg strings.Builder
+	fmt.Fprintf(&svg, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-labelledby="latency-title"><title id="latency-title">%s</title>`,
+		width, height, template.HTMLEscapeString(LatencySummary(l)))
+	for i, h := range l.Hours {
+		x := float64(i)*slot + slot*0.15
+		if h.P50MS != nil && h.P95MS != nil {
+			for j, part := range []struct {
+				class string
+				ms    int64
+			}{{"p50", *h.P50MS}, {"p95", *h.P95MS}} {
+				barHeight := max(float64(part.ms)*scale, 1) // a 0 ms hour still shows it had attempts
+				fmt.Fprintf(&svg, `<rect class="%s" x="%.1f" y="%.1f" width="%.1f" height="%.1f"></rect>`,
+					part.class, x+float64(j)*slot*0.35, float64(height-bottom)-barHeight, slot*0.35, barHeight)
+			}
+		}
+		if i%6 == 0 {
+			fmt.Fprintf(&svg, `<text x="%.1f" y="%d">%s</text>`, x, height-5, h.Start.UTC().Format("15:04"))
+		}
+	}
+	fmt.Fprintf(&svg, `<text x="%d" y="%d" text-anchor="end">%d ms</text>`, width-2, top+2, most)
+	svg.WriteString(`</svg>`)
+	return template.HTML(svg.String())
+}

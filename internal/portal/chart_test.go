@@ -43,3 +43,29 @@ func TestOutcomes(t *testing.T) {
 		t.Errorf("chart:\n%s", svg)
 	}
 }
+
+func TestLatencyChart(t *testing.T) {
+	since := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ms := func(n int64) *int64 { return &n }
+	l := hubapi.AttemptLatency{Since: since, Hours: make([]hubapi.LatencyHour, 24)}
+	for i := range l.Hours {
+		l.Hours[i].Start = since.Add(time.Duration(i) * time.Hour)
+	}
+	if got := LatencySummary(l); got != "No attempts in the last 24 hours." {
+		t.Errorf("empty summary %q", got)
+	}
+	if svg := string(LatencyChart(l)); strings.Contains(svg, "<rect") || !strings.Contains(svg, "No attempts") {
+		t.Errorf("empty chart:\n%s", svg)
+	}
+	l.Hours[3] = hubapi.LatencyHour{Start: l.Hours[3].Start, Attempts: 10, P50MS: ms(40), P95MS: ms(900)}
+	l.Hours[20] = hubapi.LatencyHour{Start: l.Hours[20].Start, Attempts: 5, P50MS: ms(0), P95MS: ms(2)}
+	want := "In the last 24 hours: 15 attempts; the slowest hour, from 15:00 UTC, took 40 ms at the median and 900 ms at the 95th percentile."
+	if got := LatencySummary(l); got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	svg := string(LatencyChart(l))
+	if strings.Count(svg, `<rect class="p50"`) != 2 || strings.Count(svg, `<rect class="p95"`) != 2 ||
+		!strings.Contains(svg, `role="img"`) || !strings.Contains(svg, "900 ms") || !strings.Contains(svg, `height="1.0"`) {
+		t.Errorf("chart:\n%s", svg)
+	}
+}

@@ -48,7 +48,14 @@ type Options struct {
 	Logger         *slog.Logger
 	// Now is the clock of the rate limit on sign-in; time.Now when nil.
 	Now func() time.Time
+	// RecoverStreamAfter is how long a recover runs before its page is
+	// streamed with its progress; defaultRecoverStreamAfter when zero.
+	RecoverStreamAfter time.Duration
 }
+
+// defaultRecoverStreamAfter answers a short recover with its result alone,
+// and shows a longer one moving soon enough that nobody wonders.
+const defaultRecoverStreamAfter = 2 * time.Second
 
 // CookieName is the session cookie's name.
 const CookieName = "hubctl_portal"
@@ -87,6 +94,9 @@ var pages = mustParsePages()
 func New(opts Options) *Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.RecoverStreamAfter <= 0 {
+		opts.RecoverStreamAfter = defaultRecoverStreamAfter
 	}
 	h := &Handler{
 		opts:    opts,

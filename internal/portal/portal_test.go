@@ -26,6 +26,7 @@ const testKEK = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
 type hub struct {
 	t         *testing.T
 	control   *service.ControlPlane
+	dsn       string
 	url       string
 	acmeSub   string
 	globexSub string
@@ -42,7 +43,7 @@ func startHub(t *testing.T) *hub {
 		// listens: no traffic leaves the machine.
 		"STREAMING_HUB_ALLOW_PRIVATE_SINKS": "true",
 	})
-	h := &hub{t: t, control: control, url: serverURL}
+	h := &hub{t: t, control: control, dsn: dsn, url: serverURL}
 	admin := control.As(hubapi.Admin())
 	ctx := context.Background()
 	for _, tenant := range []string{"acme", "globex"} {
@@ -177,7 +178,7 @@ func TestAnotherTenantsSubscriptionLooksMissing(t *testing.T) {
 	get(t, c, h.link("acme", false))
 
 	const missing = "01a22ee5-dfa6-7445-9895-d5a93ef514a0"
-	for _, path := range []string{"/portal/subscriptions/%s", "/portal/subscriptions/%s/deliveries"} {
+	for _, path := range []string{"/portal/subscriptions/%s", "/portal/subscriptions/%s/deliveries", "/portal/subscriptions/%s/deliveries?since=1h"} {
 		other := get(t, c, h.url+strings.Replace(path, "%s", h.globexSub, 1))
 		gone := get(t, c, h.url+strings.Replace(path, "%s", missing, 1))
 		if other.status != http.StatusNotFound || other.status != gone.status ||

@@ -68,6 +68,9 @@ var funcs = template.FuncMap{
 		return id[:13] + "…"
 	},
 	"sink": sinkSummary,
+	// countsSample is how many of a subscription's latest deliveries its
+	// 24 h counts read.
+	"countsSample": func() int { return hubapi.DeliveryCountsSample },
 	// dict hands a shared template more than one value.
 	"dict": func(pairs ...any) map[string]any {
 		m := map[string]any{}
@@ -164,6 +167,44 @@ func (h *Handler) write(w http.ResponseWriter, status int, name string, p page) 
 	_, _ = w.Write(buf.Bytes())
 }
 
+// stream writes a page of a signed-in session as it is rendered, each
+// piece flushed at once and the connection's write deadline moved on, for
+// a page whose data arrives over time (a channel it ranges over). A
+// template error ends the page where it happened.
+func (h *Handler) stream(req *request, name string, data any) {
+	t, ok := h.pages[name]
+	if !ok {
+		h.log.Error("portal: no such page template", "page", name)
+		http.Error(req.w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	req.w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	req.w.WriteHeader(http.StatusOK)
+	w := &flushingWriter{w: req.w, rc: http.NewResponseController(req.w)}
+	if err := t.Execute(w, page{Session: req.view(), Data: data}); err != nil {
+		h.log.Error("portal: stream page", "page", name, "error", err)
+	}
+}
+
+// streamWriteGrace is how long a streamed page may wait for its next
+// piece before the connection is given up.
+const streamWriteGrace = time.Minute
+
+type flushingWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (f *flushingWriter) Write(p []byte) (int, error) {
+	// Not every writer has a deadline to move (a test recorder has none).
+	_ = f.rc.SetWriteDeadline(time.Now().Add(streamWriteGrace))
+	n, err := f.w.Write(p)
+	if err != nil {
+		return n, err
+	}
+	return n, f.rc.Flush()
+}
+
 func (req *request) view() *sessionView {
 	return &sessionView{
 		Tenant:   req.caller.Tenant,
@@ -178,12 +219,17 @@ func (req *request) view() *sessionView {
 // answered without detail.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, title := statusOf(err)
-	message := err.Error()
-	if status == http.StatusInternalServerError {
+	h.renderStatus(w, r, status, "error", pageError{Title: title, Message: h.messageOf(r, err)})
+}
+
+// messageOf is what a page says of a control plane's error: its message,
+// unless it is the hub's own failure, which is logged and not shown.
+func (h *Handler) messageOf(r *http.Request, err error) string {
+	if status, _ := statusOf(err); status == http.StatusInternalServerError {
 		h.log.Error("portal: page failed", "path_pattern", r.Pattern, "error", err)
-		message = "Something went wrong on the hub. Try again in a moment; if it keeps failing, tell the hub's operator."
+		return "Something went wrong on the hub. Try again in a moment; if it keeps failing, tell the hub's operator."
 	}
-	h.renderStatus(w, r, status, "error", pageError{Title: title, Message: message})
+	return err.Error()
 }
 
 // statusOf maps the control plane's typed errors to a status and a title.

@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hubctl/hubctl/internal/when"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -47,19 +49,41 @@ func tenantOnly(req *request) error {
 }
 
 type subscriptionsPage struct {
-	Items []hubapi.Subscription
+	Items []subscriptionRow
 	Next  string
+}
+
+// subscriptionRow is a subscription of the list with its last day.
+type subscriptionRow struct {
+	hubapi.Subscription
+	Last24h hubapi.SubscriptionDeliveryCounts
 }
 
 func (h *Handler) home(req *request) error {
 	if req.caller.Kind == hubapi.CallerAdmin {
 		return h.console(req)
 	}
-	page, err := req.hub.ListSubscriptions(req.r.Context(), "", hubapi.ListParams{Limit: pageSize, Cursor: req.r.URL.Query().Get("cursor")})
+	ctx := req.r.Context()
+	page, err := req.hub.ListSubscriptions(ctx, "", hubapi.ListParams{Limit: pageSize, Cursor: req.r.URL.Query().Get("cursor")})
 	if err != nil {
 		return err
 	}
-	return h.render(req, "subscriptions", subscriptionsPage{Items: page.Items, Next: nextLink(req.r.URL, page.NextCursor)})
+	rows := make([]subscriptionRow, len(page.Items))
+	ids := make([]string, len(page.Items))
+	for i, sub := range page.Items {
+		rows[i].Subscription, ids[i] = sub, sub.ID
+	}
+	if len(ids) > 0 {
+		// One call for the page (pageSize is within what one counts).
+		counts, err := req.hub.CountDeliveries(ctx, "", ids)
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			rows[i].Last24h = counts.Items[i]
+		}
+	}
+	return h.render(req, "subscriptions", subscriptionsPage{Items: rows, Next: nextLink(req.r.URL, page.NextCursor)})
 }
 
 // nextLink is the URL of the page after this one, "" when there is none:
@@ -99,6 +123,11 @@ type subscriptionPage struct {
 	// Sampled says the chart shows only the latest chartSample
 	// deliveries, the subscription having more in the day.
 	Sampled bool
+	// Latency is the last day's attempt durations per hour, LatencyChart
+	// its drawing and LatencySummary its sentence.
+	Latency        hubapi.AttemptLatency
+	LatencyChart   template.HTML
+	LatencySummary string
 	// Trial is the edit form's filter tried on recent events, nil until
 	// asked for.
 	Trial *FilterTrial
@@ -164,10 +193,15 @@ func (h *Handler) subscriptionPage(req *request, sub hubapi.Subscription) (subsc
 	if err != nil {
 		return subscriptionPage{}, err
 	}
+	latency, err := req.hub.AttemptLatency(req.r.Context(), "", sub.ID)
+	if err != nil {
+		return subscriptionPage{}, err
+	}
 	buckets := Outcomes(recent.Items, h.opts.Now(), chartHours)
 	form := newForm(t, editValues(t, sub), sub.Sink, nil)
 	return subscriptionPage{Subscription: sub, Health: HealthOf(sub), Chart: OutcomeChart(buckets),
-		Summary: Summary(buckets), Sampled: recent.NextCursor != nil, Sink: sinkRows(t.Name, sub.Sink),
+		Summary: Summary(buckets), Sampled: recent.NextCursor != nil,
+		Latency: latency, LatencyChart: LatencyChart(latency), LatencySummary: LatencySummary(latency), Sink: sinkRows(t.Name, sub.Sink),
 		Form: &form, Activity: activity}, nil
 }
 
@@ -232,7 +266,12 @@ type deliveriesPage struct {
 	Items        []hubapi.Delivery
 	State        string
 	States       []string
-	Next         string
+	// Since and Until are the window as typed (a duration back from now or
+	// an RFC 3339 time); Problem says why the hub or the form refused it,
+	// on Field.
+	Since, Until         string
+	Problem, Field, Code string
+	Next                 string
 }
 
 func (h *Handler) deliveries(req *request) error {
@@ -244,13 +283,57 @@ func (h *Handler) deliveries(req *request) error {
 	if err != nil {
 		return err
 	}
-	page, err := req.hub.ListDeliveries(ctx, "", id, hubapi.DeliveryListParams{
-		ListParams: hubapi.ListParams{Limit: pageSize, Cursor: q.Get("cursor")}, State: q.Get("state")})
-	if err != nil {
+	page := deliveriesPage{Subscription: sub, State: q.Get("state"), States: deliveryStates, Since: q.Get("since"), Until: q.Get("until")}
+	params := hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Limit: pageSize, Cursor: q.Get("cursor")}, State: page.State}
+	if params.Since, params.Until, err = deliveryWindow(page.Since, page.Until, h.opts.Now()); err == nil {
+		var list hubapi.Page[hubapi.Delivery]
+		if list, err = req.hub.ListDeliveries(ctx, "", id, params); err == nil {
+			page.Items = list.Items
+			// The next page repeats the window as the times it meant, so
+			// a duration does not slide while the pages are read.
+			next := *req.r.URL
+			query := next.Query()
+			setOrDelete(query, "since", params.Since)
+			setOrDelete(query, "until", params.Until)
+			next.RawQuery = query.Encode()
+			page.Next = nextLink(&next, list.NextCursor)
+			return h.render(req, "deliveries", page)
+		}
+	}
+	var invalid *hubapi.ValidationError
+	if !errors.As(err, &invalid) {
 		return err
 	}
-	return h.render(req, "deliveries", deliveriesPage{Subscription: sub, Items: page.Items, State: q.Get("state"),
-		States: deliveryStates, Next: nextLink(req.r.URL, page.NextCursor)})
+	page.Problem, page.Field, page.Code = invalid.Message, invalid.Field, invalid.Code
+	return h.renderCode(req, http.StatusBadRequest, "deliveries", page)
+}
+
+// deliveryWindow reads the deliveries form's window, each side a duration
+// back from now or an RFC 3339 time, into the times the hub takes; "" leaves
+// a side open.
+func deliveryWindow(since, until string, now time.Time) (sinceAt, untilAt string, err error) {
+	for _, bound := range []struct {
+		field, value string
+		at           *string
+	}{{"since", since, &sinceAt}, {"until", until, &untilAt}} {
+		if bound.value == "" {
+			continue
+		}
+		t, err := when.Parse(bound.value, now)
+		if err != nil {
+			return "", "", &hubapi.ValidationError{Field: bound.field, Code: hubapi.CodeInvalidRequest, Message: fmt.Sprintf("%s %q: %v", bound.field, bound.value, err)}
+		}
+		*bound.at = when.Format(t)
+	}
+	return sinceAt, untilAt, nil
+}
+
+func setOrDelete(q url.Values, name, value string) {
+	if value == "" {
+		q.Del(name)
+		return
+	}
+	q.Set(name, value)
 }
 
 func (h *Handler) delivery(req *request) error {
@@ -339,11 +422,19 @@ type recoverPage struct {
 	Subscription hubapi.Subscription
 	Since        string
 	Result       hubapi.SubscriptionRecoverResult
+	// Progress is set when the page is streamed because the recover runs
+	// long: it yields how much of the range is read, in per cent, until
+	// the recover ends; then Result, or Problem, says how it ended.
+	Progress <-chan int64
+	Problem  string
 }
 
 // recover sends again what the subscription missed since a time, counted
 // first: a dry run answers how many events would be queued, with the
-// button that queues them.
+// button that queues them. Both read every event of the range, a batch
+// at a time; one that runs longer than RecoverStreamAfter is answered as
+// it goes, its progress streamed into the page (no script needed), so a
+// long range shows it is moving and outlives the listener's write timeout.
 func (h *Handler) recover(req *request, id string) error {
 	ctx := req.r.Context()
 	since, err := sinceValue(req.r.PostFormValue("since"))
@@ -354,12 +445,78 @@ func (h *Handler) recover(req *request, id string) error {
 	if err != nil {
 		return err
 	}
-	res, err := req.hub.RecoverSubscription(ctx, "", id, hubapi.SubscriptionRecover{
-		Since: since, DryRun: req.r.PostFormValue("dry_run") != "false"}, nil)
-	if err != nil {
-		return err
+	in := hubapi.SubscriptionRecover{Since: since, DryRun: req.r.PostFormValue("dry_run") != "false"}
+	page := &recoverPage{Subscription: sub, Since: since}
+	progress := make(chan int64, 1)
+	var recoverErr error
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		page.Result, recoverErr = req.hub.RecoverSubscription(ctx, "", id, in, func(done, total int64) {
+			latest(progress, percentOf(done, total))
+		})
+	}()
+	wait := time.NewTimer(h.opts.RecoverStreamAfter)
+	defer wait.Stop()
+	select {
+	case <-finished:
+		if recoverErr != nil {
+			return recoverErr
+		}
+		return h.render(req, "recover", page)
+	case <-wait.C:
 	}
-	return h.render(req, "recover", recoverPage{Subscription: sub, Since: since, Result: res})
+	// From here the page is on its way: what ends the recover is said in
+	// it. Progress closes once the recover has ended, so the template's
+	// range over it ends with Result and Problem set.
+	steps := make(chan int64)
+	page.Progress = steps
+	go func() {
+		defer close(steps)
+		for {
+			select {
+			case p := <-progress:
+				steps <- p
+			case <-finished:
+				select { // the last report, if the recover ended before it was taken
+				case p := <-progress:
+					steps <- p
+				default:
+				}
+				if recoverErr != nil {
+					page.Problem = h.messageOf(req.r, recoverErr)
+				}
+				return
+			}
+		}
+	}()
+	h.stream(req, "recover", page)
+	for range steps { // a page cut short leaves progress nobody reads
+	}
+	return nil
+}
+
+// latest hands v over, replacing a value not yet taken: a reader that
+// falls behind sees the newest progress, and the recover never waits.
+func latest(ch chan int64, v int64) {
+	for {
+		select {
+		case ch <- v:
+			return
+		default:
+			select {
+			case <-ch:
+			default:
+			}
+		}
+	}
+}
+
+func percentOf(done, total int64) int64 {
+	if total <= 0 {
+		return 100
+	}
+	return min(100, done*100/total)
 }
 
 // sinceValue reads the recover form's time: RFC 3339, or what a

@@ -329,6 +329,22 @@ func (v *callerView) ListDeliveries(ctx context.Context, named, subscriptionID s
 	return v.cp.Deliveries.List(ctx, tenant, subscriptionID, p)
 }
 
+func (v *callerView) CountDeliveries(ctx context.Context, named string, subscriptionIDs []string) (hubapi.DeliveryCounts, error) {
+	tenant, err := v.tenant(ctx, named)
+	if err != nil {
+		return hubapi.DeliveryCounts{}, err
+	}
+	return v.cp.Deliveries.Count(ctx, tenant, subscriptionIDs)
+}
+
+func (v *callerView) AttemptLatency(ctx context.Context, named, subscriptionID string) (hubapi.AttemptLatency, error) {
+	tenant, err := v.tenant(ctx, named)
+	if err != nil {
+		return hubapi.AttemptLatency{}, err
+	}
+	return v.cp.Deliveries.Latency(ctx, tenant, subscriptionID)
+}
+
 func (v *callerView) GetDelivery(ctx context.Context, named, id string) (hubapi.DeliveryDetail, error) {
 	tenant, err := v.tenant(ctx, named)
 	if err != nil {

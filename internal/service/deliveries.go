@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -73,6 +74,97 @@ func (s *Deliveries) Get(ctx context.Context, tenantID, id string) (hubapi.Deliv
 	return *deliveryDetailView(row, attempts), nil
 }
 
+// Count counts the deliveries of the last day of each subscription named,
+// in the order named: the ones created since, among its latest
+// hubapi.DeliveryCountsSample. A subscription the tenant does not own
+// answers exactly like a missing one; a deleted one still counts its
+// history.
+func (s *Deliveries) Count(ctx context.Context, tenantID string, subscriptionIDs []string) (hubapi.DeliveryCounts, error) {
+	ids, err := checkCountedSubscriptions(subscriptionIDs)
+	if err != nil {
+		return hubapi.DeliveryCounts{}, err
+	}
+	if hubapi.CheckTenantID(tenantID) != nil {
+		return hubapi.DeliveryCounts{}, subscriptionError(subscriptionIDs[0], pg.ErrNotFound)
+	}
+	since := time.Now().Add(-hubapi.DeliveryCountsWindow).UTC()
+	rows, err := s.store.CountRecentDeliveries(ctx, tenantID, ids, since, hubapi.DeliveryCountsSample)
+	if err != nil {
+		return hubapi.DeliveryCounts{}, err
+	}
+	found := make(map[uuid.UUID]catalog.RecentDeliveryCounts, len(rows))
+	for _, r := range rows {
+		found[r.SubscriptionID] = r
+	}
+	out := hubapi.DeliveryCounts{Since: since, Items: make([]hubapi.SubscriptionDeliveryCounts, len(ids))}
+	for i, id := range ids {
+		r, ok := found[id]
+		if !ok {
+			return hubapi.DeliveryCounts{}, subscriptionError(subscriptionIDs[i], pg.ErrNotFound)
+		}
+		out.Items[i] = hubapi.SubscriptionDeliveryCounts{SubscriptionID: id.String(), Delivered: r.Delivered, Failed: r.Failed, Dead: r.Dead, Sampled: r.Sampled}
+	}
+	return out, nil
+}
+
+// Latency is a subscription's attempt durations per hour of the last
+// hubapi.LatencyHours, the hour now in last, from the attempts of its latest
+// hubapi.DeliveryCountsSample deliveries. A deleted subscription still
+// answers: its attempts are history.
+func (s *Deliveries) Latency(ctx context.Context, tenantID, subscriptionID string) (hubapi.AttemptLatency, error) {
+	subID, err := uuid.Parse(subscriptionID)
+	if err != nil || hubapi.CheckTenantID(tenantID) != nil {
+		return hubapi.AttemptLatency{}, subscriptionError(subscriptionID, pg.ErrNotFound)
+	}
+	until := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
+	since := until.Add(-hubapi.LatencyHours * time.Hour)
+	rows, sampled, err := s.store.AttemptLatency(ctx, tenantID, subID, since, until, hubapi.DeliveryCountsSample)
+	if err != nil {
+		return hubapi.AttemptLatency{}, subscriptionError(subscriptionID, err)
+	}
+	return latencyView(since, rows, sampled), nil
+}
+
+// latencyView lays the store's hours with attempts out as every hour of
+// the window.
+func latencyView(since time.Time, rows []catalog.LatencyHour, sampled bool) hubapi.AttemptLatency {
+	out := hubapi.AttemptLatency{Since: since, Sampled: sampled, Hours: make([]hubapi.LatencyHour, hubapi.LatencyHours)}
+	for i := range out.Hours {
+		out.Hours[i].Start = since.Add(time.Duration(i) * time.Hour)
+	}
+	for _, r := range rows {
+		if r.Hour < 0 || r.Hour >= hubapi.LatencyHours {
+			continue
+		}
+		p50, p95 := r.P50.Milliseconds(), r.P95.Milliseconds()
+		h := &out.Hours[r.Hour]
+		h.Attempts, h.P50MS, h.P95MS = r.Attempts, &p50, &p95
+	}
+	return out
+}
+
+// checkCountedSubscriptions reads the ids of a count before any I/O: at
+// least one, at most hubapi.MaxDeliveryCountsSubscriptions, each named
+// once. An id that is not a UUID names no subscription: not found.
+func checkCountedSubscriptions(subscriptionIDs []string) ([]uuid.UUID, error) {
+	if len(subscriptionIDs) == 0 || len(subscriptionIDs) > hubapi.MaxDeliveryCountsSubscriptions {
+		return nil, invalid("subscription_ids", "name 1 to %d subscription ids, comma-separated", hubapi.MaxDeliveryCountsSubscriptions)
+	}
+	ids := make([]uuid.UUID, len(subscriptionIDs))
+	seen := make(map[uuid.UUID]bool, len(subscriptionIDs))
+	for i, raw := range subscriptionIDs {
+		id, err := uuid.Parse(raw)
+		if err != nil {
+			return nil, subscriptionError(raw, pg.ErrNotFound)
+		}
+		if seen[id] {
+			return nil, invalid("subscription_ids", "subscription %s is named twice", raw)
+		}
+		seen[id], ids[i] = true, id
+	}
+	return ids, nil
+}
+
 func deliveryDetailView(row catalog.Delivery, attempts []catalog.DeliveryAttempt) *hubapi.DeliveryDetail {
 	detail := &hubapi.DeliveryDetail{Delivery: deliveryView(row), AttemptHistory: make([]hubapi.DeliveryAttempt, len(attempts))}
 	for i, a := range attempts {
@@ -92,6 +184,15 @@ func checkDeliveryList(p hubapi.DeliveryListParams) (catalog.DeliveryQuery, erro
 		return catalog.DeliveryQuery{}, invalid("state", "invalid state %q: use one of %s", p.State, strings.Join(hubapi.DeliveryStates, ", "))
 	}
 	q := catalog.DeliveryQuery{Limit: limit, State: p.State}
+	if q.Since, err = parseBound("since", p.Since); err != nil {
+		return catalog.DeliveryQuery{}, err
+	}
+	if q.Until, err = parseBound("until", p.Until); err != nil {
+		return catalog.DeliveryQuery{}, err
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return catalog.DeliveryQuery{}, invalid("until", "until (%s) must be after since (%s)", p.Until, p.Since)
+	}
 	if p.Cursor != "" {
 		if q.BeforeSeq, err = parseDeliveriesPosition(p.Cursor); err != nil {
 			return catalog.DeliveryQuery{}, err

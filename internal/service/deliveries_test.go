@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,9 @@ func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
 	list := func(tenant, sub string, p hubapi.DeliveryListParams) func() error {
 		return func() error { _, err := svc.List(ctx, tenant, sub, p); return err }
 	}
+	count := func(tenant string, subs []string) func() error {
+		return func() error { _, err := svc.Count(ctx, tenant, subs); return err }
+	}
 	cases := []struct {
 		name      string
 		call      func() error
@@ -37,6 +41,15 @@ func TestDeliveryInputIsCheckedBeforeTheDatabase(t *testing.T) {
 		{"forged cursor", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: "not-a-cursor!"}}), hubapi.CodeInvalidRequest, "cursor"},
 		{"another listing's cursor", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: otherListing}}), hubapi.CodeInvalidRequest, "cursor"},
 		{"cursor at seq 0", list("acme", validSub, hubapi.DeliveryListParams{ListParams: hubapi.ListParams{Cursor: encodeTestCursor("deliveries:0")}}), hubapi.CodeInvalidRequest, "cursor"},
+		{"since that is not RFC 3339", list("acme", validSub, hubapi.DeliveryListParams{Since: "1h"}), hubapi.CodeInvalidRequest, "since"},
+		{"until that is not RFC 3339", list("acme", validSub, hubapi.DeliveryListParams{Until: "2026-12-01"}), hubapi.CodeInvalidRequest, "until"},
+		{"empty window", list("acme", validSub, hubapi.DeliveryListParams{Since: "2026-12-01T00:00:00Z", Until: "2026-12-01T00:00:00Z"}), hubapi.CodeInvalidRequest, "until"},
+		{"window backwards", list("acme", validSub, hubapi.DeliveryListParams{Since: "2026-12-02T00:00:00Z", Until: "2026-12-01T00:00:00Z"}), hubapi.CodeInvalidRequest, "until"},
+		{"count of no subscription", count("acme", nil), hubapi.CodeInvalidRequest, "subscription_ids"},
+		{"count of too many subscriptions", count("acme", slices.Repeat([]string{validSub}, hubapi.MaxDeliveryCountsSubscriptions+1)), hubapi.CodeInvalidRequest, "subscription_ids"},
+		{"count of a subscription named twice", count("acme", []string{validSub, validSub}), hubapi.CodeInvalidRequest, "subscription_ids"},
+		{"count of a subscription id that is not a UUID", count("acme", []string{validSub, "orders"}), service.CodeSubscriptionNotFound, ""},
+		{"count in a tenant id no tenant can have", count("a/b", []string{validSub}), service.CodeSubscriptionNotFound, ""},
 		{"subscription id that is not a UUID", list("acme", "orders", hubapi.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
 		{"tenant id no tenant can have", list("a/b", validSub, hubapi.DeliveryListParams{}), service.CodeSubscriptionNotFound, ""},
 		{"delivery id that is not a UUID", func() error { _, err := svc.Get(ctx, "acme", "42"); return err }, service.CodeDeliveryNotFound, ""},
@@ -96,8 +109,8 @@ func newDeliveryFixture(t *testing.T) *deliveryFixture {
 		f.jobs[state] = job
 		exec(`WITH ev AS (
 			INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
-			                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
-			VALUES ('acme', $1, 'account.created', '1.0.0', 1, 'midaz', 'studio.lerian.account.created', $2, '{}', '{}', '{}', 't', 0, $3)
+			                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset, received_at)
+			VALUES ('acme', $1, 'account.created', '1.0.0', 1, 'midaz', 'studio.lerian.account.created', $2, '{}', '{}', '{}', 't', 0, $3, $2)
 			RETURNING seq)
 			INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, attempts, next_attempt_at, lease_until,
 			                           dead_reason, dead_at, succeeded_at, last_status, created_at, updated_at)
@@ -142,6 +155,32 @@ func TestListDeliveriesFollowsCursorsNewestFirst(t *testing.T) {
 	}
 	if _, err := f.svc.List(ctx, "globex", f.sub, hubapi.DeliveryListParams{}); !isCode(err, service.CodeSubscriptionNotFound) {
 		t.Errorf("another tenant's subscription: %v", err)
+	}
+}
+
+func TestListDeliveriesInATimeWindow(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	at := func(d time.Duration) string { return fixtureTime.Add(d).Format(time.RFC3339Nano) }
+	cases := []struct {
+		name  string
+		p     hubapi.DeliveryListParams
+		wantN int
+	}{
+		{"since their creation", hubapi.DeliveryListParams{Since: at(0)}, len(hubapi.DeliveryStates)},
+		{"until their creation", hubapi.DeliveryListParams{Until: at(0)}, 0},
+		{"a window around it", hubapi.DeliveryListParams{Since: at(-time.Second), Until: at(time.Second)}, len(hubapi.DeliveryStates)},
+		{"after it", hubapi.DeliveryListParams{Since: at(time.Second)}, 0},
+		{"dead in the window", hubapi.DeliveryListParams{State: hubapi.DeliveryDead, Since: at(0), Until: at(time.Hour)}, 1},
+	}
+	for _, tc := range cases {
+		page, err := f.svc.List(ctx, "acme", f.sub, tc.p)
+		if err != nil || len(page.Items) != tc.wantN {
+			t.Errorf("%s: %d deliveries, %v; want %d", tc.name, len(page.Items), err, tc.wantN)
+		}
+	}
+	if _, err := f.svc.List(ctx, "globex", f.sub, hubapi.DeliveryListParams{Since: at(0)}); !isCode(err, service.CodeSubscriptionNotFound) {
+		t.Errorf("another tenant's subscription in a window: %v", err)
 	}
 }
 
@@ -192,3 +231,56 @@ func TestDeliveryViewShowsOnlyWhatAppliesToItsState(t *testing.T) {
 // encodeTestCursor makes a cursor the way the hub encodes them, so a test
 // can forge a well-formed one with a position the hub must refuse.
 func encodeTestCursor(raw string) string { return base64.RawURLEncoding.EncodeToString([]byte(raw)) }
+
+func TestCountDeliveriesOfTheLastDay(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	// The fixture's deliveries are old; two are made recent.
+	if _, err := f.st.Pool.Exec(ctx, `UPDATE delivery_jobs SET created_at = now() - interval '1 hour' WHERE id = ANY($1)`,
+		[]string{f.jobs[hubapi.DeliverySucceeded], f.jobs[hubapi.DeliveryDead]}); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	counts, err := f.svc.Count(ctx, "acme", []string{f.sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []hubapi.SubscriptionDeliveryCounts{{SubscriptionID: f.sub, Delivered: 1, Dead: 1}}
+	if !slices.Equal(counts.Items, want) || counts.Since.Before(before.Add(-hubapi.DeliveryCountsWindow-time.Second)) || counts.Since.After(time.Now().Add(-hubapi.DeliveryCountsWindow)) {
+		t.Errorf("counts %+v, want %+v since a day ago", counts, want)
+	}
+	if _, err := f.svc.Count(ctx, "globex", []string{f.sub}); !isCode(err, service.CodeSubscriptionNotFound) {
+		t.Errorf("another tenant's subscription: %v", err)
+	}
+}
+
+func TestAttemptLatencyOfTheLastDay(t *testing.T) {
+	f := newDeliveryFixture(t)
+	ctx := context.Background()
+	// The fixture's attempts (1500 ms and 7 ms) are old; they are moved
+	// into the hour before this one.
+	if _, err := f.st.Pool.Exec(ctx, `UPDATE delivery_attempts SET started_at = now() - interval '1 hour'`); err != nil {
+		t.Fatal(err)
+	}
+	latency, err := f.svc.Latency(ctx, "acme", f.sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(latency.Hours) != hubapi.LatencyHours || !latency.Hours[0].Start.Equal(latency.Since) ||
+		!latency.Hours[23].Start.Equal(time.Now().UTC().Truncate(time.Hour)) || latency.Sampled {
+		t.Fatalf("hours from %v, the last at %v, sampled %t", latency.Since, latency.Hours[len(latency.Hours)-1].Start, latency.Sampled)
+	}
+	for i, h := range latency.Hours {
+		switch {
+		case i == 22 && (h.Attempts != 2 || h.P50MS == nil || *h.P50MS != 7 || *h.P95MS != 1500):
+			t.Errorf("the hour before this one: %+v, want 2 attempts, p50 7 ms, p95 1500 ms", h)
+		case i != 22 && (h.Attempts != 0 || h.P50MS != nil || h.P95MS != nil):
+			t.Errorf("hour %d: %+v, want none", i, h)
+		}
+	}
+	for _, tc := range []struct{ tenant, sub string }{{"globex", f.sub}, {"acme", "orders"}, {"a/b", f.sub}} {
+		if _, err := f.svc.Latency(ctx, tc.tenant, tc.sub); !isCode(err, service.CodeSubscriptionNotFound) {
+			t.Errorf("latency of %s as %s: %v", tc.sub, tc.tenant, err)
+		}
+	}
+}

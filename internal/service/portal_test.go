@@ -246,7 +246,7 @@ func changingOperations(sub string) map[string]func(ctx context.Context, h hubap
 
 var readingOperations = []string{
 	"ListTenants", "GetTenant", "ListAPIKeys", "ListQuarantine", "GetQuarantined", "StorageStatus",
-	"ListSubscriptions", "GetSubscription", "ListDeliveries", "GetDelivery", "ListDeadLetters",
+	"ListSubscriptions", "GetSubscription", "ListDeliveries", "GetDelivery", "CountDeliveries", "AttemptLatency", "ListDeadLetters",
 	"ListEvents", "GetEvent",
 }
 
@@ -288,6 +288,12 @@ func TestReadOnlySessionsChangeNothing(t *testing.T) {
 	got, err := tenantSession.GetSubscription(ctx, "", sub.ID)
 	if err != nil || got.Name != "orders" || !got.Enabled {
 		t.Errorf("after every refusal the subscription is %+v (%v), want it as created", got, err)
+	}
+	if _, err := tenantSession.CountDeliveries(ctx, "", []string{sub.ID}); err != nil {
+		t.Errorf("a read-only session counts deliveries: %v", err)
+	}
+	if _, err := tenantSession.AttemptLatency(ctx, "", sub.ID); err != nil {
+		t.Errorf("a read-only session reads attempt latency: %v", err)
 	}
 	if _, err := tenantSession.ReplayDeadLetters(ctx, "", hubapi.DeadLetterReplay{SubscriptionID: sub.ID, DryRun: true}); err != nil {
 		t.Errorf("a read-only session counts a replay: %v", err)

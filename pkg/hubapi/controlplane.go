@@ -61,6 +61,12 @@ type ControlPlane interface {
 
 	ListDeliveries(ctx context.Context, tenant, subscriptionID string, p DeliveryListParams) (Page[Delivery], error)
 	GetDelivery(ctx context.Context, tenant, id string) (DeliveryDetail, error)
+	// CountDeliveries counts each subscription's deliveries of the last
+	// DeliveryCountsWindow, at most MaxDeliveryCountsSubscriptions at once.
+	CountDeliveries(ctx context.Context, tenant string, subscriptionIDs []string) (DeliveryCounts, error)
+	// AttemptLatency is a subscription's attempt durations per hour of the
+	// last LatencyHours.
+	AttemptLatency(ctx context.Context, tenant, subscriptionID string) (AttemptLatency, error)
 
 	ListDeadLetters(ctx context.Context, tenant string, p DeadLetterListParams) (Page[DeadLetter], error)
 	ReplayDeadLetters(ctx context.Context, tenant string, in DeadLetterReplay) (DeadLetterReplayResult, error)

@@ -92,3 +92,60 @@ type DeliveryAttempt struct {
 	Response         *string `json:"response"`
 	ResponseEncoding string  `json:"response_encoding,omitempty"`
 }
+
+// DeliveryCountsWindow is how far back DeliveryCounts look.
+const DeliveryCountsWindow = 24 * time.Hour
+
+// DeliveryCountsSample bounds the deliveries counted per subscription: its
+// latest ones, as many as the largest page of its deliveries, so a busy
+// subscription costs what a quiet one does.
+const DeliveryCountsSample = MaxPageLimit
+
+// MaxDeliveryCountsSubscriptions is the most subscriptions one
+// DeliveryCounts names: the default page of the subscription list.
+const MaxDeliveryCountsSubscriptions = DefaultPageLimit
+
+// DeliveryCounts is GET /v1/delivery-counts: for each subscription asked
+// for, in the order asked, its deliveries created at or after Since (24 h
+// before the answer) by where they stand now.
+type DeliveryCounts struct {
+	Since time.Time                    `json:"since"`
+	Items []SubscriptionDeliveryCounts `json:"items"`
+}
+
+// SubscriptionDeliveryCounts are one subscription's recent deliveries.
+type SubscriptionDeliveryCounts struct {
+	SubscriptionID string `json:"subscription_id"`
+	Delivered      int64  `json:"delivered"`
+	// Failed are still being tried after at least one failed attempt.
+	Failed int64 `json:"failed"`
+	Dead   int64 `json:"dead"`
+	// Sampled says only the latest DeliveryCountsSample deliveries were
+	// counted and all of them are recent: the window holds more.
+	Sampled bool `json:"sampled"`
+}
+
+// LatencyHours is how many hours AttemptLatency covers, an hour each.
+const LatencyHours = 24
+
+// AttemptLatency is GET /v1/subscriptions/{id}/latency: how long the
+// subscription's attempts took, per hour of the last LatencyHours, oldest
+// hour first, the current hour last. It reads the attempts of the
+// subscription's latest DeliveryCountsSample deliveries.
+type AttemptLatency struct {
+	// Since is the start of the first hour.
+	Since time.Time     `json:"since"`
+	Hours []LatencyHour `json:"hours"`
+	// Sampled says every delivery read is recent: the hours hold attempts
+	// of older deliveries that were not read.
+	Sampled bool `json:"sampled"`
+}
+
+// LatencyHour is one hour's attempts: how many, and the median and 95th
+// percentile of their durations in milliseconds (null without attempts).
+type LatencyHour struct {
+	Start    time.Time `json:"start"`
+	Attempts int64     `json:"attempts"`
+	P50MS    *int64    `json:"p50_ms"`
+	P95MS    *int64    `json:"p95_ms"`
+}

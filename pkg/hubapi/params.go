@@ -25,10 +25,12 @@ type QuarantineListParams struct {
 
 // DeliveryListParams select a page of one subscription's deliveries, newest
 // first. State, when set, keeps only deliveries in that state (one of
-// DeliveryStates).
+// DeliveryStates); Since (inclusive) and Until (exclusive), RFC 3339, bound
+// when the delivery was created.
 type DeliveryListParams struct {
 	ListParams
-	State string
+	State        string
+	Since, Until string
 }
 
 // DeadLetterFilter narrows the dead letters of a tenant (docs/concepts.md,

@@ -22,24 +22,28 @@ const (
 	stateDisabled = "disabled"
 )
 
-func subscriptionHeader(t *output.TableWriter) {
-	t.Columns(
-		output.Column{Name: "id", Priority: 9},
-		output.Column{Name: "name", Priority: 8, Min: 12},
-		output.Column{Name: "sink", Priority: 6, Min: 12},
-		output.Column{Name: "event types", Priority: 4, Min: 12},
-		output.Column{Name: "delivery", Priority: 7},
-		output.Column{Name: "verification", Priority: 5},
-	)
+func subscriptionHeader(t *output.TableWriter) { subscriptionColumns(t) }
+
+// subscriptionColumns heads the list's columns, and any extra ones after
+// them (subscriptionRow's extra cells).
+func subscriptionColumns(t *output.TableWriter, extra ...output.Column) {
+	t.Columns(append([]output.Column{
+		{Name: "id", Priority: 9},
+		{Name: "name", Priority: 8, Min: 12},
+		{Name: "sink", Priority: 6, Min: 12},
+		{Name: "event types", Priority: 4, Min: 12},
+		{Name: "delivery", Priority: 7},
+		{Name: "verification", Priority: 5},
+	}, extra...)...)
 }
 
-func subscriptionRow(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Subscription) {
+func subscriptionRow(t *output.TableWriter, f *cmdutil.Factory, sub hubapi.Subscription, extra ...string) {
 	delivery := stateEnabled
 	if !sub.Enabled {
 		delivery = stateDisabled
 	}
-	t.Row(sub.ID, sub.Name, sinkSummary(sub.Sink), strings.Join(sub.EventTypes, ","),
-		output.Style(f.IOStreams, delivery), output.Style(f.IOStreams, sub.VerificationState))
+	t.Row(append([]string{sub.ID, sub.Name, sinkSummary(sub.Sink), strings.Join(sub.EventTypes, ","),
+		output.Style(f.IOStreams, delivery), output.Style(f.IOStreams, sub.VerificationState)}, extra...)...)
 }
 
 // subscriptionTable shows one subscription field by field: everything a

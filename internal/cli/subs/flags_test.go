@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -112,6 +113,12 @@ func TestListingsParseTheirPageFlags(t *testing.T) {
 	if want := (hubapi.ListParams{Limit: 7, Cursor: "c"}); list.Page != want || list.Next != "hubctl subs list --limit 7" {
 		t.Errorf("list options %+v", list)
 	}
+	if err := cmdtest.Exec(t, f, subs.NewCmdList(f, func(o *subs.ListOptions) error { list = o; return nil }), "--counts", "--limit", "7"); err != nil {
+		t.Fatal(err)
+	}
+	if !list.Counts || list.Next != "hubctl subs list --counts --limit 7" {
+		t.Errorf("list --counts options %+v", list)
+	}
 	if err := cmdtest.Exec(t, f, subs.NewCmdList(f, func(*subs.ListOptions) error { t.Error("ran"); return nil }), "--limit", "0"); err == nil {
 		t.Error("--limit 0 accepted")
 	}
@@ -126,6 +133,43 @@ func TestListingsParseTheirPageFlags(t *testing.T) {
 	err := cmdtest.Exec(t, f, subs.NewCmdDeliveries(f, func(*subs.DeliveriesOptions) error { t.Error("ran"); return nil }), id, "--state", "lost")
 	if err == nil || !strings.Contains(err.Error(), "invalid --state") || cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 		t.Errorf("--state lost: err %v", err)
+	}
+}
+
+func TestDeliveriesWindowFlags(t *testing.T) {
+	const id = "0196a1c2-7d3e-7f00-8a4b-1c2d3e4f5a6b"
+	f, _, _, _ := cmdtest.Factory(nil)
+	var dl *subs.DeliveriesOptions
+	run := func(o *subs.DeliveriesOptions) error { dl = o; return nil }
+	// A time passes through as the hub's UTC RFC 3339, and the next page's
+	// command repeats it.
+	if err := cmdtest.Exec(t, f, subs.NewCmdDeliveries(f, run), id, "--since", "2026-12-01T01:00:00+01:00", "--until", "2026-12-02T00:00:00Z"); err != nil {
+		t.Fatal(err)
+	}
+	if dl.Params.Since != "2026-12-01T00:00:00Z" || dl.Params.Until != "2026-12-02T00:00:00Z" ||
+		dl.Next != "hubctl subs deliveries "+id+" --since 2026-12-01T00:00:00Z --until 2026-12-02T00:00:00Z" {
+		t.Errorf("window options %+v", dl)
+	}
+	// A duration counts back from now, and is repeated as the time it meant.
+	before := time.Now()
+	if err := cmdtest.Exec(t, f, subs.NewCmdDeliveries(f, run), id, "--since", "1h"); err != nil {
+		t.Fatal(err)
+	}
+	since, err := time.Parse(time.RFC3339Nano, dl.Params.Since)
+	if err != nil || since.Before(before.Add(-time.Hour-time.Second)) || since.After(time.Now().Add(-time.Hour)) || dl.Params.Until != "" ||
+		dl.Next != "hubctl subs deliveries "+id+" --since "+dl.Params.Since {
+		t.Errorf("--since 1h: options %+v, %v", dl, err)
+	}
+	for _, bad := range [][]string{
+		{"--since", "yesterday"},
+		{"--until", "-1h"},
+		{"--since", "2026-12-02T00:00:00Z", "--until", "2026-12-01T00:00:00Z"},
+		{"--since", "1h", "--until", "2h"},
+	} {
+		err := cmdtest.Exec(t, f, subs.NewCmdDeliveries(f, func(*subs.DeliveriesOptions) error { t.Error("ran"); return nil }), append([]string{id}, bad...)...)
+		if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+			t.Errorf("%v: err %v, want a usage error", bad, err)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package subs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/hubctl/hubctl/internal/cli/cmdutil"
 	"github.com/hubctl/hubctl/internal/cli/hubaccess"
 	"github.com/hubctl/hubctl/internal/cli/output"
+	"github.com/hubctl/hubctl/internal/when"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
 
@@ -107,15 +109,12 @@ func recoverRun(ctx context.Context, opts *RecoverOptions) error {
 // ParseWhen reads a time flag: an RFC 3339 time, or a positive duration
 // back from now.
 func ParseWhen(flag, value string, now time.Time) (time.Time, error) {
-	if d, err := time.ParseDuration(value); err == nil {
-		if d <= 0 {
-			return time.Time{}, cmdutil.UsageErrorf("--%s %s: a duration counts back from now and must be positive", flag, value)
-		}
-		return now.Add(-d), nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, value)
-	if err != nil {
-		return time.Time{}, cmdutil.UsageErrorf("--%s %q: use an RFC 3339 time (2026-12-01T00:00:00Z) or a duration back from now (6h)", flag, value)
+	t, err := when.Parse(value, now)
+	switch {
+	case errors.Is(err, when.ErrNotPositive):
+		return time.Time{}, cmdutil.UsageErrorf("--%s %s: %v", flag, value, err)
+	case err != nil:
+		return time.Time{}, cmdutil.UsageErrorf("--%s %q: %v", flag, value, err)
 	}
 	return t, nil
 }

@@ -69,6 +69,9 @@ type DeliveryQuery struct {
 	BeforeSeq int64
 	// State, when not empty, keeps only deliveries in that state.
 	State string
+	// Since (inclusive) and Until (exclusive) bound created_at; zero
+	// bounds nothing.
+	Since, Until time.Time
 }
 
 // deliveryFields lists the scan targets of a delivery row, in the order the
@@ -91,9 +94,23 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 	// the position: each page is one range scan however deep the listing
 	// goes. A state filter is applied to the rows the scan meets rather
 	// than through an index of its own, since every index on delivery_jobs
-	// is paid for on the ingest path.
+	// is paid for on the ingest path. The time window is such a filter
+	// too, with one bound on the scan: a job is created in its event's
+	// ingest transaction (created_at = received_at) or later, by a
+	// recover, so a job created before Until carries an event received
+	// before it, and a seq past every such event ends the scan where
+	// the window does (seqBelowReceived). Since gives no bound: a
+	// recovered job is newer than its event, so the scan goes on past
+	// the window's start (docs/benchmarks.md, Portal deliveries page).
+	var below *int64
+	if !q.Until.IsZero() {
+		if below, err = s.seqBelowReceived(ctx, q.Until); err != nil {
+			return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
+		}
+	}
 	rows, err := s.Pool.Query(ctx, listDeliveriesSQL,
-		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID, "before_seq": q.BeforeSeq, "state": q.State, "limit": q.Limit + 1})
+		pgx.StrictNamedArgs{"subscription_id": q.SubscriptionID, "tenant_id": q.TenantID, "before_seq": q.BeforeSeq, "below_seq": below, "state": q.State,
+			"since": pg.NullIfZero(q.Since), "until": pg.NullIfZero(q.Until), "limit": q.Limit + 1})
 	if err != nil {
 		return nil, false, pg.Classify(fmt.Errorf("list deliveries of subscription %s: %w", q.SubscriptionID, err))
 	}
@@ -122,6 +139,110 @@ func (s *Store) ListDeliveries(ctx context.Context, q DeliveryQuery) (deliveries
 		return nil, false, pg.SubscriptionNotFound(q.SubscriptionID)
 	}
 	return []Delivery{}, false, nil
+}
+
+// seqBelowReceived is a seq that every event received before t lies below
+// (nil when no event was received ReceivedAtSkew after t: no bound).
+func (s *Store) seqBelowReceived(ctx context.Context, t time.Time) (*int64, error) {
+	var seq *int64
+	err := s.Pool.QueryRow(ctx, seqReceivedAfterSQL, pgx.StrictNamedArgs{"at": t.Add(pg.ReceivedAtSkew)}).Scan(&seq)
+	return seq, err
+}
+
+// RecentDeliveryCounts are one subscription's latest deliveries created
+// since a time, by where they stand now.
+type RecentDeliveryCounts struct {
+	SubscriptionID uuid.UUID
+	Delivered      int64
+	// Failed are still being tried after at least one failed attempt.
+	Failed int64
+	Dead   int64
+	// Sampled says every one of the latest sample deliveries was created
+	// since the time, so older ones of the window were not counted.
+	Sampled bool
+}
+
+// CountRecentDeliveries counts, for each of ids that tenantID owns, the
+// deliveries among its latest sample that were created at or after since.
+// Subscriptions of another tenant, or missing, are left out of the answer.
+func (s *Store) CountRecentDeliveries(ctx context.Context, tenantID string, ids []uuid.UUID, since time.Time, sample int) ([]RecentDeliveryCounts, error) {
+	if sample < 1 {
+		return nil, fmt.Errorf("count recent deliveries: sample %d must be at least 1", sample)
+	}
+	// One statement for the whole page of subscriptions, each a bounded
+	// backward range scan of the (subscription_id, event_seq) index:
+	// sample rows at most, however busy the subscription, so a page costs
+	// the same every time. Creation time is not what the index orders by
+	// (a recovered job is newer than its event), so the window filters
+	// the sample rather than bounding the scan.
+	rows, err := s.Pool.Query(ctx, countRecentDeliveriesSQL,
+		pgx.StrictNamedArgs{"tenant_id": tenantID, "ids": ids, "since": since, "sample": sample})
+	if err != nil {
+		return nil, pg.Classify(fmt.Errorf("count recent deliveries: %w", err))
+	}
+	counts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (RecentDeliveryCounts, error) {
+		var c RecentDeliveryCounts
+		return c, row.Scan(&c.SubscriptionID, &c.Delivered, &c.Failed, &c.Dead, &c.Sampled)
+	})
+	if err != nil {
+		return nil, pg.Classify(fmt.Errorf("count recent deliveries: %w", err))
+	}
+	return counts, nil
+}
+
+// LatencyHour is one hour of a subscription's attempt durations.
+type LatencyHour struct {
+	// Hour counts from the window's start, 0 first.
+	Hour     int
+	Attempts int64
+	P50, P95 time.Duration
+}
+
+// AttemptLatency sorts the attempts that the latest sample deliveries of
+// a subscription made in [since, until) into hours from since, with each
+// hour's median and 95th percentile duration; hours without attempts are
+// left out. sampled says all sample deliveries were created since, so the
+// window holds attempts of older ones that were not read. A subscription
+// that tenantID does not own is an pg.ErrNotFound exactly like a missing
+// one.
+func (s *Store) AttemptLatency(ctx context.Context, tenantID string, subscriptionID uuid.UUID, since, until time.Time, sample int) (hours []LatencyHour, sampled bool, err error) {
+	if sample < 1 {
+		return nil, false, fmt.Errorf("attempt latency: sample %d must be at least 1", sample)
+	}
+	// The cost is bounded whatever the subscription's volume: sample rows
+	// of the (subscription_id, event_seq) index read backwards, then each
+	// one's attempts by the (job_id, attempt) index of the attempt
+	// partitions the window reaches.
+	rows, err := s.Pool.Query(ctx, attemptLatencySQL, pgx.StrictNamedArgs{"tenant_id": tenantID, "subscription_id": subscriptionID,
+		"since": since, "until": until, "sample": sample})
+	if err != nil {
+		return nil, false, pg.Classify(fmt.Errorf("attempt latency of subscription %s: %w", subscriptionID, err))
+	}
+	hours, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (LatencyHour, error) {
+		var (
+			h        LatencyHour
+			p50, p95 int64
+		)
+		err := row.Scan(&h.Hour, &h.Attempts, &p50, &p95, &sampled)
+		h.P50, h.P95 = time.Duration(p50)*time.Millisecond, time.Duration(p95)*time.Millisecond
+		return h, err
+	})
+	if err != nil {
+		return nil, false, pg.Classify(fmt.Errorf("attempt latency of subscription %s: %w", subscriptionID, err))
+	}
+	if len(hours) > 0 {
+		return hours, sampled, nil
+	}
+	var exists bool
+	err = s.Pool.QueryRow(ctx, subscriptionOfTenantExistsSQL,
+		pgx.StrictNamedArgs{"subscription_id": subscriptionID, "tenant_id": tenantID}).Scan(&exists)
+	switch {
+	case err != nil:
+		return nil, false, pg.Classify(fmt.Errorf("attempt latency of subscription %s: %w", subscriptionID, err))
+	case !exists:
+		return nil, false, pg.SubscriptionNotFound(subscriptionID)
+	}
+	return []LatencyHour{}, false, nil
 }
 
 // GetDelivery reads one delivery of tenantID with its attempts in order.
@@ -182,6 +303,15 @@ var subscriptionOfTenantExistsSQL string
 
 //go:embed sql/get_delivery.sql
 var getDeliverySQL string
+
+//go:embed sql/count_recent_deliveries.sql
+var countRecentDeliveriesSQL string
+
+//go:embed sql/attempt_latency.sql
+var attemptLatencySQL string
+
+//go:embed sql/seq_received_after.sql
+var seqReceivedAfterSQL string
 
 //go:embed sql/list_deliveries.sql
 var listDeliveriesSQL string

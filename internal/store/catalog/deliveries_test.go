@@ -38,7 +38,8 @@ func seedSubscription(t *testing.T, st *storetest.Store, tenant string) uuid.UUI
 }
 
 // seedDelivery stores event n of tenant and a job for it under sub in
-// state; a dead job is dead as exhausted. It returns the job's id and the
+// state, both n minutes after deliveryBase (as ingest writes them: the job
+// created in its event's transaction); a dead job is dead as exhausted. It returns the job's id and the
 // event's seq.
 func seedDelivery(t *testing.T, st *storetest.Store, tenant string, sub uuid.UUID, n int, state string) (uuid.UUID, int64) {
 	t.Helper()
@@ -46,10 +47,10 @@ func seedDelivery(t *testing.T, st *storetest.Store, tenant string, sub uuid.UUI
 	var seq int64
 	err := st.Pool.QueryRow(ctx, `
 		INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
-		                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset)
+		                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset, received_at)
 		VALUES ($1, $2, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted', $3,
-		        '{}', '{}', '{}', 'topic', 0, $4)
-		RETURNING seq`, tenant, eventID(n), deliveryBase, n).Scan(&seq)
+		        '{}', '{}', '{}', 'topic', 0, $4, $5)
+		RETURNING seq`, tenant, eventID(n), deliveryBase, n, deliveryBase.Add(time.Duration(n)*time.Minute)).Scan(&seq)
 	if err != nil {
 		t.Fatalf("insert event: %v", err)
 	}
@@ -105,22 +106,30 @@ func TestListDeliveriesPagesNewestFirst(t *testing.T) {
 	// Another subscription's deliveries never show.
 	seedDelivery(t, st, "acme", seedSubscription(t, st, "acme"), 100, "pending")
 
+	// Delivery n was created n minutes after deliveryBase.
+	minute := func(n int) time.Time { return deliveryBase.Add(time.Duration(n) * time.Minute) }
 	cases := []struct {
-		name  string
-		state string
-		limit int
-		want  []int64 // event seqs, in listing order
+		name         string
+		state        string
+		since, until time.Time
+		limit        int
+		want         []int64 // event seqs, in listing order
 	}{
-		{"all, two at a time", "", 2, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
-		{"all in one page", "", 100, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
-		{"dead only", "dead", 1, []int64{seqs[4], seqs[1]}},
-		{"pending only", "pending", 5, []int64{seqs[6], seqs[2]}},
-		{"succeeded only", "succeeded", 3, []int64{seqs[0]}},
+		{"all, two at a time", "", time.Time{}, time.Time{}, 2, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
+		{"all in one page", "", time.Time{}, time.Time{}, 100, []int64{seqs[6], seqs[5], seqs[4], seqs[3], seqs[2], seqs[1], seqs[0]}},
+		{"dead only", "dead", time.Time{}, time.Time{}, 1, []int64{seqs[4], seqs[1]}},
+		{"pending only", "pending", time.Time{}, time.Time{}, 5, []int64{seqs[6], seqs[2]}},
+		{"succeeded only", "succeeded", time.Time{}, time.Time{}, 3, []int64{seqs[0]}},
+		{"created in a window, since inclusive, until exclusive", "", minute(2), minute(5), 2, []int64{seqs[3], seqs[2], seqs[1]}},
+		{"created since", "", minute(6), time.Time{}, 1, []int64{seqs[6], seqs[5]}},
+		{"created until", "", time.Time{}, minute(2), 1, []int64{seqs[0]}},
+		{"dead in a window", "dead", minute(3), time.Time{}, 1, []int64{seqs[4]}},
+		{"a window with none", "", minute(8), time.Time{}, 1, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []int64
-			q := catalog.DeliveryQuery{TenantID: "acme", SubscriptionID: sub, Limit: tc.limit, State: tc.state}
+			q := catalog.DeliveryQuery{TenantID: "acme", SubscriptionID: sub, Limit: tc.limit, State: tc.state, Since: tc.since, Until: tc.until}
 			for range len(states) + 1 {
 				page, more, err := st.ListDeliveries(ctx, q)
 				if err != nil {
@@ -133,6 +142,9 @@ func TestListDeliveriesPagesNewestFirst(t *testing.T) {
 					got = append(got, d.EventSeq)
 					if tc.state != "" && d.State != tc.state {
 						t.Errorf("state %s in a listing of %s", d.State, tc.state)
+					}
+					if d.CreatedAt.Before(tc.since) || !tc.until.IsZero() && !d.CreatedAt.Before(tc.until) {
+						t.Errorf("created at %s, outside [%s, %s)", d.CreatedAt, tc.since, tc.until)
 					}
 				}
 				if !more {
@@ -163,17 +175,20 @@ func TestListDeliveriesScope(t *testing.T) {
 		name     string
 		tenant   string
 		sub      uuid.UUID
+		since    time.Time
 		wantN    int
 		notFound bool
 	}{
-		{"own subscription", "acme", acme, 1, false},
-		{"own subscription without deliveries", "acme", empty, 0, false},
-		{"deleted subscription keeps its history", "acme", deleted, 1, false},
-		{"another tenant's subscription", "globex", acme, 0, true},
-		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), 0, true},
+		{"own subscription", "acme", acme, time.Time{}, 1, false},
+		{"own subscription without deliveries", "acme", empty, time.Time{}, 0, false},
+		{"own subscription, none created in the window", "acme", acme, deliveryBase.Add(time.Hour), 0, false},
+		{"deleted subscription keeps its history", "acme", deleted, time.Time{}, 1, false},
+		{"another tenant's subscription", "globex", acme, time.Time{}, 0, true},
+		{"another tenant's subscription in a window", "globex", acme, deliveryBase, 0, true},
+		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), time.Time{}, 0, true},
 	}
 	for _, tc := range cases {
-		page, more, err := st.ListDeliveries(ctx, catalog.DeliveryQuery{TenantID: tc.tenant, SubscriptionID: tc.sub, Limit: 10})
+		page, more, err := st.ListDeliveries(ctx, catalog.DeliveryQuery{TenantID: tc.tenant, SubscriptionID: tc.sub, Since: tc.since, Limit: 10})
 		if tc.notFound {
 			if !errors.Is(err, pg.ErrNotFound) || page != nil {
 				t.Errorf("%s: got %v, %v; want ErrNotFound", tc.name, page, err)
@@ -251,6 +266,173 @@ func TestGetDeliveryEdgeCases(t *testing.T) {
 	} {
 		if _, _, err := st.GetDelivery(ctx, tc.tenant, tc.id); !errors.Is(err, pg.ErrNotFound) {
 			t.Errorf("%s: %v, want ErrNotFound", name, err)
+		}
+	}
+}
+
+func TestCountRecentDeliveries(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	busy := seedSubscription(t, st, "acme")
+	// Delivery n was created n minutes after deliveryBase; the window
+	// starts at minute 2, so the first is too old to count.
+	seedDelivery(t, st, "acme", busy, 1, "succeeded")
+	seedDelivery(t, st, "acme", busy, 2, "succeeded")
+	seedDelivery(t, st, "acme", busy, 3, "dead")
+	retrying, _ := seedDelivery(t, st, "acme", busy, 4, "pending")
+	seedDelivery(t, st, "acme", busy, 5, "pending") // not tried yet: neither failed nor anything else
+	seedDelivery(t, st, "acme", busy, 6, "succeeded")
+	if _, err := st.Pool.Exec(ctx, `UPDATE delivery_jobs SET recorded_attempts = 1 WHERE id = $1`, retrying); err != nil {
+		t.Fatal(err)
+	}
+	quiet := seedSubscription(t, st, "acme")
+	globex := seedSubscription(t, st, "globex")
+	seedDelivery(t, st, "globex", globex, 7, "succeeded")
+	since := deliveryBase.Add(2 * time.Minute)
+
+	counts, err := st.CountRecentDeliveries(ctx, "acme", []uuid.UUID{busy, quiet, globex, uuid.Must(uuid.NewV7())}, since, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uuid.UUID]catalog.RecentDeliveryCounts{}
+	for _, c := range counts {
+		got[c.SubscriptionID] = c
+	}
+	want := map[uuid.UUID]catalog.RecentDeliveryCounts{
+		busy:  {SubscriptionID: busy, Delivered: 2, Failed: 1, Dead: 1},
+		quiet: {SubscriptionID: quiet},
+	}
+	if len(got) != len(want) || got[busy] != want[busy] || got[quiet] != want[quiet] {
+		t.Errorf("counts %+v, want %+v (another tenant's and a missing subscription left out)", got, want)
+	}
+
+	// A sample of the latest two, both recent: the window holds more.
+	counts, err = st.CountRecentDeliveries(ctx, "acme", []uuid.UUID{busy}, since, 2)
+	if err != nil || len(counts) != 1 || counts[0] != (catalog.RecentDeliveryCounts{SubscriptionID: busy, Delivered: 1, Sampled: true}) {
+		t.Errorf("sampled counts %+v, %v", counts, err)
+	}
+	// A sample that reaches past the window says it holds no more.
+	counts, err = st.CountRecentDeliveries(ctx, "acme", []uuid.UUID{busy}, deliveryBase.Add(5*time.Minute), 3)
+	if err != nil || len(counts) != 1 || counts[0] != (catalog.RecentDeliveryCounts{SubscriptionID: busy, Delivered: 1}) {
+		t.Errorf("counts of a sample past the window %+v, %v", counts, err)
+	}
+}
+
+func TestAttemptLatencyByHour(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	sub := seedSubscription(t, st, "acme")
+	attempt := func(job uuid.UUID, number int, at time.Duration, ms int) {
+		t.Helper()
+		_, err := st.Pool.Exec(ctx, `
+			INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome)
+			VALUES ($1, $2, $3, $4, $5, 'succeeded')`, uuid.Must(uuid.NewV7()), job, number, deliveryBase.Add(at), ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Hour 0 of the window holds 1..20 ms, hour 2 one attempt, and one
+	// attempt falls before the window.
+	first, _ := seedDelivery(t, st, "acme", sub, 1, "succeeded")
+	for i := 1; i <= 20; i++ {
+		attempt(first, i, time.Duration(i)*time.Minute, i)
+	}
+	second, _ := seedDelivery(t, st, "acme", sub, 2, "succeeded")
+	attempt(second, 1, 2*time.Hour+time.Minute, 300)
+	attempt(second, 2, -time.Minute, 9000)
+	globex := seedSubscription(t, st, "globex")
+
+	hours, sampled, err := st.AttemptLatency(ctx, "acme", sub, deliveryBase, deliveryBase.Add(24*time.Hour), 100)
+	want := []catalog.LatencyHour{
+		{Hour: 0, Attempts: 20, P50: 10 * time.Millisecond, P95: 19 * time.Millisecond},
+		{Hour: 2, Attempts: 1, P50: 300 * time.Millisecond, P95: 300 * time.Millisecond},
+	}
+	if err != nil || sampled || !slices.Equal(hours, want) {
+		t.Errorf("hours %+v (sampled %t), %v; want %+v", hours, sampled, err, want)
+	}
+	// The latest delivery only, created in the window: sampled.
+	hours, sampled, err = st.AttemptLatency(ctx, "acme", sub, deliveryBase, deliveryBase.Add(24*time.Hour), 1)
+	if err != nil || !sampled || !slices.Equal(hours, want[1:]) {
+		t.Errorf("the latest delivery's hours %+v (sampled %t), %v", hours, sampled, err)
+	}
+
+	for _, tc := range []struct {
+		name     string
+		tenant   string
+		sub      uuid.UUID
+		notFound bool
+	}{
+		{"own subscription without attempts", "globex", globex, false},
+		{"another tenant's subscription", "globex", sub, true},
+		{"missing subscription", "acme", uuid.Must(uuid.NewV7()), true},
+	} {
+		hours, _, err := st.AttemptLatency(ctx, tc.tenant, tc.sub, deliveryBase, deliveryBase.Add(24*time.Hour), 100)
+		if tc.notFound != errors.Is(err, pg.ErrNotFound) || !tc.notFound && (err != nil || hours == nil || len(hours) != 0) {
+			t.Errorf("%s: %v, %v", tc.name, hours, err)
+		}
+	}
+}
+
+// TestListDeliveriesUntilEndsTheScanWithoutLosingRecoveredOnes: a window's
+// end bounds the scan by seq, from when the events were received; a job
+// recovered for an older event is still listed by its own creation time.
+func TestListDeliveriesUntilEndsTheScanWithoutLosingRecoveredOnes(t *testing.T) {
+	st := storetest.Open(t)
+	ctx := context.Background()
+	sub := seedSubscription(t, st, "acme")
+	t0 := deliveryBase
+	// Events in seq order as ingest writes them, each job created in its
+	// event's transaction, but the first one's, which a recover made
+	// later.
+	jobs := map[string]uuid.UUID{}
+	for i, e := range []struct {
+		name              string
+		received, created time.Time
+	}{
+		{"recovered", t0.Add(-time.Hour), t0.Add(30 * time.Minute)},
+		{"first", t0, t0},
+		{"second", t0.Add(time.Hour), t0.Add(time.Hour)},
+		{"third", t0.Add(2 * time.Hour), t0.Add(2 * time.Hour)},
+	} {
+		var seq int64
+		err := st.Pool.QueryRow(ctx, `
+			INSERT INTO events (tenant_id, id, event_key, schema_version, schema_major, source, type, time,
+			                    header_keys, header_values, payload, topic, kafka_partition, kafka_offset, received_at)
+			VALUES ('acme', $1, 'transaction.posted', '1.0.0', 1, 'midaz', 'studio.lerian.transaction.posted', $2,
+			        '{}', '{}', '{}', 'topic', 0, $3, $2)
+			RETURNING seq`, eventID(200+i), e.received, i).Scan(&seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[e.name] = uuid.Must(uuid.NewV7())
+		if _, err := st.Pool.Exec(ctx, `
+			INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, succeeded_at, created_at, updated_at)
+			VALUES ($1, 'acme', $2, $3, 'succeeded', $4, $4, $4)`, jobs[e.name], sub, seq, e.created); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name         string
+		since, until time.Time
+		want         []string
+	}{
+		{"until between the first and the second", time.Time{}, t0.Add(45 * time.Minute), []string{"first", "recovered"}},
+		{"until before the recover", time.Time{}, t0.Add(15 * time.Minute), []string{"first"}},
+		{"until after all", time.Time{}, t0.Add(3 * time.Hour), []string{"third", "second", "first", "recovered"}},
+		{"until before all", time.Time{}, t0.Add(-2 * time.Hour), nil},
+		{"a window around the recover", t0.Add(20 * time.Minute), t0.Add(40 * time.Minute), []string{"recovered"}},
+	} {
+		page, _, err := st.ListDeliveries(ctx, catalog.DeliveryQuery{TenantID: "acme", SubscriptionID: sub, Since: tc.since, Until: tc.until, Limit: 10})
+		var got []string
+		for _, d := range page {
+			for name, id := range jobs {
+				if id == d.ID {
+					got = append(got, name)
+				}
+			}
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
 }

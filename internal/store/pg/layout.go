@@ -37,6 +37,13 @@ var seqEpoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
 const day = 24 * time.Hour
 
+// ReceivedAtSkew is how much older than an event of a lower seq an event's
+// received_at may be: received_at is its ingest transaction's start, and
+// batches written at once draw their seqs in any order of their starts.
+// So an event received at t proves every higher seq received after
+// t - ReceivedAtSkew. (store/queue's recover allows the same.)
+const ReceivedAtSkew = 10 * time.Minute
+
 // DayStart is the UTC midnight at or before t.
 func DayStart(t time.Time) time.Time {
 	u := t.UTC()

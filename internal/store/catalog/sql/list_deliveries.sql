@@ -5,6 +5,9 @@ FROM delivery_jobs j
 LEFT JOIN events e ON e.seq = j.event_seq
 WHERE j.subscription_id = @subscription_id AND j.tenant_id = @tenant_id
   AND (@before_seq::bigint = 0 OR j.event_seq < @before_seq)
+  AND (@below_seq::bigint IS NULL OR j.event_seq < @below_seq)
   AND (@state = '' OR j.state = @state)
+  AND (@since::timestamptz IS NULL OR j.created_at >= @since)
+  AND (@until::timestamptz IS NULL OR j.created_at < @until)
 ORDER BY j.event_seq DESC
 LIMIT @limit
