@@ -39,9 +39,11 @@ const day = 24 * time.Hour
 
 // ReceivedAtSkew is how much older than an event of a lower seq an event's
 // received_at may be: received_at is its ingest transaction's start, and
-// batches written at once draw their seqs in any order of their starts.
-// So an event received at t proves every higher seq received after
-// t - ReceivedAtSkew. (store/queue's recover allows the same.)
+// batches written at once draw their seqs in any order of their starts (a
+// batch waiting for its partition's offset row draws after one that
+// started later). So an event received at t proves every higher seq
+// received after t - ReceivedAtSkew: recover and the deliveries' until
+// bound both rest on it.
 const ReceivedAtSkew = 10 * time.Minute
 
 // DayStart is the UTC midnight at or before t.

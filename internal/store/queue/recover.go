@@ -42,12 +42,6 @@ type RecoverProgress struct {
 // a recover reads.
 const DefaultRecoverBatch = 1000
 
-// recoverSkew is how much older than its predecessor in seq order an
-// event's received_at may be: received_at is the ingest transaction's
-// start, and batches written at once draw their seqs in any order of
-// their starts (a batch waiting for its partition's offset row draws after
-// one that started later).
-const recoverSkew = 10 * time.Minute
 
 // Recover gives every event of r that matches the subscription now (as
 // route decides, the subscription taken as enabled and verified whatever
@@ -112,7 +106,7 @@ func (s *Store) Recover(ctx context.Context, r RecoverRange, route routing.Route
 
 // recoverLowSeq is the lowest seq an event received at or after since can
 // have: since's day's base, lowered by a day's range while the newest event
-// below it was received after since (less recoverSkew). With the sequence
+// below it was received after since (less pg.ReceivedAtSkew). With the sequence
 // never moved (no maintainer ran) that reaches the lowest seqs.
 func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, error) {
 	lo := pg.DaySeqBase(since)
@@ -127,7 +121,7 @@ func (s *Store) recoverLowSeq(ctx context.Context, since time.Time) (int64, erro
 		if err != nil {
 			return 0, err
 		}
-		if at.Before(since.Add(-recoverSkew)) {
+		if at.Before(since.Add(-pg.ReceivedAtSkew)) {
 			return lo, nil
 		}
 		lo = max(seq>>pg.SeqDayBits<<pg.SeqDayBits, 0)
