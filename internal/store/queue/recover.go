@@ -42,7 +42,6 @@ type RecoverProgress struct {
 // a recover reads.
 const DefaultRecoverBatch = 1000
 
-
 // Recover gives every event of r that matches the subscription now (as
 // route decides, the subscription taken as enabled and verified whatever
 // its state) and has no succeeded delivery a pending job: a dead
