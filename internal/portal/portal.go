@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hubctl/hubctl/internal/crypto"
@@ -86,9 +87,12 @@ type Handler struct {
 	frameOK bool
 }
 
-// pages are parsed once: the templates are part of the binary, so a
-// template that does not parse fails every test of this package.
-var pages = mustParsePages()
+// pages are parsed once, by the first portal built: the templates are part
+// of the binary, so a template that does not parse fails every test of this
+// package. Not at package init: every hubctl command links the portal, and
+// parsing its pages takes ~3 MB that a CLI call or a hub without the portal
+// should not hold.
+var pages = sync.OnceValue(mustParsePages)
 
 // New builds the portal's handler.
 func New(opts Options) *Handler {
@@ -109,7 +113,7 @@ func New(opts Options) *Handler {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	h.pages = pages
+	h.pages = pages()
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err) // the directory is embedded above
