@@ -30,8 +30,9 @@ type changes struct {
 	stop chan struct{}
 	done chan struct{}
 
-	mu    sync.Mutex
-	acked map[string][]string // subscription id → event keys, in order
+	mu     sync.Mutex
+	acked  map[string][]string // subscription id → event keys, in order
+	nacked int                 // acknowledged changes, all subscriptions
 }
 
 func startChanges(w *world) *changes {
@@ -83,8 +84,16 @@ func (c *changes) round(n int) {
 		}
 		c.mu.Lock()
 		c.acked[id] = append(c.acked[id], step.key)
+		c.nacked++
 		c.mu.Unlock()
 	}
+}
+
+// acknowledged is how many changes the hub has acknowledged so far.
+func (c *changes) acknowledged() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nacked
 }
 
 func (c *changes) halt() map[string][]string {
@@ -145,7 +154,11 @@ func TestChaosOperationalTopicUnderSIGKILL(t *testing.T) {
 	w := newWorld(t, worldOptions{instanceID: staticID, operationalTopic: operationalTopic})
 	c := startChanges(w)
 	for range n {
-		time.Sleep(500*time.Millisecond + time.Duration(rand.IntN(1000))*time.Millisecond)
+		// Kill while changes flow: a few acknowledged since the restart,
+		// then at a random moment of the relay's work.
+		since := c.acknowledged()
+		wait.Poll{Patience: patience}.Until(t, "changes acknowledged since the restart", func() bool { return c.acknowledged() >= since+4 })
+		time.Sleep(time.Duration(rand.IntN(500)) * time.Millisecond)
 		w.kill()
 		w.restart()
 		if _, err := w.waitReady(time.Now()); err != nil {
