@@ -7,22 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
-	"github.com/aws/smithy-go/middleware"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/hubctl/hubctl/internal/clip"
-	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/awsclient"
 )
@@ -33,8 +25,6 @@ const (
 	// maxMetadataBytes is S3's limit on user metadata: every key and
 	// value, UTF-8 encoded.
 	maxMetadataBytes = 2 << 10
-	// maxErrorBytes keeps recorded errors short.
-	maxErrorBytes = 200
 )
 
 // bucketSink is one subscription's bucket and prefix.
@@ -105,11 +95,11 @@ func (s *bucketSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome 
 	defer cancel()
 	out, err := s.client.PutObject(ctx, input)
 	if err != nil {
-		status, reason := s.describeError(ctx, err, timeout)
+		status, reason := awsclient.DescribeError("S3", s.creds, ctx, err, timeout)
 		return sink.Outcome{StatusCode: status, Error: reason}
 	}
 	response, _ := json.Marshal(putResult{Key: *input.Key, ETag: aws.ToString(out.ETag), VersionID: aws.ToString(out.VersionId)})
-	return sink.Outcome{OK: true, StatusCode: responseStatus(out.ResultMetadata), Response: clipResponse(response)}
+	return sink.Outcome{OK: true, StatusCode: awsclient.ResponseStatus(out.ResultMetadata), Response: clipResponse(response)}
 }
 
 // clipResponse keeps a recorded response within sink.MaxResponseBytes.
@@ -128,7 +118,7 @@ func (s *bucketSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if _, err := s.client.HeadBucket(ctx, &s3api.HeadBucketInput{Bucket: aws.String(s.bucket)}); err != nil {
-		status, reason := s.describeError(ctx, err, timeout)
+		status, reason := awsclient.DescribeError("S3", s.creds, ctx, err, timeout)
 		switch status {
 		case http.StatusNotFound:
 			reason = "bucket " + strconv.Quote(s.bucket) + " does not exist (" + reason + ")"
@@ -143,60 +133,3 @@ func (s *bucketSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 // Close does nothing: the client belongs to the Type's cache and its
 // connections to the Type's transport, both shared with other sinks.
 func (s *bucketSink) Close() error { return nil }
-
-// responseStatus is the HTTP status of a successful call, 200 when the SDK
-// kept no response to read it from.
-func responseStatus(metadata middleware.Metadata) int {
-	if resp, ok := awsmiddleware.GetRawResponse(metadata).(*smithyhttp.Response); ok && resp != nil {
-		return resp.StatusCode
-	}
-	return http.StatusOK
-}
-
-// describeError turns a failed call into the HTTP status, when S3
-// answered, and a short reason free of credentials.
-func (s *bucketSink) describeError(attemptCtx context.Context, err error, timeout time.Duration) (int, string) {
-	status := 0
-	if respErr, ok := errors.AsType[*awshttp.ResponseError](err); ok {
-		status = respErr.HTTPStatusCode()
-	}
-	// Scrubbed before it is cut, so no part of a secret survives the cut.
-	return status, clip.String(s.creds.Scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
-}
-
-// reason is the unscrubbed reason of a failed call. HeadBucket answers
-// without a body, so a status alone is often all there is.
-func reason(attemptCtx context.Context, err error, timeout time.Duration, status int) string {
-	if refused, ok := errors.AsType[*netguard.RefusedError](err); ok {
-		return "destination refused: " + refused.Error()
-	}
-	if apiErr, ok := errors.AsType[smithy.APIError](err); ok {
-		text := "S3 error " + apiErr.ErrorCode()
-		if status != 0 {
-			text = "HTTP " + strconv.Itoa(status) + ", " + text
-		}
-		if msg := apiErr.ErrorMessage(); msg != "" {
-			text += ": " + msg
-		}
-		return text
-	}
-	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) {
-		return fmt.Sprintf("no response within %s", timeout)
-	}
-	if errors.Is(err, context.Canceled) {
-		return "attempt cancelled"
-	}
-	if status != 0 {
-		return "HTTP " + strconv.Itoa(status) + " " + http.StatusText(status)
-	}
-	if urlErr, ok := errors.AsType[*url.Error](err); ok {
-		return urlErr.Err.Error()
-	}
-	if sendErr, ok := errors.AsType[*smithyhttp.RequestSendError](err); ok && sendErr.Err != nil {
-		return sendErr.Err.Error()
-	}
-	if opErr, ok := errors.AsType[*smithy.OperationError](err); ok && opErr.Err != nil {
-		return opErr.Err.Error()
-	}
-	return err.Error()
-}

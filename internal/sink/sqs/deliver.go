@@ -4,30 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	sqsapi "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/aws/smithy-go"
-	"github.com/aws/smithy-go/middleware"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/hubctl/hubctl/internal/clip"
-	"github.com/hubctl/hubctl/internal/netguard"
 	"github.com/hubctl/hubctl/internal/sink"
 	"github.com/hubctl/hubctl/internal/sink/awsclient"
 )
-
-// maxErrorBytes keeps recorded errors short.
-const maxErrorBytes = 200
 
 // queueSink is one subscription's queue.
 type queueSink struct {
@@ -59,14 +45,14 @@ func (s *queueSink) Deliver(ctx context.Context, d sink.Delivery) sink.Outcome {
 
 	out, err := s.client.SendMessage(ctx, input)
 	if err != nil {
-		status, reason := s.describeError(ctx, err, timeout)
+		status, reason := awsclient.DescribeError("SQS", s.creds, ctx, err, timeout)
 		return sink.Outcome{StatusCode: status, Error: reason}
 	}
 	response, _ := json.Marshal(sendResult{
 		MessageID:      deref(out.MessageId),
 		SequenceNumber: deref(out.SequenceNumber),
 	})
-	return sink.Outcome{OK: true, StatusCode: responseStatus(out.ResultMetadata), Response: response}
+	return sink.Outcome{OK: true, StatusCode: awsclient.ResponseStatus(out.ResultMetadata), Response: response}
 }
 
 // Probe asks for the queue's ARN with the subscription's credentials: it
@@ -82,7 +68,7 @@ func (s *queueSink) Probe(ctx context.Context, p sink.ProbeRequest) error {
 		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn},
 	})
 	if err != nil {
-		_, reason := s.describeError(ctx, err, timeout)
+		_, reason := awsclient.DescribeError("SQS", s.creds, ctx, err, timeout)
 		return errors.New(reason)
 	}
 	if err := checkQueueARN(s.queueURL, out.Attributes[string(types.QueueAttributeNameQueueArn)]); err != nil {
@@ -112,66 +98,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// responseStatus is the HTTP status of a successful call, 200 when the SDK
-// kept no response to read it from.
-func responseStatus(metadata middleware.Metadata) int {
-	if resp, ok := awsmiddleware.GetRawResponse(metadata).(*smithyhttp.Response); ok && resp != nil {
-		return resp.StatusCode
-	}
-	return http.StatusOK
-}
-
-// describeError turns a failed call into the HTTP status, when SQS
-// answered, and a short reason free of credentials.
-func (s *queueSink) describeError(attemptCtx context.Context, err error, timeout time.Duration) (int, string) {
-	status := 0
-	if respErr, ok := errors.AsType[*awshttp.ResponseError](err); ok {
-		status = respErr.HTTPStatusCode()
-	}
-	// Scrubbed before it is cut, so no part of a secret survives the cut.
-	return status, clip.String(s.creds.Scrub(reason(attemptCtx, err, timeout, status)), maxErrorBytes)
-}
-
-// reason is the unscrubbed reason of a failed call.
-func reason(attemptCtx context.Context, err error, timeout time.Duration, status int) string {
-	if refused, ok := errors.AsType[*netguard.RefusedError](err); ok {
-		return "destination refused: " + refused.Error()
-	}
-	if apiErr, ok := errors.AsType[smithy.APIError](err); ok {
-		text := "SQS error " + apiErr.ErrorCode()
-		if status != 0 {
-			text = "HTTP " + strconv.Itoa(status) + ", " + text
-		}
-		if msg := apiErr.ErrorMessage(); msg != "" {
-			text += ": " + msg
-		}
-		return text
-	}
-	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) {
-		return fmt.Sprintf("no response within %s", timeout)
-	}
-	if netErr, ok := errors.AsType[net.Error](err); ok && netErr.Timeout() {
-		return fmt.Sprintf("no response within %s", timeout)
-	}
-	if errors.Is(err, context.Canceled) {
-		return "attempt cancelled"
-	}
-	if status != 0 {
-		return "HTTP " + strconv.Itoa(status) + " " + http.StatusText(status)
-	}
-	// The SDK's wrappers ("operation error SQS: SendMessage, https response
-	// error StatusCode: 0, RequestID: , request send failed, Post …") add
-	// length, not meaning; the innermost transport error is the reason.
-	if urlErr, ok := errors.AsType[*url.Error](err); ok {
-		return urlErr.Err.Error()
-	}
-	if sendErr, ok := errors.AsType[*smithyhttp.RequestSendError](err); ok && sendErr.Err != nil {
-		return sendErr.Err.Error()
-	}
-	if opErr, ok := errors.AsType[*smithy.OperationError](err); ok && opErr.Err != nil {
-		return opErr.Err.Error()
-	}
-	return err.Error()
 }
