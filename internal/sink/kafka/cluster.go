@@ -86,7 +86,6 @@ func tlsDial(dial func(context.Context, string, string) (net.Conn, error), roots
 type cluster struct {
 	key      clusterKey
 	settings clusterSettings
-	users    int // open sinks on this cluster; guarded by Type.mu
 
 	mu     sync.Mutex
 	client *kgo.Client

@@ -26,7 +26,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/hubctl/hubctl/internal/netguard"
@@ -88,8 +87,7 @@ type Type struct {
 	rootCAs      *x509.CertPool
 	clientID     string
 
-	mu       sync.Mutex
-	clusters map[clusterKey]*cluster
+	clusters sink.Shared[clusterKey, *cluster]
 }
 
 var _ sink.Type = (*Type)(nil)
@@ -106,7 +104,6 @@ func NewType(opts Options) *Type {
 		dialer:       &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver, Dial: opts.Dial},
 		rootCAs:      opts.RootCAs,
 		clientID:     id,
-		clusters:     map[clusterKey]*cluster{},
 	}
 }
 
@@ -429,28 +426,13 @@ func (t *Type) Open(cfg sink.Config, _ []string) (sink.Sink, error) {
 // acquire returns the shared cluster client of a key, counting one more
 // sink on it.
 func (t *Type) acquire(key clusterKey, settings clusterSettings) *cluster {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	c := t.clusters[key]
-	if c == nil {
-		c = &cluster{key: key, settings: settings}
-		t.clusters[key] = c
-	}
-	c.users++
-	return c
+	return t.clusters.Acquire(key, func() *cluster { return &cluster{key: key, settings: settings} })
 }
 
 // release counts one sink less on c and closes its client when none is
 // left.
 func (t *Type) release(c *cluster) {
-	t.mu.Lock()
-	c.users--
-	last := c.users == 0
-	if last && t.clusters[c.key] == c {
-		delete(t.clusters, c.key)
-	}
-	t.mu.Unlock()
-	if last {
+	if t.clusters.Release(c.key) {
 		c.close()
 	}
 }

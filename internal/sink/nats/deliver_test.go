@@ -116,8 +116,8 @@ func TestSinksShareOneConnection(t *testing.T) {
 	if !conn.IsClosed() {
 		t.Fatal("the connection outlived its last sink")
 	}
-	if len(typ.servers) != 0 {
-		t.Fatalf("%d servers left after every sink closed", len(typ.servers))
+	if n := typ.servers.Len(); n != 0 {
+		t.Fatalf("%d servers left after every sink closed", n)
 	}
 }
 

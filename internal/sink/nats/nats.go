@@ -21,7 +21,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -67,8 +66,7 @@ type Type struct {
 	rootCAs      *x509.CertPool
 	connName     string
 
-	mu      sync.Mutex
-	servers map[serverKey]*server
+	servers sink.Shared[serverKey, *server]
 }
 
 var _ sink.Type = (*Type)(nil)
@@ -85,7 +83,6 @@ func NewType(opts Options) *Type {
 		dialer:       &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver, Dial: opts.Dial},
 		rootCAs:      opts.RootCAs,
 		connName:     name,
-		servers:      map[serverKey]*server{},
 	}
 }
 
@@ -390,28 +387,13 @@ func (t *Type) Open(cfg sink.Config, _ []string) (sink.Sink, error) {
 // acquire returns the shared server connection of a key, counting one more
 // sink on it.
 func (t *Type) acquire(key serverKey, u *url.URL, l login) *server {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := t.servers[key]
-	if s == nil {
-		s = newServer(key, u, l, t.connectOptions)
-		t.servers[key] = s
-	}
-	s.users++
-	return s
+	return t.servers.Acquire(key, func() *server { return newServer(key, u, l, t.connectOptions) })
 }
 
 // release counts one sink less on s and closes its connection when none
 // is left.
 func (t *Type) release(s *server) {
-	t.mu.Lock()
-	s.users--
-	last := s.users == 0
-	if last && t.servers[s.key] == s {
-		delete(t.servers, s.key)
-	}
-	t.mu.Unlock()
-	if last {
+	if t.servers.Release(s.key) {
 		s.close()
 	}
 }

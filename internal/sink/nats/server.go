@@ -114,7 +114,6 @@ type server struct {
 	url     *url.URL
 	login   login // never logged or shown
 	options func(ctx context.Context, u *url.URL, l login) ([]natsgo.Option, error)
-	users   int // open sinks on this server; guarded by Type.mu
 
 	// connecting is held while a connection is made, as a one-slot
 	// semaphore rather than a mutex so that waiting honours each

@@ -26,7 +26,6 @@ type client struct {
 	project           string
 	serviceAccountKey string
 	dialer            *netguard.Dialer
-	users             int // guarded by Type.mu
 
 	mu     sync.Mutex
 	built  *gpubsub.Client

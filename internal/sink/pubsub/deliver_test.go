@@ -231,11 +231,7 @@ func TestSinksShareAClientPerEndpointAndKey(t *testing.T) {
 		}
 		return s
 	}
-	clients := func() int {
-		typ.mu.Lock()
-		defer typ.mu.Unlock()
-		return len(typ.clients)
-	}
+	clients := typ.clients.Len
 	orders := open(map[string]any{"type": Name, "project": pubsubtest.Project, "topic": server.NewTopic(t), "endpoint": server.Endpoint()})
 	payments := open(map[string]any{"type": Name, "project": "other-project", "topic": server.NewTopic(t), "endpoint": server.Endpoint()})
 	keyed := open(map[string]any{"type": Name, "project": pubsubtest.Project, "topic": "orders", "endpoint": server.Endpoint(), "credentials_json": testKey(t)})

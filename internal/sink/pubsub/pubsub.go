@@ -27,7 +27,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/hubctl/hubctl/internal/netguard"
@@ -78,8 +77,7 @@ type Type struct {
 	allowPrivate bool
 	dialer       *netguard.Dialer
 
-	mu      sync.Mutex
-	clients map[clientKey]*client
+	clients sink.Shared[clientKey, *client]
 }
 
 var _ sink.Type = (*Type)(nil)
@@ -90,7 +88,6 @@ func NewType(opts Options) *Type {
 	return &Type{
 		allowPrivate: opts.AllowPrivate,
 		dialer:       &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver, Dial: opts.Dial},
-		clients:      map[clientKey]*client{},
 	}
 }
 
@@ -367,27 +364,14 @@ func (t *Type) Open(cfg sink.Config, _ []string) (sink.Sink, error) {
 
 // acquire returns the shared client of a key, counting one more sink on it.
 func (t *Type) acquire(key clientKey, project, serviceAccountKey string) *client {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	c := t.clients[key]
-	if c == nil {
-		c = &client{key: key, project: project, serviceAccountKey: serviceAccountKey, dialer: t.dialer}
-		t.clients[key] = c
-	}
-	c.users++
-	return c
+	return t.clients.Acquire(key, func() *client {
+		return &client{key: key, project: project, serviceAccountKey: serviceAccountKey, dialer: t.dialer}
+	})
 }
 
 // release counts one sink less on c and closes it when none is left.
 func (t *Type) release(c *client) {
-	t.mu.Lock()
-	c.users--
-	last := c.users == 0
-	if last && t.clients[c.key] == c {
-		delete(t.clients, c.key)
-	}
-	t.mu.Unlock()
-	if last {
+	if t.clients.Release(c.key) {
 		c.close()
 	}
 }

@@ -66,7 +66,6 @@ type broker struct {
 	url       string // full URL, password included: never logged or shown
 	uri       amqp.URI
 	newConfig func(ctx context.Context) amqp.Config
-	users     int // open sinks on this broker; guarded by Type.mu
 
 	// connecting is held while a connection is made, as a one-slot
 	// semaphore rather than a mutex so that waiting honours each

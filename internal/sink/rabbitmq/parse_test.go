@@ -201,7 +201,7 @@ func TestOpenRejects(t *testing.T) {
 			}
 		})
 	}
-	if n := len(typ.brokers); n != 0 {
+	if n := typ.brokers.Len(); n != 0 {
 		t.Fatalf("%d brokers registered by failed opens", n)
 	}
 }
@@ -234,13 +234,13 @@ func TestSinksShareOneBroker(t *testing.T) {
 	shared := a.(*rabbitSink).broker
 	a.Close()
 	a.Close() // a second close must not release b's share
-	if len(typ.brokers) != 2 || shared.closed {
-		t.Fatalf("broker released while a sink still uses it (brokers %d, closed %v)", len(typ.brokers), shared.closed)
+	if typ.brokers.Len() != 2 || shared.closed {
+		t.Fatalf("broker released while a sink still uses it (brokers %d, closed %v)", typ.brokers.Len(), shared.closed)
 	}
 	b.Close()
 	other.Close()
-	if len(typ.brokers) != 0 || !shared.closed {
-		t.Fatalf("brokers left after every sink closed: %d (closed %v)", len(typ.brokers), shared.closed)
+	if typ.brokers.Len() != 0 || !shared.closed {
+		t.Fatalf("brokers left after every sink closed: %d (closed %v)", typ.brokers.Len(), shared.closed)
 	}
 	out := b.Deliver(t.Context(), sink.Delivery{EventID: "e", EventKey: "k.v"})
 	if out.OK || !strings.Contains(out.Error, "sink closed") {

@@ -19,7 +19,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -64,8 +63,7 @@ type Type struct {
 	rootCAs      *x509.CertPool
 	connName     string
 
-	mu      sync.Mutex
-	brokers map[string]*broker // by full URL, credentials included
+	brokers sink.Shared[string, *broker] // by full URL, credentials included
 }
 
 var _ sink.Type = (*Type)(nil)
@@ -82,7 +80,6 @@ func NewType(opts Options) *Type {
 		dialer:       &netguard.Dialer{AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver, Dial: opts.Dial},
 		rootCAs:      opts.RootCAs,
 		connName:     name,
-		brokers:      map[string]*broker{},
 	}
 }
 
@@ -321,28 +318,13 @@ func hasPassword(u *url.Userinfo) bool {
 
 // acquire returns the shared broker of a URL, counting one more sink on it.
 func (t *Type) acquire(fullURL string, uri amqp.URI) *broker {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.brokers[fullURL]
-	if b == nil {
-		b = newBroker(fullURL, uri, t.dialConfig(uri))
-		t.brokers[fullURL] = b
-	}
-	b.users++
-	return b
+	return t.brokers.Acquire(fullURL, func() *broker { return newBroker(fullURL, uri, t.dialConfig(uri)) })
 }
 
 // release counts one sink less on b and closes its connection when none is
 // left.
 func (t *Type) release(b *broker) {
-	t.mu.Lock()
-	b.users--
-	last := b.users == 0
-	if last && t.brokers[b.url] == b {
-		delete(t.brokers, b.url)
-	}
-	t.mu.Unlock()
-	if last {
+	if t.brokers.Release(b.url) {
 		b.close()
 	}
 }
