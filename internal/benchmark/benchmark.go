@@ -31,7 +31,13 @@ type Result struct {
 	DeliveriesPerSecond float64 `json:"deliveries_per_second"`
 	// Latency is nil when the receiver is not the bench's own (--url).
 	Latency *Latency `json:"latency_ms"`
-	Bare    Bare     `json:"bare"`
+	// LatencyFromAck is the same deliveries timed from the broker's
+	// acknowledgement of the produce instead of the produce call: the
+	// hub's part alone, without the producer's batching wait (franz-go
+	// lingers up to 10 ms for more records of a partition) or the
+	// broker's write. Nil when Latency is.
+	LatencyFromAck *Latency `json:"latency_from_ack_ms"`
+	Bare           Bare     `json:"bare"`
 	// Ratio is DeliveriesPerSecond over the bare loop's rate.
 	Ratio  float64 `json:"ratio"`
 	CPU    CPU     `json:"cpu"`
@@ -46,7 +52,8 @@ type Memory struct {
 	HubPeakRSSMiB *float64 `json:"hub_peak_rss_mib"`
 }
 
-// Latency is produce→delivered in milliseconds.
+// Latency is produce→delivered (or acknowledged→delivered) in
+// milliseconds.
 type Latency struct {
 	P50 float64 `json:"p50"`
 	P95 float64 `json:"p95"`

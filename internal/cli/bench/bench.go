@@ -89,7 +89,8 @@ as fast as possible, and
 measures until every one is delivered or --timeout passes.
 
 It prints deliveries/s, the produce→delivered latency p50/p95/p99/max as
-the receiver saw it, the ratio of the hub's rate to the bare loop's, and
+the receiver saw it (and timed from the broker's acknowledgement of each
+produce, which leaves out the producer's batching wait), the ratio of the hub's rate to the bare loop's, and
 CPU per delivery: the hub's with --hub-pid, PostgreSQL's (every postgres
 process on this machine) when the configured database is local;
 "unavailable" otherwise; and the WAL the database server wrote per
@@ -262,6 +263,9 @@ func table(r benchmark.Result) func(*output.TableWriter) {
 			t.Row("latency p95", fmt.Sprintf("%.1f ms", l.P95))
 			t.Row("latency p99", fmt.Sprintf("%.1f ms", l.P99))
 			t.Row("latency max", fmt.Sprintf("%.1f ms", l.Max))
+			if a := r.LatencyFromAck; a != nil {
+				t.Row("from broker ack", fmt.Sprintf("p50 %.1f, p95 %.1f, p99 %.1f, max %.1f ms", a.P50, a.P95, a.P99, a.Max))
+			}
 		} else {
 			t.Row("latency", unavailable)
 		}

@@ -91,6 +91,12 @@ func TestBenchEndToEnd(t *testing.T) {
 	if l == nil || !(0 < l.P50 && l.P50 <= l.P95 && l.P95 <= l.P99 && l.P99 <= l.Max) {
 		t.Errorf("latency %+v: want 0 < p50 <= p95 <= p99 <= max", l)
 	}
+	// Each event is acknowledged after it is produced, so timed from the
+	// acknowledgement every percentile is at most the produce-timed one.
+	if a := got.LatencyFromAck; a == nil || l == nil || a.P50 > l.P50 || a.P95 > l.P95 || a.P99 > l.P99 || a.Max > l.Max ||
+		!(a.P50 <= a.P95 && a.P95 <= a.P99 && a.P99 <= a.Max) {
+		t.Errorf("latency from ack %+v (from produce %+v): want ordered percentiles, each at most the produce-timed one", a, l)
+	}
 	if got.DeliveriesPerSecond <= 0 || got.Bare.Requests != 200 || got.Bare.Workers != 8 || got.Bare.RequestsPerSecond <= 0 || got.Ratio <= 0 {
 		t.Errorf("rate %v, bare %+v, ratio %v: want positive rates and ratio, 200 bare requests from 8 workers",
 			got.DeliveriesPerSecond, got.Bare, got.Ratio)
@@ -136,7 +142,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	}))
 	defer receiver.Close()
 	ext := runJSON(t, env, "bench", "-n", "100", "--bare-n", "30", "--url", receiver.URL, "--name", "bench-url", "-o", "json")
-	if ext.Delivered != 100 || ext.Latency == nil || ext.Latency.P50 > ext.Latency.Max || ext.Ratio <= 0 {
+	if ext.Delivered != 100 || ext.Latency == nil || ext.Latency.P50 > ext.Latency.Max || ext.LatencyFromAck == nil || ext.Ratio <= 0 {
 		t.Errorf("--url run: delivered %d, latency %+v, ratio %v; want 100 delivered with latency and a ratio", ext.Delivered, ext.Latency, ext.Ratio)
 	}
 	// Probe, bare loop, warm-up event and the 100.

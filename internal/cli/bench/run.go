@@ -54,7 +54,9 @@ type bencher struct {
 	warmID    string
 	warmed    bool
 	latencies []time.Duration
-	last      time.Time // the latest delivery of the measured run
+	arrivals  []arrival            // the measured deliveries, in the order latencies has them
+	acked     map[string]time.Time // when the broker acknowledged each measured event
+	last      time.Time            // the latest delivery of the measured run
 	dups      int
 	rejected  int
 	done      chan struct{} // closed when every measured event is delivered
@@ -174,12 +176,39 @@ func (b *bencher) observe(d listen.Delivery, body []byte) {
 		return
 	}
 	b.latencies = append(b.latencies, d.Time.Sub(sent))
+	b.arrivals = append(b.arrivals, arrival{eventID: d.EventID, at: d.Time})
 	if d.Time.After(b.last) {
 		b.last = d.Time
 	}
 	if len(b.latencies) == b.opts.Events {
 		close(b.done)
 	}
+}
+
+// arrival is one measured event's delivery.
+type arrival struct {
+	eventID string
+	at      time.Time
+}
+
+// ack records when the broker acknowledged a measured event.
+func (b *bencher) ack(eventID string, at time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.acked[eventID] = at
+}
+
+// latenciesFromAck times each arrival from its event's acknowledgement,
+// leaving out events whose acknowledgement was not seen (a failed
+// produce ends the run anyway).
+func (b *bencher) latenciesFromAck() []time.Duration {
+	var out []time.Duration
+	for _, a := range b.arrivals {
+		if at, ok := b.acked[a.eventID]; ok {
+			out = append(out, a.at.Sub(at))
+		}
+	}
+	return out
 }
 
 // delivered is how many measured events have arrived.
@@ -242,6 +271,7 @@ func (b *bencher) measure(ctx context.Context, p *events.Producer, subID string)
 	b.mu.Lock()
 	b.start = time.Now()
 	start := b.start
+	b.acked = make(map[string]time.Time, n)
 	b.mu.Unlock()
 
 	var urlSent map[string]time.Time
@@ -258,6 +288,14 @@ func (b *bencher) measure(ctx context.Context, p *events.Producer, subID string)
 				once.Do(func() { stopProducing(err) })
 			}
 		}
+		acked := func(id string) func(error) {
+			return func(err error) {
+				if err == nil {
+					b.ack(id, time.Now())
+				}
+				fail(err)
+			}
+		}
 		for i := 0; i < n && produceCtx.Err() == nil; i++ {
 			if b.opts.Rate > 0 {
 				due := start.Add(time.Duration(float64(i) / b.opts.Rate * float64(time.Second)))
@@ -272,7 +310,7 @@ func (b *bencher) measure(ctx context.Context, p *events.Producer, subID string)
 			if urlSent != nil {
 				urlSent[id] = sent
 			}
-			p.Produce(produceCtx, id, sent, benchmark.Payload(b.opts.Size, sent), fail)
+			p.Produce(produceCtx, id, sent, benchmark.Payload(b.opts.Size, sent), acked(id))
 		}
 		fail(p.Flush(produceCtx))
 		produced <- context.Cause(produceCtx)
@@ -324,10 +362,11 @@ func (b *bencher) result(bare benchmark.Bare, timedOut bool, before, after cpuRe
 		Events: b.opts.Events, Delivered: delivered, Duplicates: b.dups, Rejected: b.rejected,
 		SizeBytes: b.opts.Size, RateLimit: b.opts.Rate, TimedOut: timedOut,
 		ElapsedSeconds: elapsed.Seconds(), DeliveriesPerSecond: rate,
-		Latency: benchmark.Summarize(b.latencies),
-		Bare:    bare,
-		Ratio:   benchmark.Ratio(rate, bare.RequestsPerSecond),
-		CPU:     cpuPerDelivery(before, after, delivered),
+		Latency:        benchmark.Summarize(b.latencies),
+		LatencyFromAck: benchmark.Summarize(b.latenciesFromAck()),
+		Bare:           bare,
+		Ratio:          benchmark.Ratio(rate, bare.RequestsPerSecond),
+		CPU:            cpuPerDelivery(before, after, delivered),
 	}
 }
 

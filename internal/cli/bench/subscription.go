@@ -124,6 +124,7 @@ func (b *bencher) urlWarmDelivered(ctx context.Context, subID, id string, sent t
 // (--url): an event is delivered at its succeeded_at.
 func (b *bencher) urlDelivered(ctx context.Context, subID string, start time.Time, sent map[string]time.Time) error {
 	var latencies []time.Duration
+	var arrivals []arrival
 	var last time.Time
 	seen := make(map[string]bool, len(sent))
 	err := b.succeededSince(ctx, subID, start, func(d hubapi.Delivery) {
@@ -133,6 +134,7 @@ func (b *bencher) urlDelivered(ctx context.Context, subID string, start time.Tim
 		}
 		seen[d.EventID] = true
 		latencies = append(latencies, d.SucceededAt.Sub(at))
+		arrivals = append(arrivals, arrival{eventID: d.EventID, at: *d.SucceededAt})
 		if d.SucceededAt.After(last) {
 			last = *d.SucceededAt
 		}
@@ -142,7 +144,7 @@ func (b *bencher) urlDelivered(ctx context.Context, subID string, start time.Tim
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.latencies, b.last = latencies, last
+	b.latencies, b.arrivals, b.last = latencies, arrivals, last
 	if len(latencies) >= b.opts.Events {
 		select {
 		case <-b.done:
