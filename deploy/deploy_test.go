@@ -510,6 +510,55 @@ func TestChartServesTLSFromASecret(t *testing.T) {
 	}
 }
 
+// Kafka's TLS files come from a Secret mounted in every role, beside the
+// listener's own certificate; keys left empty set no file.
+func TestChartMountsKafkaTLSFromASecret(t *testing.T) {
+	m := render(t, "split-roles-values.yaml", "kafka.tls.secretName=kafka-client", "tls.secretName=hub-tls")
+	for _, o := range []object{m.get(t, "StatefulSet", "hub-hubctl-ingest"), m.get(t, "Deployment", "hub-hubctl-delivery")} {
+		c := o.Spec.Template.Spec.Containers[0]
+		for name, want := range map[string]string{
+			"STREAMING_HUB_KAFKA_TLS_CA_FILE":   "/etc/hubctl/kafka-tls/ca.crt",
+			"STREAMING_HUB_KAFKA_TLS_CERT_FILE": "/etc/hubctl/kafka-tls/tls.crt",
+			"STREAMING_HUB_KAFKA_TLS_KEY_FILE":  "/etc/hubctl/kafka-tls/tls.key",
+		} {
+			if v, _ := c.env(name); v.Value != want {
+				t.Errorf("%s: %s = %q, want %q", o.Metadata.Name, name, v.Value, want)
+			}
+		}
+		mounts := map[string]string{}
+		for _, vm := range c.VolumeMounts {
+			mounts[vm.Name] = vm.MountPath
+		}
+		if mounts["kafka-tls"] != "/etc/hubctl/kafka-tls" || mounts["tls"] != "/etc/hubctl/tls" || len(mounts) != 2 {
+			t.Errorf("%s mounts %+v, want kafka-tls at /etc/hubctl/kafka-tls and tls at /etc/hubctl/tls", o.Metadata.Name, c.VolumeMounts)
+		}
+		secrets := map[string]string{}
+		for _, v := range o.Spec.Template.Spec.Volumes {
+			secrets[v.Name] = v.Secret.SecretName
+		}
+		if secrets["kafka-tls"] != "kafka-client" || secrets["tls"] != "hub-tls" || len(secrets) != 2 {
+			t.Errorf("%s volumes %+v, want the Secrets kafka-client and hub-tls", o.Metadata.Name, o.Spec.Template.Spec.Volumes)
+		}
+	}
+
+	// Brokers that ask for no client certificate: the authority alone.
+	caOnly := render(t, "default-values.yaml", "kafka.tls.secretName=kafka-ca", "kafka.tls.certKey=", "kafka.tls.keyKey=", "kafka.tls.caKey=bundle.pem").
+		get(t, "StatefulSet", "hub-hubctl-all").Spec.Template.Spec.Containers[0]
+	if v, _ := caOnly.env("STREAMING_HUB_KAFKA_TLS_CA_FILE"); v.Value != "/etc/hubctl/kafka-tls/bundle.pem" {
+		t.Errorf("KAFKA_TLS_CA_FILE = %q, want the Secret's bundle.pem", v.Value)
+	}
+	for _, name := range []string{"STREAMING_HUB_KAFKA_TLS_CERT_FILE", "STREAMING_HUB_KAFKA_TLS_KEY_FILE"} {
+		if _, ok := caOnly.env(name); ok {
+			t.Errorf("%s set with certKey and keyKey empty", name)
+		}
+	}
+
+	plain := render(t, "default-values.yaml").get(t, "StatefulSet", "hub-hubctl-all").Spec.Template.Spec.Containers[0]
+	if _, ok := plain.env("STREAMING_HUB_KAFKA_TLS_CA_FILE"); ok || len(plain.VolumeMounts) != 0 {
+		t.Errorf("without kafka.tls.secretName: KAFKA_TLS_CA_FILE set (%v) or mounts %+v; want neither", ok, plain.VolumeMounts)
+	}
+}
+
 func TestChartSplitRoles(t *testing.T) {
 	m := render(t, "split-roles-values.yaml")
 	ingest := m.get(t, "StatefulSet", "hub-hubctl-ingest")
@@ -610,6 +659,9 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"an unknown role", "default-values.yaml", []string{"roles.relay.enabled=true"}, "roles.relay: hubctl's roles are all, ingest and delivery"},
 		{"no role", "default-values.yaml", []string{"roles.all.enabled=false"}, "no role is enabled"},
 		{"a shutdown timeout in milliseconds", "default-values.yaml", []string{"shutdownTimeout=1500ms"}, "write it as whole seconds, minutes or hours"},
+		{"a Kafka client certificate without its key", "default-values.yaml", []string{"kafka.tls.secretName=kafka-tls", "kafka.tls.keyKey="}, "kafka.tls: certKey and keyKey go together"},
+		{"a Kafka TLS Secret naming no file", "default-values.yaml", []string{"kafka.tls.secretName=kafka-tls", "kafka.tls.caKey=", "kafka.tls.certKey=", "kafka.tls.keyKey="}, "kafka.tls.secretName names no file"},
+		{"a Kafka TLS file set beside the chart's", "default-values.yaml", []string{"kafka.tls.secretName=kafka-tls", "config.KAFKA_TLS_CA_FILE=/x"}, "config.KAFKA_TLS_CA_FILE is set by the chart itself"},
 		{"metrics off under a ServiceMonitor", "default-values.yaml", []string{"serviceMonitor.enabled=true", "config.METRICS_ENABLED=false"}, "serviceMonitor.enabled needs the metrics endpoint"},
 	}
 	for _, c := range cases {

@@ -51,6 +51,7 @@ integers.
 {{/* Settings the chart owns: set in `config`, they would be overridden or conflict. */}}
 {{- define "hubctl.reservedSettings" -}}
 ROLE HTTP_LISTEN_ADDR SHUTDOWN_TIMEOUT KAFKA_INSTANCE_ID POSTGRES_DSN KEK_REF KEK_SOURCE DEV_KEK ADMIN_TOKEN KAFKA_SCRAM_PASSWORD KAFKA_SASL_PASSWORD KAFKA_OAUTH_CLIENT_SECRET HTTP_TLS_CERT_FILE HTTP_TLS_KEY_FILE
+{{- if .Values.kafka.tls.secretName }} KAFKA_TLS_CA_FILE KAFKA_TLS_CERT_FILE KAFKA_TLS_KEY_FILE{{ end }}
 {{- end }}
 
 {{/* The database connection string, for serve and for migrations. */}}
@@ -89,6 +90,29 @@ The environment of `hubctl serve` for one role. Called with
   value: /etc/hubctl/tls/tls.crt
 - name: STREAMING_HUB_HTTP_TLS_KEY_FILE
   value: /etc/hubctl/tls/tls.key
+{{- end }}
+{{- with $root.Values.kafka.tls }}
+{{- if ne (empty .certKey) (empty .keyKey) }}
+{{- fail "kafka.tls: certKey and keyKey go together (a client certificate and its key), or both stay empty" }}
+{{- end }}
+{{- if and .secretName (empty .caKey) (empty .certKey) }}
+{{- fail "kafka.tls.secretName names no file: set caKey, or certKey and keyKey (TLS without files is config.KAFKA_TLS_ENABLED)" }}
+{{- end }}
+{{- /* Any of the files turns TLS on. */}}
+{{- if .secretName }}
+{{- with .caKey }}
+- name: STREAMING_HUB_KAFKA_TLS_CA_FILE
+  value: {{ printf "/etc/hubctl/kafka-tls/%s" . | quote }}
+{{- end }}
+{{- with .certKey }}
+- name: STREAMING_HUB_KAFKA_TLS_CERT_FILE
+  value: {{ printf "/etc/hubctl/kafka-tls/%s" . | quote }}
+{{- end }}
+{{- with .keyKey }}
+- name: STREAMING_HUB_KAFKA_TLS_KEY_FILE
+  value: {{ printf "/etc/hubctl/kafka-tls/%s" . | quote }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- if and (ne .name "delivery") $root.Values.kafka.staticMembership }}
 - name: STREAMING_HUB_KAFKA_INSTANCE_ID
