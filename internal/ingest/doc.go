@@ -43,6 +43,11 @@
 //     horizon keeps pull readers from skipping a batch that commits after
 //     one with higher seqs). A stuck partition does not block the commit
 //     of the others.
+//   - A poll that finds its fetch already buffered after a store also
+//     takes the fetch the client sent behind it, waiting briefly
+//     (topUpWaitFor): the buffered one holds only what had arrived when
+//     the store began, and without it what arrived during the store would
+//     wait one more store.
 //   - Crash recovery is bounded (docs/reliability.md): with
 //     STREAMING_HUB_KAFKA_INSTANCE_ID the member is static and its restart
 //     takes its partitions back without a rebalance; a rebalance waits at
