@@ -274,7 +274,7 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // updated once, by one of two CTEs whose conditions exclude each other:
 // owned moves a job still leased to the attempt's owner to succeeded and
 // folds the attempt into it (its id, number, start, duration and response
-// as columns of the job, migration 24: no attempt row, about 9% less WAL
+// as columns of the job, migration 24: no attempt row, about 5.6% less WAL
 // per delivery); late only numbers an attempt whose lease was recovered
 // meanwhile (an update that touches no indexed column, so it stays on its
 // page), and its attempt is inserted as a row. Either way the job's update
