@@ -22,6 +22,7 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
+	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
 const testTopic = "lerian.streaming.midaz_transaction.posted"
@@ -99,7 +100,7 @@ func TestEndToEndProduceToSignedWebhook(t *testing.T) {
 		t.Errorf("User-Agent = %q, want hubctl/<version>", ua)
 	}
 	waitFor(t, "the attempt to be recorded", func() bool {
-		return e.count(`SELECT count(*) FROM delivery_attempts WHERE id = $1 AND outcome = 'succeeded' AND status_code = 200`, deliveryID) == 1
+		return e.count(`SELECT count(*) FROM (`+pgtest.Attempts+`) a WHERE id = $1 AND outcome = 'succeeded' AND status_code = 200`, deliveryID) == 1
 	})
 
 	// During a rotation overlap both secrets sign, the new one first.
@@ -165,7 +166,7 @@ func TestRetriesFollowTheCurveUntilSuccess(t *testing.T) {
 		t.Fatalf("receiver got %d attempts, want %d", len(got), failures+1)
 	}
 	rows, err := e.store.Pool.Query(context.Background(), `SELECT a.started_at + a.duration_ms * interval '1 millisecond'
-FROM delivery_attempts a JOIN delivery_jobs j ON j.id = a.job_id WHERE j.subscription_id = $1 ORDER BY a.attempt`, sub)
+FROM (`+pgtest.Attempts+`) a JOIN delivery_jobs j ON j.id = a.job_id WHERE j.subscription_id = $1 ORDER BY a.attempt`, sub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ FROM delivery_attempts a JOIN delivery_jobs j ON j.id = a.job_id WHERE j.subscri
 	if len(deliveryIDs) != failures+1 {
 		t.Errorf("%d distinct delivery ids over %d attempts", len(deliveryIDs), failures+1)
 	}
-	if n := e.count(`SELECT count(*) FROM delivery_attempts a JOIN delivery_jobs j ON j.id = a.job_id
+	if n := e.count(`SELECT count(*) FROM (`+pgtest.Attempts+`) a JOIN delivery_jobs j ON j.id = a.job_id
 		WHERE j.subscription_id = $1 AND a.id::text = ANY($2)`, sub, keys(deliveryIDs)); n != failures+1 {
 		t.Errorf("%d attempts recorded under the receiver's delivery ids, want %d", n, failures+1)
 	}

@@ -124,8 +124,9 @@ type CompleteResult struct {
 	ReportedSpanOpen bool
 }
 
-// Complete records one attempt in ONE transaction: the delivery_attempts
-// row, the job's transition (only while the job is still in flight under
+// Complete records one attempt in ONE transaction: the attempt (a
+// delivery_attempts row, or for a success that moves its job, columns of
+// the job), the job's transition (only while the job is still in flight under
 // a.Owner's lease) and the subscription's failure span. A success is
 // recorded as CompleteSuccesses records it: the job succeeds and the span
 // closes. A failure goes back to pending at
@@ -166,7 +167,10 @@ func (s *Store) CompleteReported(ctx context.Context, a Attempt, autoDisable Aut
 // it looks them up, and ok is true with their results when every one of
 // them is there. Delivery ids are drawn once per attempt, so only an
 // earlier call with the same attempts can have written them; recording
-// is one transaction, so that call wrote all of them or none.
+// is one transaction, so that call wrote all of them or none. A success
+// folded into its job has no row to collide with: recording it again
+// fails the same way by hand (record_successes.sql), and the lookup finds
+// it in its job.
 func (s *Store) alreadyRecorded(ctx context.Context, attempts []Attempt, err error) ([]CompleteResult, bool) {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "23505" || // unique_violation
@@ -268,13 +272,15 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 
 // recordSuccesses is one round of successes in one statement. Each job is
 // updated once, by one of two CTEs whose conditions exclude each other:
-// owned moves a job still leased to the attempt's owner to succeeded; late
-// only numbers an attempt whose lease was recovered meanwhile (an update
-// that touches no indexed column, so it stays on its page). Either way the
-// job's update takes its row lock and numbers the attempt from
-// recorded_attempts, so numbers stay dense and ordered whichever process
-// records them, without a separate lock or a max() over the job's attempts.
-// The attempts are then inserted with their numbers. late looks only at
+// owned moves a job still leased to the attempt's owner to succeeded and
+// folds the attempt into it (its id, number, start, duration and response
+// as columns of the job, migration 24: no attempt row, about 5.6% less WAL
+// per delivery); late only numbers an attempt whose lease was recovered
+// meanwhile (an update that touches no indexed column, so it stays on its
+// page), and its attempt is inserted as a row. Either way the job's update
+// takes its row lock and numbers the attempt from recorded_attempts, so
+// numbers stay dense and ordered whichever process records them, without
+// a separate lock or a max() over the job's attempts. late looks only at
 // the attempts owned did not take, none in the common case, so the jobs
 // are not looked up a second time. j.id = ANY(@job_ids) lets the planner find
 // the jobs by key; joined only with the unnested rows, it hashed every

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hubctl/hubctl/internal/autodisable"
 	"github.com/hubctl/hubctl/internal/store/pg"
@@ -23,8 +24,9 @@ func TestCompleteTransitions(t *testing.T) {
 		wantDead    string
 		wantSpan    bool
 		wantAttempt string
+		wantFolded  bool // the attempt is columns of the job, not a row
 	}{
-		{name: "success", ok: true, wantState: pg.JobSucceeded, wantAttempt: "succeeded"},
+		{name: "success", ok: true, wantState: pg.JobSucceeded, wantAttempt: "succeeded", wantFolded: true},
 		{name: "failure retried", retry: Retry{At: retryAt}, wantState: pg.JobPending, wantSpan: true, wantAttempt: "failed"},
 		{name: "failure exhausted", retry: Retry{Exhausted: true}, wantState: pg.JobDead, wantDead: pg.DeadExhausted, wantSpan: true, wantAttempt: "failed"},
 	}
@@ -59,14 +61,14 @@ func TestCompleteTransitions(t *testing.T) {
 			if span := readSpan(t, st, sub); (span.FailingSince != nil) != tc.wantSpan {
 				t.Errorf("span = %+v, want open: %v", span, tc.wantSpan)
 			}
-			var id uuid.UUID
-			var outcome string
-			var status, duration int
-			var snippet []byte
-			err = st.Pool.QueryRow(context.Background(), `SELECT id, outcome, status_code, duration_ms, response_snippet FROM delivery_attempts WHERE job_id = $1 AND attempt = 1`,
-				job.ID).Scan(&id, &outcome, &status, &duration, &snippet)
-			if err != nil || id != a.DeliveryID || outcome != tc.wantAttempt || status != a.StatusCode || duration != 12 || string(snippet) != "answer" {
-				t.Errorf("attempt row = %v %s %d %d %q (%v)", id, outcome, status, duration, snippet, err)
+			got, folded := readAttempt(t, st, job.ID, 1)
+			if folded != tc.wantFolded {
+				t.Errorf("attempt folded into the job: %v, want %v", folded, tc.wantFolded)
+			}
+			want := recordedAttempt{ID: a.DeliveryID, Outcome: tc.wantAttempt, StartedAt: a.StartedAt.Truncate(time.Microsecond),
+				Status: a.StatusCode, DurationMS: 12, Error: a.Error, Snippet: "answer"}
+			if !got.StartedAt.Equal(want.StartedAt) || got.withoutTime() != want.withoutTime() {
+				t.Errorf("attempt = %+v, want %+v", got, want)
 			}
 		})
 	}
@@ -107,6 +109,10 @@ func TestCompleteAfterTheLeaseWasRecoveredOnlyRecordsTheAttempt(t *testing.T) {
 	}
 	if res.Owned || res.Number != 1 {
 		t.Errorf("late result = %+v, want not owned, attempt 1", res)
+	}
+	// A late success moves nothing, so it is no job's to fold: a row.
+	if a, folded := readAttempt(t, st, job.ID, 1); folded || a.ID != late.DeliveryID || a.Outcome != "succeeded" || a.Status != 200 {
+		t.Errorf("late success = %+v (folded %v), want its own row", a, folded)
 	}
 	if j := readJob(t, st, job.ID); j.State != pg.JobInFlight || *j.LeaseOwner != "new" || j.Recoveries != 1 {
 		t.Errorf("job = %+v, want still in flight under the new owner", j)
@@ -207,8 +213,13 @@ func TestCompleteSuccessesRecordsABatchInOneGo(t *testing.T) {
 	if j := readJob(t, st, jobs[1].ID); j.LastStatus != nil || j.Attempts != 1 {
 		t.Errorf("job without a status code = %+v, want no last status, one attempt", j)
 	}
-	if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts WHERE response_snippet IS NULL AND status_code IS NULL`); n != 1 {
-		t.Errorf("%d attempts without status and response, want 1", n)
+	// The owned successes are folded into their jobs, the late ones are
+	// rows.
+	if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts`); n != 2 {
+		t.Errorf("%d attempt rows, want the 2 late ones", n)
+	}
+	if a, folded := readAttempt(t, st, jobs[1].ID, 1); !folded || a.Status != 0 || a.Snippet != "" || a.ID != batch[2].DeliveryID {
+		t.Errorf("attempt without status and response = %+v (folded %v), want folded with neither", a, folded)
 	}
 	if span := readSpan(t, st, sub); span.FailingSince != nil {
 		t.Errorf("span = %+v, want closed by the successes", span)
@@ -298,14 +309,44 @@ func TestRecordingAgainAfterALostCommitAnswerFindsTheAttemptsRecorded(t *testing
 				t.Errorf("job = %+v, want succeeded after one attempt", j)
 			}
 		}
-		if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts`); n != 2 {
-			t.Errorf("%d attempt rows, want 2", n)
+		if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts`); n != 0 {
+			t.Errorf("%d attempt rows, want none: both successes are folded into their jobs", n)
+		}
+		for i, job := range jobs {
+			if a, folded := readAttempt(t, st, job.ID, 1); !folded || a.ID != batch[i].DeliveryID {
+				t.Errorf("job %d's attempt = %+v (folded %v), want %s folded", i, a, folded, batch[i].DeliveryID)
+			}
 		}
 		// An attempt never recorded beside one that was is no retry of
 		// one transaction: that stays the conflict it is.
 		third := attemptOf(jobs[0], "w", true, 200)
 		if _, err := st.CompleteSuccesses(ctx, []Attempt{batch[0], third}); !errors.Is(err, pg.ErrConflict) {
 			t.Errorf("a recorded attempt beside a new one: %v, want a conflict", err)
+		}
+	})
+	t.Run("a folded success beside a late one", func(t *testing.T) {
+		st := ingestStore(t)
+		sub := addTestSubscription(t, st, "acme", "webhook", []string{"*"})
+		insertJobs(t, st, "acme", sub, 2, time.Now().Add(-time.Second))
+		jobs := claim(t, st, "w", 2, "").Jobs
+		// The second job's lease went to another owner: its success is a
+		// row, the first one's is folded into its job.
+		if _, err := st.Pool.Exec(ctx, `UPDATE delivery_jobs SET lease_owner = 'other' WHERE id = $1`, jobs[1].ID); err != nil {
+			t.Fatal(err)
+		}
+		batch := []Attempt{attemptOf(jobs[0], "w", true, 200), attemptOf(jobs[1], "w", true, 204)}
+		if res, err := st.CompleteSuccesses(ctx, batch); err != nil || !res[0].Owned || res[1].Owned {
+			t.Fatalf("CompleteSuccesses = %+v, %v; want the first owned, the second late", res, err)
+		}
+		res, err := st.CompleteSuccesses(ctx, batch)
+		want := []CompleteResult{{Number: 1, AlreadyRecorded: true}, {Number: 1, AlreadyRecorded: true}}
+		if err != nil || !slices.Equal(res, want) {
+			t.Errorf("retry's results = %+v, %v; want %+v", res, err, want)
+		}
+		for i, wantFolded := range []bool{true, false} {
+			if a, folded := readAttempt(t, st, jobs[i].ID, 1); folded != wantFolded || a.ID != batch[i].DeliveryID {
+				t.Errorf("job %d's attempt = %+v (folded %v), want %s once, folded %v", i, a, folded, batch[i].DeliveryID, wantFolded)
+			}
 		}
 	})
 	t.Run("failure", func(t *testing.T) {
@@ -355,4 +396,56 @@ func TestRecordingAnAttemptOfAPurgedJobWritesNothing(t *testing.T) {
 	if n := queryCount(t, st, `SELECT count(*) FROM delivery_attempts WHERE job_id <> $1`, jobs[1].ID); n != 0 {
 		t.Errorf("%d attempts recorded of purged jobs", n)
 	}
+}
+
+// recordedAttempt is an attempt as recorded: a delivery_attempts row or,
+// for a success that moved its job, columns of the job (migration 24).
+type recordedAttempt struct {
+	ID         uuid.UUID
+	Outcome    string
+	StartedAt  time.Time
+	DurationMS int
+	Status     int // 0 for none
+	Error      string
+	Snippet    string
+}
+
+// withoutTime is a with its start cleared, to compare the rest with ==
+// (a time read back has another location).
+func (a recordedAttempt) withoutTime() recordedAttempt {
+	a.StartedAt = time.Time{}
+	return a
+}
+
+// readAttempt reads attempt number of job, and whether it is folded into
+// the job rather than a row. It fails the test when the attempt is both or
+// neither.
+func readAttempt(t *testing.T, st *testStore, job uuid.UUID, number int) (recordedAttempt, bool) {
+	t.Helper()
+	var (
+		a              recordedAttempt
+		folded         bool
+		status         *int
+		errText, reply *string
+	)
+	rows, err := st.Pool.Query(context.Background(), `
+SELECT id, outcome, started_at, duration_ms, status_code, error, convert_from(response_snippet, 'UTF8'), false
+FROM delivery_attempts WHERE job_id = $1 AND attempt = $2
+UNION ALL
+SELECT succeeded_attempt_id, 'succeeded', succeeded_started_at, succeeded_duration_ms, last_status, succeeded_error,
+       convert_from(succeeded_response, 'UTF8'), true
+FROM delivery_jobs WHERE id = $1 AND succeeded_attempt = $2`, job, number)
+	if err != nil {
+		t.Fatalf("read attempt %d of job %s: %v", number, job, err)
+	}
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.Outcome, &a.StartedAt, &a.DurationMS, &status, &errText, &reply, &folded}, func() error {
+		n++
+		return nil
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("attempt %d of job %s recorded %d times (%v), want once", number, job, n, err)
+	}
+	a.Status, a.Error, a.Snippet = pg.ValueOrZero(status), pg.ValueOrZero(errText), pg.ValueOrZero(reply)
+	return a, folded
 }

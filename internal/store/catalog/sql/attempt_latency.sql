@@ -1,5 +1,5 @@
 WITH recent AS MATERIALIZED (
-    SELECT j.id, j.created_at
+    SELECT j.id, j.created_at, j.succeeded_started_at, j.succeeded_duration_ms
     FROM delivery_jobs j
     WHERE j.subscription_id = @subscription_id AND j.tenant_id = @tenant_id
     ORDER BY j.event_seq DESC
@@ -12,13 +12,17 @@ SELECT floor(extract(epoch FROM a.started_at - @since::timestamptz) / 3600)::int
        percentile_disc(0.95) WITHIN GROUP (ORDER BY a.duration_ms),
        (SELECT s.sampled FROM sampled s)
 FROM recent r
--- Each job's attempts by the (job_id, attempt) index: OFFSET 0 keeps the
+-- Each job's attempt rows by the (job_id, attempt) index: OFFSET 0 keeps the
 -- subquery from being flattened into a join the planner could hash over
--- every attempt of the window, whose cost grows with the whole hub.
+-- every attempt of the window, whose cost grows with the whole hub. Then
+-- the successful attempt folded into the job (migration 24).
 CROSS JOIN LATERAL (
-    SELECT a.started_at, a.duration_ms
+    (SELECT a.started_at, a.duration_ms
     FROM delivery_attempts a
     WHERE a.job_id = r.id AND a.started_at >= @since AND a.started_at < @until
-    OFFSET 0) a
+    OFFSET 0)
+    UNION ALL
+    SELECT r.succeeded_started_at, r.succeeded_duration_ms
+    WHERE r.succeeded_started_at >= @since AND r.succeeded_started_at < @until) a
 GROUP BY 1
 ORDER BY 1

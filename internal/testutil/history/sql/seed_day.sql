@@ -1,5 +1,6 @@
 -- One day of history: per_day events from seq base on, 40 ms apart
--- from day_start, each with its id, a succeeded job and its attempt.
+-- from day_start, each with its id and a succeeded job with its attempt
+-- folded into it, as an owned success records it (migration 24).
 --
 -- An event's id is a UUIDv7 of its time, told apart by g and the tenant, as
 -- producers make them (PostgreSQL 15 has no function for it). A job's id
@@ -17,14 +18,12 @@ WITH ev AS (
            @day_start::timestamptz + g * interval '40 ms'
     FROM generate_series(0, @per_day::int - 1) g
     RETURNING seq, id, received_at),
- ids AS (INSERT INTO event_ids (tenant_id, id, seq) SELECT @tenant, id, seq FROM ev),
- jobs AS (
-    INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, attempts, recorded_attempts,
-                               last_status, succeeded_at, created_at, updated_at)
-    SELECT (lpad(to_hex(floor(extract(epoch FROM received_at) * 1000)::bigint), 12, '0')
-            || '7' || substr(md5(seq::text), 1, 3) || '8' || substr(md5(seq::text), 4, 15))::uuid,
-           @tenant, @subscription::uuid, seq, 'succeeded', 1, 1, 204, received_at, received_at, received_at
-    FROM ev
-    RETURNING id, updated_at)
-INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code)
-SELECT gen_random_uuid(), id, 1, updated_at, 12, 'succeeded', 204 FROM jobs
+ ids AS (INSERT INTO event_ids (tenant_id, id, seq) SELECT @tenant, id, seq FROM ev)
+INSERT INTO delivery_jobs (id, tenant_id, subscription_id, event_seq, state, attempts, recorded_attempts,
+                           last_status, succeeded_at, created_at, updated_at,
+                           succeeded_attempt_id, succeeded_attempt, succeeded_started_at, succeeded_duration_ms)
+SELECT (lpad(to_hex(floor(extract(epoch FROM received_at) * 1000)::bigint), 12, '0')
+        || '7' || substr(md5(seq::text), 1, 3) || '8' || substr(md5(seq::text), 4, 15))::uuid,
+       @tenant, @subscription::uuid, seq, 'succeeded', 1, 1, 204, received_at, received_at, received_at,
+       gen_random_uuid(), 1, received_at, 12
+FROM ev
