@@ -180,12 +180,24 @@ func TestRestartWithinTheBound(t *testing.T) {
 			if !long(t) {
 				t.Parallel()
 			}
-			w := newWorld(t, worldOptions{instanceID: tc.id})
+			// The session outlasts any bound: a restart that waited for the
+			// dead member's session to end, the failure this test is for,
+			// takes over 30s whatever the machine's load.
+			w := newWorld(t, worldOptions{instanceID: tc.id, sessionTimeout: 30 * time.Second})
 			time.Sleep(time.Second)
 			w.kill()
 			rec := w.watchRecovery(w.restart())
-			if rec.ready > restartBound || rec.ingested > restartBound {
-				t.Errorf("ready after %v, ingesting after %v; the bound is %v", rec.ready, rec.ingested, restartBound)
+			// The documented bound holds on a quiet machine, which make chaos
+			// runs the scenarios on one at a time. make test runs them side by
+			// side with the rest of the suite on CI's two cores, where the
+			// process's start and the group's join stretch by seconds (a
+			// dynamic member took 10.6s there, 7s quiet).
+			bound := restartBound
+			if !long(t) {
+				bound += loadAllowance
+			}
+			if rec.ready > bound || rec.ingested > bound {
+				t.Errorf("ready after %v, ingesting after %v; the bound is %v", rec.ready, rec.ingested, bound)
 			}
 			t.Logf("restart as a %s: ready %s, ingesting %s, delivering %s", tc.name, seconds(rec.ready), seconds(rec.ingested), seconds(rec.delivered))
 		})

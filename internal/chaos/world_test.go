@@ -36,6 +36,10 @@ const (
 	// restartBound is the recovery the hub promises: ingesting and ready
 	// within 10s of a restart after SIGKILL (docs/reliability.md).
 	restartBound = 10 * time.Second
+	// loadAllowance is what the short version, run beside the whole suite,
+	// adds to restartBound where a scenario rules out the slow path by
+	// other means (TestRestartWithinTheBound's long session).
+	loadAllowance = 10 * time.Second
 	// patience bounds every wait for something that must happen.
 	patience = 90 * time.Second
 	// attemptTimeout is the webhook subscription's: short, so a hanging
@@ -89,6 +93,9 @@ type worldOptions struct {
 	// operationalTopic, when set, is created and is the hub's
 	// STREAMING_HUB_OPERATIONAL_TOPIC.
 	operationalTopic string
+	// sessionTimeout, when set, is the hub's
+	// STREAMING_HUB_KAFKA_SESSION_TIMEOUT.
+	sessionTimeout time.Duration
 }
 
 func newWorld(t *testing.T, opts worldOptions) *world {
@@ -143,6 +150,9 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 		"STREAMING_HUB_POSTGRES_MAX_OPEN_CONNS=8",
 		"STREAMING_HUB_OPERATIONAL_TOPIC="+opts.operationalTopic,
 	)
+	if opts.sessionTimeout > 0 {
+		w.env = append(w.env, "STREAMING_HUB_KAFKA_SESSION_TIMEOUT="+opts.sessionTimeout.String())
+	}
 	if w.hubLog, err = os.Create(filepath.Join(w.dir, "hub.log")); err != nil {
 		t.Fatal(err)
 	}
