@@ -168,6 +168,9 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 			// warnings are what explain a stall.
 			t.Logf("hub warnings and errors (last 40):\n%s", lastLines(warnings(string(out)), 40))
 			t.Logf("hub log (last 60 lines):\n%s", lastLines(string(out), 60))
+			// Failed attempts are not logged: their errors say why nothing
+			// was delivered.
+			t.Logf("delivery state:\n%s", w.deliveryState())
 		}
 		_ = w.hubLog.Close()
 	})
@@ -374,6 +377,35 @@ func (w *world) stopLoad() {
 		w.subjectOf = w.producer.subjectsOf()
 		w.producer = nil
 	}
+}
+
+// deliveryState is the jobs by state and the most frequent errors of
+// failed attempts, for a failed scenario's log.
+func (w *world) deliveryState() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var b strings.Builder
+	for _, q := range []struct{ title, sql string }{
+		{"jobs by state", `SELECT state, count(*) FROM delivery_jobs GROUP BY 1 ORDER BY 2 DESC`},
+		{"failed attempts by error", `SELECT left(coalesce(error, ''), 160), count(*) FROM delivery_attempts WHERE outcome = 'failed' GROUP BY 1 ORDER BY 2 DESC LIMIT 10`},
+	} {
+		fmt.Fprintf(&b, "  %s:\n", q.title)
+		rows, err := w.pool.Query(ctx, q.sql)
+		if err != nil {
+			fmt.Fprintf(&b, "    (%v)\n", err)
+			continue
+		}
+		var what string
+		var n int
+		_, err = pgx.ForEachRow(rows, []any{&what, &n}, func() error {
+			fmt.Fprintf(&b, "    %6d  %s\n", n, what)
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintf(&b, "    (%v)\n", err)
+		}
+	}
+	return b.String()
 }
 
 func (w *world) count(sql string, args ...any) int {
