@@ -49,18 +49,16 @@ type bencher struct {
 	hub    hubapi.ControlPlane
 	tenant string
 
-	mu        sync.Mutex
-	start     time.Time // the measured run's first produce; deliveries of events sent before are not its own
-	warmID    string
-	warmed    bool
-	latencies []time.Duration
-	arrivals  []arrival            // the measured deliveries, in the order latencies has them
-	acked     map[string]time.Time // when the broker acknowledged each measured event
-	last      time.Time            // the latest delivery of the measured run
-	dups      int
-	rejected  int
-	done      chan struct{} // closed when every measured event is delivered
-	warm      chan struct{} // closed when the warm-up event is delivered
+	mu       sync.Mutex
+	start    time.Time // the measured run's first produce; deliveries of events sent before are not its own
+	warmID   string
+	warmed   bool
+	arrivals []arrival            // the measured run's deliveries, one per event
+	acked    map[string]time.Time // when the broker acknowledged each measured event
+	dups     int
+	rejected int
+	done     chan struct{} // closed when every measured event is delivered
+	warm     chan struct{} // closed when the warm-up event is delivered
 }
 
 func (b *bencher) run(ctx context.Context, cfg *config.Config) error {
@@ -172,23 +170,20 @@ func (b *bencher) observe(d listen.Delivery, body []byte) {
 		b.dups++
 		return
 	}
-	if len(b.latencies) >= b.opts.Events {
+	if len(b.arrivals) >= b.opts.Events {
 		return
 	}
-	b.latencies = append(b.latencies, d.Time.Sub(sent))
-	b.arrivals = append(b.arrivals, arrival{eventID: d.EventID, at: d.Time})
-	if d.Time.After(b.last) {
-		b.last = d.Time
-	}
-	if len(b.latencies) == b.opts.Events {
+	b.arrivals = append(b.arrivals, arrival{eventID: d.EventID, sent: sent, at: d.Time})
+	if len(b.arrivals) == b.opts.Events {
 		close(b.done)
 	}
 }
 
-// arrival is one measured event's delivery.
+// arrival is one measured event's delivery: produced at sent, delivered
+// at at.
 type arrival struct {
-	eventID string
-	at      time.Time
+	eventID  string
+	sent, at time.Time
 }
 
 // ack records when the broker acknowledged a measured event.
@@ -198,24 +193,28 @@ func (b *bencher) ack(eventID string, at time.Time) {
 	b.acked[eventID] = at
 }
 
-// latenciesFromAck times each arrival from its event's acknowledgement,
-// leaving out events whose acknowledgement was not seen (a failed
-// produce ends the run anyway).
-func (b *bencher) latenciesFromAck() []time.Duration {
-	var out []time.Duration
+// timings are the arrivals' produce→delivered latencies, the same timed
+// from each event's acknowledgement (leaving out events whose
+// acknowledgement was not seen: a failed produce ends the run anyway),
+// and the latest arrival.
+func (b *bencher) timings() (fromProduce, fromAck []time.Duration, last time.Time) {
 	for _, a := range b.arrivals {
-		if at, ok := b.acked[a.eventID]; ok {
-			out = append(out, a.at.Sub(at))
+		fromProduce = append(fromProduce, a.at.Sub(a.sent))
+		if acked, ok := b.acked[a.eventID]; ok {
+			fromAck = append(fromAck, a.at.Sub(acked))
+		}
+		if a.at.After(last) {
+			last = a.at
 		}
 	}
-	return out
+	return fromProduce, fromAck, last
 }
 
 // delivered is how many measured events have arrived.
 func (b *bencher) delivered() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.latencies)
+	return len(b.arrivals)
 }
 
 // warmUp produces one event and waits for its delivery, so the measured
@@ -352,8 +351,9 @@ func (b *bencher) measure(ctx context.Context, p *events.Producer, subID string)
 func (b *bencher) result(bare benchmark.Bare, timedOut bool, before, after cpuReading) benchmark.Result {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	delivered := len(b.latencies)
-	elapsed := b.last.Sub(b.start)
+	delivered := len(b.arrivals)
+	fromProduce, fromAck, last := b.timings()
+	elapsed := last.Sub(b.start)
 	if delivered == 0 {
 		elapsed = 0
 	}
@@ -362,8 +362,8 @@ func (b *bencher) result(bare benchmark.Bare, timedOut bool, before, after cpuRe
 		Events: b.opts.Events, Delivered: delivered, Duplicates: b.dups, Rejected: b.rejected,
 		SizeBytes: b.opts.Size, RateLimit: b.opts.Rate, TimedOut: timedOut,
 		ElapsedSeconds: elapsed.Seconds(), DeliveriesPerSecond: rate,
-		Latency:        benchmark.Summarize(b.latencies),
-		LatencyFromAck: benchmark.Summarize(b.latenciesFromAck()),
+		Latency:        benchmark.Summarize(fromProduce),
+		LatencyFromAck: benchmark.Summarize(fromAck),
 		Bare:           bare,
 		Ratio:          benchmark.Ratio(rate, bare.RequestsPerSecond),
 		CPU:            cpuPerDelivery(before, after, delivered),

@@ -123,9 +123,7 @@ func (b *bencher) urlWarmDelivered(ctx context.Context, subID, id string, sent t
 // urlDelivered reads the hub's delivery records of the measured run
 // (--url): an event is delivered at its succeeded_at.
 func (b *bencher) urlDelivered(ctx context.Context, subID string, start time.Time, sent map[string]time.Time) error {
-	var latencies []time.Duration
 	var arrivals []arrival
-	var last time.Time
 	seen := make(map[string]bool, len(sent))
 	err := b.succeededSince(ctx, subID, start, func(d hubapi.Delivery) {
 		at, ok := sent[d.EventID]
@@ -133,19 +131,15 @@ func (b *bencher) urlDelivered(ctx context.Context, subID string, start time.Tim
 			return
 		}
 		seen[d.EventID] = true
-		latencies = append(latencies, d.SucceededAt.Sub(at))
-		arrivals = append(arrivals, arrival{eventID: d.EventID, at: *d.SucceededAt})
-		if d.SucceededAt.After(last) {
-			last = *d.SucceededAt
-		}
+		arrivals = append(arrivals, arrival{eventID: d.EventID, sent: at, at: *d.SucceededAt})
 	})
 	if err != nil {
 		return err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.latencies, b.arrivals, b.last = latencies, arrivals, last
-	if len(latencies) >= b.opts.Events {
+	b.arrivals = arrivals
+	if len(arrivals) >= b.opts.Events {
 		select {
 		case <-b.done:
 		default:
