@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,14 +195,8 @@ func (s *topicSink) reason(attemptCtx context.Context, err error, timeout time.D
 	if kafkaErr, ok := errors.AsType[*kerr.Error](err); ok {
 		return "Kafka error " + kafkaErr.Message + " (" + strconv.Itoa(int(kafkaErr.Code)) + "): " + kafkaErr.Description
 	}
-	if deadline, ok := attemptCtx.Deadline(); ok && !time.Now().Before(deadline) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("no acknowledgement within %s", timeout)
-	}
-	if netErr, ok := errors.AsType[net.Error](err); ok && netErr.Timeout() {
-		return fmt.Sprintf("no acknowledgement within %s", timeout)
-	}
-	if errors.Is(err, context.Canceled) {
-		return "attempt cancelled"
+	if text, ok := sink.DescribeUnanswered(attemptCtx, err, "acknowledgement", timeout); ok {
+		return text
 	}
 	return err.Error()
 }

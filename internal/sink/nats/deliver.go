@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,14 +122,11 @@ func (s *natsSink) reason(attemptCtx context.Context, err error, timeout time.Du
 	if errors.Is(err, natsgo.ErrAuthorization) || errors.Is(err, natsgo.ErrAuthExpired) || errors.Is(err, natsgo.ErrAuthRevoked) {
 		return "the server refused the credentials (" + err.Error() + ")"
 	}
-	if deadline, ok := attemptCtx.Deadline(); ok && !time.Now().Before(deadline) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, natsgo.ErrTimeout) {
+	if errors.Is(err, natsgo.ErrTimeout) { // the library's own wait for the acknowledgement
 		return fmt.Sprintf("no acknowledgement within %s", timeout)
 	}
-	if netErr, ok := errors.AsType[net.Error](err); ok && netErr.Timeout() {
-		return fmt.Sprintf("no acknowledgement within %s", timeout)
-	}
-	if errors.Is(err, context.Canceled) {
-		return "attempt cancelled"
+	if text, ok := sink.DescribeUnanswered(attemptCtx, err, "acknowledgement", timeout); ok {
+		return text
 	}
 	return err.Error()
 }

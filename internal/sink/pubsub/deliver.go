@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -229,14 +228,8 @@ func (s *topicSink) reason(attemptCtx context.Context, err error, timeout time.D
 		}
 		return "Pub/Sub error " + st.Code().String() + ": " + st.Message()
 	}
-	if deadline, ok := attemptCtx.Deadline(); ok && !time.Now().Before(deadline) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("no answer within %s", timeout)
-	}
-	if netErr, ok := errors.AsType[net.Error](err); ok && netErr.Timeout() {
-		return fmt.Sprintf("no answer within %s", timeout)
-	}
-	if errors.Is(err, context.Canceled) {
-		return "attempt cancelled"
+	if text, ok := sink.DescribeUnanswered(attemptCtx, err, "answer", timeout); ok {
+		return text
 	}
 	return err.Error()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -192,17 +191,9 @@ func describeError(attemptCtx context.Context, err error, timeout time.Duration)
 	if refused, ok := errors.AsType[*netguard.RefusedError](err); ok {
 		return "destination refused: " + refused.Error()
 	}
-	// The handshake's socket deadline is the attempt's, and may fire a
-	// moment before the context does: a deadline passed is a timeout,
-	// however it surfaced.
-	if deadline, ok := attemptCtx.Deadline(); ok && !time.Now().Before(deadline) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("no confirmation within %s", timeout)
-	}
-	if netErr, ok := errors.AsType[net.Error](err); ok && netErr.Timeout() {
-		return fmt.Sprintf("no confirmation within %s", timeout)
-	}
-	if errors.Is(err, context.Canceled) {
-		return "attempt cancelled"
+	// The handshake's socket deadline is the attempt's.
+	if text, ok := sink.DescribeUnanswered(attemptCtx, err, "confirmation", timeout); ok {
+		return text
 	}
 	if amqpErr, ok := errors.AsType[*amqp.Error](err); ok {
 		return clip.String(describeAMQPError(amqpErr), maxErrorBytes)
