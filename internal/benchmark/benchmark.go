@@ -22,6 +22,9 @@ type Result struct {
 	SizeBytes int `json:"size_bytes"`
 	// RateLimit is --rate, 0 for as fast as possible.
 	RateLimit float64 `json:"rate_limit"`
+	// LingerMS is --linger: how long the producer waited for more records
+	// of a partition before sending them.
+	LingerMS float64 `json:"linger_ms"`
 	// TimedOut is whether --timeout ended the run before every event was
 	// delivered.
 	TimedOut bool `json:"timed_out"`
@@ -33,9 +36,8 @@ type Result struct {
 	Latency *Latency `json:"latency_ms"`
 	// LatencyFromAck is the same deliveries timed from the broker's
 	// acknowledgement of the produce instead of the produce call: the
-	// hub's part alone, without the producer's batching wait (franz-go
-	// lingers up to 10 ms for more records of a partition) or the
-	// broker's write. Nil when Latency is.
+	// hub's part alone, without the producer's batching wait (LingerMS)
+	// or the broker's write. Nil when Latency is.
 	LatencyFromAck *Latency `json:"latency_from_ack_ms"`
 	Bare           Bare     `json:"bare"`
 	// Ratio is DeliveriesPerSecond over the bare loop's rate.

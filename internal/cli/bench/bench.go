@@ -34,6 +34,11 @@ const (
 	defaultName        = "hubctl-bench"
 	defaultSink        = "webhook"
 	defaultAddr        = "127.0.0.1:0"
+	// defaultLinger is franz-go's own default, so a bench without
+	// --linger produces as a client left at its defaults does.
+	defaultLinger = 10 * time.Millisecond
+	// maxLinger is the longest linger franz-go accepts.
+	maxLinger = time.Minute
 	// EventKey is the event key of the bench's events, which its
 	// subscription alone asks for (unless another subscription takes '*').
 	EventKey = "bench.delivered"
@@ -44,9 +49,13 @@ type Options struct {
 	Factory *cmdutil.Factory
 	Format  output.Format
 
-	Events  int
-	Rate    float64 // events/s, 0 for as fast as possible
-	Size    int
+	Events int
+	Rate   float64 // events/s, 0 for as fast as possible
+	Size   int
+	// Linger is how long the bench's producer holds a partition's records
+	// for more before sending them: what a steady rate's latency starts
+	// with, and what sets the size of the batches the hub reads.
+	Linger  time.Duration
 	Timeout time.Duration
 
 	// URL is the receiver the user gave; "" runs the bench's own on Addr.
@@ -85,8 +94,9 @@ sends a bare loop of signed POSTs of the same size straight to that
 receiver (--bare-n from --bare-workers workers), then produces -n events
 of --size bytes to Kafka (--brokers, else STREAMING_HUB_KAFKA_BROKERS,
 else the context's brokers, which hubctl dev stores) at --rate events/s or
-as fast as possible, and
-measures until every one is delivered or --timeout passes.
+as fast as possible, each partition's records held up to --linger for
+more before they are sent, and measures until every one is delivered or
+--timeout passes.
 
 It prints deliveries/s, the produce→delivered latency p50/p95/p99/max as
 the receiver saw it (and timed from the broker's acknowledgement of each
@@ -113,6 +123,7 @@ as hubctl dev does) for the bench's own receiver.`,
   hubctl bench
   hubctl bench -n 20000 --size 1024 --hub-pid "$(pgrep -f 'hubctl serve')" -o json
   hubctl bench -n 5000 --rate 1000   # latency at a steady rate
+  hubctl bench -n 5000 --rate 1000 --linger 0   # each event sent on its own
   echo '{"brokers": ["127.0.0.1:9092"], "topic": "bench-out"}' > kafka.json
   hubctl bench --sink kafka --sink-config kafka.json
   gcloud beta emulators pubsub start --host-port 127.0.0.1:8085   # and create the topic
@@ -136,6 +147,7 @@ as hubctl dev does) for the bench's own receiver.`,
 	fs.IntVarP(&opts.Events, "events", "n", defaultEvents, "events to produce")
 	fs.Float64Var(&opts.Rate, "rate", 0, "events per second to produce (0: as fast as possible)")
 	fs.IntVar(&opts.Size, "size", defaultSize, "payload bytes of each event and bare request")
+	fs.DurationVar(&opts.Linger, "linger", defaultLinger, "how long the producer waits for more records of a partition before sending (0: send at once)")
 	fs.DurationVar(&opts.Timeout, "timeout", defaultTimeout, "give up on deliveries still missing after this long")
 	fs.StringVar(&opts.URL, "url", "", "deliver to this receiver instead of the bench's own (no signature check)")
 	fs.StringVar(&opts.Sink, "sink", defaultSink, "sink type of the bench subscription")
@@ -160,6 +172,8 @@ func (o *Options) check() error {
 		return cmdutil.UsageErrorf("invalid --rate %v: must be 0 (as fast as possible) or more", o.Rate)
 	case o.Size < benchmark.MinPayloadBytes || o.Size > 1<<20:
 		return cmdutil.UsageErrorf("invalid --size %d: must be between %d and %d bytes", o.Size, benchmark.MinPayloadBytes, 1<<20)
+	case o.Linger < 0 || o.Linger > maxLinger:
+		return cmdutil.UsageErrorf("invalid --linger %s: must be between 0 and %s", o.Linger, maxLinger)
 	case o.Timeout <= 0:
 		return cmdutil.UsageErrorf("invalid --timeout %s: must be positive", o.Timeout)
 	case o.BareRequests < 0:
@@ -247,7 +261,7 @@ const unavailable = "unavailable"
 func table(r benchmark.Result) func(*output.TableWriter) {
 	return func(t *output.TableWriter) {
 		t.Header("METRIC", "VALUE")
-		t.Row("events", fmt.Sprintf("%d of %d bytes", r.Events, r.SizeBytes))
+		t.Row("events", fmt.Sprintf("%d of %d bytes, producer linger %g ms", r.Events, r.SizeBytes, r.LingerMS))
 		delivered := fmt.Sprintf("%d", r.Delivered)
 		if r.TimedOut {
 			delivered += " (timed out)"

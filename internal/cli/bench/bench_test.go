@@ -221,6 +221,8 @@ func TestBenchRefusesBadFlags(t *testing.T) {
 		{[]string{"-n", "0"}, "invalid -n 0"},
 		{[]string{"--rate", "-1"}, "invalid --rate"},
 		{[]string{"--size", "10"}, "invalid --size 10"},
+		{[]string{"--linger", "-1ms"}, "invalid --linger -1ms"},
+		{[]string{"--linger", "2m"}, "invalid --linger 2m0s"},
 		{[]string{"--bare-workers", "0"}, "invalid --bare-workers"},
 		{[]string{"--url", "ftp://x"}, "invalid --url"},
 		{[]string{"--addr", "nope"}, "invalid --addr"},

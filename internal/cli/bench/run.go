@@ -88,7 +88,7 @@ func (b *bencher) run(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 
-	producer, err := events.NewProducer(ctx, cfg, sub.TenantID, EventKey)
+	producer, err := events.NewProducer(ctx, cfg, sub.TenantID, EventKey, b.opts.Linger)
 	if err != nil {
 		return err
 	}
@@ -360,7 +360,7 @@ func (b *bencher) result(bare benchmark.Bare, timedOut bool, before, after cpuRe
 	rate := benchmark.Rate(delivered, elapsed)
 	return benchmark.Result{
 		Events: b.opts.Events, Delivered: delivered, Duplicates: b.dups, Rejected: b.rejected,
-		SizeBytes: b.opts.Size, RateLimit: b.opts.Rate, TimedOut: timedOut,
+		SizeBytes: b.opts.Size, RateLimit: b.opts.Rate, LingerMS: float64(b.opts.Linger) / float64(time.Millisecond), TimedOut: timedOut,
 		ElapsedSeconds: elapsed.Seconds(), DeliveriesPerSecond: rate,
 		Latency:        benchmark.Summarize(fromProduce),
 		LatencyFromAck: benchmark.Summarize(fromAck),

@@ -20,8 +20,10 @@ type Producer struct {
 }
 
 // NewProducer checks the event against ingest's rules, connects to the
-// configured brokers and pings them. The caller closes it.
-func NewProducer(ctx context.Context, cfg *config.Config, tenant, eventKey string) (*Producer, error) {
+// configured brokers and pings them. The caller closes it. linger is how
+// long a partition's records wait for more before they are sent
+// (kgo.ProducerLinger).
+func NewProducer(ctx context.Context, cfg *config.Config, tenant, eventKey string, linger time.Duration) (*Producer, error) {
 	tmpl, err := newTemplate(produceInput{
 		Tenant: tenant, Type: eventKey, Source: "midaz", SchemaVersion: "1.0.0",
 		ContentType: "application/json", Data: []byte("{}"),
@@ -33,7 +35,7 @@ func NewProducer(ctx context.Context, cfg *config.Config, tenant, eventKey strin
 	if err != nil {
 		return nil, cmdutil.WithCode(cmdutil.ExitUsage, err)
 	}
-	client, err := kgo.NewClient(kopts...)
+	client, err := kgo.NewClient(append(kopts, kgo.ProducerLinger(linger))...)
 	if err != nil {
 		return nil, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("kafka client: %w", err))
 	}
