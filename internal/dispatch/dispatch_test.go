@@ -22,7 +22,6 @@ import (
 	"github.com/hubctl/hubctl/internal/config"
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
-	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
 const testTopic = "lerian.streaming.midaz_transaction.posted"
@@ -100,7 +99,7 @@ func TestEndToEndProduceToSignedWebhook(t *testing.T) {
 		t.Errorf("User-Agent = %q, want hubctl/<version>", ua)
 	}
 	waitFor(t, "the attempt to be recorded", func() bool {
-		return e.count(`SELECT count(*) FROM (`+pgtest.Attempts+`) a WHERE id = $1 AND outcome = 'succeeded' AND status_code = 200`, deliveryID) == 1
+		return e.count(`SELECT count(*) FROM all_delivery_attempts WHERE id = $1 AND outcome = 'succeeded' AND status_code = 200`, deliveryID) == 1
 	})
 
 	// During a rotation overlap both secrets sign, the new one first.
@@ -166,7 +165,7 @@ func TestRetriesFollowTheCurveUntilSuccess(t *testing.T) {
 		t.Fatalf("receiver got %d attempts, want %d", len(got), failures+1)
 	}
 	rows, err := e.store.Pool.Query(context.Background(), `SELECT a.started_at + a.duration_ms * interval '1 millisecond'
-FROM (`+pgtest.Attempts+`) a JOIN delivery_jobs j ON j.id = a.job_id WHERE j.subscription_id = $1 ORDER BY a.attempt`, sub)
+FROM all_delivery_attempts a JOIN delivery_jobs j ON j.id = a.job_id WHERE j.subscription_id = $1 ORDER BY a.attempt`, sub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +198,7 @@ FROM (`+pgtest.Attempts+`) a JOIN delivery_jobs j ON j.id = a.job_id WHERE j.sub
 	if len(deliveryIDs) != failures+1 {
 		t.Errorf("%d distinct delivery ids over %d attempts", len(deliveryIDs), failures+1)
 	}
-	if n := e.count(`SELECT count(*) FROM (`+pgtest.Attempts+`) a JOIN delivery_jobs j ON j.id = a.job_id
+	if n := e.count(`SELECT count(*) FROM all_delivery_attempts a JOIN delivery_jobs j ON j.id = a.job_id
 		WHERE j.subscription_id = $1 AND a.id::text = ANY($2)`, sub, keys(deliveryIDs)); n != failures+1 {
 		t.Errorf("%d attempts recorded under the receiver's delivery ids, want %d", n, failures+1)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hubctl/hubctl/internal/store/queue"
 	"github.com/hubctl/hubctl/internal/testutil/kafkatest"
-	"github.com/hubctl/hubctl/internal/testutil/pgtest"
 )
 
 func waitForHandoffOpen(t *testing.T, d *Dispatcher) {
@@ -57,7 +56,7 @@ func TestIngestHandsFirstAttemptsStraightToItsDispatcher(t *testing.T) {
 	if n := handed.GetCounter().GetValue(); n != events {
 		t.Errorf("jobs handed over = %v, want all %d: none should have waited for a claim", n, events)
 	}
-	if n := e.count(`SELECT count(*) FROM (` + pgtest.Attempts + `) a WHERE attempt = 1 AND outcome = 'succeeded'`); n != events {
+	if n := e.count(`SELECT count(*) FROM all_delivery_attempts WHERE attempt = 1 AND outcome = 'succeeded'`); n != events {
 		t.Errorf("first attempts recorded = %d, want %d", n, events)
 	}
 	if n := e.count(`SELECT count(*) FROM delivery_jobs WHERE recoveries > 0 OR attempts <> 1`); n != 0 {

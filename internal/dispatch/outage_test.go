@@ -107,7 +107,7 @@ func TestASuccessWhoseCommitAnswerWasLostIsFoundRecorded(t *testing.T) {
 		t.Errorf("the retry reported a failure:\n%s", logs.String())
 	}
 	var attempts int
-	if err := e.store.Pool.QueryRow(t.Context(), `SELECT count(*) FROM (`+pgtest.Attempts+`) a`).Scan(&attempts); err != nil || attempts != 1 {
+	if err := e.store.Pool.QueryRow(t.Context(), `SELECT count(*) FROM all_delivery_attempts`).Scan(&attempts); err != nil || attempts != 1 {
 		t.Errorf("%d attempts recorded (%v), want 1", attempts, err)
 	}
 	if n := len(rc.Requests()); n != 1 {

@@ -262,6 +262,13 @@ FROM generate_series(1, 50000) g`, now, push, pg.DaySeqBase(now)); err != nil {
 // them as constants.)
 func explainGeneric(t *testing.T, st *testStore, sql string, args pgx.StrictNamedArgs) string {
 	t.Helper()
+	return explainGenericWith(t, st, "", sql, args)
+}
+
+// explainGenericWith is explainGeneric with one more setting in force (SET
+// LOCAL).
+func explainGenericWith(t *testing.T, st *testStore, setting, sql string, args pgx.StrictNamedArgs) string {
+	t.Helper()
 	ctx := context.Background()
 	tx, err := st.Pool.Begin(ctx)
 	if err != nil {
@@ -270,6 +277,11 @@ func explainGeneric(t *testing.T, st *testStore, sql string, args pgx.StrictName
 	defer func() { _ = tx.Rollback(ctx) }()
 	if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`); err != nil {
 		t.Fatal(err)
+	}
+	if setting != "" {
+		if _, err := tx.Exec(ctx, `SET LOCAL `+setting); err != nil {
+			t.Fatal(err)
+		}
 	}
 	positional, values, err := args.RewriteQuery(ctx, tx.Conn(), sql, nil)
 	if err != nil {
@@ -308,4 +320,103 @@ func explainGeneric(t *testing.T, st *testStore, sql string, args pgx.StrictName
 		t.Fatalf("explain: %v", err)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// The readers of attempts that read them through all_delivery_attempts
+// (migration 25) reach both of its branches by index, as their own copies
+// of it did: the attempt rows by their primary key or (job_id, attempt),
+// the successes folded into their jobs by the jobs' primary key or the
+// partial index on the folded id. A reader whose condition stopped
+// reaching a branch would hash or scan every job of every day instead.
+func TestAttemptReadersReachRowsAndFoldedSuccessesByIndex(t *testing.T) {
+	t.Parallel()
+	st := ingestStore(t)
+	ctx := context.Background()
+	now := time.Now()
+	seedDays(t, st, now)
+	// Each succeeded job's attempt folded into it, and a failed attempt
+	// row for each pending one, both started the day the job was.
+	if _, err := st.Pool.Exec(ctx, `
+WITH folded AS (
+    UPDATE delivery_jobs SET attempts = 1, recorded_attempts = 1, last_status = 200, succeeded_attempt_id = gen_random_uuid(),
+        succeeded_attempt = 1, succeeded_started_at = updated_at, succeeded_duration_ms = 12
+    WHERE state = 'succeeded')
+INSERT INTO delivery_attempts (id, job_id, attempt, started_at, duration_ms, outcome, status_code, error)
+SELECT gen_random_uuid(), id, 1, updated_at, 30, 'failed', 503, 'HTTP 503' FROM delivery_jobs WHERE state = 'pending'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Pool.Exec(ctx, `ANALYZE delivery_jobs, delivery_attempts`); err != nil {
+		t.Fatal(err)
+	}
+	yesterday, today, tomorrow := now.Add(-day).UTC().Format("20060102"), now.UTC().Format("20060102"), now.Add(day).UTC().Format("20060102")
+	var (
+		foldedJob, rowJob, foldedID, rowID [16]byte
+		foldedStart, rowStart              time.Time
+	)
+	if err := st.Pool.QueryRow(ctx, `
+SELECT j.id, j.succeeded_attempt_id, j.succeeded_started_at FROM delivery_jobs j
+WHERE j.succeeded_attempt_id IS NOT NULL AND j.id >= $1::uuid ORDER BY j.id LIMIT 1`, pg.UUIDAt(pg.DayStart(now))).Scan(&foldedJob, &foldedID, &foldedStart); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Pool.QueryRow(ctx, `
+SELECT a.job_id, a.id, a.started_at FROM delivery_attempts a
+WHERE a.started_at >= $1 ORDER BY a.started_at LIMIT 1`, pg.DayStart(now)).Scan(&rowJob, &rowID, &rowStart); err != nil {
+		t.Fatal(err)
+	}
+	readSQL := func(name string) string {
+		sql, err := os.ReadFile("../catalog/sql/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(sql)
+	}
+	// The indexes of today's partitions, where the attempts read are.
+	rowsByJob := "delivery_attempts_p" + today + "_job_id_attempt_idx"
+	rowsByID := "delivery_attempts_p" + today + "_pkey"
+	jobsByID := "delivery_jobs_p" + today + "_pkey"
+	foldedByID := "delivery_jobs_p" + today + "_succeeded_attempt_id_idx"
+	for _, tc := range []struct {
+		name  string
+		sql   string
+		args  pgx.StrictNamedArgs
+		want  []string
+		never []string // partitions pruned at run time
+	}{
+		{"the attempts of an event's deliveries", readSQL("attach_attempts.sql"),
+			pgx.StrictNamedArgs{"ids": [][16]byte{foldedJob, rowJob}}, []string{rowsByJob, jobsByID}, nil},
+		{"a delivery with its attempts", readSQL("get_delivery.sql"),
+			pgx.StrictNamedArgs{"id": foldedJob, "tenant_id": "acme"}, []string{rowsByJob, jobsByID}, nil},
+		{"the job of a folded attempt", readSQL("job_of_attempt.sql"),
+			pgx.StrictNamedArgs{"attempt_id": foldedID, "tenant_id": "acme"}, []string{rowsByID, foldedByID, jobsByID}, nil},
+		{"the job of an attempt row", readSQL("job_of_attempt.sql"),
+			pgx.StrictNamedArgs{"attempt_id": rowID, "tenant_id": "acme"}, []string{rowsByID, foldedByID, jobsByID}, nil},
+		{"attempts already recorded", alreadyRecordedSQL,
+			pgx.StrictNamedArgs{"ids": [][16]byte{foldedID, rowID}, "started": []time.Time{foldedStart, rowStart}}, []string{rowsByID, foldedByID},
+			// Both attempts started today: their start prunes the other
+			// days' attempt partitions.
+			[]string{"delivery_attempts_p" + yesterday, "delivery_attempts_p" + tomorrow}},
+	} {
+		// With sequential scans priced out, as the test's partitions are
+		// small enough to scan whole: what matters is that an index
+		// applies to each branch.
+		plan := explainGenericWith(t, st, "enable_seqscan = off", tc.sql, tc.args)
+		for _, want := range tc.want {
+			if !strings.Contains(plan, " "+want+" ") {
+				t.Errorf("%s: the plan does not use %s:\n%s", tc.name, want, plan)
+			}
+		}
+		for _, d := range []string{yesterday, today, tomorrow} {
+			for _, table := range []string{"delivery_jobs_p", "delivery_attempts_p"} {
+				if strings.Contains(plan, "Seq Scan on "+table+d) {
+					t.Errorf("%s reads the whole partition %s%s:\n%s", tc.name, table, d, plan)
+				}
+			}
+		}
+		if strings.Contains(plan, "Hash") {
+			t.Errorf("%s hashes a whole table instead of looking its attempts up:\n%s", tc.name, plan)
+		}
+		if len(tc.never) > 0 {
+			assertNeverExecuted(t, tc.name, plan, tc.never...)
+		}
+	}
 }

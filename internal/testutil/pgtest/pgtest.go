@@ -535,12 +535,3 @@ var findTemplateSQL string
 
 //go:embed sql/list_swept_databases.sql
 var listSweptDatabasesSQL string
-
-// Attempts selects every recorded attempt with the columns of a
-// delivery_attempts row: the rows, and the successes folded into their
-// jobs (migration 24). Tests that check what was recorded read
-// "FROM (" + Attempts + ") a" where they read the attempt rows alone
-// before.
-//
-//go:embed sql/attempts.sql
-var Attempts string

@@ -15,7 +15,9 @@ FROM recent r
 -- Each job's attempt rows by the (job_id, attempt) index: OFFSET 0 keeps the
 -- subquery from being flattened into a join the planner could hash over
 -- every attempt of the window, whose cost grows with the whole hub. Then
--- the successful attempt folded into the job (migration 24).
+-- the successful attempt folded into the job (migration 24), from the job
+-- row the sample holds: all_delivery_attempts (migration 25) would look
+-- each sampled job up again by its primary key, a probe more per job.
 CROSS JOIN LATERAL (
     (SELECT a.started_at, a.duration_ms
     FROM delivery_attempts a
