@@ -19,7 +19,7 @@ import (
 // One op is one event. The consumer has joined and stored a first record
 // before the clock starts; the b.N records are produced while its fetching is
 // paused, so the figure is ingest alone: poll, verdicts, the batch
-// transactions and the Kafka commits beside them, against whatever PostgreSQL pgtest
+// transactions and the Kafka commits, against whatever PostgreSQL pgtest
 // uses: its durability settings are part of the figure.
 func BenchmarkIngest(b *testing.B) {
 	for _, subscriptions := range []int{0, 3} {

@@ -144,8 +144,6 @@ type Consumer struct {
 	fencedFlag atomic.Bool
 	fenceOnce  sync.Once
 
-	// commits holds the stored offsets on their way to Kafka (commits.go).
-	commits *commitQueue
 	// commit sends stored offsets to Kafka. Tests replace it to simulate a
 	// crash between the database commit and the Kafka commit.
 	commit func(ctx context.Context, offsets map[string]map[int32]kgo.EpochOffset) error
@@ -206,7 +204,6 @@ func New(opts Options) (*Consumer, error) {
 		rebalanceWaiting: make(chan struct{}, 1),
 		clientSet:        make(chan struct{}),
 		fenced:           make(chan struct{}),
-		commits:          newCommitQueue(),
 	}
 	c.commit = c.commitToKafka
 	c.topUpWait = defaultTopUpWait
@@ -309,16 +306,6 @@ func (c *Consumer) Run(ctx context.Context) error {
 	if err := c.loadRoster(ctx); err != nil {
 		return nil // stopped before the database answered: nothing was read
 	}
-	stopCommits := make(chan struct{})
-	var sender sync.WaitGroup
-	sender.Go(func() { c.sendCommits(work, stopCommits) })
-	defer func() {
-		// Before the client leaves the group: what was stored is
-		// committed while the partitions are still this member's.
-		c.commits.flush(work)
-		close(stopCommits)
-		sender.Wait()
-	}()
 	c.running.Store(true)
 	defer c.running.Store(false)
 	var refresher sync.WaitGroup
@@ -413,13 +400,11 @@ func topUpWaitFor(polled, stored, limit time.Duration) (time.Duration, bool) {
 }
 
 // handlePoll stores each partition's records in its own transaction, then
-// queues for Kafka the offsets of the partitions that were stored
-// (commits.go).
+// commits to Kafka the offsets of the partitions that were stored.
 //
-// Rebalances wait while this runs (BlockRebalanceOnPoll), and a revoke
-// waits for the queued commits, so every partition handled here is still
-// owned when its offset is committed, and OnPartitionsRevoked never runs
-// with a record between read and stored. A
+// Rebalances wait while this runs (BlockRebalanceOnPoll), so every partition
+// handled here is still owned when its offset is committed, and
+// OnPartitionsRevoked never runs with a record between read and stored. A
 // member evicted anyway (held past the rebalance timeout) has its commit
 // refused by the group, and its late database write is harmless: the stored
 // offset lets only one writer store each record.
@@ -492,7 +477,16 @@ func (c *Consumer) handlePoll(ctx, work context.Context, parts []partitionRecord
 	if len(stored) == 0 {
 		return
 	}
-	c.commits.add(stored)
+	if err := c.commit(work, stored); err != nil {
+		if isFenced(err) {
+			c.markFenced()
+			return
+		}
+		// The stored offsets still make a restart resume correctly; the
+		// next successful commit catches Kafka up.
+		c.metrics.commitFailures.Inc()
+		c.log.Warn("Kafka offset commit failed after the batch was stored", slog.Any("error", err))
+	}
 }
 
 // partitionOutcome is what became of one partition's records in a poll:
@@ -759,11 +753,10 @@ func (c *Consumer) onAssigned(_ context.Context, _ *kgo.Client, assigned map[str
 	}
 }
 
-// onRevoked runs between polls (BlockRebalanceOnPoll), when nothing
-// unstored has been queued for Kafka; it waits for what was stored to be
-// committed before the partitions go to their next owner.
-func (c *Consumer) onRevoked(ctx context.Context, _ *kgo.Client, revoked map[string][]int32) {
-	c.commits.flush(ctx)
+// onRevoked has nothing to flush: with BlockRebalanceOnPoll it runs between
+// polls, when every stored batch has been committed and nothing unstored
+// has been committed.
+func (c *Consumer) onRevoked(_ context.Context, _ *kgo.Client, revoked map[string][]int32) {
 	c.owned.remove(revoked)
 	if len(revoked) > 0 {
 		c.log.Info("partitions revoked", slog.Any("partitions", revoked))
@@ -775,7 +768,6 @@ func (c *Consumer) onRevoked(ctx context.Context, _ *kgo.Client, revoked map[str
 // partitions' next owners resume from.
 func (c *Consumer) onLost(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
 	c.joined.Store(false)
-	c.commits.drop(lost)
 	c.owned.remove(lost)
 	if c.Fenced() {
 		return // said once, by markFenced

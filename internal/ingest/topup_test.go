@@ -1,11 +1,11 @@
 package ingest
 
 import (
-	"sync/atomic"
+	"context"
 	"testing"
 	"time"
 
-	"github.com/hubctl/hubctl/internal/routing"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func TestTopUpWaitFor(t *testing.T) {
@@ -40,17 +40,15 @@ func TestRecordsArrivingDuringAStoreJoinTheNextBatch(t *testing.T) {
 	// Long enough for an in-process fetch under the race detector; the
 	// store held below makes half a second of it available.
 	c.topUpWait = 10 * time.Second
-	// The first batch's matching holds its transaction open: the store
-	// is as long as the test needs.
 	held, release := make(chan struct{}), make(chan struct{})
-	var holding atomic.Bool
-	route := c.route
-	c.route = func(events []routing.NewEvent, candidates map[string][]routing.Candidate) routing.Routes {
-		if holding.CompareAndSwap(false, true) {
+	first := true
+	c.commit = func(ctx context.Context, offsets map[string]map[int32]kgo.EpochOffset) error {
+		if first {
+			first = false
 			close(held)
 			<-release
 		}
-		return route(events, candidates)
+		return c.commitToKafka(ctx, offsets)
 	}
 	m := e.run(c, reg)
 
