@@ -334,9 +334,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 		// The whole buffered fetch, every partition of it: a partition's
 		// records are then stored beside the others' instead of after
 		// them (a bounded poll takes one partition's records first).
-		polled := time.Now()
+		polled := c.clock()
 		fetches := c.client.PollFetches(pollCtx)
-		if wait, ok := topUpWaitFor(time.Since(polled), lastStore, c.topUpWait); ok &&
+		if wait, ok := topUpWaitFor(c.clock().Sub(polled), lastStore, c.topUpWait); ok &&
 			fetches.NumRecords() > 0 && !c.Fenced() && !fetches.IsClientClosed() {
 			fetches = append(fetches, c.topUp(pollCtx, wait)...)
 		}
@@ -354,9 +354,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 		c.followDataLoss(work, fetches)
 		lastStore = 0
 		if parts := splitByPartition(fetches); len(parts) > 0 {
-			began := time.Now()
+			began := c.clock()
 			c.handlePoll(ctx, work, parts)
-			lastStore = time.Since(began)
+			lastStore = c.clock().Sub(began)
 		}
 		c.client.AllowRebalance()
 		c.followRecreatedTopics(fetches)

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,9 +37,13 @@ func TestTopUpWaitFor(t *testing.T) {
 func TestRecordsArrivingDuringAStoreJoinTheNextBatch(t *testing.T) {
 	e := newEnv(t)
 	e.addTenants("t-a")
-	c, reg := e.consumer()
-	// Long enough for an in-process fetch under the race detector; the
-	// store held below makes half a second of it available.
+	// The consumer's clock, moved on while the store below is held: the
+	// store then measures long enough that half of it covers topUpWait.
+	var skew atomic.Int64
+	c, reg := e.consumer(func(o *Options) {
+		o.Clock = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	})
+	// Long enough for an in-process fetch under the race detector.
 	c.topUpWait = 10 * time.Second
 	held, release := make(chan struct{}), make(chan struct{})
 	first := true
@@ -62,9 +67,9 @@ func TestRecordsArrivingDuringAStoreJoinTheNextBatch(t *testing.T) {
 		return c.client.BufferedFetchRecords() >= 1
 	})
 	e.produce(cloudEvent(0, "t-a", eventID(3), []byte("{}")))
-	// Make the store long: half of it bounds how long the next poll waits
-	// for the fetch that brings the third record.
-	time.Sleep(time.Second)
+	// A long store: half of it bounds how long the next poll waits for
+	// the fetch that brings the third record.
+	skew.Add(int64(2 * c.topUpWait))
 	close(release)
 	e.waitStored(testTopic, 3)
 
