@@ -100,14 +100,15 @@ more before they are sent, and measures until every one is delivered or
 
 It prints deliveries/s, the produce→delivered latency p50/p95/p99/max as
 the receiver saw it (and timed from the broker's acknowledgement of each
-produce, which leaves out the producer's batching wait), the ratio of the hub's rate to the bare loop's, and
-CPU per delivery: the hub's with --hub-pid, PostgreSQL's (every postgres
-process on this machine) when the configured database is local;
-"unavailable" otherwise; and the WAL the database server wrote per
-delivery when the configured database answers (the whole server's WAL:
-the hub's alone on a server nothing else writes to, as hubctl dev's). --url sends deliveries and the bare loop to a
-receiver of yours instead, unverified; delivery is then read from the hub's
-delivery records and latency ends at their succeeded_at.
+produce, which leaves out the producer's batching wait), the ratio of the
+hub's rate to the bare loop's, and CPU per delivery: the hub's with
+--hub-pid, PostgreSQL's (every postgres process on this machine) when the
+configured database is local; "unavailable" otherwise; and the WAL the
+database server wrote per delivery when the configured database answers
+(the whole server's WAL: the hub's alone on a server nothing else writes
+to, as hubctl dev's). --url sends deliveries and the bare loop to a
+receiver of yours instead, unverified; delivery is then read from the
+hub's delivery records and latency ends at their succeeded_at.
 
 --sink TYPE with --sink-config FILE benchmarks another sink type (kafka,
 nats, s3, pubsub, sqs, rabbitmq, eventbridge, …): FILE holds the rest of the sink
