@@ -37,11 +37,14 @@ func TestTopUpWaitFor(t *testing.T) {
 func TestRecordsArrivingDuringAStoreJoinTheNextBatch(t *testing.T) {
 	e := newEnv(t)
 	e.addTenants("t-a")
-	// The consumer's clock, moved on while the store below is held: the
-	// store then measures long enough that half of it covers topUpWait.
+	// The consumer's clock stands still but for the test's moves: a poll
+	// then never measures as one that waited for its records (a busy
+	// machine can stall a buffered poll past topUpAfter), and the store
+	// held below measures long enough that half of it covers topUpWait.
+	base := time.Now()
 	var skew atomic.Int64
 	c, reg := e.consumer(func(o *Options) {
-		o.Clock = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+		o.Clock = func() time.Time { return base.Add(time.Duration(skew.Load())) }
 	})
 	// Long enough for an in-process fetch under the race detector.
 	c.topUpWait = 10 * time.Second
