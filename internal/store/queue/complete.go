@@ -284,7 +284,10 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // the attempts owned did not take, none in the common case, so the jobs
 // are not looked up a second time. j.id = ANY(@job_ids) lets the planner find
 // the jobs by key; joined only with the unnested rows, it hashed every
-// in-flight job instead. The in-flight state is compared with a column of
+// in-flight job instead. late carries it too, though its rows come from u:
+// it prunes, when the statement is planned, the day partitions none of the
+// jobs is in, which late's join alone left to plan with all their indexes
+// (1.0 of 1.4 ms per round with a week of days, against 0.35 pruned). The in-flight state is compared with a column of
 // u (held_state), not a constant: against a constant the planner read the
 // jobs through the partial index of leases, estimated one row from the two
 // conditions together, and compared every job with every attempt in a

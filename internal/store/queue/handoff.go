@@ -138,7 +138,9 @@ func recordsBySeq(records []IngestRecord, inserted map[int64]int64) map[int64]*I
 }
 
 // selectBlockedTenants names the tenants of @tenants with a due pending job: a
-// probe of delivery_jobs_due each.
+// probe of delivery_jobs_due each, by a function (migration 26) whose
+// probe keeps its plan for the session instead of being planned for every
+// batch.
 //
 //go:embed sql/select_blocked_tenants.sql
 var selectBlockedTenants string

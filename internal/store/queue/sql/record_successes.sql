@@ -22,7 +22,7 @@ owned AS (
 late AS (
     UPDATE delivery_jobs j SET recorded_attempts = j.recorded_attempts + 1
     FROM (SELECT * FROM u WHERE u.job_id NOT IN (SELECT job_id FROM owned)) u
-    WHERE j.id = u.job_id AND NOT (j.state = 'in_flight' AND j.lease_owner IS NOT DISTINCT FROM u.owner)
+    WHERE j.id = ANY(@job_ids) AND j.id = u.job_id AND NOT (j.state = 'in_flight' AND j.lease_owner IS NOT DISTINCT FROM u.owner)
         AND CASE WHEN j.succeeded_attempt_id = u.id THEN hubctl_attempt_already_folded(u.id) ELSE true END
     RETURNING j.id, j.recorded_attempts
 ),
