@@ -69,7 +69,7 @@ func (w *world) addOrderedSubscription() *orderedSubscription {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return &orderedSubscription{id: created.ID, receiver: rc}
+	return &orderedSubscription{id: w.verified(created.Subscription), receiver: rc}
 }
 
 // flakyReceiver is a webhook destination on loopback that refuses a share

@@ -28,6 +28,7 @@ import (
 	"github.com/hubctl/hubctl/internal/devenv"
 	"github.com/hubctl/hubctl/internal/freeport"
 	"github.com/hubctl/hubctl/internal/store/pg"
+	"github.com/hubctl/hubctl/internal/testutil/wait"
 	"github.com/hubctl/hubctl/pkg/client"
 	"github.com/hubctl/hubctl/pkg/hubapi"
 )
@@ -207,7 +208,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.sub = created.ID
+	w.sub = w.verified(created.Subscription)
 	pull, err := w.tenant.CreateSubscription(ctx, "", hubapi.SubscriptionCreate{
 		Name: "chaos pull", Sink: json.RawMessage(`{"type":"pull"}`), EventTypes: []string{"transaction.*"},
 	})
@@ -230,6 +231,32 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	}
 	w.puller = startPuller(w.tenant, w.pullSub)
 	return w
+}
+
+// verified returns the id of a webhook subscription just created, once
+// it is active. Creating one probes its destination at once, within the
+// attempt timeout, which a machine running every package's tests under the
+// race detector can overrun; the subscription is then created failed, no
+// event would ever match it, and the scenario would fail long after with
+// nothing delivered. The probe is repeated, as an operator would repeat it,
+// until it passes.
+func (w *world) verified(created hubapi.Subscription) string {
+	w.t.Helper()
+	state, problem := created.VerificationState, created.VerificationError
+	wait.Poll{Patience: patience, Interval: 200 * time.Millisecond,
+		Explain: func() string { return "last probe: " + problem }}.Until(w.t, "subscription "+created.ID+" verified", func() bool {
+		if state == "active" {
+			return true
+		}
+		sub, err := w.tenant.VerifySubscription(w.t.Context(), "", created.ID)
+		if err != nil {
+			problem = err.Error()
+			return false
+		}
+		state, problem = sub.VerificationState, sub.VerificationError
+		return state == "active"
+	})
+	return created.ID
 }
 
 func createDatabase(t *testing.T, cluster *devenv.Postgres) string {
