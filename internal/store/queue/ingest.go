@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/hubctl/hubctl/internal/event"
 	"github.com/hubctl/hubctl/internal/filter"
@@ -377,11 +378,19 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 	if len(candidates) == 0 {
 		return nil, nil
 	}
-	tenants, ids := make([]string, len(candidates)), make([]string, len(candidates))
+	// Ids go to PostgreSQL as 16 bytes: pgx has no binary encoding of a
+	// string as a uuid, and failing to find one costs it an error that
+	// prints the whole value before it falls back to text, once per event
+	// in the COPY and once per batch, over every id, in claimEventIDs.
+	tenants, ids := make([]string, len(candidates)), make([][16]byte, len(candidates))
 	seqs, days := make([]int64, len(candidates)), make([]time.Time, len(candidates))
 	for k, i := range candidates {
 		ev := &b.Records[i].Event
-		tenants[k], ids[k], seqs[k] = ev.TenantID, ev.ID, reserved[k]
+		id, err := uuid.Parse(ev.ID)
+		if err != nil {
+			return nil, fmt.Errorf("event id %q of %s/%d@%d: %w", ev.ID, b.Topic, b.Partition, b.Records[i].Offset, err)
+		}
+		tenants[k], ids[k], seqs[k] = ev.TenantID, id, reserved[k]
 		days[k], _ = pg.IDDay(ev.ID) // a parsed event's id is a UUIDv7
 	}
 	rows, err := tx.Query(ctx, claimEventIDs, pgx.StrictNamedArgs{"tenants": tenants, "ids": ids, "seqs": seqs, "days": days, "id_day_slot": idDaySlot(b.Topic, b.Partition)})
@@ -397,7 +406,7 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 	inserted := make(map[int64]int64, len(fresh))
 	for k, i := range candidates {
 		if fresh[seqs[k]] {
-			src.candidates, src.seqs = append(src.candidates, i), append(src.seqs, seqs[k])
+			src.candidates, src.seqs, src.ids = append(src.candidates, i), append(src.seqs, seqs[k]), append(src.ids, ids[k])
 			inserted[b.Records[i].Offset] = seqs[k]
 		}
 	}
@@ -592,11 +601,14 @@ var eventColumnsReceived = append(slices.Clip(eventColumns), "received_at")
 
 // eventSource feeds candidate events to COPY, each with its seq, without
 // building every row up front; the row slice is reused, which pgx allows
-// because it encodes each row before asking for the next.
+// because it encodes each row before asking for the next. The header
+// arrays go as pgtype.FlatArray: pgx encodes a [][]byte through
+// reflection, a third slower.
 type eventSource struct {
 	batch      *IngestBatch
 	candidates []int // indexes into batch.Records
 	seqs       []int64
+	ids        [][16]byte // each candidate's event id
 	receivedAt time.Time
 	next       int
 	row        []any
@@ -626,9 +638,9 @@ func (s *eventSource) Values() ([]any, error) {
 		}
 	}
 	s.row = append(s.row[:0],
-		s.seqs[k], ev.TenantID, ev.ID, ev.Key, ev.SchemaVersion, int32(ev.SchemaMajor), ev.Source, ev.Type, ev.Time,
+		s.seqs[k], ev.TenantID, s.ids[k], ev.Key, ev.SchemaVersion, int32(ev.SchemaMajor), ev.Source, ev.Type, ev.Time,
 		pg.NullIfZero(ev.Subject), pg.NullIfZero(ev.DataContentType), pg.NullIfZero(ev.DataSchema), pg.NullIfZero(ev.TraceParent), pg.NullIfZero(ev.TraceState),
-		keys, values, pg.NullIfZero(int64(derived)), notNull(ev.Data),
+		pgtype.FlatArray[[]byte](keys), pgtype.FlatArray[[]byte](values), pg.NullIfZero(int64(derived)), notNull(ev.Data),
 		s.batch.Topic, s.batch.Partition, r.Offset)
 	if !s.receivedAt.IsZero() {
 		s.row = append(s.row, s.receivedAt)
