@@ -148,7 +148,7 @@ func queueEvents(pipe *pgx.Batch, events []Stored) {
 	)
 	for i, e := range events {
 		tenants[i], ids[i], seqs[i], keys[i], types[i] = e.TenantID, e.ID, e.Seq, e.Key, e.Type
-		days[i], _ = pg.IDDay(e.ID.String())
+		days[i] = pg.IDDay(e.ID)
 		times[i], subjects[i], payloads[i] = e.Time, e.About.String(), e.Data
 	}
 	pg.OnRows(pipe.Queue(pg.Inbox.ClaimEventIDs, pgx.StrictNamedArgs{"tenants": tenants, "ids": ids, "seqs": seqs, "days": days, "id_day_slot": pg.OperationalIDDaySlot}),

@@ -4,8 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -64,17 +62,13 @@ func UUIDAt(t time.Time) string {
 }
 
 // IDDay is the UTC day of a UUIDv7's own time (its first 48 bits, Unix
-// milliseconds). ok is false when id is not hex where the time should be.
-func IDDay(id string) (day time.Time, ok bool) {
-	hex := strings.ReplaceAll(id, "-", "")
-	if len(hex) < 12 {
-		return time.Time{}, false
+// milliseconds).
+func IDDay(id [16]byte) time.Time {
+	var ms int64
+	for _, b := range id[:6] {
+		ms = ms<<8 | int64(b)
 	}
-	ms, err := strconv.ParseUint(hex[:12], 16, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return DayStart(time.UnixMilli(int64(ms))), true
+	return DayStart(time.UnixMilli(ms))
 }
 
 // Querier is what both a pool and a transaction offer.

@@ -287,8 +287,9 @@ func roundsOfDistinctJobs(attempts []Attempt) [][]int {
 // in-flight job instead. late carries it too, though its rows come from u:
 // it prunes, when the statement is planned, the day partitions none of the
 // jobs is in, which late's join alone left to plan with all their indexes
-// (1.0 of 1.4 ms per round with a week of days, against 0.35 pruned). The in-flight state is compared with a column of
-// u (held_state), not a constant: against a constant the planner read the
+// (1.0 of 1.4 ms per round with a week of days, against 0.35 pruned). The
+// in-flight state is compared with a column of u (held_state), not a
+// constant: against a constant the planner read the
 // jobs through the partial index of leases, estimated one row from the two
 // conditions together, and compared every job with every attempt in a
 // nested loop, a cost that grows with the product of the two where the

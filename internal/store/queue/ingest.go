@@ -390,8 +390,7 @@ func insertEvents(ctx context.Context, tx pgx.Tx, b IngestBatch, candidates []in
 		if err != nil {
 			return nil, fmt.Errorf("event id %q of %s/%d@%d: %w", ev.ID, b.Topic, b.Partition, b.Records[i].Offset, err)
 		}
-		tenants[k], ids[k], seqs[k] = ev.TenantID, id, reserved[k]
-		days[k], _ = pg.IDDay(ev.ID) // a parsed event's id is a UUIDv7
+		tenants[k], ids[k], seqs[k], days[k] = ev.TenantID, id, reserved[k], pg.IDDay(id) // a parsed event's id is a UUIDv7
 	}
 	rows, err := tx.Query(ctx, claimEventIDs, pgx.StrictNamedArgs{"tenants": tenants, "ids": ids, "seqs": seqs, "days": days, "id_day_slot": idDaySlot(b.Topic, b.Partition)})
 	if err != nil {

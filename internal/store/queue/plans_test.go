@@ -191,8 +191,6 @@ func TestPlansOfHotPathsTouchOnlyThePartitionsTheyNeed(t *testing.T) {
 	assertNeverExecuted(t, "pull page", pagePlan, "events_p"+tomorrow, "pull_entries_p"+tomorrow)
 }
 
-// assertNeverExecuted checks that every plan node on the named partitions
-// was skipped at run time.
 // The handover's check for tenants with due jobs plans no job partition:
 // the probe is the function's (migration 26), whose plan the session keeps,
 // so a small batch does not plan every day partition with its indexes.
@@ -205,6 +203,8 @@ func TestTheDueJobsCheckPlansNoJobPartition(t *testing.T) {
 	}
 }
 
+// assertNeverExecuted checks that every plan node on the named partitions
+// was skipped at run time.
 func assertNeverExecuted(t *testing.T, what, plan string, partitions ...string) {
 	t.Helper()
 	for _, part := range partitions {
